@@ -1,0 +1,19 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * bazinga-db: the command line over a BAZINGA SQLite database (context packages, consumption,
+ * reasoning, error patterns, strategies, sessions, task groups).
+ *
+ * Usage:  tsx bazinga-db.ts [--db PATH] [--project-root DIR] [--quiet] [--busy-timeout MS] <command> [args]
+ *         tsx bazinga-db.ts help
+ * Output: one JSON document on stdout (exit 0); on failure nothing on stdout and a one-line JSON
+ *         error `{"success":false,"error":…,"code":…}` as the last line of stderr (exit 2 for usage
+ *         errors, 1 for the rest). Informational `✓`/`⚠` lines go to stderr unless --quiet.
+ */
+import { runCli } from './lib/cli.ts';
+
+process.exitCode = runCli(process.argv.slice(2), {
+  cwd: process.cwd(),
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});

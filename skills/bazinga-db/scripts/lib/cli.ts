@@ -1,0 +1,161 @@
+/**
+ * The bazinga-db command line: global flags, dispatch, and the output/error contract. Every
+ * argument is checked before the database is opened, so a malformed call never creates or
+ * touches a file.
+ */
+import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
+import { tokenize } from './args.ts';
+import { openDatabase, openReadOnly, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
+import { BazingaError, toBazingaError, usage, invalid } from './errors.ts';
+import { resolvePaths, type ResolvedPaths } from './paths.ts';
+
+export interface CliIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+interface GlobalOptions {
+  db?: string;
+  projectRoot?: string;
+  quiet: boolean;
+  busyTimeoutMs: number;
+  help: boolean;
+  command?: string;
+  rest: string[];
+}
+
+const GLOBAL_VALUE_FLAGS: Record<string, 'db' | 'projectRoot' | 'busyTimeout'> = {
+  '--db': 'db',
+  '--project-root': 'projectRoot',
+  '--busy-timeout': 'busyTimeout',
+};
+
+function parseBusyTimeout(value: string, source: string): number {
+  if (!/^\s*[0-9]+\s*$/.test(value)) throw invalid(`${source} must be a non-negative integer (milliseconds), got '${value}'`);
+  return Number(value.trim());
+}
+
+/** Global flags come before the command; everything after the command belongs to it. */
+function parseGlobal(argv: readonly string[], env: NodeJS.ProcessEnv): GlobalOptions {
+  const envTimeout = env.BAZINGA_BUSY_TIMEOUT_MS;
+  const opts: GlobalOptions = {
+    quiet: false,
+    busyTimeoutMs: envTimeout ? parseBusyTimeout(envTimeout, 'BAZINGA_BUSY_TIMEOUT_MS') : DEFAULT_BUSY_TIMEOUT_MS,
+    help: false,
+    rest: [],
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (!token.startsWith('-')) {
+      opts.command = token;
+      opts.rest = argv.slice(i + 1);
+      return opts;
+    }
+    if (token === '-h' || token === '--help') {
+      opts.help = true;
+      continue;
+    }
+    if (token === '--quiet') {
+      opts.quiet = true;
+      continue;
+    }
+    const eq = token.indexOf('=');
+    const name = (eq === -1 ? token : token.slice(0, eq)).replace(/_/g, '-');
+    const key = GLOBAL_VALUE_FLAGS[name];
+    if (key === undefined) throw usage(`Unknown global flag: ${token}. Global flags: --db PATH, --project-root DIR, --quiet, --busy-timeout MS, --help`);
+    let value: string | undefined;
+    if (eq !== -1) value = token.slice(eq + 1);
+    else value = argv[++i];
+    if (value === undefined) throw usage(`Flag '${name}' requires a value`);
+    if (key === 'busyTimeout') opts.busyTimeoutMs = parseBusyTimeout(value, '--busy-timeout');
+    else opts[key] = value;
+  }
+  return opts;
+}
+
+export function helpText(): string {
+  const lines = [
+    'bazinga-db: read and write a BAZINGA database (SQLite, schema v19)',
+    '',
+    'Usage: tsx skills/bazinga-db/scripts/bazinga-db.ts [global flags] <command> [arguments]',
+    '',
+    'Global flags (before the command):',
+    '  --db PATH            database file (default: <project root>/bazinga/bazinga.db)',
+    '  --project-root DIR   project root (must contain bazinga/)',
+    '  --quiet              no informational lines on stderr',
+    `  --busy-timeout MS    how long to wait for a locked database (default ${DEFAULT_BUSY_TIMEOUT_MS}, env BAZINGA_BUSY_TIMEOUT_MS)`,
+    '  -h, --help           this text',
+    '',
+    'Project root, first match: --project-root, the folder above --db\'s folder, $BAZINGA_ROOT,',
+    '$CLAUDE_PROJECT_DIR, then the nearest folder above the working directory with .claude/ and bazinga/.',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.synopsis}`),
+    '  help',
+    '',
+    'Output: one JSON document on stdout, exit 0. Errors: nothing on stdout; the last stderr line is',
+    '{"success":false,"error":"…","code":"…"}; exit 2 for USAGE, 1 otherwise.',
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/** Runs one bazinga-db invocation; returns the exit code. */
+export function runCli(argv: readonly string[], io: CliIo): number {
+  let quiet = argv.slice(0, Math.max(0, argv.findIndex((t) => !t.startsWith('-')))).includes('--quiet');
+  const opened: DB[] = [];
+  try {
+    const opts = parseGlobal(argv, io.env);
+    quiet = opts.quiet;
+    if (opts.help || opts.command === 'help') {
+      io.stdout(helpText());
+      return 0;
+    }
+    if (opts.command === undefined) throw usage('No command given. Run with --help to list the commands.');
+    const command = COMMANDS_BY_NAME.get(opts.command);
+    if (!command) {
+      if (UNSUPPORTED_COMMANDS.has(opts.command)) throw usage(`Command not supported by this implementation: ${opts.command}`);
+      throw usage(`Unknown command: ${opts.command}`);
+    }
+    const notice = (line: string) => {
+      if (!quiet) io.stderr(line + '\n');
+    };
+    let paths: ResolvedPaths | undefined;
+    let db: DB | undefined;
+    const ctx: CommandContext = {
+      cwd: io.cwd,
+      env: io.env,
+      paths: () => (paths ??= resolvePaths({ db: opts.db, projectRoot: opts.projectRoot, cwd: io.cwd, env: io.env })),
+      db: () => {
+        if (!db) {
+          db = openDatabase({ dbPath: ctx.paths().dbPath, busyTimeoutMs: opts.busyTimeoutMs, notice });
+          opened.push(db);
+        }
+        return db;
+      },
+      readOnlyDb: () => {
+        ctx.db();
+        const ro = openReadOnly(ctx.paths().dbPath, opts.busyTimeoutMs);
+        opened.push(ro);
+        return ro;
+      },
+    };
+    const args = tokenize(opts.rest, command.flags, command.maxPositionals);
+    const result = command.run(args, ctx);
+    io.stdout(JSON.stringify(result, null, 2) + '\n');
+    return 0;
+  } catch (err) {
+    const e: BazingaError = toBazingaError(err);
+    io.stderr(JSON.stringify(e.toJSON()) + '\n');
+    return e.exitCode;
+  } finally {
+    for (const db of opened.reverse()) {
+      try {
+        db.close();
+      } catch {
+        // Closing after a failure must not mask the failure being reported.
+      }
+    }
+  }
+}

@@ -1,0 +1,465 @@
+/** Commands: reasoning, error patterns and strategies (what agents learn and leave for the next one). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeTransaction } from '../db.ts';
+import { invalid, notFound, usage } from '../errors.ts';
+import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
+import { errorPatternHash, normaliseErrorMessage, normaliseErrorType, strategyId, type ErrorSignature } from '../hashing.ts';
+import { pyJsonDumps } from '../pyjson.ts';
+import { redactAtIngest } from '../redact.ts';
+import {
+  deleteExpiredErrorPatterns,
+  findErrorPattern,
+  insertErrorPattern,
+  listErrorPatterns,
+  recordErrorOccurrence,
+  setErrorConfidence,
+} from '../repo/errorPatterns.ts';
+import { insertReasoning, listReasoning, listStrategySourceReasoning } from '../repo/reasoning.ts';
+import { sessionExists } from '../repo/sessions.ts';
+import { addStrategyHelpfulness, listStrategies, upsertStrategy } from '../repo/strategies.ts';
+import {
+  groupOrGlobal,
+  parseInteger,
+  parseJsonOrThrow,
+  pyTypeName,
+  validateGroupId,
+  validateGroupOnly,
+} from '../validate.ts';
+import { pos, rejectProblem, requirePositionals, type Command } from './types.ts';
+
+const charLength = (s: string) => Array.from(s).length;
+const truncateChars = (s: string, max: number) => Array.from(s).slice(0, max).join('');
+/** Rounds to 2 decimals the way every confidence value is stored, compared and printed. */
+export const round2 = (x: number) => Math.round(x * 100) / 100;
+
+const validFlagList = (flags: Record<string, unknown>) => pyList(Object.keys(flags).sort());
+
+// ---------------------------------------------------------------------------------- reasoning
+
+const SAVE_REASONING_FLAGS = {
+  '--content-file': 'value',
+  '--agent_id': 'value',
+  '--iteration': 'value',
+  '--confidence': 'value',
+  '--references': 'value',
+} as const;
+
+const saveReasoning: Command = {
+  name: 'save-reasoning',
+  synopsis:
+    'save-reasoning <session_id> <group_id> <agent_type> <phase> [content] [--content-file P] [--agent_id X] [--iteration N] [--confidence high|medium|low] [--references JSON]',
+  flags: SAVE_REASONING_FLAGS,
+  maxPositionals: 5,
+  run(args, ctx) {
+    requirePositionals(args, 4, 'save-reasoning requires: <session_id> <group_id> <agent_type> <phase> <content>');
+    rejectProblem(args, {
+      unknownFlag: (t) => `Unknown flag '${t}'. Valid flags: ${validFlagList(SAVE_REASONING_FLAGS)}`,
+      unexpected: (t) => `Unexpected argument '${t}' after positional args.`,
+    });
+    const iterationText = args.values.get('--iteration');
+    const iteration = iterationText === undefined ? null : parseInteger('--iteration', iterationText);
+    const referencesText = args.values.get('--references');
+    let references: unknown[] | undefined;
+    if (referencesText !== undefined) {
+      const parsed = parseJsonOrThrow(referencesText, 'Invalid JSON for --references: ');
+      if (!Array.isArray(parsed)) throw invalid('references must be a JSON array');
+      references = parsed;
+    }
+    let content = args.positionals[4];
+    const contentFile = args.values.get('--content-file');
+    if (contentFile !== undefined) {
+      try {
+        content = fs.readFileSync(path.resolve(ctx.cwd, contentFile), 'utf8');
+      } catch (err) {
+        throw invalid(`Could not read content file '${contentFile}': ${(err as Error).message}`);
+      }
+    }
+    if (content === undefined) throw usage('Content is required. Provide as 5th argument or use --content-file FILE');
+    const [sessionId, rawGroup, agentType, phase] = args.positionals as [string, string, string, string];
+    if (sessionId.trim() === '') throw invalid('session_id cannot be empty');
+    const groupId = groupOrGlobal(rawGroup);
+    validateGroupId(groupId);
+    if (agentType.trim() === '') throw invalid('agent_type cannot be empty');
+    if (phase.trim() === '') throw invalid('reasoning_phase cannot be empty');
+    if (!isOneOf(REASONING_PHASES, phase)) {
+      throw invalid(`Invalid reasoning_phase: ${phase}. Must be one of: ${pyList([...REASONING_PHASES].sort())}`);
+    }
+    if (content.trim() === '') throw invalid('content cannot be empty');
+    const confidence = args.values.get('--confidence') ?? null;
+    if (confidence !== null && !isOneOf(CONFIDENCE_LEVELS, confidence)) {
+      throw invalid(`Invalid confidence: ${confidence}. Must be one of: ${pyList([...CONFIDENCE_LEVELS].sort())}`);
+    }
+    references?.forEach((ref, i) => {
+      if (typeof ref !== 'string') throw invalid(`references[${i}] must be a string, got ${pyTypeName(ref)}`);
+    });
+    const redaction = redactAtIngest(content);
+    const db = ctx.db();
+    const saved = writeTransaction(db, () => {
+      if (!sessionExists(db, sessionId)) throw notFound(`Session not found: ${sessionId}`);
+      return insertReasoning(db, {
+        sessionId,
+        groupId,
+        agentType,
+        agentId: args.values.get('--agent_id') ?? null,
+        iteration,
+        phase,
+        confidence,
+        content: redaction.text,
+        referencesJson: references && references.length > 0 ? pyJsonDumps(references) : null,
+        redacted: redaction.redacted,
+      });
+    });
+    return {
+      success: true,
+      log_id: saved.id,
+      session_id: sessionId,
+      group_id: groupId,
+      agent_type: agentType,
+      reasoning_phase: phase,
+      content_length: charLength(redaction.text),
+      timestamp: saved.timestamp,
+      redacted: redaction.redacted,
+    };
+  },
+};
+
+const GET_REASONING_FLAGS = {
+  '--agent_type': 'value',
+  '--format': 'value',
+  '--group_id': 'value',
+  '--limit': 'value',
+  '--phase': 'value',
+} as const;
+
+function parseReferences(json: string | null): unknown[] {
+  if (json === null) return [];
+  try {
+    const parsed = JSON.parse(json) as unknown;
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
+}
+
+const getReasoning: Command = {
+  name: 'get-reasoning',
+  synopsis: 'get-reasoning <session_id> [--group_id G] [--agent_type A] [--phase P] [--limit N] [--format json]',
+  flags: GET_REASONING_FLAGS,
+  maxPositionals: 1,
+  run(args, ctx) {
+    requirePositionals(args, 1, 'get-reasoning requires <session_id>');
+    rejectProblem(args, {
+      unknownFlag: (t) => `Unknown flag '${t}'. Valid flags: ${validFlagList(GET_REASONING_FLAGS)}`,
+      unexpected: (t) => `Unexpected argument '${t}'. Use --flag syntax for options.`,
+    });
+    const limitText = args.values.get('--limit');
+    const limit = limitText === undefined ? 50 : parseInteger('--limit', limitText);
+    const format = args.values.get('--format');
+    if (format === 'prompt-summary') throw usage('--format prompt-summary is not supported by this implementation');
+    if (format !== undefined && format !== 'json') throw invalid(`--format must be 'json' or 'prompt-summary', got '${format}'`);
+    const rawGroup = args.values.get('--group_id');
+    const groupId = rawGroup === undefined ? null : groupOrGlobal(rawGroup);
+    if (groupId !== null) validateGroupId(groupId);
+    const phase = args.values.get('--phase') ?? null;
+    if (phase !== null && !isOneOf(REASONING_PHASES, phase)) {
+      throw invalid(`Invalid phase: ${phase}. Must be one of: ${pyList([...REASONING_PHASES].sort())}`);
+    }
+    const rows = listReasoning(ctx.db(), {
+      sessionId: pos(args, 0),
+      groupId,
+      agentType: args.values.get('--agent_type') ?? null,
+      phase,
+      limit,
+    });
+    return rows.map(({ references_json, ...row }) => ({
+      id: row.id,
+      session_id: row.session_id,
+      group_id: row.group_id,
+      agent_type: row.agent_type,
+      agent_id: row.agent_id,
+      iteration: row.iteration,
+      reasoning_phase: row.reasoning_phase,
+      confidence_level: row.confidence_level,
+      content: row.content,
+      redacted: row.redacted === 1,
+      timestamp: row.timestamp,
+      references: parseReferences(references_json),
+    }));
+  },
+};
+
+// ----------------------------------------------------------------------------- error patterns
+
+const SAVE_PATTERN_FLAGS = { '--lang': 'value', '--context_hints': 'value', '--stack_pattern': 'value' } as const;
+
+function parseJsonArrayFlag(text: string | undefined, name: string): unknown[] {
+  if (text === undefined) return [];
+  const prefix = `Invalid JSON for --${name}: `;
+  const parsed = parseJsonOrThrow(text, prefix);
+  if (!Array.isArray(parsed)) throw invalid(`${prefix}${name} must be a JSON array`);
+  return parsed;
+}
+
+const saveErrorPattern: Command = {
+  name: 'save-error-pattern',
+  synopsis:
+    'save-error-pattern <project_id> <error_type> <error_message> <solution> [--lang L] [--context_hints JSON] [--stack_pattern JSON]',
+  flags: SAVE_PATTERN_FLAGS,
+  maxPositionals: 4,
+  run(args, ctx) {
+    requirePositionals(args, 4, 'save-error-pattern requires 4 args: <project_id> <error_type> <error_message> <solution>');
+    rejectProblem(args, { unknownFlag: (t) => `Unknown flag '${t}'. Valid flags: ${validFlagList(SAVE_PATTERN_FLAGS)}` });
+    const hints = parseJsonArrayFlag(args.values.get('--context_hints'), 'context_hints');
+    const stack = parseJsonArrayFlag(args.values.get('--stack_pattern'), 'stack_pattern');
+    if (!hints.every((h) => typeof h === 'string')) {
+      throw invalid('Invalid JSON for --context_hints: context_hints must be a JSON array of strings');
+    }
+    const [projectId, errorType, message, rawSolution] = args.positionals as [string, string, string, string];
+    let redacted = false;
+    const redact = (text: string) => {
+      const r = redactAtIngest(text);
+      redacted ||= r.redacted;
+      return r.text;
+    };
+    const signature: ErrorSignature = {
+      error_type: redact(normaliseErrorType(errorType)),
+      message_pattern: redact(normaliseErrorMessage(message)),
+      context_hints: (hints as string[]).map(redact),
+      stack_pattern: stack.map((item) => (typeof item === 'string' ? redact(item) : item)),
+    };
+    const solution = redact(rawSolution);
+    const hash = errorPatternHash(signature);
+    const db = ctx.db();
+    return writeTransaction(db, () => {
+      const existing = findErrorPattern(db, hash, projectId);
+      if (!existing) {
+        insertErrorPattern(db, {
+          hash,
+          projectId,
+          signatureJson: pyJsonDumps(signature),
+          solution,
+          lang: args.values.get('--lang') ?? null,
+        });
+        return { success: true, pattern_hash: hash, operation: 'created', occurrences: 1, confidence: 0.5, redacted };
+      }
+      const longer = charLength(solution) > charLength(existing.solution) ? solution : null;
+      recordErrorOccurrence(db, hash, projectId, longer);
+      return { success: true, pattern_hash: hash, operation: 'updated', occurrences: existing.occurrences + 1, redacted };
+    });
+  },
+};
+
+const GET_PATTERN_FLAGS = { '--lang': 'value', '--limit': 'value', '--min_confidence': 'value' } as const;
+const FLOAT_RE = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
+function parseSignature(json: string): unknown {
+  try {
+    const parsed = JSON.parse(json) as unknown;
+    return parsed !== null && typeof parsed === 'object' ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+const getErrorPatterns: Command = {
+  name: 'get-error-patterns',
+  synopsis: 'get-error-patterns <project_id> [--lang L] [--min_confidence F] [--limit N]',
+  flags: GET_PATTERN_FLAGS,
+  maxPositionals: 1,
+  run(args, ctx) {
+    requirePositionals(args, 1, 'get-error-patterns requires at least 1 arg: <project_id>');
+    rejectProblem(args, { unknownFlag: (t) => `Unknown flag '${t}'. Valid flags: ${validFlagList(GET_PATTERN_FLAGS)}` });
+    const minText = args.values.get('--min_confidence');
+    if (minText !== undefined && !FLOAT_RE.test(minText)) throw invalid('--min_confidence must be a number');
+    const limitText = args.values.get('--limit');
+    if (limitText !== undefined && !/^\s*[+-]?[0-9]+\s*$/.test(limitText)) throw invalid('--limit must be an integer');
+    const rows = listErrorPatterns(ctx.db(), {
+      projectId: pos(args, 0),
+      lang: args.values.get('--lang') ?? null,
+      minConfidence: minText === undefined ? 0.7 : Number(minText.trim()),
+      limit: limitText === undefined ? 5 : Number(limitText.trim()),
+    });
+    return rows.map((r) => ({
+      pattern_hash: r.pattern_hash,
+      solution: r.solution,
+      confidence: round2(r.confidence),
+      occurrences: r.occurrences,
+      lang: r.lang,
+      last_seen: r.last_seen,
+      signature: parseSignature(r.signature_json),
+    }));
+  },
+};
+
+const updateErrorConfidence: Command = {
+  name: 'update-error-confidence',
+  synopsis: 'update-error-confidence <pattern_hash> <project_id> <success|failure>',
+  flags: {},
+  maxPositionals: 3,
+  run(args, ctx) {
+    requirePositionals(args, 3, 'update-error-confidence requires 3 args: <pattern_hash> <project_id> <success|failure>');
+    rejectProblem(args);
+    const [hash, projectId, rawOutcome] = args.positionals as [string, string, string];
+    const outcome = rawOutcome.toLowerCase();
+    if (outcome !== 'success' && outcome !== 'failure') throw invalid(`Outcome must be 'success' or 'failure', got '${outcome}'`);
+    const db = ctx.db();
+    return writeTransaction(db, () => {
+      const row = findErrorPattern(db, hash, projectId);
+      if (!row) throw notFound('Pattern not found');
+      const previous = round2(row.confidence);
+      const next = outcome === 'success' ? round2(Math.min(1.0, previous + 0.1)) : round2(Math.max(0.1, previous - 0.2));
+      setErrorConfidence(db, hash, projectId, next);
+      return { success: true, pattern_hash: hash, previous_confidence: previous, new_confidence: next, injectable: next >= 0.3 };
+    });
+  },
+};
+
+const cleanupErrorPatterns: Command = {
+  name: 'cleanup-error-patterns',
+  synopsis: 'cleanup-error-patterns [project_id]',
+  flags: {},
+  maxPositionals: 1,
+  run(args, ctx) {
+    rejectProblem(args);
+    const projectId = args.positionals[0] ?? null;
+    const db = ctx.db();
+    const deleted = writeTransaction(db, () => deleteExpiredErrorPatterns(db, projectId));
+    return { success: true, deleted_count: deleted, project_id: projectId };
+  },
+};
+
+// --------------------------------------------------------------------------------- strategies
+
+const INSIGHT_MAX_CHARS = 500;
+
+const normaliseTopic = (topic: string) => (isOneOf(STRATEGY_TOPICS, topic) ? topic : 'general');
+
+const saveStrategy: Command = {
+  name: 'save-strategy',
+  synopsis: 'save-strategy <project_id> <topic> <insight> [--lang L] [--framework F] [--strategy_id ID]',
+  flags: { '--lang': 'value', '--framework': 'value', '--strategy_id': 'value' },
+  maxPositionals: 3,
+  run(args, ctx) {
+    requirePositionals(args, 3, 'save-strategy requires: <project_id> <topic> <insight>');
+    rejectProblem(args);
+    const [projectId, rawTopic, rawInsight] = args.positionals as [string, string, string];
+    const topic = normaliseTopic(rawTopic);
+    const redaction = redactAtIngest(rawInsight);
+    const id = args.values.get('--strategy_id') ?? strategyId(projectId, topic, redaction.text);
+    const db = ctx.db();
+    const operation = writeTransaction(db, () =>
+      upsertStrategy(db, {
+        strategyId: id,
+        projectId,
+        topic,
+        insight: truncateChars(redaction.text, INSIGHT_MAX_CHARS),
+        lang: args.values.get('--lang') ?? null,
+        framework: args.values.get('--framework') ?? null,
+      }),
+    );
+    return { success: true, strategy_id: id, project_id: projectId, topic, operation, redacted: redaction.redacted };
+  },
+};
+
+const getStrategies: Command = {
+  name: 'get-strategies',
+  synopsis: 'get-strategies <project_id> [--lang L] [--framework F] [--topic T] [--limit N]',
+  flags: { '--lang': 'value', '--framework': 'value', '--topic': 'value', '--limit': 'value' },
+  maxPositionals: 1,
+  run(args, ctx) {
+    requirePositionals(args, 1, 'get-strategies requires: <project_id>');
+    rejectProblem(args);
+    const limitText = args.values.get('--limit');
+    const limit = Math.min(100, Math.max(1, limitText === undefined ? 5 : parseInteger('--limit', limitText)));
+    const topic = args.values.get('--topic') ?? null;
+    if (topic !== null && !isOneOf(STRATEGY_TOPICS, topic)) {
+      throw invalid(`Invalid topic '${topic}'. Valid: ${STRATEGY_TOPICS.join(', ')}`);
+    }
+    return listStrategies(ctx.db(), {
+      projectId: pos(args, 0),
+      lang: args.values.get('--lang') ?? null,
+      framework: args.values.get('--framework') ?? null,
+      topic,
+      limit,
+    });
+  },
+};
+
+const updateStrategyHelpfulness: Command = {
+  name: 'update-strategy-helpfulness',
+  synopsis: 'update-strategy-helpfulness <strategy_id> [increment]',
+  flags: {},
+  maxPositionals: 2,
+  run(args, ctx) {
+    requirePositionals(args, 1, 'update-strategy-helpfulness requires: <strategy_id>');
+    rejectProblem(args);
+    const id = pos(args, 0);
+    const raw = args.positionals[1] === undefined ? 1 : parseInteger('increment', pos(args, 1));
+    const increment = Math.min(100, Math.max(0, raw));
+    const db = ctx.db();
+    return writeTransaction(db, () => {
+      const next = addStrategyHelpfulness(db, id, increment);
+      if (next === undefined) throw notFound('Strategy not found');
+      return { success: true, strategy_id: id, previous_helpfulness: Math.max(0, next - increment), new_helpfulness: next };
+    });
+  },
+};
+
+const PHASE_TOPIC: Record<string, string> = {
+  completion: 'implementation',
+  decisions: 'architecture',
+  approach: 'methodology',
+};
+
+const extractStrategies: Command = {
+  name: 'extract-strategies',
+  synopsis: 'extract-strategies <session_id> <group_id> <project_id> [--lang L] [--framework F]',
+  flags: { '--lang': 'value', '--framework': 'value' },
+  maxPositionals: 3,
+  run(args, ctx) {
+    requirePositionals(args, 3, 'extract-strategies requires: <session> <group_id> <project_id>');
+    rejectProblem(args);
+    const [sessionId, rawGroup, projectId] = args.positionals as [string, string, string];
+    const groupId = groupOrGlobal(rawGroup);
+    try {
+      validateGroupOnly(groupId);
+    } catch (err) {
+      throw invalid(`Invalid group_id: ${(err as Error).message}`);
+    }
+    const lang = args.values.get('--lang') ?? null;
+    const framework = args.values.get('--framework') ?? null;
+    const db = ctx.db();
+    const ids = writeTransaction(db, () =>
+      listStrategySourceReasoning(db, sessionId, groupId).map((row) => {
+        const topic = PHASE_TOPIC[row.reasoning_phase ?? ''] ?? 'general';
+        const insight = redactAtIngest(row.content).text;
+        const id = strategyId(projectId, topic, insight);
+        upsertStrategy(db, { strategyId: id, projectId, topic, insight: truncateChars(insight, INSIGHT_MAX_CHARS), lang, framework });
+        return id;
+      }),
+    );
+    return {
+      success: true,
+      extracted_count: ids.length,
+      session_id: sessionId,
+      group_id: groupId,
+      project_id: projectId,
+      strategy_ids: ids,
+    };
+  },
+};
+
+export const learningCommands: Command[] = [
+  saveReasoning,
+  getReasoning,
+  saveErrorPattern,
+  getErrorPatterns,
+  updateErrorConfidence,
+  cleanupErrorPatterns,
+  saveStrategy,
+  getStrategies,
+  updateStrategyHelpfulness,
+  extractStrategies,
+];
+

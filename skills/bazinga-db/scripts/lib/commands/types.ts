@@ -1,0 +1,55 @@
+/** What every bazinga-db command is: its synopsis, its flags, and a `run` that returns the JSON to print. */
+import type { DB } from '../db.ts';
+import type { FlagKind, ParsedArgs } from '../args.ts';
+import type { ResolvedPaths } from '../paths.ts';
+import { usage } from '../errors.ts';
+
+export interface CommandContext {
+  /** Project root and database path (throws NO_PROJECT_ROOT). Never opens the database. */
+  paths(): ResolvedPaths;
+  /** The read-write connection, opened on first use: call it only after all arguments are checked. */
+  db(): DB;
+  /** A read-only connection for `query`. */
+  readOnlyDb(): DB;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Command {
+  name: string;
+  synopsis: string;
+  flags: Record<string, FlagKind>;
+  maxPositionals: number;
+  run(args: ParsedArgs, ctx: CommandContext): unknown;
+}
+
+/** Wording of the tokenizer's problems, per command (defaults follow the original's common texts). */
+export interface ProblemWording {
+  unknownFlag?: (token: string) => string;
+  unexpected?: (token: string) => string;
+  missingValue?: (flag: string) => string;
+}
+
+/** Throws the tokenizer's problem, if any, as a USAGE error in the command's wording. */
+export function rejectProblem(args: ParsedArgs, wording: ProblemWording = {}): void {
+  const p = args.problem;
+  if (!p) return;
+  switch (p.kind) {
+    case 'unknown-flag':
+      throw usage((wording.unknownFlag ?? ((t) => `Unknown flag '${t}'`))(p.token));
+    case 'unexpected':
+      throw usage((wording.unexpected ?? ((t) => `Unexpected argument '${t}'`))(p.token));
+    case 'missing-value':
+      throw usage((wording.missingValue ?? ((f) => `Flag '${f}' requires a value`))(p.token));
+  }
+}
+
+/** Throws USAGE `message` unless the number of positionals is within [min, max]. */
+export function requirePositionals(args: ParsedArgs, min: number, message: string, max = Infinity): void {
+  if (args.positionals.length < min || args.positionals.length > max) throw usage(message);
+}
+
+/** The i-th positional (present by the caller's earlier count check). */
+export function pos(args: ParsedArgs, i: number): string {
+  return args.positionals[i] as string;
+}

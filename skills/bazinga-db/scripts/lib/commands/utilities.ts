@@ -1,0 +1,94 @@
+/** Commands: read-only query, integrity check, path detection. */
+import path from 'node:path';
+import { BazingaError, invalid, usage } from '../errors.ts';
+import { stmt } from '../db.ts';
+import { rejectProblem, type Command } from './types.ts';
+
+type Bindable = string | number | null;
+
+function parseParams(text: string): Bindable[] {
+  const message = '--params must be a JSON array of strings, numbers, booleans or null';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid(message);
+  }
+  if (!Array.isArray(parsed)) throw invalid(message);
+  return parsed.map((v) => {
+    if (v === null || typeof v === 'string' || typeof v === 'number') return v;
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    throw invalid(message);
+  });
+}
+
+const query: Command = {
+  name: 'query',
+  synopsis: 'query <SELECT sql…> [--param V]… [--params JSON]',
+  flags: { '--param': 'multi', '--params': 'value' },
+  maxPositionals: Infinity,
+  run(args, ctx) {
+    rejectProblem(args);
+    const sql = args.positionals.join(' ');
+    if (sql.trim() === '') throw usage('query command requires SQL statement');
+    const textParams = args.multi.get('--param');
+    const jsonParams = args.values.get('--params');
+    if (textParams && jsonParams !== undefined) throw usage('use either --param or --params, not both');
+    if (!sql.trim().toUpperCase().startsWith('SELECT')) throw invalid('Only SELECT queries allowed');
+    const params: Bindable[] = jsonParams !== undefined ? parseParams(jsonParams) : (textParams ?? []);
+    const db = ctx.readOnlyDb();
+    let prepared;
+    try {
+      prepared = db.prepare(sql);
+    } catch (err) {
+      if (err instanceof RangeError || /more than one statement/i.test((err as Error).message)) {
+        throw invalid('You can only execute one statement at a time.');
+      }
+      throw new BazingaError('SQL_ERROR', (err as Error).message);
+    }
+    if (!prepared.reader) throw new BazingaError('SQL_ERROR', 'attempt to write a readonly database');
+    try {
+      return prepared.all(...params);
+    } catch (err) {
+      if (err instanceof RangeError || err instanceof TypeError) throw invalid((err as Error).message);
+      throw new BazingaError('SQL_ERROR', (err as Error).message);
+    }
+  },
+};
+
+const integrityCheck: Command = {
+  name: 'integrity-check',
+  synopsis: 'integrity-check',
+  flags: {},
+  maxPositionals: 0,
+  run(args, ctx) {
+    rejectProblem(args);
+    const rows = stmt(ctx.db(), 'PRAGMA integrity_check').all() as { integrity_check: string }[];
+    const first = rows[0]?.integrity_check ?? 'no result';
+    if (rows.length === 1 && first === 'ok') return { ok: true, details: 'Database integrity check passed' };
+    throw new BazingaError('INTEGRITY', `Integrity issues found: ${first}`);
+  },
+};
+
+const detectPaths: Command = {
+  name: 'detect-paths',
+  synopsis: 'detect-paths',
+  flags: {},
+  maxPositionals: 0,
+  run(args, ctx) {
+    rejectProblem(args);
+    const p = ctx.paths();
+    return {
+      project_root: p.projectRoot,
+      detection_source: p.detectionSource,
+      db_path: p.dbPath,
+      skills_dir: path.join(p.projectRoot, '.claude', 'skills'),
+      artifacts_dir: path.join(p.projectRoot, 'bazinga', 'artifacts'),
+      agents_dir: path.join(p.projectRoot, 'agents'),
+      cwd: ctx.cwd,
+      env_var_set: Boolean(ctx.env.BAZINGA_ROOT),
+    };
+  },
+};
+
+export const utilityCommands: Command[] = [query, integrityCheck, detectPaths];

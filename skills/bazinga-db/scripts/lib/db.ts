@@ -1,0 +1,178 @@
+/**
+ * Opening a BAZINGA database. One read-write connection per process: WAL, foreign keys,
+ * synchronous NORMAL, a busy timeout, and a bounded retry with backoff around anything SQLite
+ * refuses as busy. A missing or empty file gets the complete v19 schema in one transaction; an
+ * existing file is checked (no integrity check on this path: it costs hundreds of milliseconds)
+ * and only ever gains `ca_*` objects.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { BazingaError, isBusyError, toBazingaError } from './errors.ts';
+import { CA_DDL, CA_SCHEMA_VERSION, CORE_TABLES, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, V19_DDL } from './schema.ts';
+
+export type DB = Database.Database;
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+/** Pauses between attempts when SQLite still reports busy after its own timeout. */
+const RETRY_BACKOFF_MS = [100, 250, 500] as const;
+
+export interface OpenOptions {
+  dbPath: string;
+  busyTimeoutMs?: number;
+  /** Called with informational lines (`✓ …`, `⚠ …`); the CLI silences it under --quiet. */
+  notice?: (line: string) => void;
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Runs `fn`, retrying a bounded number of times with growing pauses while SQLite reports the
+ * database busy or locked. The last failure surfaces as BUSY ("database is locked").
+ */
+export function withBusyRetry<T>(fn: () => T): T {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn();
+    } catch (err) {
+      const pause = RETRY_BACKOFF_MS[attempt];
+      if (!isBusyError(err) || pause === undefined) throw toBazingaError(err);
+      sleepSync(pause);
+    }
+  }
+}
+
+/** Runs `fn` in one BEGIN IMMEDIATE transaction (the write lock taken up front), with busy retry. */
+export function writeTransaction<T>(db: DB, fn: () => T): T {
+  return withBusyRetry(() => db.transaction(fn).immediate());
+}
+
+const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
+
+/** The prepared statement for `sql` on this connection, prepared once and reused. */
+export function stmt(db: DB, sql: string): Database.Statement {
+  let cache = statementCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let s = cache.get(sql);
+  if (!s) {
+    s = db.prepare(sql);
+    cache.set(sql, s);
+  }
+  return s;
+}
+
+function tableNames(db: DB): Set<string> {
+  const rows = stmt(db, "SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
+function currentSchemaVersion(db: DB, tables: Set<string>): number {
+  if (!tables.has('schema_version')) return 0;
+  const row = stmt(db, 'SELECT version FROM schema_version ORDER BY version DESC LIMIT 1').get() as
+    | { version: number }
+    | undefined;
+  return row ? Number(row.version) : 0;
+}
+
+function createV19Schema(db: DB): boolean {
+  return writeTransaction(db, () => {
+    // Another process may have created it while we waited for the write lock.
+    if (tableNames(db).has('sessions')) return false;
+    for (const ddl of V19_DDL) db.exec(ddl);
+    db.prepare('INSERT INTO schema_version (version, description) VALUES (?, ?)').run(
+      SCHEMA_VERSION,
+      SCHEMA_VERSION_DESCRIPTION,
+    );
+    return true;
+  });
+}
+
+function ensureExtensions(db: DB): void {
+  const fast = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_meta'").get()
+    ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined)
+    : undefined;
+  if (fast?.value === String(CA_SCHEMA_VERSION)) return;
+  writeTransaction(db, () => {
+    for (const ddl of CA_DDL) db.exec(ddl);
+    db.prepare(
+      "INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')",
+    ).run(String(CA_SCHEMA_VERSION));
+  });
+}
+
+function checkSchema(db: DB, dbPath: string, notice: (line: string) => void): void {
+  const tables = tableNames(db);
+  if (!tables.has('sessions')) {
+    throw new BazingaError('SCHEMA', `Not a BAZINGA database (table 'sessions' missing): ${dbPath}`);
+  }
+  const version = currentSchemaVersion(db, tables);
+  if (version < SCHEMA_VERSION) {
+    throw new BazingaError(
+      'SCHEMA',
+      `Database schema v${version} is older than v${SCHEMA_VERSION}; open it once with the original BAZINGA tool to migrate it`,
+    );
+  }
+  const missing = CORE_TABLES.filter((t) => !tables.has(t));
+  if (missing.length > 0) {
+    throw new BazingaError('SCHEMA', `Database is missing core tables: ${missing.join(', ')}`);
+  }
+  if (version > SCHEMA_VERSION) {
+    notice(`⚠ Database schema v${version} is newer than v${SCHEMA_VERSION}; continuing`);
+  }
+}
+
+/**
+ * Opens (creating when missing or empty) the database at `dbPath`, applies the connection
+ * pragmas, checks the schema, and adds the `ca_*` extension objects when absent.
+ */
+export function openDatabase(opts: OpenOptions): DB {
+  const notice = opts.notice ?? (() => {});
+  const timeout = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  let size: number | undefined;
+  try {
+    size = fs.statSync(opts.dbPath).size;
+  } catch {
+    size = undefined;
+  }
+  const fresh = size === undefined || size === 0;
+  let db: DB | undefined;
+  try {
+    if (fresh) fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true });
+    db = new Database(opts.dbPath, { timeout });
+    const conn = db;
+    withBusyRetry(() => {
+      conn.pragma('journal_mode = WAL');
+      conn.pragma('foreign_keys = ON');
+      conn.pragma('synchronous = NORMAL');
+    });
+    // A file with no tables at all is one being created (possibly by another process right now).
+    if (fresh || withBusyRetry(() => tableNames(conn).size === 0)) {
+      if (createV19Schema(conn)) notice(`✓ Created BAZINGA database (schema v${SCHEMA_VERSION}) at ${opts.dbPath}`);
+    }
+    withBusyRetry(() => checkSchema(conn, opts.dbPath, notice));
+    ensureExtensions(conn);
+    return conn;
+  } catch (err) {
+    db?.close();
+    throw toBazingaError(err);
+  }
+}
+
+/**
+ * A second, read-only connection for ad-hoc queries: nothing can be written through it
+ * (`readonly` at open and `query_only` on).
+ */
+export function openReadOnly(dbPath: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): DB {
+  try {
+    const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+    db.pragma('query_only = ON');
+    return db;
+  } catch (err) {
+    throw toBazingaError(err);
+  }
+}

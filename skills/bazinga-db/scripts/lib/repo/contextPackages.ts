@@ -1,0 +1,130 @@
+/** Repository: `context_packages` and `context_package_consumers`. */
+import { stmt, type DB } from '../db.ts';
+
+export interface PackageRow {
+  id: number;
+  session_id: string;
+  group_id: string | null;
+  package_type: string;
+  file_path: string;
+  producer_agent: string;
+  priority: string;
+  summary: string;
+  size_bytes: number | null;
+  version: number | null;
+  supersedes_id: number | null;
+  scope: string | null;
+  created_at: string | null;
+}
+
+/** The package fields `get-context-packages` prints. */
+export interface PackageListing {
+  id: number;
+  package_type: string;
+  priority: string;
+  summary: string;
+  file_path: string;
+  size_bytes: number | null;
+  group_id: string | null;
+}
+
+export interface NewPackage {
+  sessionId: string;
+  /** null for a session-wide (global) package. */
+  groupId: string | null;
+  scope: 'group' | 'global';
+  packageType: string;
+  filePath: string;
+  producerAgent: string;
+  priority: string;
+  summary: string;
+  sizeBytes: number | null;
+}
+
+/** Inserts the package; returns its id. */
+export function insertPackage(db: DB, p: NewPackage): number {
+  const info = stmt(
+    db,
+    `INSERT INTO context_packages (session_id, group_id, package_type, file_path, producer_agent, priority,
+                                   summary, size_bytes, version, supersedes_id, scope)
+     VALUES (@sessionId, @groupId, @packageType, @filePath, @producerAgent, @priority, @summary, @sizeBytes,
+             1, NULL, @scope)`,
+  ).run(p);
+  return Number(info.lastInsertRowid);
+}
+
+export function insertConsumer(db: DB, packageId: number, agentType: string): void {
+  stmt(db, 'INSERT INTO context_package_consumers (package_id, agent_type) VALUES (?, ?)').run(packageId, agentType);
+}
+
+export function findPackage(db: DB, id: number): PackageRow | undefined {
+  return stmt(db, 'SELECT * FROM context_packages WHERE id = ?').get(id) as PackageRow | undefined;
+}
+
+export interface EligibilityQuery {
+  sessionId: string;
+  groupId: string;
+  agentType: string;
+  /** null: the legacy rule (the agent's consumer row is still pending); a number: iteration-aware. */
+  iteration: number | null;
+}
+
+/**
+ * The eligibility rule of a context request: the session's packages in the group or global, not
+ * superseded, with the agent as a designated consumer, and not yet consumed by that agent (ever,
+ * under the legacy rule; at this iteration, under the iteration-aware rule).
+ */
+const ELIGIBLE_WHERE = `
+  cp.session_id = @sessionId
+  AND (cp.group_id = @groupId OR cp.scope = 'global')
+  AND cp.supersedes_id IS NULL
+  AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
+  AND CASE WHEN @iteration IS NULL THEN
+        EXISTS (SELECT 1 FROM context_package_consumers c
+                WHERE c.package_id = cp.id AND c.agent_type = @agentType AND c.consumed_at IS NULL)
+      ELSE
+        NOT EXISTS (SELECT 1 FROM consumption_scope s
+                    WHERE s.session_id = cp.session_id AND s.package_id = cp.id
+                      AND s.agent_type = @agentType AND s.iteration = @iteration)
+        AND NOT EXISTS (SELECT 1 FROM context_package_consumers c
+                        WHERE c.package_id = cp.id AND c.agent_type = @agentType
+                          AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)
+      END`;
+
+const PRIORITY_ORDER = `CASE cp.priority WHEN 'critical' THEN 1 WHEN 'high' THEN 2 WHEN 'medium' THEN 3 ELSE 4 END`;
+
+/** Eligible packages, priority first, then newest, then highest id; at most `limit`. */
+export function listEligiblePackages(db: DB, q: EligibilityQuery, limit: number): PackageListing[] {
+  return stmt(
+    db,
+    `SELECT cp.id, cp.package_type, cp.priority, cp.summary, cp.file_path, cp.size_bytes, cp.group_id
+     FROM context_packages cp WHERE ${ELIGIBLE_WHERE}
+     ORDER BY ${PRIORITY_ORDER}, cp.created_at DESC, cp.id DESC LIMIT @limit`,
+  ).all({ ...q, limit }) as PackageListing[];
+}
+
+/** The number of eligible packages, ignoring any limit. */
+export function countEligiblePackages(db: DB, q: EligibilityQuery): number {
+  const row = stmt(db, `SELECT COUNT(*) AS n FROM context_packages cp WHERE ${ELIGIBLE_WHERE}`).get(q) as { n: number };
+  return row.n;
+}
+
+export function hasConsumer(db: DB, packageId: number, agentType: string): boolean {
+  return stmt(db, 'SELECT 1 FROM context_package_consumers WHERE package_id = ? AND agent_type = ?').get(packageId, agentType) !== undefined;
+}
+
+/**
+ * Marks the agent's lowest-id pending consumer row consumed at `iteration`. Returns whether a row
+ * changed (false when the agent's rows are all consumed already).
+ */
+export function markConsumerConsumed(db: DB, packageId: number, agentType: string, iteration: number): boolean {
+  return (
+    stmt(
+      db,
+      `UPDATE context_package_consumers SET consumed_at = CURRENT_TIMESTAMP, iteration = @iteration
+       WHERE id = (SELECT id FROM context_package_consumers
+                   WHERE package_id = @packageId AND agent_type = @agentType AND consumed_at IS NULL
+                   ORDER BY id LIMIT 1)`,
+    ).run({ packageId, agentType, iteration }).changes > 0
+  );
+}

@@ -1,0 +1,56 @@
+/** Repository: `sessions`. */
+import { stmt, type DB } from '../db.ts';
+
+export interface SessionRow {
+  session_id: string;
+  start_time: string | null;
+  end_time: string | null;
+  mode: string | null;
+  original_requirements: string | null;
+  status: string | null;
+  initial_branch: string | null;
+  metadata: string | null;
+  created_at: string | null;
+}
+
+const COLUMNS =
+  'session_id, start_time, end_time, mode, original_requirements, status, initial_branch, metadata, created_at';
+
+export function findSession(db: DB, sessionId: string): SessionRow | undefined {
+  return stmt(db, `SELECT ${COLUMNS} FROM sessions WHERE session_id = ?`).get(sessionId) as SessionRow | undefined;
+}
+
+export function sessionExists(db: DB, sessionId: string): boolean {
+  return stmt(db, 'SELECT 1 FROM sessions WHERE session_id = ?').get(sessionId) !== undefined;
+}
+
+export function insertSession(
+  db: DB,
+  s: { sessionId: string; mode: string; requirements: string; initialBranch: string; metadata: string | null },
+): void {
+  stmt(
+    db,
+    `INSERT INTO sessions (session_id, mode, original_requirements, status, initial_branch, metadata)
+     VALUES (@sessionId, @mode, @requirements, 'active', @initialBranch, @metadata)`,
+  ).run(s);
+}
+
+/** Newest first; a negative limit means no limit (SQLite LIMIT semantics). */
+export function listSessions(db: DB, limit: number): SessionRow[] {
+  return stmt(db, `SELECT ${COLUMNS} FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(limit) as SessionRow[];
+}
+
+/** Returns the number of rows changed (0 when the session does not exist). */
+export function setSessionStatus(db: DB, sessionId: string, status: string, endTime: string | null): number {
+  return stmt(db, 'UPDATE sessions SET status = ?, end_time = ? WHERE session_id = ?').run(status, endTime, sessionId).changes;
+}
+
+/** The session's `metadata.project_id`, or `default` when absent or unreadable. */
+export function getProjectId(db: DB, sessionId: string): string {
+  const row = stmt(
+    db,
+    `SELECT CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.project_id') END AS pid
+     FROM sessions WHERE session_id = ?`,
+  ).get(sessionId) as { pid: unknown } | undefined;
+  return typeof row?.pid === 'string' && row.pid !== '' ? row.pid : 'default';
+}

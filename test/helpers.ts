@@ -1,0 +1,110 @@
+/**
+ * Test helpers: temporary project folders (fresh or copied from the v19 fixture), and running the
+ * bazinga-db CLI as a real process.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const FIXTURE_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'bazinga-v19');
+export const BAZINGA_DB_SCRIPT = path.join(REPO_ROOT, 'skills', 'bazinga-db', 'scripts', 'bazinga-db.ts');
+
+/** The two sessions of the fixture. */
+export const S1 = 'bazinga_20251201_090000';
+export const S2 = 'bazinga_20251203_140000';
+
+export interface Project {
+  root: string;
+  dbPath: string;
+  cleanup(): void;
+}
+
+/** A temporary project folder with `.claude/` and `bazinga/` (no database yet). */
+export function makeProject(prefix = 'ca-test-'): Project {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.mkdirSync(path.join(root, '.claude'), { recursive: true });
+  fs.mkdirSync(path.join(root, 'bazinga', 'artifacts'), { recursive: true });
+  return { root, dbPath: path.join(root, 'bazinga', 'bazinga.db'), cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** A temporary copy of the v19 fixture (database and artifacts). */
+export function copyFixture(prefix = 'ca-fixture-'): Project {
+  const project = makeProject(prefix);
+  fs.cpSync(path.join(FIXTURE_DIR, 'bazinga'), path.join(project.root, 'bazinga'), { recursive: true });
+  return project;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Parsed stdout (undefined when stdout is empty). */
+  json: any;
+  /** Parsed last line of stderr, when it is a JSON object. */
+  error: any;
+}
+
+function toResult(code: number | null, stdout: string, stderr: string): RunResult {
+  const lastLine = stderr.trimEnd().split('\n').pop() ?? '';
+  let error: unknown;
+  try {
+    error = lastLine.startsWith('{') ? JSON.parse(lastLine) : undefined;
+  } catch {
+    error = undefined;
+  }
+  return { code: code ?? -1, stdout, stderr, json: stdout.trim() ? JSON.parse(stdout) : undefined, error };
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+}
+
+/** Runs a tsx script as a real process, synchronously. */
+export function runScript(script: string, args: readonly string[], opts: RunOptions = {}): RunResult {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: opts.env ?? { ...process.env },
+    input: opts.input ?? '',
+    encoding: 'utf8',
+  });
+  return toResult(r.status, r.stdout, r.stderr);
+}
+
+/** Runs a tsx script as a real process, asynchronously (for concurrency tests). */
+export function runScriptAsync(script: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: opts.cwd ?? REPO_ROOT,
+      env: opts.env ?? { ...process.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve(toResult(code, stdout, stderr)));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Runs bazinga-db with `--quiet --db <project db> --project-root <project root>` before `args`. */
+export function bazingaDb(project: Project, args: readonly string[], opts: RunOptions = {}): RunResult {
+  return runScript(BAZINGA_DB_SCRIPT, ['--quiet', '--db', project.dbPath, '--project-root', project.root, ...args], opts);
+}
+
+export function bazingaDbAsync(project: Project, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  return runScriptAsync(BAZINGA_DB_SCRIPT, ['--quiet', '--db', project.dbPath, '--project-root', project.root, ...args], opts);
+}
+
+/** Writes an artifact file under `bazinga/artifacts/<session>/` and returns its project-relative path. */
+export function writeArtifact(project: Project, sessionId: string, name: string, content = `# ${name}\n`): string {
+  const dir = path.join(project.root, 'bazinga', 'artifacts', sessionId);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, name), content);
+  return `bazinga/artifacts/${sessionId}/${name}`;
+}
