@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const FIXTURE_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'bazinga-v19');
+/** The v19 fixture made by the original tool, bundled (a byte-identical copy of shared/fixtures/bazinga-v19). */
+export const FIXTURE_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'bazinga-v19');
 export const BAZINGA_DB_SCRIPT = path.join(REPO_ROOT, 'skills', 'bazinga-db', 'scripts', 'bazinga-db.ts');
 
 /** The two sessions of the fixture. */
