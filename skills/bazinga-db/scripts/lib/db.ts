@@ -15,13 +15,17 @@ export type DB = Database.Database;
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 /** Pauses between attempts when SQLite still reports busy after its own timeout. */
-const RETRY_BACKOFF_MS = [100, 250, 500] as const;
+export const DEFAULT_RETRY_BACKOFF_MS: readonly number[] = [100, 250, 500];
 
 export interface OpenOptions {
   dbPath: string;
   busyTimeoutMs?: number;
   /** Called with informational lines (`✓ …`, `⚠ …`); the CLI silences it under --quiet. */
   notice?: (line: string) => void;
+  /** Create the database when the file is missing or empty (default true). When false, a missing file is DB_ERROR. */
+  create?: boolean;
+  /** Pauses between busy retries of this connection's writes (default 100, 250, 500 ms). */
+  retryBackoffMs?: readonly number[];
 }
 
 function sleepSync(ms: number): void {
@@ -32,12 +36,12 @@ function sleepSync(ms: number): void {
  * Runs `fn`, retrying a bounded number of times with growing pauses while SQLite reports the
  * database busy or locked. The last failure surfaces as BUSY ("database is locked").
  */
-export function withBusyRetry<T>(fn: () => T): T {
+export function withBusyRetry<T>(fn: () => T, backoffMs: readonly number[] = DEFAULT_RETRY_BACKOFF_MS): T {
   for (let attempt = 0; ; attempt++) {
     try {
       return fn();
     } catch (err) {
-      const pause = RETRY_BACKOFF_MS[attempt];
+      const pause = backoffMs[attempt];
       if (!isBusyError(err) || pause === undefined) throw toBazingaError(err);
       sleepSync(pause);
     }
@@ -46,8 +50,10 @@ export function withBusyRetry<T>(fn: () => T): T {
 
 /** Runs `fn` in one BEGIN IMMEDIATE transaction (the write lock taken up front), with busy retry. */
 export function writeTransaction<T>(db: DB, fn: () => T): T {
-  return withBusyRetry(() => db.transaction(fn).immediate());
+  return withBusyRetry(() => db.transaction(fn).immediate(), retryBackoff.get(db));
 }
+
+const retryBackoff = new WeakMap<DB, readonly number[]>();
 
 const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
 
@@ -140,21 +146,24 @@ export function openDatabase(opts: OpenOptions): DB {
     size = undefined;
   }
   const fresh = size === undefined || size === 0;
+  const backoff = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
+  if (fresh && opts.create === false) throw new BazingaError('DB_ERROR', `Database not found: ${opts.dbPath}`);
   let db: DB | undefined;
   try {
     if (fresh) fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true });
     db = new Database(opts.dbPath, { timeout });
     const conn = db;
+    retryBackoff.set(conn, backoff);
     withBusyRetry(() => {
       conn.pragma('journal_mode = WAL');
       conn.pragma('foreign_keys = ON');
       conn.pragma('synchronous = NORMAL');
-    });
+    }, backoff);
     // A file with no tables at all is one being created (possibly by another process right now).
-    if (fresh || withBusyRetry(() => tableNames(conn).size === 0)) {
+    if (fresh || withBusyRetry(() => tableNames(conn).size === 0, backoff)) {
       if (createV19Schema(conn)) notice(`✓ Created BAZINGA database (schema v${SCHEMA_VERSION}) at ${opts.dbPath}`);
     }
-    withBusyRetry(() => checkSchema(conn, opts.dbPath, notice));
+    withBusyRetry(() => checkSchema(conn, opts.dbPath, notice), backoff);
     ensureExtensions(conn);
     return conn;
   } catch (err) {

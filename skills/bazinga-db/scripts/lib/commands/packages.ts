@@ -13,6 +13,7 @@ import {
   pyTuple,
 } from '../enums.ts';
 import { consumptionScopeId } from '../hashing.ts';
+import { markPackageConsumed } from '../consume.ts';
 import { isStrictlyInside, resolveLikePython } from '../paths.ts';
 import { redactAtIngest } from '../redact.ts';
 import { insertConsumptionScope, listConsumption } from '../repo/consumption.ts';
@@ -23,7 +24,6 @@ import {
   insertConsumer,
   insertPackage,
   listEligiblePackages,
-  markConsumerConsumed,
   type EligibilityQuery,
 } from '../repo/contextPackages.ts';
 import { sessionExists } from '../repo/sessions.ts';
@@ -178,29 +178,13 @@ const markContextConsumed: Command = {
       if (!hasConsumer(db, packageId, agent)) {
         throw new BazingaError('NOT_CONSUMER', `Agent '${agent}' was not designated as consumer for package ${packageId}`);
       }
-      const updated = markConsumerConsumed(db, packageId, agent, iteration);
-      let scopeId: string | null = null;
-      let scopeInserted = false;
-      if (isOneOf(CONSUMPTION_AGENTS, agent)) {
-        const groupId = pkg.scope === 'global' || pkg.group_id === null ? 'global' : pkg.group_id;
-        scopeId = consumptionScopeId(pkg.session_id, groupId, agent, iteration, packageId);
-        scopeInserted = insertConsumptionScope(db, {
-          scope_id: scopeId,
-          session_id: pkg.session_id,
-          group_id: groupId,
-          agent_type: agent,
-          iteration,
-          package_id: packageId,
-        });
-      }
+      const mark = markPackageConsumed(db, pkg, agent, iteration);
       return {
         success: true,
         package_id: packageId,
         agent_type: agent,
         iteration,
-        consumer_row_updated: updated,
-        scope_id: scopeId,
-        scope_inserted: scopeInserted,
+        ...mark,
       };
     });
   },

@@ -4,7 +4,7 @@ import { BazingaError, invalid, usage } from '../errors.ts';
 import { stmt } from '../db.ts';
 import { rejectProblem, type Command } from './types.ts';
 
-type Bindable = string | number | null;
+type Bindable = string | number | bigint | null;
 
 function parseParams(text: string): Bindable[] {
   const message = '--params must be a JSON array of strings, numbers, booleans or null';
@@ -16,8 +16,10 @@ function parseParams(text: string): Bindable[] {
   }
   if (!Array.isArray(parsed)) throw invalid(message);
   return parsed.map((v) => {
-    if (v === null || typeof v === 'string' || typeof v === 'number') return v;
-    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (v === null || typeof v === 'string') return v;
+    // better-sqlite3 binds every JS number as REAL; a bigint binds as INTEGER.
+    if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
+    if (typeof v === 'boolean') return v ? 1n : 0n;
     throw invalid(message);
   });
 }

@@ -128,3 +128,43 @@ export function markConsumerConsumed(db: DB, packageId: number, agentType: strin
     ).run({ packageId, agentType, iteration }).changes > 0
   );
 }
+
+/** A package the agent is a designated consumer of, with whether it already consumed it at this iteration. */
+export interface CandidatePackage {
+  id: number;
+  session_id: string;
+  group_id: string | null;
+  scope: string | null;
+  package_type: string;
+  priority: string;
+  file_path: string;
+  summary: string;
+  size_bytes: number | null;
+  created_at: string | null;
+  consumed: 0 | 1;
+}
+
+/**
+ * Every non-superseded package of the session in the group or global that the agent is a
+ * designated consumer of, flagged `consumed` when the iteration-aware rule excludes it. The
+ * assembler ranks the unconsumed ones and reports the consumed ones as exclusions.
+ */
+export function listCandidatePackages(db: DB, q: EligibilityQuery & { iteration: number }): CandidatePackage[] {
+  return stmt(
+    db,
+    `SELECT cp.id, cp.session_id, cp.group_id, cp.scope, cp.package_type, cp.priority, cp.file_path, cp.summary,
+            cp.size_bytes, cp.created_at,
+            (EXISTS (SELECT 1 FROM consumption_scope s
+                     WHERE s.session_id = cp.session_id AND s.package_id = cp.id
+                       AND s.agent_type = @agentType AND s.iteration = @iteration)
+             OR EXISTS (SELECT 1 FROM context_package_consumers c
+                        WHERE c.package_id = cp.id AND c.agent_type = @agentType
+                          AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)) AS consumed
+     FROM context_packages cp
+     WHERE cp.session_id = @sessionId
+       AND (cp.group_id = @groupId OR cp.scope = 'global')
+       AND cp.supersedes_id IS NULL
+       AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
+     ORDER BY cp.id`,
+  ).all(q) as CandidatePackage[];
+}

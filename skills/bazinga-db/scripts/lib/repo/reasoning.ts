@@ -72,3 +72,13 @@ export function listStrategySourceReasoning(db: DB, sessionId: string, groupId: 
      ORDER BY timestamp DESC, id DESC LIMIT 5`,
   ).all(sessionId, groupId) as Pick<ReasoningRow, 'id' | 'reasoning_phase' | 'content'>[];
 }
+
+/** The session's reasoning rows of one group plus its session-wide (`global`) rows, newest first. */
+export function listGroupAndGlobalReasoning(db: DB, sessionId: string, groupId: string): ReasoningRow[] {
+  return stmt(
+    db,
+    `SELECT ${COLUMNS} FROM orchestration_logs
+     WHERE session_id = @sessionId AND log_type = 'reasoning' AND (group_id = @groupId OR group_id = 'global')
+     ORDER BY timestamp DESC, id DESC`,
+  ).all({ sessionId, groupId }) as ReasoningRow[];
+}
