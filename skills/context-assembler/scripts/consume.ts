@@ -1,0 +1,47 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * consume.ts: records what an agent was given, so a retry at the same iteration gets fresh context
+ * and a retry at a higher iteration sees the packages again.
+ *
+ * Usage:  tsx consume.ts --ids 3,5 --agent developer --iteration 1 [--session S] [--dry-run]
+ *         tsx reasoning.ts ... | tsx consume.ts [--dry-run] [--format json|markdown]
+ * Input:  --ids (standalone), or the previous step's JSON document on stdin (continue a pipe; in
+ *         Normal and Soft_Warning the delivered packages are marked)
+ * Output: standalone: {success, agent, iteration, consumed, results}; in a pipe: the final
+ *         assembly document (the same as assemble.ts --format json)
+ * Exit:   0; 1 when a standalone id is unknown or not for this agent (nothing is written);
+ *         2 for invalid parameters. In a pipe, failures never block (fallback, exit 0).
+ */
+import { consumeIds, consumeIdsRequest } from './lib/consumeIds.ts';
+import { main } from './lib/main.ts';
+import { COMMON_FLAGS, ParamError, parseFlags } from './lib/params.ts';
+
+const argv = process.argv.slice(2);
+const standalone = argv.some((a) => a === '--ids' || a.startsWith('--ids='));
+if (!standalone) {
+  main({
+    name: 'consume.ts',
+    step: 'consume',
+    defaultFormat: 'json',
+    readsStdin: true,
+    summary: 'marks the delivered packages consumed for (agent, iteration); standalone with --ids after a spawn',
+  });
+} else {
+  const io = {
+    argv,
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: (t: string) => process.stdout.write(t),
+    stderr: (t: string) => process.stderr.write(t),
+    readStdin: () => undefined,
+    now: () => new Date(),
+  };
+  try {
+    const flags = parseFlags(argv, { ...COMMON_FLAGS, '--ids': 'string' });
+    process.exitCode = consumeIds(consumeIdsRequest(flags), flags, io);
+  } catch (err) {
+    const code = err instanceof ParamError ? err.code : 'DB_ERROR';
+    process.stderr.write(JSON.stringify({ success: false, error: (err as Error).message, code }) + '\n');
+    process.exitCode = err instanceof ParamError ? 2 : 1;
+  }
+}

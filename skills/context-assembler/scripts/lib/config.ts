@@ -1,0 +1,250 @@
+/**
+ * Configuration: `bazinga/skills_config.json`, key `context_engineering`. Every limit, share and
+ * weight the assembler uses lives here with its default; references/configuration.md says why
+ * each has the value it has. A missing file or key means the defaults; a malformed one is an
+ * error naming the file and the key (never silently ignored).
+ */
+import type { RedactionMode } from '../../../bazinga-db/scripts/lib/redact.ts';
+
+export const AGENTS = [
+  'developer',
+  'senior_software_engineer',
+  'qa_expert',
+  'tech_lead',
+  'investigator',
+  'requirements_engineer',
+] as const;
+export type Agent = (typeof AGENTS)[number];
+
+export const ZONES = ['Normal', 'Soft_Warning', 'Conservative', 'Wrap-up', 'Emergency'] as const;
+export type Zone = (typeof ZONES)[number];
+
+export interface Config {
+  enable_context_assembler: boolean;
+  enable_fts5: boolean;
+  retrieval_limits: Record<string, number>;
+  redaction_mode: RedactionMode;
+  redaction_allowlist: string[];
+  token_safety_margin: number;
+  model_context_windows: Record<string, number>;
+  token_factor: Record<string, number>;
+  context_budget_share: Record<string, number>;
+  zone_thresholds: { emergency: number; wrap_up: number; conservative: number; soft_warning: number };
+  summary_caps: Record<string, number>;
+  ranking: {
+    weights: { priority: number; same_group: number; type_affinity: number; recency: number; relevance: number };
+    priority_weights: Record<string, number>;
+    recency_half_life_hours: number;
+    type_affinity: Record<string, Record<string, number>>;
+  };
+  reasoning: {
+    level_budgets: Record<string, number>;
+    relevant_producers: Record<string, string[]>;
+    max_per_producer: number;
+    max_total: number;
+    content_chars: number;
+  };
+  error_patterns: { min_confidence: number; max: number; solution_chars: number };
+  strategies: { max: number; insight_chars: number };
+}
+
+export const DEFAULT_CONFIG: Config = {
+  enable_context_assembler: true,
+  enable_fts5: true,
+  retrieval_limits: {
+    developer: 3,
+    senior_software_engineer: 5,
+    qa_expert: 5,
+    tech_lead: 5,
+    investigator: 5,
+    requirements_engineer: 5,
+    unknown: 3,
+  },
+  redaction_mode: 'both',
+  redaction_allowlist: [],
+  token_safety_margin: 0.15,
+  model_context_windows: { haiku: 200000, sonnet: 200000, opus: 200000, default: 200000 },
+  token_factor: { default: 1.2 },
+  context_budget_share: {
+    developer: 0.2,
+    senior_software_engineer: 0.25,
+    qa_expert: 0.3,
+    tech_lead: 0.4,
+    investigator: 0.35,
+    requirements_engineer: 0.3,
+    other: 0.2,
+  },
+  zone_thresholds: { emergency: 95, wrap_up: 85, conservative: 75, soft_warning: 60 },
+  summary_caps: { Normal: 400, Soft_Warning: 200, Conservative: 100, 'Wrap-up': 60 },
+  ranking: {
+    weights: { priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 3 },
+    priority_weights: { critical: 4, high: 3, medium: 2, low: 1 },
+    recency_half_life_hours: 72,
+    type_affinity: {
+      failures: { developer: 1, senior_software_engineer: 1, investigator: 0.75, qa_expert: 0.5, tech_lead: 0.25, requirements_engineer: 0 },
+      research: { developer: 1, senior_software_engineer: 0.75, requirements_engineer: 0.75, investigator: 0.5, qa_expert: 0.25, tech_lead: 0.25 },
+      decisions: { tech_lead: 1, senior_software_engineer: 0.75, developer: 0.5, qa_expert: 0.5, investigator: 0.5, requirements_engineer: 0.5 },
+      handoff: { qa_expert: 1, tech_lead: 1, senior_software_engineer: 0.5, investigator: 0.5, developer: 0.25, requirements_engineer: 0.25 },
+      investigation: { investigator: 1, senior_software_engineer: 1, developer: 0.75, tech_lead: 0.5, qa_expert: 0.25, requirements_engineer: 0.25 },
+    },
+  },
+  reasoning: {
+    level_budgets: { minimal: 400, medium: 800, full: 1200 },
+    relevant_producers: {
+      qa_expert: ['developer', 'senior_software_engineer'],
+      tech_lead: ['developer', 'senior_software_engineer', 'qa_expert'],
+      senior_software_engineer: ['developer'],
+      investigator: ['developer', 'senior_software_engineer', 'qa_expert'],
+      developer: ['developer', 'qa_expert', 'tech_lead'],
+      requirements_engineer: ['developer', 'tech_lead'],
+    },
+    max_per_producer: 2,
+    max_total: 5,
+    content_chars: 300,
+  },
+  error_patterns: { min_confidence: 0.7, max: 3, solution_chars: 300 },
+  strategies: { max: 3, insight_chars: 300 },
+};
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly key: string,
+    problem: string,
+  ) {
+    super(`${file}: ${key ? `context_engineering.${key}` : 'file'}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Shape = 'boolean' | 'number' | 'fraction' | 'positive' | 'count' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
+
+/** What each key must look like; `map:<shape>` is an object of arbitrary keys with values of that shape. */
+const SCHEMA: { [k: string]: Shape } = {
+  enable_context_assembler: 'boolean',
+  enable_fts5: 'boolean',
+  retrieval_limits: 'map:count',
+  redaction_mode: 'mode',
+  redaction_allowlist: 'regex[]',
+  token_safety_margin: 'fraction',
+  model_context_windows: 'map:positive',
+  token_factor: 'map:positive',
+  context_budget_share: 'map:fraction',
+  zone_thresholds: { emergency: 'number', wrap_up: 'number', conservative: 'number', soft_warning: 'number' },
+  summary_caps: 'map:count',
+  ranking: {
+    weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'number', relevance: 'number' },
+    priority_weights: 'map:number',
+    recency_half_life_hours: 'positive',
+    type_affinity: 'map:map:fraction',
+  },
+  reasoning: {
+    level_budgets: 'map:count',
+    relevant_producers: 'map:string[]',
+    max_per_producer: 'count',
+    max_total: 'count',
+    content_chars: 'count',
+  },
+  error_patterns: { min_confidence: 'fraction', max: 'count', solution_chars: 'count' },
+  strategies: { max: 'count', insight_chars: 'count' },
+};
+
+function describe(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `"${v}"` : `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function check(shape: Shape, value: unknown, key: string, file: string, warn: (m: string) => void): void {
+  const fail = (expected: string) => {
+    throw new ConfigError(file, key, `expected ${expected}, got ${describe(value)}`);
+  };
+  if (typeof shape === 'string' && shape.startsWith('map:')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('an object');
+    for (const [k, v] of Object.entries(value as object)) check(shape.slice(4) as Shape, v, `${key}.${k}`, file, warn);
+    return;
+  }
+  switch (shape) {
+    case 'boolean':
+      if (typeof value !== 'boolean') fail('true or false');
+      return;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) fail('a number');
+      return;
+    case 'fraction':
+      if (typeof value !== 'number' || !(value >= 0 && value < 1)) fail('a number from 0 up to (not including) 1');
+      return;
+    case 'positive':
+      if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) fail('a positive number');
+      return;
+    case 'count':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail('a non-negative integer');
+      return;
+    case 'string[]':
+      if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) fail('an array of strings');
+      return;
+    case 'regex[]':
+      if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) fail('an array of regular expressions (strings)');
+      (value as string[]).forEach((src, i) => {
+        try {
+          new RegExp(src);
+        } catch (err) {
+          throw new ConfigError(file, `${key}[${i}]`, `invalid regular expression: ${(err as Error).message}`);
+        }
+      });
+      return;
+    case 'mode':
+      if (value !== 'pattern_only' && value !== 'entropy' && value !== 'both') fail('one of "pattern_only", "entropy", "both"');
+      return;
+  }
+  if (Array.isArray(shape)) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('an object');
+  for (const [k, v] of Object.entries(value as object)) {
+    const sub = (shape as { [k: string]: Shape })[k];
+    if (sub === undefined) warn(`${file}: unknown key context_engineering.${key ? `${key}.` : ''}${k} (ignored)`);
+    else check(sub, v, key ? `${key}.${k}` : k, file, warn);
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Deep merge of plain objects; arrays and scalars from `over` replace those of `base`. */
+function merge<T>(base: T, over: unknown): T {
+  if (!isPlainObject(base) || !isPlainObject(over)) return (over === undefined ? base : over) as T;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = merge((base as Record<string, unknown>)[k], v);
+  return out as T;
+}
+
+/**
+ * Validates the parsed text of a config file and merges it over the defaults. `text` undefined
+ * means the file does not exist (defaults). Pure: the caller reads the file.
+ */
+export function parseConfig(text: string | undefined, file: string, warn: (m: string) => void = () => {}): Config {
+  if (text === undefined) return DEFAULT_CONFIG;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(file, '', `not valid JSON (${(err as Error).message})`);
+  }
+  if (!isPlainObject(parsed)) throw new ConfigError(file, '', `expected a JSON object, got ${describe(parsed)}`);
+  const section = parsed.context_engineering;
+  if (section === undefined) return DEFAULT_CONFIG;
+  check(SCHEMA, section, '', file, warn);
+  const config = merge(DEFAULT_CONFIG, section);
+  const t = config.zone_thresholds;
+  if (!(t.soft_warning < t.conservative && t.conservative < t.wrap_up && t.wrap_up < t.emergency)) {
+    throw new ConfigError(file, 'zone_thresholds', 'must rise: soft_warning < conservative < wrap_up < emergency');
+  }
+  return config;
+}
+
+/** The entry of `table` whose key is the longest one contained in `model` (case-insensitive), else `default`, else `fallback`. */
+export function lookupByModel(table: Record<string, number>, model: string, fallback: number): number {
+  const m = model.toLowerCase();
+  const key = Object.keys(table)
+    .filter((k) => k !== 'default' && m.includes(k.toLowerCase()))
+    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))[0];
+  return table[key ?? 'default'] ?? table.default ?? fallback;
+}

@@ -1,0 +1,69 @@
+/**
+ * Standalone consumption: `consume.ts --ids 3,5 --agent developer --iteration 1` marks packages
+ * consumed after a successful spawn, through the same rule as the pipeline's consume step. All or
+ * nothing: every id is checked first (exists, belongs to --session when given, the agent is a
+ * designated consumer); one bad id writes nothing.
+ */
+import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
+import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts';
+import { findPackage, hasConsumer, type PackageRow } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { AGENTS } from './config.ts';
+import { ParamError, type ParsedFlags } from './params.ts';
+import { loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
+
+export interface ConsumeIdsRequest {
+  ids: number[];
+  agent: string;
+  iteration: number;
+  session: string | null;
+}
+
+export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
+  const idsText = flags.values.get('--ids') ?? '';
+  const parts = idsText.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ParamError(`--ids must be a comma-separated list of package ids such as 3,5, got '${idsText}'`);
+  }
+  const agent = (flags.values.get('--agent') ?? '').trim().toLowerCase();
+  if (!(AGENTS as readonly string[]).includes(agent)) {
+    throw new ParamError(`--agent must be one of ${AGENTS.join(', ')}, got '${flags.values.get('--agent') ?? ''}'`, agent ? 'VALIDATION' : 'USAGE');
+  }
+  const iterationText = flags.values.get('--iteration') ?? '0';
+  if (!/^\d+$/.test(iterationText.trim())) throw new ParamError(`--iteration must be a non-negative integer, got '${iterationText}'`);
+  return { ids: [...new Set(parts.map(Number))], agent, iteration: Number(iterationText), session: flags.values.get('--session') ?? null };
+}
+
+/** Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written). */
+export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, io: ScriptIo): number {
+  const env = loadEnvironment(flags, io);
+  const { deps, close } = makeDeps(env, 'sonnet', flags, (m) => io.stderr(`⚠ ${m}\n`));
+  try {
+    const db = deps.db();
+    const problems: string[] = [];
+    const packages: PackageRow[] = [];
+    for (const id of req.ids) {
+      const pkg = findPackage(db, id);
+      if (!pkg) problems.push(`package ${id} does not exist`);
+      else if (req.session !== null && pkg.session_id !== req.session) problems.push(`package ${id} belongs to session ${pkg.session_id}, not ${req.session}`);
+      else if (!hasConsumer(db, id, req.agent)) problems.push(`${req.agent} is not a designated consumer of package ${id}`);
+      else packages.push(pkg);
+    }
+    if (problems.length > 0) {
+      io.stderr(JSON.stringify({ success: false, error: `nothing marked: ${problems.join('; ')}`, code: 'VALIDATION' }) + '\n');
+      return 1;
+    }
+    if (flags.bools.has('--dry-run')) {
+      io.stdout(JSON.stringify({ success: true, dry_run: true, agent: req.agent, iteration: req.iteration, consumed: [] }, null, 2) + '\n');
+      return 0;
+    }
+    const results = writeTransaction(db, () =>
+      packages.map((pkg) => ({ package_id: pkg.id, ...markPackageConsumed(db, pkg, req.agent, req.iteration) })),
+    );
+    io.stdout(
+      JSON.stringify({ success: true, agent: req.agent, iteration: req.iteration, consumed: packages.map((p) => p.id), results }, null, 2) + '\n',
+    );
+    return 0;
+  } finally {
+    close();
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The JSON document that passes between the steps (zone → rank → pack → reasoning → consume) and
+ * that `assemble.ts --format json` prints. Each step adds its fields to the document it received;
+ * the final document is the same whether the steps ran in one process or as a pipe. Documented in
+ * references/assembly-document.md.
+ */
+import type { Agent, Zone } from './config.ts';
+
+export const STEPS = ['zone', 'rank', 'pack', 'reasoning', 'consume'] as const;
+export type Step = (typeof STEPS)[number];
+
+export const REASONING_LEVELS = ['minimal', 'medium', 'full'] as const;
+export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+
+export const EXCLUSION_REASONS = ['budget', 'limit', 'zone', 'consumed', 'redaction-emptied'] as const;
+export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
+
+/** What the caller asked for, after validation and defaults that do not need the config. */
+export interface AssemblyRequest {
+  session: string;
+  /** The group, or `global` for a session-wide request. */
+  group: string;
+  agent: Agent;
+  model: string;
+  current_tokens: number;
+  iteration: number;
+  /** Explicit --limit, or null for the configured retrieval limit. */
+  limit: number | null;
+  /** Explicit --include-reasoning, or null for the per-agent default. */
+  include_reasoning: boolean | null;
+  reasoning_level: ReasoningLevel;
+  /** ISO-8601 instant used for recency and TTLs. */
+  now: string;
+  task: string | null;
+  error: string | null;
+  lang: string | null;
+  framework: string | null;
+}
+
+export interface ScoreComponents {
+  priority: number;
+  same_group: number;
+  type_affinity: number;
+  recency: number;
+  relevance: number;
+}
+
+export interface RankedPackage {
+  id: number;
+  priority: string;
+  package_type: string;
+  file_path: string;
+  summary: string;
+  group_id: string | null;
+  created_at: string | null;
+  score: number;
+  components?: ScoreComponents;
+}
+
+export interface PackedPackage extends RankedPackage {
+  /** Tokens of this package's rendered lines (after the model factor). */
+  tokens: number;
+}
+
+export interface Exclusion {
+  kind: 'package' | 'reasoning';
+  id: number;
+  reason: ExclusionReason;
+}
+
+export interface ErrorPatternItem {
+  pattern_hash: string;
+  error_type: string;
+  message_pattern: string;
+  solution: string;
+  confidence: number;
+  occurrences: number;
+  last_seen: string;
+  /** True when it matched the request's --error text. */
+  matched_error: boolean;
+}
+
+export interface StrategyItem {
+  strategy_id: string;
+  topic: string;
+  insight: string;
+  helpfulness: number;
+}
+
+export interface ReasoningItem {
+  id: number;
+  agent_type: string;
+  phase: string;
+  content: string;
+  confidence: string | null;
+  timestamp: string | null;
+  tokens: number;
+}
+
+export interface ReasoningSection {
+  included: boolean;
+  level: ReasoningLevel;
+  budget: number;
+  used_tokens: number;
+  entries: ReasoningItem[];
+}
+
+export interface AssemblyDoc {
+  /** The last step that ran. */
+  step: Step;
+  request: AssemblyRequest;
+  // zone
+  zone: Zone;
+  usage_pct: number;
+  effective_limit: number;
+  remaining_budget: number;
+  context_budget: number;
+  limit: number;
+  include_reasoning: boolean;
+  // rank
+  project_id?: string;
+  total_available?: number;
+  priority_used?: string | null;
+  candidates?: RankedPackage[];
+  error_patterns?: ErrorPatternItem[];
+  strategies?: StrategyItem[];
+  excluded?: Exclusion[];
+  // pack
+  packages?: PackedPackage[];
+  packages_tokens?: number;
+  overflow_count?: number;
+  // reasoning
+  reasoning?: ReasoningSection;
+  // consume
+  consumed?: number[];
+  consumption?: 'recorded' | 'dry-run' | 'skipped-zone' | 'nothing-delivered' | 'failed';
+}
+
+/** A document that arrived on stdin, checked enough that the next step can trust its shape. */
+export function validateDoc(value: unknown, source: string): AssemblyDoc {
+  const fail = (problem: string): never => {
+    throw new DocError(`${source}: ${problem}`);
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('expected a JSON object from a previous step');
+  const doc = value as Record<string, unknown>;
+  if (!STEPS.includes(doc.step as Step)) return fail(`field "step" must be one of ${STEPS.join(', ')}, got ${JSON.stringify(doc.step)}`);
+  const req = doc.request as Record<string, unknown> | undefined;
+  if (!req || typeof req !== 'object') return fail('field "request" is missing');
+  for (const k of ['session', 'group', 'agent', 'model', 'now', 'reasoning_level'] as const) {
+    if (typeof req[k] !== 'string') fail(`field "request.${k}" must be a string`);
+  }
+  for (const k of ['current_tokens', 'iteration'] as const) {
+    if (typeof req[k] !== 'number') fail(`field "request.${k}" must be a number`);
+  }
+  for (const k of ['zone', 'usage_pct', 'remaining_budget', 'context_budget', 'limit', 'include_reasoning'] as const) {
+    if (doc[k] === undefined) fail(`field "${k}" is missing`);
+  }
+  const at = STEPS.indexOf(doc.step as Step);
+  if (at >= STEPS.indexOf('rank') && !Array.isArray(doc.candidates) && !Array.isArray(doc.packages)) fail('field "candidates" is missing');
+  if (at >= STEPS.indexOf('pack') && !Array.isArray(doc.packages)) fail('field "packages" is missing');
+  if (at >= STEPS.indexOf('reasoning') && (doc.reasoning === null || typeof doc.reasoning !== 'object')) fail('field "reasoning" is missing');
+  return value as AssemblyDoc;
+}
+
+export class DocError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DocError';
+  }
+}

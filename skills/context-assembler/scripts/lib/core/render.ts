@@ -1,0 +1,121 @@
+/**
+ * Markdown rendering of the context block. The headings and markers are the wire format the
+ * orchestrator checks. Pure. The package and reasoning lines are rendered here once and the same
+ * strings are what packing counts, so the counted text is exactly the emitted text.
+ */
+import type { Zone } from '../config.ts';
+import type { AssemblyDoc, ErrorPatternItem, ReasoningItem, RankedPackage, StrategyItem } from '../contract.ts';
+
+export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary'>): string {
+  return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id})\n> ${p.summary}`;
+}
+
+export function renderPackageHeader(zone: Zone, count: number, available: number, priorityUsed: string | null): string {
+  if (zone === 'Conservative') {
+    return `### Priority Packages (${count}/${available})${priorityUsed ? ` - ${priorityUsed} level` : ''}`;
+  }
+  return `### Relevant Packages (${count}/${available})`;
+}
+
+/** The package section exactly as emitted (header, blank line, entries separated by blank lines). */
+export function renderPackageSection(header: string, entries: readonly string[]): string {
+  return entries.length === 0 ? header : `${header}\n\n${entries.join('\n\n')}`;
+}
+
+export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>): string {
+  return `**[${e.agent_type}] ${e.phase}:** ${e.content}`;
+}
+
+function renderErrorPattern(p: ErrorPatternItem): string {
+  return [
+    `⚠️ **Known Issue**: "${p.error_type}: ${p.message_pattern}"`,
+    `> **Solution**: ${p.solution}`,
+    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} ${p.occurrences === 1 ? 'time' : 'times'})`,
+  ].join('\n');
+}
+
+function renderStrategy(s: StrategyItem): string {
+  return `- **${s.topic}** (helpful ${s.helpfulness}×): ${s.insight}`;
+}
+
+const pct = (usage: number) => usage.toFixed(1);
+
+export const NO_PACKAGES_TEXT =
+  'No context packages found for this session/group. The agent will proceed with task and specialization context only.';
+
+/** The block printed when assembly failed: the orchestrator proceeds without context. */
+export function renderFallback(agent: string): string {
+  return [
+    `## Context for ${agent}`,
+    '',
+    '⚠️ Context assembly encountered an error. Proceeding with minimal context.',
+    '',
+    '**Fallback Mode**: Task and specialization context only. Context packages unavailable.',
+    '',
+  ].join('\n');
+}
+
+/** The one-line block printed when the assembler is disabled in config. */
+export function renderDisabled(agent: string): string {
+  return `## Context for ${agent} — context assembly is disabled (context_engineering.enable_context_assembler is false)\n`;
+}
+
+function banner(zone: Zone, usage: number): string | null {
+  switch (zone) {
+    case 'Normal':
+      return null;
+    case 'Soft_Warning':
+      return `🔶 **Token budget: Soft Warning (${pct(usage)}%) - Reduced summaries (200 char)**`;
+    case 'Conservative':
+      return `🔶 **Token budget: Conservative (${pct(usage)}%)**`;
+    case 'Wrap-up':
+      return `🔶 **Token budget: Wrap-up (${pct(usage)}%) - Completing current operation**`;
+    case 'Emergency':
+      return `🚨 **Token budget: Emergency (${pct(usage)}%) - Checkpoint recommended**`;
+  }
+}
+
+/** Renders a finished (or partly finished) assembly document as the markdown block. */
+export function renderMarkdown(doc: AssemblyDoc): string {
+  const agent = doc.request.agent;
+  const out: string[] = [`## Context for ${agent}`];
+  const b = banner(doc.zone, doc.usage_pct);
+  if (b) out.push('', b);
+  if (doc.zone === 'Emergency') {
+    out.push('', 'Context assembly skipped due to token budget constraints.', 'Suggest: Complete current operation and start new session.');
+    return out.join('\n') + '\n';
+  }
+  if (doc.zone === 'Wrap-up') {
+    out.push('', '### Essential Info Only', '', 'Minimal context mode active. Focus on completing current task.');
+    return out.join('\n') + '\n';
+  }
+  const packages = doc.packages ?? doc.candidates ?? [];
+  const available = doc.total_available ?? packages.length;
+  const header = renderPackageHeader(doc.zone, packages.length, available, doc.priority_used ?? null);
+  out.push('', renderPackageSection(header, packages.map(renderPackageEntry)));
+  if (packages.length === 0) {
+    out.push('', available === 0 ? NO_PACKAGES_TEXT : 'No package fit the context budget; fetch one by id if needed.');
+  }
+  const skipped = (doc.excluded ?? []).filter((e) => e.kind === 'package' && e.reason === 'budget').map((e) => `(id ${e.id})`);
+  if (skipped.length > 0) out.push('', `_Left out for budget: ${skipped.join(', ')}_`);
+  const reasoning = doc.reasoning;
+  if (reasoning && reasoning.entries.length > 0) {
+    out.push('', `### Prior Agent Reasoning (${reasoning.entries.length} ${reasoning.entries.length === 1 ? 'entry' : 'entries'})`, '');
+    out.push(reasoning.entries.map(renderReasoningEntry).join('\n'));
+  }
+  const patterns = doc.error_patterns ?? [];
+  if (patterns.length > 0) {
+    out.push('', `### Error Patterns (${patterns.length} ${patterns.length === 1 ? 'match' : 'matches'})`, '');
+    out.push(patterns.map(renderErrorPattern).join('\n\n'));
+  }
+  const strategies = doc.strategies ?? [];
+  if (strategies.length > 0) {
+    out.push('', `### Strategies That Worked (${strategies.length})`, '');
+    out.push(strategies.map(renderStrategy).join('\n'));
+  }
+  const overflow = doc.overflow_count ?? 0;
+  if (overflow > 0 && (doc.zone === 'Normal' || doc.zone === 'Soft_Warning')) {
+    out.push('', `📦 +${overflow} more packages available (re-invoke with higher limit to expand)`);
+  }
+  return out.join('\n') + '\n';
+}

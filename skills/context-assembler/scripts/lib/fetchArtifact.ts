@@ -1,0 +1,106 @@
+/** fetch.ts behind the shell: find the package, check its path, read, redact, shorten. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { findPackage } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { isStrictlyInside } from '../../../bazinga-db/scripts/lib/paths.ts';
+import { excerpt } from './core/excerpt.ts';
+import { ParamError, parseFlags } from './params.ts';
+import { loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
+
+const FLAGS = {
+  '--max-tokens': 'string',
+  '--format': 'string',
+  '--db': 'string',
+  '--project-root': 'string',
+  '--config': 'string',
+  '--help': 'bool',
+} as const;
+
+const HELP = `fetch.ts: print a context package's artifact (redacted, optionally shortened)
+
+Usage: tsx fetch.ts <package_id> [--max-tokens N] [--format text|json] [--db PATH] [--project-root DIR] [--config PATH]
+
+  --max-tokens N   keep about 30% of N tokens from the beginning and 20% from the end, mark the middle
+  --format F       text (default) or json
+`;
+
+class FetchError extends Error {}
+
+/** Resolves the artifact path and refuses anything outside <root>/bazinga/artifacts/ (after symlinks). */
+export function resolveArtifact(projectRoot: string, filePath: string): string {
+  const artifactsDir = fs.realpathSync(path.join(projectRoot, 'bazinga', 'artifacts'));
+  const candidate = path.resolve(projectRoot, filePath);
+  let real: string;
+  try {
+    real = fs.realpathSync(candidate);
+  } catch {
+    throw new FetchError(`artifact file not found: ${filePath}`);
+  }
+  if (!isStrictlyInside(real, artifactsDir)) throw new FetchError(`refused: ${filePath} resolves outside bazinga/artifacts/`);
+  if (!fs.statSync(real).isFile()) throw new FetchError(`not a regular file: ${filePath}`);
+  return real;
+}
+
+export function runFetch(io: ScriptIo): number {
+  const fail = (code: string, message: string, exit: number) => {
+    io.stderr(JSON.stringify({ success: false, error: message, code }) + '\n');
+    return exit;
+  };
+  let id: number;
+  let maxTokens: number | null;
+  let format: 'text' | 'json';
+  let flags;
+  try {
+    flags = parseFlags(io.argv, FLAGS, 1);
+    if (flags.bools.has('--help')) {
+      io.stdout(HELP);
+      return 0;
+    }
+    const idText = flags.positionals[0];
+    if (idText === undefined) throw new ParamError('fetch.ts requires <package_id>', 'USAGE');
+    if (!/^\d+$/.test(idText)) throw new ParamError(`package_id must be a positive integer, got '${idText}'`);
+    id = Number(idText);
+    const maxText = flags.values.get('--max-tokens');
+    if (maxText !== undefined && !/^[1-9]\d*$/.test(maxText)) throw new ParamError(`--max-tokens must be a positive integer, got '${maxText}'`);
+    maxTokens = maxText === undefined ? null : Number(maxText);
+    const f = flags.values.get('--format') ?? 'text';
+    if (f !== 'text' && f !== 'json') throw new ParamError(`--format must be one of text, json, got '${f}'`);
+    format = f;
+  } catch (err) {
+    if (err instanceof ParamError) return fail(err.code, err.message, 2);
+    throw err;
+  }
+  let close = () => {};
+  try {
+    const env = loadEnvironment(flags, io);
+    const made = makeDeps(env, 'sonnet', flags, (m) => io.stderr(`⚠ ${m}\n`));
+    close = made.close;
+    const pkg = findPackage(made.deps.db(), id);
+    if (!pkg) return fail('NOT_FOUND', `Context package not found: ${id}`, 1);
+    const file = resolveArtifact(env.projectRoot, pkg.file_path);
+    const content = made.deps.redact(fs.readFileSync(file, 'utf8'));
+    const result = maxTokens === null ? { text: content, truncated: false, omitted_lines: 0 } : excerpt(content, maxTokens, made.deps.countTokens);
+    if (format === 'text') io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
+    else {
+      io.stdout(
+        JSON.stringify(
+          {
+            id,
+            file_path: pkg.file_path,
+            content: result.text,
+            truncated: result.truncated,
+            omitted_lines: result.omitted_lines,
+            tokens: made.deps.countTokens(result.text),
+          },
+          null,
+          2,
+        ) + '\n',
+      );
+    }
+    return 0;
+  } catch (err) {
+    return fail(err instanceof FetchError ? 'REFUSED' : 'DB_ERROR', (err as Error).message, 1);
+  } finally {
+    close();
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The flags every context-assembler script accepts (same names everywhere), parsed and checked at
+ * the edge. A bad value is a ParamError naming the flag, the value and what is allowed; scripts
+ * exit 2 on it.
+ */
+import { AGENTS, type Agent } from './config.ts';
+import { REASONING_LEVELS, type AssemblyRequest, type ReasoningLevel } from './contract.ts';
+
+export class ParamError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'USAGE' | 'VALIDATION' = 'VALIDATION',
+  ) {
+    super(message);
+    this.name = 'ParamError';
+  }
+}
+
+type Kind = 'string' | 'bool';
+
+/** Flag name → kind. Booleans take no value. */
+export const COMMON_FLAGS: Record<string, Kind> = {
+  '--session': 'string',
+  '--group': 'string',
+  '--agent': 'string',
+  '--model': 'string',
+  '--current-tokens': 'string',
+  '--iteration': 'string',
+  '--limit': 'string',
+  '--include-reasoning': 'string',
+  '--reasoning-level': 'string',
+  '--format': 'string',
+  '--explain': 'bool',
+  '--dry-run': 'bool',
+  '--now': 'string',
+  '--db': 'string',
+  '--project-root': 'string',
+  '--config': 'string',
+  '--task': 'string',
+  '--error': 'string',
+  '--lang': 'string',
+  '--framework': 'string',
+  '--help': 'bool',
+};
+
+/** The request flags: with a document piped in, these come from the document. */
+export const REQUEST_FLAGS = [
+  '--session', '--group', '--agent', '--model', '--current-tokens', '--iteration', '--limit',
+  '--include-reasoning', '--reasoning-level', '--now', '--task', '--error', '--lang', '--framework',
+] as const;
+
+export interface ParsedFlags {
+  values: Map<string, string>;
+  bools: Set<string>;
+  positionals: string[];
+}
+
+/** Parses `--flag value`, `--flag=value` and boolean flags; anything unknown is a USAGE error. */
+export function parseFlags(argv: readonly string[], flags: Record<string, Kind>, maxPositionals = 0): ParsedFlags {
+  const out: ParsedFlags = { values: new Map(), bools: new Set(), positionals: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (token === '-h') {
+      out.bools.add('--help');
+      continue;
+    }
+    if (!token.startsWith('--')) {
+      if (out.positionals.length >= maxPositionals) throw new ParamError(`Unexpected argument '${token}'`, 'USAGE');
+      out.positionals.push(token);
+      continue;
+    }
+    const eq = token.indexOf('=');
+    const name = eq === -1 ? token : token.slice(0, eq);
+    const kind = flags[name];
+    if (kind === undefined) {
+      throw new ParamError(`Unknown flag '${name}'. Valid flags: ${Object.keys(flags).sort().join(', ')}`, 'USAGE');
+    }
+    if (kind === 'bool') {
+      if (eq !== -1) throw new ParamError(`Flag '${name}' takes no value`, 'USAGE');
+      out.bools.add(name);
+      continue;
+    }
+    const value = eq !== -1 ? token.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new ParamError(`Flag '${name}' requires a value`, 'USAGE');
+    out.values.set(name, value);
+  }
+  return out;
+}
+
+function nonNegativeInt(flag: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) > max) {
+    throw new ParamError(`${flag} must be a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got '${value}'`);
+  }
+  return Number(value);
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ParamError(`${flag} must be one of ${allowed.join(', ')}, got '${value}'`);
+  }
+  return value as T;
+}
+
+const GROUP_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Builds the request from flags; `now` is the clock's reading when --now is absent. */
+export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyRequest {
+  const v = (k: string) => f.values.get(k);
+  const session = v('--session');
+  if (session === undefined || session.trim() === '') throw new ParamError('--session is required (the BAZINGA session id)', 'USAGE');
+  const agentText = v('--agent');
+  if (agentText === undefined) throw new ParamError(`--agent is required: one of ${AGENTS.join(', ')}`, 'USAGE');
+  const agent = oneOf<Agent>('--agent', agentText.trim().toLowerCase(), AGENTS);
+  const rawGroup = (v('--group') ?? '').trim();
+  const group = rawGroup === '' ? 'global' : rawGroup;
+  if (!GROUP_RE.test(group)) throw new ParamError(`--group must be 1-64 of [A-Za-z0-9_-] (or empty/global for session-wide), got '${rawGroup}'`);
+  const limitText = v('--limit');
+  const limit = limitText === undefined ? null : nonNegativeInt('--limit', limitText, 50);
+  if (limit === 0) throw new ParamError(`--limit must be between 1 and 50, got '${limitText}'`);
+  const includeText = v('--include-reasoning');
+  const include = includeText === undefined ? null : oneOf('--include-reasoning', includeText, ['true', 'false'] as const) === 'true';
+  const nowText = v('--now');
+  let nowIso: string;
+  if (nowText === undefined) nowIso = now().toISOString();
+  else {
+    const ms = /^\d{4}-\d{2}-\d{2}/.test(nowText) ? Date.parse(nowText) : NaN;
+    if (Number.isNaN(ms)) throw new ParamError(`--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '${nowText}'`);
+    nowIso = new Date(ms).toISOString();
+  }
+  const model = (v('--model') ?? 'sonnet').trim();
+  if (model === '') throw new ParamError("--model must be haiku, sonnet, opus or a model id, got ''");
+  return {
+    session: session.trim(),
+    group,
+    agent,
+    model,
+    current_tokens: nonNegativeInt('--current-tokens', v('--current-tokens') ?? '0'),
+    iteration: nonNegativeInt('--iteration', v('--iteration') ?? '0'),
+    limit,
+    include_reasoning: include,
+    reasoning_level: oneOf<ReasoningLevel>('--reasoning-level', v('--reasoning-level') ?? 'medium', REASONING_LEVELS),
+    now: nowIso,
+    task: v('--task') ?? null,
+    error: v('--error') ?? null,
+    lang: v('--lang') ?? null,
+    framework: v('--framework') ?? null,
+  };
+}
+
+export type OutputFormat = 'markdown' | 'json';
+
+export function formatFromFlags(f: ParsedFlags, fallback: OutputFormat): OutputFormat {
+  const value = f.values.get('--format');
+  return value === undefined ? fallback : oneOf<OutputFormat>('--format', value, ['markdown', 'json']);
+}

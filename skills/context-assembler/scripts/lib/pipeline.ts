@@ -1,0 +1,209 @@
+/**
+ * The assembly steps over the shared document: zone → rank → pack → reasoning → consume. Each
+ * step takes the document its predecessor produced and adds its own fields; `advance` runs
+ * whatever steps are missing up to a target, so a pipe of scripts and one in-process run give the
+ * same document. Database reads and writes go through the bazinga-db repositories; everything
+ * else is the pure core.
+ */
+import type { DB } from '../../../bazinga-db/scripts/lib/db.ts';
+import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
+import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts';
+import { findPackage, listCandidatePackages } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { listErrorPatterns } from '../../../bazinga-db/scripts/lib/repo/errorPatterns.ts';
+import { listGroupAndGlobalReasoning } from '../../../bazinga-db/scripts/lib/repo/reasoning.ts';
+import { getProjectId } from '../../../bazinga-db/scripts/lib/repo/sessions.ts';
+import { listStrategies } from '../../../bazinga-db/scripts/lib/repo/strategies.ts';
+import type { Config } from './config.ts';
+import { STEPS, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
+import { selectErrorPatterns, prepareStrategies } from './core/learning.ts';
+import type { CountTokens } from './core/pack.ts';
+import { packPackages } from './core/packages.ts';
+import { rankPackages } from './core/rank.ts';
+import { selectReasoning } from './core/reasoning.ts';
+import { computeZone } from './core/zone.ts';
+
+export interface Deps {
+  config: Config;
+  countTokens: CountTokens;
+  redact: (text: string) => string;
+  /** The database, opened on first use. */
+  db: () => DB;
+  explain: boolean;
+  dryRun: boolean;
+  warn: (message: string) => void;
+}
+
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+const queries = (zone: string) => zone !== 'Wrap-up' && zone !== 'Emergency';
+
+/** Step 1: zone and budgets; resolves the config-dependent defaults of the request. */
+export function zoneStep(request: AssemblyRequest, config: Config): AssemblyDoc {
+  const z = computeZone(request.model, request.current_tokens, request.agent, config);
+  const limits = config.retrieval_limits;
+  return {
+    step: 'zone',
+    request,
+    zone: z.zone,
+    usage_pct: round4(z.usage_pct),
+    effective_limit: z.effective_limit,
+    remaining_budget: z.remaining_budget,
+    context_budget: z.context_budget,
+    limit: request.limit ?? limits[request.agent] ?? limits.unknown ?? 3,
+    include_reasoning: request.include_reasoning ?? (request.agent !== 'developer' || request.iteration > 0),
+  };
+}
+
+/** Step 2: eligible packages ranked and cut to the limit; error patterns and strategies chosen. */
+export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+  const r = doc.request;
+  if (!queries(doc.zone)) {
+    return { ...doc, step: 'rank', total_available: 0, priority_used: null, candidates: [], error_patterns: [], strategies: [], excluded: [] };
+  }
+  const db = deps.db();
+  const nowMs = Date.parse(r.now);
+  const rows = listCandidatePackages(db, { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration });
+  const ranked = rankPackages({
+    candidates: rows.map((row) => ({ ...row, consumed: row.consumed === 1 })),
+    group: r.group,
+    agent: r.agent,
+    zone: doc.zone,
+    limit: doc.limit,
+    nowMs,
+    config: deps.config,
+    explain: deps.explain,
+  });
+  const projectId = getProjectId(db, r.session);
+  const ep = deps.config.error_patterns;
+  const patterns = selectErrorPatterns({
+    rows: listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 }),
+    nowMs,
+    minConfidence: ep.min_confidence,
+    max: ep.max,
+    solutionChars: ep.solution_chars,
+    lang: r.lang,
+    error: r.error,
+    redact: deps.redact,
+  });
+  const st = deps.config.strategies;
+  const strategies = prepareStrategies(
+    listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: st.max }),
+    st.insight_chars,
+    deps.redact,
+  );
+  return {
+    ...doc,
+    step: 'rank',
+    project_id: projectId,
+    total_available: ranked.total_available,
+    priority_used: ranked.priority_used,
+    candidates: ranked.selected,
+    error_patterns: patterns,
+    strategies,
+    excluded: ranked.excluded,
+  };
+}
+
+/** Step 3: redact, truncate, count and admit the ranked packages within the context budget. */
+export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+  const { candidates = [], ...rest } = doc;
+  const total = doc.total_available ?? 0;
+  if (!queries(doc.zone)) {
+    return { ...rest, step: 'pack', packages: [], packages_tokens: 0, overflow_count: 0 };
+  }
+  const packed = packPackages({
+    selected: candidates,
+    zone: doc.zone,
+    totalAvailable: total,
+    priorityUsed: doc.priority_used ?? null,
+    budget: doc.context_budget,
+    summaryCap: deps.config.summary_caps[doc.zone] ?? 400,
+    redact: deps.redact,
+    countTokens: deps.countTokens,
+  });
+  return {
+    ...rest,
+    step: 'pack',
+    packages: packed.packages,
+    packages_tokens: packed.tokens,
+    overflow_count: Math.max(0, total - packed.packages.length),
+    excluded: [...(doc.excluded ?? []), ...packed.excluded],
+  };
+}
+
+/** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
+export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+  const r = doc.request;
+  const budget = deps.config.reasoning.level_budgets[r.reasoning_level] ?? 800;
+  const empty = { included: false, level: r.reasoning_level, budget, used_tokens: 0, entries: [] };
+  if (!doc.include_reasoning || !queries(doc.zone)) return { ...doc, step: 'reasoning', reasoning: empty };
+  const cfg = deps.config.reasoning;
+  const selected = selectReasoning({
+    rows: listGroupAndGlobalReasoning(deps.db(), r.session, r.group),
+    producers: cfg.relevant_producers[r.agent] ?? [],
+    maxPerProducer: cfg.max_per_producer,
+    maxTotal: cfg.max_total,
+    contentChars: cfg.content_chars,
+    budget,
+    redact: deps.redact,
+    countTokens: deps.countTokens,
+  });
+  return {
+    ...doc,
+    step: 'reasoning',
+    reasoning: { included: true, level: r.reasoning_level, budget, used_tokens: selected.used_tokens, entries: selected.entries },
+    excluded: [...(doc.excluded ?? []), ...selected.excluded],
+  };
+}
+
+/**
+ * Step 5: in Normal and Soft_Warning, mark every delivered package consumed for (agent,
+ * iteration) — the consumer row and the iteration-aware scope row — unless this is a dry run. A
+ * failure here is reported, never thrown: the block was already assembled.
+ */
+export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+  const ids = (doc.packages ?? []).map((p) => p.id);
+  const done = (consumption: NonNullable<AssemblyDoc['consumption']>, consumed: number[] = []): AssemblyDoc => ({
+    ...doc,
+    step: 'consume',
+    consumed,
+    consumption,
+  });
+  if (doc.zone !== 'Normal' && doc.zone !== 'Soft_Warning') return done('skipped-zone');
+  if (ids.length === 0) return done('nothing-delivered');
+  if (deps.dryRun) return done('dry-run');
+  try {
+    const db = deps.db();
+    const r = doc.request;
+    const consumed = writeTransaction(db, () => {
+      const marked: number[] = [];
+      for (const id of ids) {
+        const pkg = findPackage(db, id);
+        if (pkg) {
+          markPackageConsumed(db, pkg, r.agent, r.iteration);
+          marked.push(id);
+        }
+      }
+      return marked;
+    });
+    return done('recorded', consumed);
+  } catch (err) {
+    deps.warn(`context-assembler: could not record consumption (${(err as Error).message}); the block is still valid`);
+    return done('failed');
+  }
+}
+
+const RUNNERS: Record<Exclude<Step, 'zone'>, (doc: AssemblyDoc, deps: Deps) => AssemblyDoc> = {
+  rank: rankStep,
+  pack: packStep,
+  reasoning: reasoningStep,
+  consume: consumeStep,
+};
+
+/** Runs every step after `doc.step` up to and including `target`. */
+export function advance(doc: AssemblyDoc, target: Step, deps: Deps): AssemblyDoc {
+  let current = doc;
+  for (const step of STEPS.slice(STEPS.indexOf(doc.step) + 1, STEPS.indexOf(target) + 1)) {
+    current = RUNNERS[step as Exclude<Step, 'zone'>](current, deps);
+  }
+  return current;
+}

@@ -1,0 +1,207 @@
+/**
+ * The shell every context-assembler script shares: parse flags → read the piped document (if
+ * any) → load config → open the database → run the steps → print. Invalid parameters exit 2 with
+ * a JSON error on stderr. Anything else that goes wrong (no database, a locked or corrupt file, a
+ * broken config) never blocks the orchestrator: a warning on stderr, the fallback block on stdout,
+ * exit 0.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { openDatabase, type DB } from '../../../bazinga-db/scripts/lib/db.ts';
+import { resolvePaths } from '../../../bazinga-db/scripts/lib/paths.ts';
+import { redactForOutput } from '../../../bazinga-db/scripts/lib/redact.ts';
+import { lookupByModel, parseConfig, type Config } from './config.ts';
+import { DocError, validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
+import { renderDisabled, renderFallback, renderMarkdown } from './core/render.ts';
+import {
+  COMMON_FLAGS,
+  ParamError,
+  REQUEST_FLAGS,
+  formatFromFlags,
+  parseFlags,
+  requestFromFlags,
+  type OutputFormat,
+  type ParsedFlags,
+} from './params.ts';
+import { advance, zoneStep, type Deps } from './pipeline.ts';
+import { makeTokenCounter } from './tokens.ts';
+
+export interface ScriptIo {
+  argv: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** The piped input, or undefined when stdin is a terminal (or not to be read). */
+  readStdin: () => string | undefined;
+  now: () => Date;
+}
+
+export interface ScriptSpec {
+  name: string;
+  step: Step;
+  defaultFormat: OutputFormat;
+  /** Whether a predecessor's document may arrive on stdin. */
+  readsStdin: boolean;
+  summary: string;
+}
+
+/** Busy handling for the assembler: short, so a locked database falls back well within 2 s. */
+const BUSY_TIMEOUT_MS = 300;
+const RETRY_BACKOFF_MS = [100];
+
+export const COMMON_HELP = `Request (when no document is piped in):
+  --session ID              BAZINGA session id (required)
+  --group ID                task group; empty or "global" = session-wide (default)
+  --agent TYPE              developer | senior_software_engineer | qa_expert | tech_lead |
+                            investigator | requirements_engineer (required)
+  --model NAME              haiku | sonnet | opus | a full model id (default sonnet)
+  --current-tokens N        tokens the orchestrator has used so far (default 0)
+  --iteration N             retry number, 0 for the first attempt (default 0)
+  --limit N                 packages to retrieve, 1-50 (default: retrieval_limits in config)
+  --include-reasoning B     true | false (default: on for handoff recipients and retries)
+  --reasoning-level L       minimal (400) | medium (800, default) | full (1200 tokens)
+  --now ISO-8601            clock for recency and TTLs (default: now); fixes the output
+  --error TEXT              the error the agent just hit: matching error patterns come first
+  --task TEXT               what the agent is about to do (recorded; relevance ranking is not built yet)
+  --lang L, --framework F   prefer strategies and patterns of this language / framework
+Options:
+  --format markdown|json    output format
+  --explain                 add each package's score components (json)
+  --dry-run                 do not record consumption
+  --db PATH                 database (default <project root>/bazinga/bazinga.db)
+  --project-root DIR        project root (default: $CLAUDE_PROJECT_DIR or the nearest folder with .claude/ and bazinga/)
+  --config PATH             config file (default <project root>/bazinga/skills_config.json)
+  --help                    this text`;
+
+function helpFor(spec: ScriptSpec): string {
+  const piped = spec.readsStdin
+    ? `\nWith a previous step's JSON on stdin it continues from that document; without one it runs the\nearlier steps itself from the flags.\n`
+    : '\n';
+  return `${spec.name}: ${spec.summary}\n\nUsage: tsx ${spec.name} [flags]${spec.readsStdin ? ' [< previous-step.json]' : ''}\n${piped}\n${COMMON_HELP}\n\nExit: 0 (also when assembly fails: fallback block + warning on stderr), 2 for invalid parameters.\n`;
+}
+
+function usageError(io: ScriptIo, err: ParamError | DocError): number {
+  const code = err instanceof ParamError ? err.code : 'VALIDATION';
+  io.stderr(JSON.stringify({ success: false, error: err.message, code }) + '\n');
+  return 2;
+}
+
+/** Where a run starts: a request from flags, a previous step's document, or a previous fallback. */
+type Start =
+  | { kind: 'request'; request: AssemblyRequest }
+  | { kind: 'doc'; doc: AssemblyDoc }
+  | { kind: 'fallback'; agent: string };
+
+/** Reads and validates the piped document; request flags cannot be combined with one. */
+function pipedStart(io: ScriptIo, flags: ParsedFlags): Start | undefined {
+  const text = io.readStdin();
+  if (text === undefined || text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new DocError(`stdin: not JSON from a previous step (${(err as Error).message})`);
+  }
+  if (value && typeof value === 'object' && (value as { fallback?: unknown }).fallback === true) {
+    return { kind: 'fallback', agent: String((value as { agent?: unknown }).agent ?? 'agent') };
+  }
+  const doc = validateDoc(value, 'stdin');
+  const given = REQUEST_FLAGS.filter((f) => flags.values.has(f));
+  if (given.length > 0) {
+    throw new ParamError(`${given.join(', ')} cannot be combined with a document on stdin: the request comes from the previous step`, 'USAGE');
+  }
+  return { kind: 'doc', doc };
+}
+
+function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc): void {
+  io.stdout(format === 'markdown' ? renderMarkdown(doc) : JSON.stringify(doc, null, 2) + '\n');
+}
+
+function fallback(io: ScriptIo, format: OutputFormat, agent: string, reason: string): number {
+  io.stderr(`⚠ context-assembler: ${reason}; printing the fallback block\n`);
+  io.stdout(format === 'markdown' ? renderFallback(agent) : JSON.stringify({ fallback: true, agent, error: reason }, null, 2) + '\n');
+  return 0;
+}
+
+export interface Environment {
+  config: Config;
+  configPath: string;
+  dbPath: string;
+  projectRoot: string;
+}
+
+/** Finds the project, its database and its config (throws on any failure; callers fall back). */
+export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | 'env' | 'stderr'>): Environment {
+  const paths = resolvePaths({ db: flags.values.get('--db'), projectRoot: flags.values.get('--project-root'), cwd: io.cwd, env: io.env });
+  const configFlag = flags.values.get('--config');
+  const configPath = configFlag ? path.resolve(io.cwd, configFlag) : path.join(paths.projectRoot, 'bazinga', 'skills_config.json');
+  let text: string | undefined;
+  try {
+    text = fs.readFileSync(configPath, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || configFlag) throw new Error(`cannot read config ${configPath}: ${(err as Error).message}`);
+  }
+  const config = parseConfig(text, configPath, (m) => io.stderr(`⚠ ${m}\n`));
+  return { config, configPath, dbPath: paths.dbPath, projectRoot: paths.projectRoot };
+}
+
+/** Builds the dependencies of the steps for one process run. */
+export function makeDeps(env: Environment, model: string, flags: ParsedFlags, warn: (m: string) => void): { deps: Deps; close: () => void } {
+  let db: DB | undefined;
+  const allowlist = env.config.redaction_allowlist.map((src) => new RegExp(src, 'g'));
+  const deps: Deps = {
+    config: env.config,
+    countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model, 1.2)),
+    redact: (text) => redactForOutput(text, { mode: env.config.redaction_mode, allowlist }).text,
+    db: () =>
+      (db ??= openDatabase({ dbPath: env.dbPath, create: false, busyTimeoutMs: BUSY_TIMEOUT_MS, retryBackoffMs: RETRY_BACKOFF_MS })),
+    explain: flags.bools.has('--explain'),
+    dryRun: flags.bools.has('--dry-run'),
+    warn,
+  };
+  return { deps, close: () => db?.close() };
+}
+
+/** Runs one step script (or assemble, with step 'consume'); returns the exit code. */
+export function runScript(spec: ScriptSpec, io: ScriptIo): number {
+  let flags: ParsedFlags;
+  let format: OutputFormat;
+  let start: Start;
+  try {
+    flags = parseFlags(io.argv, COMMON_FLAGS);
+    if (flags.bools.has('--help')) {
+      io.stdout(helpFor(spec));
+      return 0;
+    }
+    format = formatFromFlags(flags, spec.defaultFormat);
+    start = (spec.readsStdin ? pipedStart(io, flags) : undefined) ?? { kind: 'request', request: requestFromFlags(flags, io.now) };
+  } catch (err) {
+    if (err instanceof ParamError || err instanceof DocError) return usageError(io, err);
+    throw err;
+  }
+  if (start.kind === 'fallback') return fallback(io, format, start.agent, 'the previous step fell back');
+  const request = start.kind === 'doc' ? start.doc.request : start.request;
+  const warn = (m: string) => io.stderr(`⚠ ${m}\n`);
+  let close = () => {};
+  try {
+    const env = loadEnvironment(flags, io);
+    if (!env.config.enable_context_assembler) {
+      io.stdout(format === 'markdown' ? renderDisabled(request.agent) : JSON.stringify({ disabled: true, agent: request.agent }, null, 2) + '\n');
+      return 0;
+    }
+    const made = makeDeps(env, request.model, flags, warn);
+    close = made.close;
+    const first = start.kind === 'doc' ? start.doc : zoneStep(request, env.config);
+    output(io, format, advance(first, spec.step, made.deps));
+    return 0;
+  } catch (err) {
+    return fallback(io, format, request.agent, (err as Error).message);
+  } finally {
+    try {
+      close();
+    } catch {
+      // Closing cannot change what was printed.
+    }
+  }
+}
