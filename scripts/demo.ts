@@ -1,7 +1,8 @@
 /**
- * npm run demo: works on a temporary copy of the bundled v19 fixture (a database made by the
- * original BAZINGA tool) and shows what the bazinga-db layer answers for it. The bundled
- * fixture itself is never modified.
+ * npm run demo: assembles, on a temporary copy of the bundled v19 fixture (a database made by the
+ * original BAZINGA tool), the context block each agent type would get for group AUTH of session
+ * bazinga_20251201_090000, with a fixed --now so the output is the same on every run. The bundled
+ * fixture is never modified.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,33 +12,36 @@ import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fixture = path.join(repo, 'test', 'fixtures', 'bazinga-v19');
-const launcher = path.join(repo, 'skills', 'bazinga-db', 'bin', 'bazinga-db.mjs');
-const S1 = 'bazinga_20251201_090000';
+const assembler = path.join(repo, 'skills', 'context-assembler', 'bin', 'context-assembler.mjs');
+const SESSION = 'bazinga_20251201_090000';
+const NOW = '2025-12-02T12:00:00Z';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'context-assembler-demo-'));
 fs.cpSync(fixture, root, { recursive: true });
 fs.mkdirSync(path.join(root, '.claude'), { recursive: true });
 
-function show(title: string, args: string[]): void {
-  const r = spawnSync(process.execPath, [launcher, '--quiet', '--project-root', root, ...args], { encoding: 'utf8' });
-  console.log(`\n## ${title}\n$ bazinga-db ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`);
-  console.log(r.status === 0 ? r.stdout.trimEnd() : `exit ${r.status}: ${r.stderr.trim()}`);
+function assemble(title: string, flags: string[]): void {
+  const args = ['--session', SESSION, '--now', NOW, ...flags];
+  const r = spawnSync(process.execPath, [assembler, '--project-root', root, ...args], { encoding: 'utf8' });
+  console.log(`\n════ ${title}\n$ context-assembler ${args.join(' ')}\n`);
+  process.stdout.write(r.stdout);
+  if (r.status !== 0 || r.stderr.trim()) console.log(`(exit ${r.status}) ${r.stderr.trim()}`);
 }
 
 try {
-  console.log(`Demo project: a temporary copy of the v19 fixture at ${root}`);
-  show('Packages a developer retry (iteration 2) of group AUTH may see', [
-    'get-context-packages', S1, 'AUTH', 'developer', '10', '--iteration', '2', '--with-total',
+  console.log(`Demo: a temporary copy of the v19 fixture at ${root}; clock fixed at ${NOW}.`);
+  console.log('Each block is what the orchestrator pastes into the spawn prompt of that agent.');
+  assemble('Developer retry (iteration 1) in group AUTH', ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--dry-run']);
+  assemble('Senior software engineer escalation', ['--group', 'AUTH', '--agent', 'senior_software_engineer', '--iteration', '1', '--dry-run']);
+  assemble('QA expert handoff', ['--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '1', '--dry-run']);
+  assemble('Tech lead review', ['--group', 'AUTH', '--agent', 'tech_lead', '--iteration', '1', '--dry-run']);
+  assemble('Investigator', ['--group', 'AUTH', '--agent', 'investigator', '--iteration', '1', '--dry-run']);
+  assemble('Requirements engineer, session-wide', ['--agent', 'requirements_engineer', '--dry-run']);
+  assemble('QA expert in group CART with the window 80 % full (Conservative zone)', [
+    '--group', 'CART', '--agent', 'qa_expert', '--current-tokens', '136000', '--dry-run',
   ]);
-  show('Reasoning left in group AUTH', ['get-reasoning', S1, '--group_id', 'AUTH', '--limit', '3']);
-  show('Known error patterns of project acme-shop (confidence >= 0.7)', ['get-error-patterns', 'acme-shop']);
-  show('Strategies for react-native', ['get-strategies', 'acme-shop', '--framework', 'react-native', '--limit', '3']);
-  show('A QA handoff package whose summary carries a secret (redacted at ingest)', [
-    'save-context-package', S1, 'CART', 'handoff', `bazinga/artifacts/${S1}/handoff_CART.md`, 'developer',
-    '["qa_expert","tech_lead"]', 'high', 'Cart sync ready for QA; staging token=abcdefghijklmnopqrstuvwxyz012345',
-  ]);
-  show('Marking it consumed by qa_expert at iteration 1', ['mark-context-consumed', '8', 'qa_expert', '1']);
-  show('Integrity of the copy afterwards', ['integrity-check']);
+  assemble('Developer, iteration 2, recorded: the packages are marked consumed', ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2']);
+  assemble('The same developer call again: iteration 2 already has them', ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2', '--dry-run']);
 } finally {
   fs.rmSync(root, { recursive: true, force: true });
 }
