@@ -214,25 +214,16 @@ const saveConsumption: Command = {
       const pkg = findPackage(db, packageId);
       if (!pkg) throw notFound(`Context package not found: ${packageId}`);
       if (pkg.session_id !== sessionId) throw invalid(`Context package ${packageId} does not belong to session ${sessionId}`);
-      const scopeId = consumptionScopeId(sessionId, groupId, agent, iteration, packageId);
-      const inserted = insertConsumptionScope(db, {
-        scope_id: scopeId,
-        session_id: sessionId,
-        group_id: groupId,
-        agent_type: agent,
-        iteration,
-        package_id: packageId,
-      });
-      return {
-        success: true,
-        inserted,
-        scope_id: scopeId,
+      const row = {
+        scope_id: consumptionScopeId(sessionId, groupId, agent, iteration, packageId),
         session_id: sessionId,
         group_id: groupId,
         agent_type: agent,
         iteration,
         package_id: packageId,
       };
+      const inserted = insertConsumptionScope(db, row);
+      return { success: true, inserted, ...row };
     });
   },
 };

@@ -5,20 +5,15 @@
  * request's error text first, then by confidence, occurrences and last seen.
  */
 import { normaliseErrorMessage } from '../../../../bazinga-db/scripts/lib/hashing.ts';
+import type { ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/repo/errorPatterns.ts';
 import type { ErrorPatternItem, StrategyItem } from '../contract.ts';
 import { parseSqliteTime } from './rank.ts';
 import { oneLine, truncateAtWord } from './text.ts';
 
-export interface ErrorPatternRowInput {
-  pattern_hash: string;
-  signature_json: string;
-  solution: string;
-  confidence: number;
-  occurrences: number;
-  lang: string | null;
-  last_seen: string;
-  ttl_days: number;
-}
+export type ErrorPatternRowInput = Pick<
+  ErrorPatternRow,
+  'pattern_hash' | 'signature_json' | 'solution' | 'confidence' | 'occurrences' | 'lang' | 'last_seen' | 'ttl_days'
+>;
 
 export interface SelectPatternsInput {
   rows: readonly ErrorPatternRowInput[];

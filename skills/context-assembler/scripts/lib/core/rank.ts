@@ -7,17 +7,10 @@
 import type { Config, Zone } from '../config.ts';
 import type { Exclusion, RankedPackage, ScoreComponents } from '../contract.ts';
 
-export interface Candidate {
-  id: number;
-  priority: string;
-  package_type: string;
-  file_path: string;
-  summary: string;
-  group_id: string | null;
-  created_at: string | null;
+export type Candidate = Omit<RankedPackage, 'score' | 'components'> & {
   /** Already consumed by this agent at this iteration. */
   consumed: boolean;
-}
+};
 
 export interface RankInput {
   candidates: readonly Candidate[];

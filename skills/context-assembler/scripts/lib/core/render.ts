@@ -30,7 +30,7 @@ function renderErrorPattern(p: ErrorPatternItem): string {
   return [
     `⚠️ **Known Issue**: "${p.error_type}: ${p.message_pattern}"`,
     `> **Solution**: ${p.solution}`,
-    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} ${p.occurrences === 1 ? 'time' : 'times'})`,
+    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} times)`,
   ].join('\n');
 }
 
@@ -48,7 +48,7 @@ export function renderFallback(agent: string): string {
   return [
     `## Context for ${agent}`,
     '',
-    '⚠️ Context assembly encountered an error. Proceeding with minimal context.',
+    ':warning: Context assembly encountered an error. Proceeding with minimal context.',
     '',
     '**Fallback Mode**: Task and specialization context only. Context packages unavailable.',
     '',
@@ -100,12 +100,12 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   if (skipped.length > 0) out.push('', `_Left out for budget: ${skipped.join(', ')}_`);
   const reasoning = doc.reasoning;
   if (reasoning && reasoning.entries.length > 0) {
-    out.push('', `### Prior Agent Reasoning (${reasoning.entries.length} ${reasoning.entries.length === 1 ? 'entry' : 'entries'})`, '');
+    out.push('', `### Prior Agent Reasoning (${reasoning.entries.length} entries)`, '');
     out.push(reasoning.entries.map(renderReasoningEntry).join('\n'));
   }
   const patterns = doc.error_patterns ?? [];
   if (patterns.length > 0) {
-    out.push('', `### Error Patterns (${patterns.length} ${patterns.length === 1 ? 'match' : 'matches'})`, '');
+    out.push('', `### Error Patterns (${patterns.length} matches)`, '');
     out.push(patterns.map(renderErrorPattern).join('\n\n'));
   }
   const strategies = doc.strategies ?? [];
