@@ -85,11 +85,15 @@ interface EmitPattern {
 
 const tag = (kind: string) => `[REDACTED:${kind}]`;
 
-/** Key names whose value is a secret whatever it looks like. */
-const SECRET_KEYS = '(?:[\\w.-]*(?:password|passwd|pwd|passphrase|secret|private[_-]?key|credentials?)[\\w.-]*)';
-/** Key names whose value is a secret when it looks like a token (long, with a digit). */
-const TOKEN_KEYS = '(?:[\\w.-]*(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|token|session[_-]?key|signing[_-]?key)[\\w.-]*)';
-const ASSIGN = `(["']?)\\s*([=:]|=>)\\s*`;
+/** Key names whose value is a secret whatever it looks like (DB_PASS-style names included). */
+const SECRET_KEYS =
+  '(?:[\\w.-]*(?:password|passwd|pwd|passphrase|secret|private[_-]?key|credentials?)[\\w.-]*|(?:[\\w.-]*[_.-])?(?:db|database|smtp|mail|email|redis|mysql|mongo|pg|postgres|ftp|sftp|admin|root|user|key|ldap|proxy|amqp|rabbitmq|sql|ssh)[_.-]?pass(?![\\w]))';
+/** Key names whose value is a secret when it looks like a token (long, with a digit); `auth` only as a whole name or suffix (DOCKER_AUTH). */
+const TOKEN_KEYS =
+  '(?:[\\w.-]*(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|token|session[_-]?key|signing[_-]?key|(?:account|client|service|master|encryption)[_-]?key)[\\w.-]*' +
+  '|(?<![\\w.-])(?:[\\w.-]*[_.-])?auth(?![\\w]))';
+/** `=>` before `=`: otherwise `'password' => 'x'` matches `=` and takes `>` for the value. */
+const ASSIGN = `(["']?)\\s*(=>|[=:])\\s*`;
 
 /**
  * The emit patterns, most specific first. Each keeps what identifies the secret (the key name,
@@ -108,7 +112,8 @@ const EMIT_PATTERNS: readonly EmitPattern[] = [
   },
   {
     kind: 'connection_string',
-    regex: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]+):([^\s@/]+)@/gi,
+    // The user may be empty: `redis://:password@host`.
+    regex: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]*):([^\s@/]+)@/gi,
     replace: (_m, scheme: string, user: string) => `${scheme}${user}:${tag('password')}@`,
   },
   {
@@ -137,6 +142,7 @@ const EMIT_PATTERNS: readonly EmitPattern[] = [
         'shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}',
         'dop_v1_[a-f0-9]{64}',
         'SK[0-9a-fA-F]{32}',
+        'T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/[A-Za-z0-9]{24}', // the secret path of a Slack incoming webhook
       ]
         .map((p) => `(?<![A-Za-z0-9_])${p}(?![A-Za-z0-9_])`)
         .join('|'),
@@ -230,7 +236,17 @@ function isHighEntropySecret(token: string, before: string): boolean {
 function redactHighEntropy(text: string): { text: string; count: number } {
   let count = 0;
   const out = text.replace(TOKEN_RE, (token: string, offset: number) => {
-    if (token.startsWith('REDACTED') || !isHighEntropySecret(token, text.slice(Math.max(0, offset - 24), offset))) return token;
+    if (token.startsWith('REDACTED')) return token;
+    const before = text.slice(Math.max(0, offset - 24), offset);
+    // KEY=value in one run: judge the value alone and keep the key name (ENCRYPTION_KEY=[REDACTED:high_entropy]).
+    const kv = /^([A-Za-z_][\w.-]*=)([^=]+=*)$/.exec(token);
+    if (kv) {
+      const [, key, value] = kv as unknown as [string, string, string];
+      if (value.length < 20 || !isHighEntropySecret(value, before + key)) return token;
+      count++;
+      return key + tag('high_entropy');
+    }
+    if (!isHighEntropySecret(token, before)) return token;
     count++;
     return tag('high_entropy');
   });

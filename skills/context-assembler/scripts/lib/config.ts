@@ -117,7 +117,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Shape = 'boolean' | 'number' | 'fraction' | 'positive' | 'count' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
+type Shape = 'boolean' | 'number' | 'fraction' | 'unit' | 'positive' | 'count' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
 
 /** What each key must look like; `map:<shape>` is an object of arbitrary keys with values of that shape. */
 const SCHEMA: { [k: string]: Shape } = {
@@ -136,7 +136,7 @@ const SCHEMA: { [k: string]: Shape } = {
     weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'number', relevance: 'number' },
     priority_weights: 'map:number',
     recency_half_life_hours: 'positive',
-    type_affinity: 'map:map:fraction',
+    type_affinity: 'map:map:unit',
   },
   reasoning: {
     level_budgets: 'map:count',
@@ -145,7 +145,7 @@ const SCHEMA: { [k: string]: Shape } = {
     max_total: 'count',
     content_chars: 'count',
   },
-  error_patterns: { min_confidence: 'fraction', max: 'count', solution_chars: 'count' },
+  error_patterns: { min_confidence: 'unit', max: 'count', solution_chars: 'count' },
   strategies: { max: 'count', insight_chars: 'count' },
 };
 
@@ -171,6 +171,9 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
       return;
     case 'fraction':
       if (typeof value !== 'number' || !(value >= 0 && value < 1)) fail('a number from 0 up to (not including) 1');
+      return;
+    case 'unit':
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) fail('a number from 0 to 1');
       return;
     case 'positive':
       if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) fail('a positive number');

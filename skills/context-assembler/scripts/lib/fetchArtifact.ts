@@ -58,7 +58,7 @@ export function runFetch(io: ScriptIo): number {
     }
     const idText = flags.positionals[0];
     if (idText === undefined) throw new ParamError('fetch.ts requires <package_id>', 'USAGE');
-    if (!/^\d+$/.test(idText)) throw new ParamError(`package_id must be a positive integer, got '${idText}'`);
+    if (!/^[1-9]\d*$/.test(idText)) throw new ParamError(`package_id must be a positive integer, got '${idText}'`);
     id = Number(idText);
     const maxText = flags.values.get('--max-tokens');
     if (maxText !== undefined && !/^[1-9]\d*$/.test(maxText)) throw new ParamError(`--max-tokens must be a positive integer, got '${maxText}'`);

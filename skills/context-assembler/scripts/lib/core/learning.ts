@@ -92,7 +92,7 @@ export interface StrategyRowInput {
 export function prepareStrategies(rows: readonly StrategyRowInput[], insightChars: number, redact: (t: string) => string): StrategyItem[] {
   return rows.map((r) => ({
     strategy_id: r.strategy_id,
-    topic: r.topic,
+    topic: redact(r.topic),
     insight: truncateAtWord(redact(oneLine(r.insight)), insightChars),
     helpfulness: r.helpfulness,
   }));

@@ -1,0 +1,216 @@
+/**
+ * Golden blocks: the markdown `assemble.ts` prints for each zone, for a request with no packages,
+ * on failure (fallback) and when disabled, byte for byte, on a copy of the v19 fixture with a
+ * fixed --now and --dry-run. The goldens live in test/golden/ and were read against
+ * spec/assembler.md §6 and seed 000 (Step 5, Step 6) before they were frozen; each test also
+ * checks the spec's markers directly, so a careless rewrite of a golden cannot hide a regression.
+ *
+ * To rewrite the goldens after an intended change to the output:
+ *   UPDATE_GOLDEN=1 npx vitest run test/assembler.golden.test.ts
+ * then review `git diff test/golden/` against §6 before committing.
+ *
+ * Zones for the sonnet window (effective limit floor(200000 × 0.85) = 170000): Normal 0 tokens,
+ * Soft_Warning 110000 (64.7 %), Conservative 130000 (76.5 %), Wrap-up 150000 (88.2 %), Emergency
+ * 165000 (97.1 %).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
+
+const ASSEMBLE = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts', 'assemble.ts');
+const TSX = pathToFileURL(path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const GOLDEN_DIR = path.join(REPO_ROOT, 'test', 'golden');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const NOW = '2025-12-02T12:00:00Z';
+const HANG_GUARD_MS = 10_000;
+
+const ENV: NodeJS.ProcessEnv = { ...process.env };
+delete ENV.CLAUDE_PROJECT_DIR;
+delete ENV.BAZINGA_ROOT;
+
+/** Runs assemble.ts (markdown); expects exit 0 and returns stdout and stderr. */
+function assemble(args: readonly string[]): { stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', TSX, ASSEMBLE, ...args], {
+    cwd: REPO_ROOT,
+    env: ENV,
+    input: '',
+    encoding: 'utf8',
+    timeout: HANG_GUARD_MS,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return { stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Compares `actual` with test/golden/<name>, or rewrites it under UPDATE_GOLDEN=1. */
+function expectGolden(name: string, actual: string): void {
+  const file = path.join(GOLDEN_DIR, name);
+  if (UPDATE) {
+    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+    fs.writeFileSync(file, actual);
+  }
+  expect(fs.existsSync(file), `${file} is missing: run with UPDATE_GOLDEN=1 to create it`).toBe(true);
+  expect(actual).toBe(fs.readFileSync(file, 'utf8'));
+}
+
+let fixture: Project;
+beforeAll(() => {
+  fixture = copyFixture('ca-golden-');
+});
+afterAll(() => fixture.cleanup());
+
+/** Developer in AUTH at iteration 2: four eligible packages (1–4), the default limit shows three. */
+const request = (tokens: number) => [
+  '--project-root', fixture.root,
+  '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '2',
+  '--current-tokens', String(tokens), '--now', NOW, '--dry-run',
+];
+
+describe('zone blocks (spec §6, seed 000 Step 5)', () => {
+  it('Normal: no banner, Relevant Packages with ids, reasoning, error patterns, strategies, overflow line', () => {
+    const { stdout, stderr } = assemble(request(0));
+    expect(stderr).toBe('');
+    expectGolden('zone-normal.md', stdout);
+    expect(stdout.startsWith('## Context for developer\n\n### Relevant Packages (3/4)\n\n**[CRITICAL]** ')).toBe(true);
+    expect(stdout).not.toMatch(/🔶|🚨/);
+    expect(stdout).toMatch(/^\*\*\[(CRITICAL|HIGH|MEDIUM|LOW)\]\*\* bazinga\/artifacts\/\S+ \(id \d+\)\n> \S/m);
+    expect(stdout).toContain('\n### Prior Agent Reasoning (4 entries)\n');
+    expect(stdout).toContain('\n### Error Patterns (2 matches)\n');
+    expect(stdout).toContain('⚠️ **Known Issue**: "');
+    expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 1 times\)$/m);
+    expect(stdout.trimEnd().endsWith('📦 +1 more packages available (re-invoke with higher limit to expand)')).toBe(true);
+  });
+
+  it('Soft_Warning: 🔶 banner with the usage, summaries at most 200 characters, overflow line', () => {
+    const { stdout } = assemble(request(110_000));
+    expectGolden('zone-soft-warning.md', stdout);
+    expect(stdout.startsWith('## Context for developer\n\n🔶 **Token budget: Soft Warning (64.7%) - Reduced summaries (200 char)**\n\n### Relevant Packages (3/4)\n')).toBe(true);
+    for (const line of stdout.split('\n').filter((l) => l.startsWith('> ') && !l.startsWith('> **'))) {
+      expect(Array.from(line.slice(2)).length).toBeLessThanOrEqual(200);
+    }
+    expect(stdout).toContain('📦 +1 more packages available (re-invoke with higher limit to expand)');
+  });
+
+  it('Conservative: 🔶 banner, Priority Packages from the ladder (never low) with the level used, summaries at most 100, no overflow line', () => {
+    const { stdout } = assemble(request(130_000));
+    expectGolden('zone-conservative.md', stdout);
+    expect(stdout.startsWith('## Context for developer\n\n🔶 **Token budget: Conservative (76.5%)**\n\n### Priority Packages (3/4) - medium level\n')).toBe(true);
+    expect(stdout).not.toContain('**[LOW]**');
+    expect(stdout).not.toContain('### Relevant Packages');
+    const summaries = stdout.split('### Prior Agent Reasoning')[0]!.split('\n').filter((l) => l.startsWith('> '));
+    expect(summaries).toHaveLength(3);
+    for (const s of summaries) expect(Array.from(s.slice(2)).length).toBeLessThanOrEqual(100);
+    expect(summaries.some((s) => s.endsWith('...'))).toBe(true);
+    expect(stdout).not.toContain('📦');
+  });
+
+  it('Wrap-up: 🔶 banner and Essential Info Only, nothing queried', () => {
+    const { stdout } = assemble(request(150_000));
+    expectGolden('zone-wrap-up.md', stdout);
+    expect(stdout).toBe(
+      [
+        '## Context for developer',
+        '',
+        '🔶 **Token budget: Wrap-up (88.2%) - Completing current operation**',
+        '',
+        '### Essential Info Only',
+        '',
+        'Minimal context mode active. Focus on completing current task.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('Emergency: 🚨 banner, assembly skipped, checkpoint suggested', () => {
+    const { stdout } = assemble(request(165_000));
+    expectGolden('zone-emergency.md', stdout);
+    expect(stdout).toBe(
+      [
+        '## Context for developer',
+        '',
+        '🚨 **Token budget: Emergency (97.1%) - Checkpoint recommended**',
+        '',
+        'Context assembly skipped due to token budget constraints.',
+        'Suggest: Complete current operation and start new session.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('the zone follows the unrounded percentage: 101999 tokens (59.99 %) is still Normal, 102000 (60 %) is Soft_Warning', () => {
+    expect(assemble(request(101_999)).stdout).not.toContain('🔶');
+    expect(assemble(request(102_000)).stdout).toContain('🔶 **Token budget: Soft Warning (60.0%)');
+  });
+});
+
+describe('edge blocks (spec §6, seed 000 Step 6)', () => {
+  const EMPTY = [
+    '## Context for developer',
+    '',
+    '### Relevant Packages (0/0)',
+    '',
+    'No context packages found for this session/group. The agent will proceed with task and specialization context only.',
+    '',
+  ].join('\n');
+
+  it('empty: a session with no packages, reasoning or learnings prints exactly the seed block', () => {
+    const { stdout } = assemble([
+      '--project-root', fixture.root, '--session', 'bazinga_20990101_000000', '--agent', 'developer', '--now', NOW, '--dry-run',
+    ]);
+    expectGolden('empty.md', stdout);
+    expect(stdout).toBe(EMPTY);
+  });
+
+  it("empty with learnings: no package for qa_expert in S2's CHK, the project's patterns and strategies still follow", () => {
+    const { stdout } = assemble([
+      '--project-root', fixture.root, '--session', S2, '--group', 'CHK', '--agent', 'qa_expert', '--now', '2025-12-04T12:00:00Z', '--dry-run',
+    ]);
+    expectGolden('empty-with-learnings.md', stdout);
+    expect(stdout.startsWith(EMPTY.replace('developer', 'qa_expert'))).toBe(true);
+    expect(stdout).toContain('### Error Patterns (2 matches)');
+    expect(stdout).toContain('### Strategies That Worked (3)');
+    expect(stdout).not.toContain('### Prior Agent Reasoning');
+  });
+
+  it('fallback: a missing database prints the seed fallback block', () => {
+    const p = makeProject('ca-golden-nodb-');
+    try {
+      const { stdout, stderr } = assemble([
+        '--project-root', p.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--now', NOW, '--dry-run',
+      ]);
+      expect(stderr).toContain('Database not found');
+      expectGolden('fallback.md', stdout);
+      expect(stdout).toBe(
+        [
+          '## Context for developer',
+          '',
+          ':warning: Context assembly encountered an error. Proceeding with minimal context.',
+          '',
+          '**Fallback Mode**: Task and specialization context only. Context packages unavailable.',
+          '',
+        ].join('\n'),
+      );
+    } finally {
+      p.cleanup();
+    }
+  });
+
+  it('disabled: enable_context_assembler false prints one line', () => {
+    const p = copyFixture('ca-golden-disabled-');
+    try {
+      fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { enable_context_assembler: false } }));
+      const { stdout, stderr } = assemble([
+        '--project-root', p.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--now', NOW, '--dry-run',
+      ]);
+      expect(stderr).toBe('');
+      expectGolden('disabled.md', stdout);
+      expect(stdout.split('\n')).toHaveLength(2); // one line and its newline
+      expect(stdout.startsWith('## Context for developer')).toBe(true);
+      expect(stdout).toContain('disabled');
+    } finally {
+      p.cleanup();
+    }
+  });
+});

@@ -1,0 +1,281 @@
+/**
+ * Packing (spec/assembler.md §3.5): greedy `pack` and the package step `packPackages`. A
+ * fast-check property over random items and budgets: the emitted section, rendered exactly as
+ * packPackages renders it and counted with the same counter, never exceeds the budget; admitted
+ * items keep score order; every other item is excluded exactly once with its reason. Run with a
+ * deterministic counter and once with the real cl100k counter.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { redactForOutput } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { DEFAULT_CONFIG, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
+import type { RankedPackage } from '../skills/context-assembler/scripts/lib/contract.ts';
+import { pack, type CountTokens } from '../skills/context-assembler/scripts/lib/core/pack.ts';
+import { packPackages, type PackPackagesInput } from '../skills/context-assembler/scripts/lib/core/packages.ts';
+import { renderPackageEntry, renderPackageHeader, renderPackageSection } from '../skills/context-assembler/scripts/lib/core/render.ts';
+import { makeTokenCounter } from '../skills/context-assembler/scripts/lib/tokens.ts';
+
+/** Deterministic counter: one token per started group of four characters (code points). */
+const quarter: CountTokens = (text) => Math.ceil(Array.from(text).length / 4);
+const redact = (text: string) => redactForOutput(text, { mode: 'both', allowlist: [] }).text;
+
+const SECRET = 'sk-ant-api03-Zx9Qw7Er5Ty3Ui1Op8As6Df4Gh2Jk0LmNbVcXz';
+
+function pkg(over: Partial<RankedPackage> & { id: number }): RankedPackage {
+  return {
+    priority: 'medium',
+    package_type: 'research',
+    file_path: `bazinga/artifacts/s1/p${over.id}.md`,
+    summary: `Package ${over.id} summary`,
+    group_id: null,
+    created_at: '2025-12-01 10:00:00',
+    score: 100 - over.id,
+    ...over,
+  };
+}
+
+function input(over: Partial<PackPackagesInput>): PackPackagesInput {
+  return {
+    selected: [],
+    zone: 'Normal',
+    totalAvailable: 10,
+    priorityUsed: null,
+    budget: 10_000,
+    summaryCap: 400,
+    redact,
+    countTokens: quarter,
+    ...over,
+  };
+}
+
+// ----------------------------------------------------------------------------------- pack()
+
+describe('pack (greedy, skip not stop)', () => {
+  const len = (s: string) => s.length;
+  it.each([
+    { name: 'all fit', sizes: [3, 4, 5], budget: 12, admitted: [3, 4, 5], used: 12 },
+    { name: 'exact fit is admitted (≤, not <)', sizes: [6, 6], budget: 12, admitted: [6, 6], used: 12 },
+    { name: 'a big item is skipped, a later small one still admitted', sizes: [5, 20, 4], budget: 10, admitted: [5, 4], used: 9 },
+    { name: 'nothing fits', sizes: [11, 12], budget: 10, admitted: [], used: 0 },
+    { name: 'zero budget admits empty items only', sizes: [0, 1, 0], budget: 0, admitted: [0, 0], used: 0 },
+    { name: 'order is kept', sizes: [1, 9, 2, 8, 3], budget: 7, admitted: [1, 2, 3], used: 6 },
+  ])('$name', ({ sizes, budget, admitted, used }) => {
+    const items = sizes.map((n) => 'x'.repeat(n));
+    const r = pack(items, budget, (s) => s, len);
+    expect(r.admitted.map((a) => a.tokens)).toEqual(admitted);
+    expect(r.used).toBe(used);
+    expect(r.admitted.length + r.skipped.length).toBe(sizes.length);
+    expect(r.skipped.every((s) => s.tokens + r.used > budget || s.tokens > budget)).toBe(true);
+  });
+});
+
+// ------------------------------------------------------------------------- the property test
+
+const WORDS = ['cache', 'retry', 'timeout', 'the', 'database', 'migration', 'fails', 'on', 'ENOENT', 'é', '日本', 'x', 'src/app.ts', '—', 'a'];
+const arbSummary = fc.oneof(
+  { weight: 8, arbitrary: fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 120 }).map((w) => w.join(' ')) },
+  // only a secret: redaction leaves nothing
+  { weight: 1, arbitrary: fc.constant(SECRET) },
+  // a secret inside ordinary text
+  { weight: 1, arbitrary: fc.array(fc.constantFrom(...WORDS), { maxLength: 10 }).map((w) => `${w.join(' ')} key ${SECRET} end`) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 600 }) },
+);
+const arbItems = fc
+  .array(
+    fc.record({
+      priority: fc.constantFrom('critical', 'high', 'medium', 'low'),
+      path: fc.stringMatching(/^[a-z0-9_/.-]{1,60}$/),
+      summary: arbSummary,
+    }),
+    { maxLength: 25 },
+  )
+  .map((rows) =>
+    rows.map((r, i) => pkg({ id: i + 1, priority: r.priority, file_path: r.path, summary: r.summary, score: 1000 - i * 3 })),
+  );
+const arbZone = fc.constantFrom<Zone>('Normal', 'Soft_Warning', 'Conservative');
+
+function checkPackInvariants(selected: RankedPackage[], budget: number, zone: Zone, extra: number, priorityUsed: string | null, count: CountTokens) {
+  const totalAvailable = selected.length + extra;
+  const summaryCap = DEFAULT_CONFIG.summary_caps[zone] as number;
+  const out = packPackages(input({ selected, zone, budget, totalAvailable, priorityUsed, summaryCap, countTokens: count }));
+
+  // The section as emitted, rendered the way packPackages renders it, counted with the same counter.
+  const header = renderPackageHeader(zone, out.packages.length, totalAvailable, priorityUsed);
+  const section = renderPackageSection(header, out.packages.map(renderPackageEntry));
+  const counted = count(section);
+  expect(out.tokens).toBe(counted);
+  if (out.packages.length > 0) expect(counted).toBeLessThanOrEqual(budget);
+  else expect(counted <= budget || count(header) > budget).toBe(true);
+
+  // Admitted items keep score order (a subsequence of the input order).
+  const order = new Map(selected.map((p, i) => [p.id, i]));
+  const positions = out.packages.map((p) => order.get(p.id) as number);
+  expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  for (let i = 1; i < out.packages.length; i++) {
+    expect((out.packages[i - 1] as RankedPackage).score).toBeGreaterThanOrEqual((out.packages[i] as RankedPackage).score);
+  }
+
+  // Every non-admitted item exactly once in `excluded`, with reason budget or redaction-emptied.
+  const admitted = new Set(out.packages.map((p) => p.id));
+  const excludedIds = out.excluded.map((e) => e.id);
+  expect(new Set(excludedIds).size).toBe(excludedIds.length);
+  expect([...excludedIds, ...admitted].sort((a, b) => a - b)).toEqual(selected.map((p) => p.id).sort((a, b) => a - b));
+  for (const e of out.excluded) {
+    expect(e.kind).toBe('package');
+    expect(['budget', 'redaction-emptied']).toContain(e.reason);
+    if (e.reason === 'redaction-emptied') {
+      const original = selected.find((p) => p.id === e.id) as RankedPackage;
+      expect(redact(original.summary).replace(/\[REDACTED[^\]]*\]/g, '')).not.toMatch(/[\p{L}\p{N}]/u);
+    }
+  }
+
+  // Emitted summaries: within the zone's cap, one line, no secret; per-entry tokens are as counted.
+  for (const p of out.packages) {
+    expect(Array.from(p.summary).length).toBeLessThanOrEqual(summaryCap);
+    expect(p.summary).not.toContain('\n');
+    expect(p.summary).not.toContain(SECRET);
+    expect(p.tokens).toBe(count(renderPackageEntry(p) + '\n\n'));
+  }
+  // When there is room for everything, nothing is left out for budget.
+  return out;
+}
+
+describe('packPackages: property', () => {
+  it('deterministic counter (chars/4, ceil): section ≤ budget, score order, exclusions complete', () => {
+    fc.assert(
+      fc.property(
+        arbItems,
+        fc.integer({ min: 0, max: 4000 }),
+        arbZone,
+        fc.nat({ max: 40 }),
+        fc.constantFrom(null, 'critical', 'high', 'medium'),
+        (selected, budget, zone, extra, priorityUsed) => {
+          checkPackInvariants(selected, budget, zone, extra, priorityUsed, quarter);
+        },
+      ),
+      { numRuns: 400, seed: 20251202 },
+    );
+  });
+
+  it('real counter makeTokenCounter(1.2): the same invariants', () => {
+    const real = makeTokenCounter(1.2);
+    fc.assert(
+      fc.property(arbItems, fc.integer({ min: 0, max: 3000 }), arbZone, fc.nat({ max: 40 }), (selected, budget, zone, extra) => {
+        checkPackInvariants(selected, budget, zone, extra, zone === 'Conservative' ? 'high' : null, real);
+      }),
+      { numRuns: 60, seed: 7 },
+    );
+  });
+
+  it('a large budget admits every non-emptied item', () => {
+    fc.assert(
+      fc.property(arbItems, arbZone, (selected, zone) => {
+        const out = checkPackInvariants(selected, 1_000_000, zone, 0, null, quarter);
+        expect(out.excluded.filter((e) => e.reason === 'budget')).toEqual([]);
+      }),
+      { numRuns: 100, seed: 3 },
+    );
+  });
+});
+
+// ------------------------------------------------------------------------- fixed vectors
+
+describe('packPackages: summary caps per zone', () => {
+  const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '); // ~1300 characters
+  it.each([
+    { zone: 'Normal' as Zone, cap: 400 },
+    { zone: 'Soft_Warning' as Zone, cap: 200 },
+    { zone: 'Conservative' as Zone, cap: 100 },
+  ])('$zone: cut to $cap characters at a word boundary with "..."', ({ zone, cap }) => {
+    expect(DEFAULT_CONFIG.summary_caps[zone]).toBe(cap);
+    const out = packPackages(input({ zone, summaryCap: DEFAULT_CONFIG.summary_caps[zone] as number, selected: [pkg({ id: 1, summary: long })] }));
+    const s = out.packages[0]?.summary as string;
+    expect(s.length).toBeLessThanOrEqual(cap);
+    expect(s.length).toBeGreaterThan(cap / 2);
+    expect(s.endsWith('...')).toBe(true);
+    const kept = s.slice(0, -3);
+    expect(long.startsWith(kept)).toBe(true);
+    expect(long[kept.length]).toBe(' '); // ends on a whole word
+  });
+
+  it('a summary within the cap is left as is (whitespace collapsed to one line)', () => {
+    const out = packPackages(input({ summaryCap: 100, selected: [pkg({ id: 1, summary: 'line one\n\n  line   two' })] }));
+    expect(out.packages[0]?.summary).toBe('line one line two');
+  });
+
+  it('exactly at the cap is not cut', () => {
+    const s = 'a'.repeat(95) + ' bcde'; // 100 characters
+    const out = packPackages(input({ summaryCap: 100, selected: [pkg({ id: 1, summary: s })] }));
+    expect(out.packages[0]?.summary).toBe(s);
+  });
+
+  it('one character over the cap is cut', () => {
+    const s = 'a'.repeat(95) + ' bcdef'; // 101 characters
+    const out = packPackages(input({ summaryCap: 100, selected: [pkg({ id: 1, summary: s })] }));
+    expect(out.packages[0]?.summary).toBe('a'.repeat(95) + '...');
+  });
+
+  it('the cap applies after redaction (a secret cannot be half-cut into the output)', () => {
+    const summary = `${'filler '.repeat(13)}token ${SECRET} tail`;
+    const out = packPackages(input({ summaryCap: 100, selected: [pkg({ id: 1, summary })] }));
+    const s = out.packages[0]?.summary as string;
+    expect(s).not.toContain('sk-ant');
+    expect(s.length).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('packPackages: redaction', () => {
+  it.each([
+    { name: 'a bare vendor key', summary: SECRET },
+    { name: 'a PEM block', summary: '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----' },
+    { name: 'a JWT and punctuation', summary: '  eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U ; ' },
+  ])('$name → excluded as redaction-emptied, not rendered', ({ summary }) => {
+    const out = packPackages(input({ selected: [pkg({ id: 1, summary }), pkg({ id: 2 })], totalAvailable: 2 }));
+    expect(out.packages.map((p) => p.id)).toEqual([2]);
+    expect(out.excluded).toEqual([{ kind: 'package', id: 1, reason: 'redaction-emptied' }]);
+  });
+
+  it('a secret inside text is replaced, the package kept', () => {
+    const out = packPackages(input({ selected: [pkg({ id: 1, summary: 'Set DB_PASSWORD=hunter2hunter2 in .env' })] }));
+    expect(out.packages[0]?.summary).toBe('Set DB_PASSWORD=[REDACTED:secret] in .env');
+    expect(out.excluded).toEqual([]);
+  });
+
+  it('the file path is redacted too', () => {
+    const out = packPackages(input({ selected: [pkg({ id: 1, file_path: `bazinga/artifacts/${SECRET}.md` })] }));
+    expect(out.packages[0]?.file_path).not.toContain(SECRET);
+  });
+});
+
+describe('packPackages: budget', () => {
+  const three = [
+    pkg({ id: 1, summary: 'x'.repeat(300) }),
+    pkg({ id: 2, summary: 'y'.repeat(900) }),
+    pkg({ id: 3, summary: 'z'.repeat(40) }),
+  ];
+
+  it('an item that does not fit is skipped, not a stop; the skip is reported', () => {
+    const budget = 160; // fits 1 (~90) and 3 (~25) but not 2 (~240)
+    const out = packPackages(input({ selected: three, budget, summaryCap: 1000 }));
+    expect(out.packages.map((p) => p.id)).toEqual([1, 3]);
+    expect(out.excluded).toEqual([{ kind: 'package', id: 2, reason: 'budget' }]);
+    expect(out.tokens).toBeLessThanOrEqual(budget);
+    expect(out.tokens).toBe(quarter(renderPackageSection(renderPackageHeader('Normal', 2, 10, null), out.packages.map(renderPackageEntry))));
+  });
+
+  it('a budget too small for anything: every item excluded for budget, the section is the bare header', () => {
+    const out = packPackages(input({ selected: three, budget: 12, summaryCap: 1000 }));
+    expect(out.packages).toEqual([]);
+    expect(out.excluded.map((e) => [e.id, e.reason])).toEqual([
+      [1, 'budget'],
+      [2, 'budget'],
+      [3, 'budget'],
+    ]);
+    expect(out.tokens).toBe(quarter(renderPackageHeader('Normal', 0, 10, null)));
+  });
+
+  it('Conservative renders the priority header with the level', () => {
+    const out = packPackages(input({ zone: 'Conservative', priorityUsed: 'high', selected: three.slice(0, 1), totalAvailable: 4, summaryCap: 100 }));
+    expect(out.tokens).toBe(quarter(renderPackageSection('### Priority Packages (1/4) - high level', out.packages.map(renderPackageEntry))));
+  });
+});
