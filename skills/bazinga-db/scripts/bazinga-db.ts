@@ -11,6 +11,12 @@
  */
 import { runCli } from './lib/cli.ts';
 
+// A reader that stops early (`| head`) closes the pipe; that is not an error of ours.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(Number(process.exitCode ?? 0));
+  throw err;
+});
+
 process.exitCode = runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,

@@ -13,7 +13,7 @@
  *         2 for invalid parameters. In a pipe, failures never block (fallback, exit 0).
  */
 import { consumeIds, consumeIdsRequest } from './lib/consumeIds.ts';
-import { main } from './lib/main.ts';
+import { exitQuietlyOnEpipe, main } from './lib/main.ts';
 import { COMMON_FLAGS, ParamError, parseFlags } from './lib/params.ts';
 
 const argv = process.argv.slice(2);
@@ -27,6 +27,7 @@ if (!standalone) {
     summary: 'marks the delivered packages consumed for (agent, iteration); standalone with --ids after a spawn',
   });
 } else {
+  exitQuietlyOnEpipe();
   const io = {
     argv,
     cwd: process.cwd(),

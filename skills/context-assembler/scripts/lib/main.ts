@@ -2,6 +2,14 @@
 import fs from 'node:fs';
 import { runScript, type ScriptSpec } from './shell.ts';
 
+/** A reader that stops early (`| head`) closes the pipe; that is not an error of ours. */
+export function exitQuietlyOnEpipe(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(Number(process.exitCode ?? 0));
+    throw err;
+  });
+}
+
 /**
  * Reads all of a piped stdin synchronously. A pipe may be non-blocking (EAGAIN while the previous
  * step is still writing), so wait briefly and read again until end of input.
@@ -30,6 +38,7 @@ function readPipedStdin(): string | undefined {
 }
 
 export function main(spec: ScriptSpec): void {
+  exitQuietlyOnEpipe();
   process.exitCode = runScript(spec, {
     argv: process.argv.slice(2),
     cwd: process.cwd(),

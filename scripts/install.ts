@@ -1,0 +1,207 @@
+/**
+ * Installs both skills into a BAZINGA project: `<project>/.claude/skills/{context-assembler,bazinga-db}`,
+ * their references under `<project>/.claude/references/`, a runtime `package.json` in
+ * `.claude/skills/` whose dependencies are installed there (the skills resolve them from their own
+ * location), and `bazinga/skills_config.json` when the project has none.
+ *
+ * Usage: npm run install-skills -- <project-dir> [--dry-run] [--no-deps]
+ *        node scripts/install.mjs <project-dir> [--dry-run] [--no-deps]
+ *
+ * Idempotent: a second run changes nothing. Files it would overwrite that it did not write itself
+ * (for example the original tool's bazinga-db SKILL.md) are first copied to
+ * `.claude/skills-backup/<timestamp>/`; the original's other files (scripts/bazinga_db.py) stay.
+ * Files of an earlier install that are no longer shipped are removed. `--dry-run` prints the plan.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MANIFEST = '.claude/skills/.context-assembler-install.json';
+
+interface Manifest {
+  version: string;
+  files: string[];
+}
+
+export type Action =
+  | { kind: 'create' | 'update'; target: string; source: string; backup?: string }
+  | { kind: 'unchanged'; target: string }
+  | { kind: 'remove'; target: string }
+  | { kind: 'write'; target: string; content: string; note: string };
+
+function listFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(dir, path.join(d.parentPath ?? d.path, d.name)).split(path.sep).join('/'))
+    .sort();
+}
+
+function readManifest(project: string): Manifest | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(project, MANIFEST), 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+function runtimePackageJson(): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(BUNDLE, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies: Record<string, string>;
+    allowScripts?: Record<string, boolean>;
+    engines?: Record<string, string>;
+  };
+  const runtime = {
+    name: 'bazinga-skills-runtime',
+    private: true,
+    type: 'module',
+    description: 'Runtime dependencies of the context-assembler and bazinga-db skills (written by the context-assembler installer).',
+    engines: pkg.engines,
+    dependencies: pkg.dependencies,
+    allowScripts: pkg.allowScripts,
+  };
+  return JSON.stringify(runtime, null, 2) + '\n';
+}
+
+/** What installing into `project` would do, file by file. Reads only. */
+export function planInstall(project: string, stamp: string): Action[] {
+  const previous = new Set(readManifest(project)?.files ?? []);
+  const actions: Action[] = [];
+  const shipped: [string, string][] = [];
+  for (const skill of ['context-assembler', 'bazinga-db']) {
+    for (const f of listFiles(path.join(BUNDLE, 'skills', skill))) {
+      shipped.push([path.join(BUNDLE, 'skills', skill, f), `.claude/skills/${skill}/${f}`]);
+    }
+  }
+  for (const f of listFiles(path.join(BUNDLE, 'references'))) shipped.push([path.join(BUNDLE, 'references', f), `.claude/references/${f}`]);
+  for (const [source, target] of shipped) {
+    const dest = path.join(project, target);
+    if (!fs.existsSync(dest)) actions.push({ kind: 'create', target, source });
+    else if (fs.readFileSync(dest).equals(fs.readFileSync(source))) actions.push({ kind: 'unchanged', target });
+    else if (previous.has(target)) actions.push({ kind: 'update', target, source });
+    else actions.push({ kind: 'update', target, source, backup: `.claude/skills-backup/${stamp}/${target.slice('.claude/'.length)}` });
+  }
+  const targets = new Set(shipped.map(([, t]) => t));
+  for (const old of [...previous].sort()) {
+    if (!targets.has(old) && fs.existsSync(path.join(project, old))) actions.push({ kind: 'remove', target: old });
+  }
+  const runtime = runtimePackageJson();
+  const runtimePath = path.join(project, '.claude/skills/package.json');
+  if (!fs.existsSync(runtimePath) || fs.readFileSync(runtimePath, 'utf8') !== runtime) {
+    actions.push({ kind: 'write', target: '.claude/skills/package.json', content: runtime, note: 'runtime dependencies of the skills' });
+  } else actions.push({ kind: 'unchanged', target: '.claude/skills/package.json' });
+  if (!fs.existsSync(path.join(project, 'bazinga/skills_config.json'))) {
+    actions.push({
+      kind: 'write',
+      target: 'bazinga/skills_config.json',
+      content: fs.readFileSync(path.join(BUNDLE, 'bazinga/skills_config.json'), 'utf8'),
+      note: 'default configuration (absent before)',
+    });
+  }
+  const manifest: Manifest = { version: packageVersion(), files: [...targets].sort() };
+  const manifestText = JSON.stringify(manifest, null, 2) + '\n';
+  const manifestPath = path.join(project, MANIFEST);
+  if (!fs.existsSync(manifestPath) || fs.readFileSync(manifestPath, 'utf8') !== manifestText) {
+    actions.push({ kind: 'write', target: MANIFEST, content: manifestText, note: 'list of installed files' });
+  }
+  return actions;
+}
+
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(BUNDLE, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+function describe(a: Action): string {
+  switch (a.kind) {
+    case 'create':
+      return `create     ${a.target}`;
+    case 'update':
+      return `update     ${a.target}${a.backup ? `  (previous file kept at ${a.backup})` : ''}`;
+    case 'unchanged':
+      return `unchanged  ${a.target}`;
+    case 'remove':
+      return `remove     ${a.target}  (no longer shipped)`;
+    case 'write':
+      return `write      ${a.target}  (${a.note})`;
+  }
+}
+
+function apply(project: string, actions: readonly Action[]): void {
+  for (const a of actions) {
+    const dest = path.join(project, a.target);
+    if (a.kind === 'unchanged') continue;
+    if (a.kind === 'remove') {
+      fs.rmSync(dest, { force: true });
+      continue;
+    }
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    if (a.kind === 'update' && a.backup) {
+      const backup = path.join(project, a.backup);
+      fs.mkdirSync(path.dirname(backup), { recursive: true });
+      fs.copyFileSync(dest, backup);
+    }
+    // Write beside the target and rename, so an interrupted install never leaves a half-written file.
+    const tmp = `${dest}.tmp-${process.pid}`;
+    if (a.kind === 'write') fs.writeFileSync(tmp, a.content);
+    else fs.copyFileSync(a.source, tmp);
+    fs.chmodSync(tmp, a.kind === 'write' ? 0o644 : fs.statSync(a.source).mode & 0o777);
+    fs.renameSync(tmp, dest);
+  }
+}
+
+const HELP = `Install the context-assembler and bazinga-db skills into a BAZINGA project.
+
+Usage: npm run install-skills -- <project-dir> [--dry-run] [--no-deps]
+
+  <project-dir>  the project's root (it gets .claude/skills/ and, when absent, bazinga/skills_config.json)
+  --dry-run      print what would be done, change nothing
+  --no-deps      do not install the runtime dependencies into .claude/skills/node_modules
+`;
+
+export function main(argv: readonly string[]): number {
+  const flags = new Set(argv.filter((a) => a.startsWith('-')));
+  const positional = argv.filter((a) => !a.startsWith('-'));
+  const unknown = [...flags].filter((f) => !['--dry-run', '--no-deps', '--help', '-h'].includes(f));
+  if (flags.has('--help') || flags.has('-h')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (unknown.length > 0 || positional.length !== 1) {
+    process.stderr.write(
+      `${unknown.length > 0 ? `Unknown flag ${unknown.join(', ')}` : 'Expected exactly one <project-dir>'}.\n\n${HELP}`,
+    );
+    return 2;
+  }
+  const project = path.resolve(positional[0] as string);
+  if (!fs.existsSync(project) || !fs.statSync(project).isDirectory()) {
+    process.stderr.write(`Project directory not found: ${project}\n`);
+    return 1;
+  }
+  const dryRun = flags.has('--dry-run');
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const actions = planInstall(project, stamp);
+  const changes = actions.filter((a) => a.kind !== 'unchanged');
+  process.stdout.write(`${dryRun ? 'Would install' : 'Installing'} into ${project}: ${changes.length} change(s), ${actions.length - changes.length} file(s) unchanged\n`);
+  for (const a of changes) process.stdout.write(`  ${dryRun ? 'would ' : ''}${describe(a)}\n`);
+  const deps = !flags.has('--no-deps');
+  if (dryRun) {
+    if (deps) process.stdout.write(`  would install runtime dependencies in .claude/skills/ when they do not load\n`);
+    return 0;
+  }
+  apply(project, actions);
+  if (deps) {
+    const r = spawnSync(process.execPath, [path.join(BUNDLE, 'hooks', 'bootstrap.mjs'), path.join(project, '.claude', 'skills')], {
+      stdio: 'inherit',
+    });
+    if (r.status !== 0) return 1;
+  }
+  process.stdout.write(
+    `Done. The orchestrator's command: node .claude/skills/context-assembler/bin/context-assembler.mjs --session <id> --agent <type> [--group <id>]\n`,
+  );
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) process.exitCode = main(process.argv.slice(2));
