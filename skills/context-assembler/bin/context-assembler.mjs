@@ -3,10 +3,14 @@
 // from the bundle's own node_modules (resolved relative to this file, not the caller's cwd).
 //
 //   context-assembler.mjs [flags]              → assemble.ts (the orchestrator's one command)
-//   context-assembler.mjs <step> [flags]       → <step>.ts, step one of: zone rank pack reasoning consume assemble fetch
-import { register } from 'tsx/esm/api';
+//   context-assembler.mjs <step> [flags]       → <step>.ts: zone rank pack reasoning consume assemble fetch doctor
+//
+// When the dependencies are not installed yet, assembly still never blocks: the fallback block
+// (the same text as renderFallback in scripts/lib/core/render.ts) goes to stdout, the fix to stderr.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const STEPS = new Set(['zone', 'rank', 'pack', 'reasoning', 'consume', 'assemble', 'fetch']);
+const STEPS = new Set(['zone', 'rank', 'pack', 'reasoning', 'consume', 'assemble', 'fetch', 'doctor']);
 const first = process.argv[2];
 let script = 'assemble';
 if (first !== undefined && !first.startsWith('-')) {
@@ -19,5 +23,25 @@ if (first !== undefined && !first.startsWith('-')) {
   script = first;
   process.argv.splice(2, 1);
 }
-register();
+
+let tsx;
+try {
+  tsx = await import('tsx/esm/api');
+} catch (err) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+  const fix = `install the dependencies: cd "${root}" && npm ci --omit=dev (or node hooks/bootstrap.mjs)`;
+  process.stderr.write(`⚠ context-assembler: dependencies are missing (${err.code ?? err.message}); ${fix}\n`);
+  if (script === 'fetch' || script === 'doctor') process.exit(1);
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--agent');
+  const agent = (at !== -1 && args[at + 1]) || 'agent';
+  const json = args.includes('json') && args.some((a) => a === '--format' || a === '--format=json');
+  process.stdout.write(
+    json
+      ? JSON.stringify({ fallback: true, agent, error: 'dependencies are missing' }, null, 2) + '\n'
+      : `## Context for ${agent}\n\n:warning: Context assembly encountered an error. Proceeding with minimal context.\n\n**Fallback Mode**: Task and specialization context only. Context packages unavailable.\n`,
+  );
+  process.exit(0);
+}
+tsx.register();
 await import(`../scripts/${script}.ts`);

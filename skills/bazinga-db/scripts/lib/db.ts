@@ -111,6 +111,12 @@ function ensureExtensions(db: DB): void {
   });
 }
 
+/** The schema version (max of schema_version, 0 when absent) and whether the core tables are all there. */
+export function inspectSchema(db: DB): { version: number; missingCoreTables: string[] } {
+  const tables = tableNames(db);
+  return { version: currentSchemaVersion(db, tables), missingCoreTables: CORE_TABLES.filter((t) => !tables.has(t)) };
+}
+
 function checkSchema(db: DB, dbPath: string, notice: (line: string) => void): void {
   const tables = tableNames(db);
   if (!tables.has('sessions')) {

@@ -1,0 +1,158 @@
+/**
+ * The checks behind doctor.ts. Native and database modules are imported inside the checks, so a
+ * broken better-sqlite3 becomes a failed row with its fix instead of a crash.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ParamError, parseFlags } from './params.ts';
+
+export interface Check {
+  check: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  fix: string;
+}
+
+const BUNDLE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+const MIN_NODE_MAJOR = 20;
+
+const FLAGS = { '--db': 'string', '--project-root': 'string', '--config': 'string', '--format': 'string', '--help': 'bool' } as const;
+
+const HELP = `doctor: check that context-assembler can run here
+
+Usage: doctor [--db PATH] [--project-root DIR] [--config PATH] [--format table|json]
+
+Checks Node, better-sqlite3, FTS5, the project root and database, the schema version, the config
+and the tokenizer. Exit 0 when nothing failed, 1 when a check failed (its row says what to do).
+`;
+
+interface DoctorIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: (t: string) => void;
+  stderr: (t: string) => void;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
+async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Promise<Check[]> {
+  const checks: Check[] = [];
+  const add = (check: string, status: Check['status'], detail: string, fix = '') => checks.push({ check, status, detail, fix });
+
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major >= MIN_NODE_MAJOR) add('node', 'ok', `v${process.versions.node}`);
+  else add('node', 'fail', `v${process.versions.node}`, `install Node ${MIN_NODE_MAJOR} or newer`);
+
+  let sqliteOk = false;
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const mem = new Database(':memory:');
+    const version = (mem.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    add('better-sqlite3', 'ok', `loads (SQLite ${version}, ABI ${process.versions.modules})`);
+    sqliteOk = true;
+    try {
+      mem.exec('CREATE VIRTUAL TABLE fts_probe USING fts5(body)');
+      add('fts5', 'ok', 'available');
+    } catch (err) {
+      add('fts5', 'warn', `not available (${message(err)})`, 'none needed: ranking uses the heuristic only');
+    }
+    mem.close();
+  } catch (err) {
+    add('better-sqlite3', 'fail', message(err), `cd "${BUNDLE_ROOT}" && npm rebuild better-sqlite3 (or npm ci --omit=dev)`);
+  }
+
+  const { loadEnvironment } = await import('./shell.ts').catch(() => ({ loadEnvironment: undefined }));
+  let dbPath: string | undefined;
+  try {
+    const { resolvePaths } = await import('../../../bazinga-db/scripts/lib/paths.ts');
+    const p = resolvePaths({ db: flags.values.get('--db'), projectRoot: flags.values.get('--project-root'), cwd: io.cwd, env: io.env });
+    add('project root', 'ok', `${p.projectRoot} (${p.detectionSource})`);
+    dbPath = p.dbPath;
+  } catch (err) {
+    add('project root', 'fail', message(err), 'pass --project-root DIR, set CLAUDE_PROJECT_DIR, or run inside the project');
+  }
+
+  if (dbPath !== undefined) {
+    if (!fs.existsSync(dbPath)) {
+      add('database', 'fail', `${dbPath} does not exist`, 'start a BAZINGA session first, or pass --db PATH');
+    } else {
+      let writable = true;
+      try {
+        fs.accessSync(dbPath, fs.constants.R_OK | fs.constants.W_OK);
+        fs.accessSync(path.dirname(dbPath), fs.constants.W_OK);
+      } catch {
+        writable = false;
+      }
+      if (writable) add('database', 'ok', `${dbPath} (${fs.statSync(dbPath).size} bytes, writable)`);
+      else add('database', 'fail', `${dbPath} is not writable (file or folder)`, 'fix the permissions of the file and its folder (WAL needs both)');
+      if (sqliteOk) {
+        try {
+          const { openReadOnly, inspectSchema } = await import('../../../bazinga-db/scripts/lib/db.ts');
+          const db = openReadOnly(dbPath, 1000);
+          try {
+            const s = inspectSchema(db);
+            if (s.version >= 19 && s.missingCoreTables.length === 0) add('schema', 'ok', `v${s.version}`);
+            else if (s.version < 19) add('schema', 'fail', `v${s.version} (older than v19)`, 'open it once with the original BAZINGA tool to migrate it');
+            else add('schema', 'fail', `missing tables: ${s.missingCoreTables.join(', ')}`, 'not a complete BAZINGA database; check --db');
+          } finally {
+            db.close();
+          }
+        } catch (err) {
+          add('schema', 'fail', message(err), 'the file is not a readable SQLite database; restore it or point --db elsewhere');
+        }
+      }
+    }
+  }
+
+  if (loadEnvironment) {
+    try {
+      const env = loadEnvironment(flags, { cwd: io.cwd, env: io.env, stderr: io.stderr });
+      add('config', 'ok', fs.existsSync(env.configPath) ? env.configPath : `defaults (no ${env.configPath})`);
+    } catch (err) {
+      if ((err as Error).name === 'ConfigError') add('config', 'fail', message(err), 'fix the named key (references/configuration.md)');
+      else if (checks.some((c) => c.check === 'project root' && c.status === 'fail')) add('config', 'warn', 'not checked: no project root');
+      else add('config', 'fail', message(err), 'fix or remove the config file');
+    }
+  }
+
+  try {
+    const { countCl100k } = await import('./tokens.ts');
+    const started = performance.now();
+    const n = countCl100k('The quick brown fox jumps over the lazy dog.');
+    add('tokenizer', 'ok', `cl100k_base loaded and counted ${n} tokens in ${Math.round(performance.now() - started)} ms`);
+  } catch (err) {
+    add('tokenizer', 'fail', message(err), `cd "${BUNDLE_ROOT}" && npm ci --omit=dev`);
+  }
+  return checks;
+}
+
+function table(checks: readonly Check[]): string {
+  const rows = checks.map((c) => [c.check, c.status.toUpperCase(), c.detail, c.fix]);
+  const head = ['check', 'status', 'detail', 'fix'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+}
+
+export async function runDoctor(argv: readonly string[], io: DoctorIo): Promise<number> {
+  let flags;
+  try {
+    flags = parseFlags(argv, FLAGS);
+    const format = flags.values.get('--format') ?? 'table';
+    if (format !== 'table' && format !== 'json') throw new ParamError(`--format must be one of table, json, got '${format}'`);
+  } catch (err) {
+    if (!(err instanceof ParamError)) throw err;
+    io.stderr(JSON.stringify({ success: false, error: err.message, code: err.code }) + '\n');
+    return 2;
+  }
+  if (flags.bools.has('--help')) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const checks = await runChecks(flags, io);
+  const ok = checks.every((c) => c.status !== 'fail');
+  if (flags.values.get('--format') === 'json') io.stdout(JSON.stringify({ ok, checks }, null, 2) + '\n');
+  else io.stdout(table(checks) + (ok ? '\nhealthy\n' : '\nbroken: apply the fix of each FAIL row\n'));
+  return ok ? 0 : 1;
+}
