@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { redactForOutput } from '../skills/bazinga-db/scripts/lib/redact.ts';
-import { AGENTS, DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
+import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
+import { SPAWNED_AGENTS as AGENTS } from '../skills/bazinga-db/scripts/lib/enums.ts';
 import type { CountTokens } from '../skills/context-assembler/scripts/lib/core/pack.ts';
 import { selectReasoning, type ReasoningRowInput, type SelectReasoningInput } from '../skills/context-assembler/scripts/lib/core/reasoning.ts';
 import { renderReasoningEntry } from '../skills/context-assembler/scripts/lib/core/render.ts';

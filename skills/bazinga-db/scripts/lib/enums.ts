@@ -12,6 +12,17 @@ export const AGENT_TYPES = [
 ] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
 
+/** Agents the orchestrator spawns with assembled context (the agent types minus PM and orchestrator). */
+export const SPAWNED_AGENTS = [
+  'developer',
+  'senior_software_engineer',
+  'qa_expert',
+  'tech_lead',
+  'investigator',
+  'requirements_engineer',
+] as const satisfies readonly AgentType[];
+export type SpawnedAgent = (typeof SPAWNED_AGENTS)[number];
+
 /** Agents allowed by the `consumption_scope.agent_type` CHECK. */
 export const CONSUMPTION_AGENTS = ['developer', 'qa_expert', 'tech_lead', 'senior_software_engineer', 'investigator'] as const;
 

@@ -6,15 +6,6 @@
  */
 import type { RedactionMode } from '../../../bazinga-db/scripts/lib/redact.ts';
 
-export const AGENTS = [
-  'developer',
-  'senior_software_engineer',
-  'qa_expert',
-  'tech_lead',
-  'investigator',
-  'requirements_engineer',
-] as const;
-export type Agent = (typeof AGENTS)[number];
 
 export const ZONES = ['Normal', 'Soft_Warning', 'Conservative', 'Wrap-up', 'Emergency'] as const;
 export type Zone = (typeof ZONES)[number];

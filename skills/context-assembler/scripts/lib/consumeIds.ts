@@ -7,7 +7,7 @@
 import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
 import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts';
 import { findPackage, hasConsumer, type PackageRow } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
-import { AGENTS } from './config.ts';
+import { SPAWNED_AGENTS as AGENTS } from '../../../bazinga-db/scripts/lib/enums.ts';
 import { ParamError, type ParsedFlags } from './params.ts';
 import { loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
 

@@ -4,7 +4,8 @@
  * the final document is the same whether the steps ran in one process or as a pipe. Documented in
  * references/assembly-document.md.
  */
-import type { Agent, Zone } from './config.ts';
+import type { SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/enums.ts';
+import type { Zone } from './config.ts';
 
 export const STEPS = ['zone', 'rank', 'pack', 'reasoning', 'consume'] as const;
 export type Step = (typeof STEPS)[number];

@@ -3,7 +3,7 @@
  * the edge. A bad value is a ParamError naming the flag, the value and what is allowed; scripts
  * exit 2 on it.
  */
-import { AGENTS, type Agent } from './config.ts';
+import { SPAWNED_AGENTS as AGENTS, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/enums.ts';
 import { REASONING_LEVELS, type AssemblyRequest, type ReasoningLevel } from './contract.ts';
 
 export class ParamError extends Error {
