@@ -86,7 +86,9 @@ export function planInstall(project: string, stamp: string): Action[] {
   }
   const targets = new Set(shipped.map(([, t]) => t));
   for (const old of [...previous].sort()) {
-    if (!targets.has(old) && fs.existsSync(path.join(project, old))) actions.push({ kind: 'remove', target: old });
+    // Only ever remove what this installer can have written, whatever the manifest says.
+    const ours = /^\.claude\/(?:skills\/(?:context-assembler|bazinga-db)|references)\//.test(old) && !old.split(/[\\/]/).includes('..');
+    if (ours && !targets.has(old) && fs.existsSync(path.join(project, old))) actions.push({ kind: 'remove', target: old });
   }
   const runtime = runtimePackageJson();
   const runtimePath = path.join(project, '.claude/skills/package.json');
@@ -161,7 +163,13 @@ Usage: npm run install-skills -- <project-dir> [--dry-run] [--no-deps]
   --no-deps      do not install the runtime dependencies into .claude/skills/node_modules
 `;
 
+/** A reader that stops early (`| head`) closes the pipe: not an error; the install still completes. */
+function ignoreEpipe(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'EPIPE') throw err;
+}
+
 export function main(argv: readonly string[]): number {
+  process.stdout.off('error', ignoreEpipe).on('error', ignoreEpipe);
   const flags = new Set(argv.filter((a) => a.startsWith('-')));
   const positional = argv.filter((a) => !a.startsWith('-'));
   const unknown = [...flags].filter((f) => !['--dry-run', '--no-deps', '--help', '-h'].includes(f));

@@ -13,7 +13,8 @@
  *         2 for invalid parameters. In a pipe, failures never block (fallback, exit 0).
  */
 import { consumeIds, consumeIdsRequest } from './lib/consumeIds.ts';
-import { exitQuietlyOnEpipe, main } from './lib/main.ts';
+import { main } from './lib/main.ts';
+import { exitQuietlyOnEpipe } from './lib/stdio.ts';
 import { COMMON_FLAGS, ParamError, parseFlags } from './lib/params.ts';
 
 const argv = process.argv.slice(2);

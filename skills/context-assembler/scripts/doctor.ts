@@ -9,7 +9,7 @@
  * Exit:   0 when nothing failed (warnings allowed), 1 when a check failed, 2 for invalid flags.
  */
 import { runDoctor } from './lib/doctor.ts';
-import { exitQuietlyOnEpipe } from './lib/main.ts';
+import { exitQuietlyOnEpipe } from './lib/stdio.ts';
 
 exitQuietlyOnEpipe();
 process.exitCode = await runDoctor(process.argv.slice(2), {

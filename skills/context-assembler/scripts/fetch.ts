@@ -9,7 +9,7 @@
  * Exit:   0; 1 when the package or its file is missing or the path is refused; 2 for invalid parameters.
  */
 import { runFetch } from './lib/fetchArtifact.ts';
-import { exitQuietlyOnEpipe } from './lib/main.ts';
+import { exitQuietlyOnEpipe } from './lib/stdio.ts';
 
 exitQuietlyOnEpipe();
 process.exitCode = runFetch({

@@ -14,7 +14,13 @@ export interface Check {
   fix: string;
 }
 
-const BUNDLE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+const SKILLS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/**
+ * Where the dependencies belong: `.claude/skills/` of an installed project (the installer writes its
+ * runtime package.json there), else the bundle (plugin) root above `skills/`.
+ */
+const BUNDLE_ROOT = fs.existsSync(path.join(SKILLS_DIR, 'package.json')) ? SKILLS_DIR : path.dirname(SKILLS_DIR);
+const NPM_INSTALL = `npm ${fs.existsSync(path.join(BUNDLE_ROOT, 'package-lock.json')) ? 'ci' : 'install'} --omit=dev`;
 const MIN_NODE_MAJOR = 20;
 
 const FLAGS = { '--db': 'string', '--project-root': 'string', '--config': 'string', '--format': 'string', '--help': 'bool' } as const;
@@ -59,7 +65,7 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     }
     mem.close();
   } catch (err) {
-    add('better-sqlite3', 'fail', message(err), `cd "${BUNDLE_ROOT}" && npm rebuild better-sqlite3 (or npm ci --omit=dev)`);
+    add('better-sqlite3', 'fail', message(err), `cd "${BUNDLE_ROOT}" && npm rebuild better-sqlite3 (or ${NPM_INSTALL})`);
   }
 
   const { loadEnvironment } = await import('./shell.ts').catch(() => ({ loadEnvironment: undefined }));
@@ -92,7 +98,8 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
           const db = openReadOnly(dbPath, 1000);
           try {
             const s = inspectSchema(db);
-            if (s.version >= 19 && s.missingCoreTables.length === 0) add('schema', 'ok', `v${s.version}`);
+            if (s.missingCoreTables.includes('sessions')) add('schema', 'fail', 'not a BAZINGA database (no sessions table)', 'check --db: it points at another SQLite file');
+            else if (s.version >= 19 && s.missingCoreTables.length === 0) add('schema', 'ok', `v${s.version}`);
             else if (s.version < 19) add('schema', 'fail', `v${s.version} (older than v19)`, 'open it once with the original BAZINGA tool to migrate it');
             else add('schema', 'fail', `missing tables: ${s.missingCoreTables.join(', ')}`, 'not a complete BAZINGA database; check --db');
           } finally {
@@ -122,7 +129,7 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     const n = countCl100k('The quick brown fox jumps over the lazy dog.');
     add('tokenizer', 'ok', `cl100k_base loaded and counted ${n} tokens in ${Math.round(performance.now() - started)} ms`);
   } catch (err) {
-    add('tokenizer', 'fail', message(err), `cd "${BUNDLE_ROOT}" && npm ci --omit=dev`);
+    add('tokenizer', 'fail', message(err), `cd "${BUNDLE_ROOT}" && ${NPM_INSTALL}`);
   }
   return checks;
 }

@@ -1,0 +1,231 @@
+/**
+ * First-run bootstrap of the plugin bundle, as Claude Code would see it: the repository copied
+ * without node_modules (every file `git ls-files` lists, `.claude/skills` links kept as links),
+ * the launcher falling back before the dependencies are there, the SessionStart hook from
+ * hooks/hooks.json installing them (a real `npm ci --omit=dev`, with the native build of
+ * better-sqlite3), a second run staying quiet, then a real assembly from another working directory.
+ * The failure and lock paths run on a second bare copy with a fake `npm`, so there is one real install.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFixture, REPO_ROOT, S1, type Project } from './helpers.ts';
+
+const LAUNCHER = path.join('skills', 'context-assembler', 'bin', 'context-assembler.mjs');
+const LOCK = '.bootstrap-lock';
+const FALLBACK = fs.readFileSync(path.join(REPO_ROOT, 'test', 'golden', 'fallback.md'), 'utf8');
+/** The real install compiles better-sqlite3 from source; leave plenty of room on a shared machine. */
+const INSTALL_TIMEOUT_MS = 600_000;
+
+/**
+ * The environment a hook or the orchestrator would have: none of the variables that `npx`/`npm run`
+ * put in the environment of the test runner (they could steer the child npm), no project hints.
+ */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(key) || key === 'INIT_CWD' || key === 'NODE_OPTIONS' || key.startsWith('VITEST')) continue;
+    if (key === 'CLAUDE_PROJECT_DIR' || key === 'BAZINGA_ROOT' || key === 'CLAUDE_PLUGIN_ROOT') continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a process without blocking the worker (the install takes a minute or more). */
+function run(cmd: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Run> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
+  });
+}
+
+/** Copies the repository as a plugin is copied: the tracked files only, symlinks kept as symlinks. */
+function copyAsPlugin(prefix: string): string {
+  const dest = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const listed = spawnSync('git', ['ls-files', '-z'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  for (const rel of listed.stdout.split('\0').filter(Boolean)) {
+    const from = path.join(REPO_ROOT, rel);
+    const to = path.join(dest, rel);
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(from);
+    } catch {
+      continue; // tracked but deleted in the work tree
+    }
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
+    else if (stat.isFile()) {
+      fs.copyFileSync(from, to);
+      fs.chmodSync(to, stat.mode & 0o777);
+    }
+  }
+  return dest;
+}
+
+/** The SessionStart command of the copy's hooks/hooks.json, with ${CLAUDE_PLUGIN_ROOT} substituted. */
+function sessionStartCommand(pluginRoot: string): string {
+  const hooks = JSON.parse(fs.readFileSync(path.join(pluginRoot, 'hooks', 'hooks.json'), 'utf8'));
+  const command: unknown = hooks?.hooks?.SessionStart?.[0]?.hooks?.[0]?.command;
+  if (typeof command !== 'string') throw new Error('hooks/hooks.json has no SessionStart command');
+  return command.split('${CLAUDE_PLUGIN_ROOT}').join(pluginRoot);
+}
+
+/** Runs the hook as Claude Code would: through `sh -c`, with CLAUDE_PLUGIN_ROOT set, from another folder. */
+function runHook(pluginRoot: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return run('sh', ['-c', sessionStartCommand(pluginRoot)], {
+    cwd: os.tmpdir(),
+    env: cleanEnv({ CLAUDE_PLUGIN_ROOT: pluginRoot, CONTEXT_ASSEMBLER_BOOTSTRAP_TIMEOUT_MS: '540000', ...extraEnv }),
+  });
+}
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('plugin copy without node_modules: fallback, SessionStart install, assembly', () => {
+  let plugin: string;
+  let fixture: Project | undefined;
+
+  beforeAll(() => {
+    plugin = copyAsPlugin('ca-plugin-');
+    temps.push(plugin);
+  });
+  afterAll(() => fixture?.cleanup());
+
+  it('is a faithful plugin copy: tracked files and lock file, skill links as symlinks, no node_modules', () => {
+    expect(fs.existsSync(path.join(plugin, 'package-lock.json'))).toBe(true);
+    expect(fs.existsSync(path.join(plugin, 'hooks', 'bootstrap.mjs'))).toBe(true);
+    expect(fs.existsSync(path.join(plugin, 'node_modules'))).toBe(false);
+    for (const skill of ['bazinga-db', 'context-assembler']) {
+      const link = path.join(plugin, '.claude', 'skills', skill);
+      expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(fs.readlinkSync(link)).toBe(`../../skills/${skill}`);
+      expect(fs.existsSync(path.join(link, 'SKILL.md'))).toBe(true);
+    }
+  });
+
+  it('before bootstrap the launcher prints the fallback block, exits 0 and names the fix', async () => {
+    const r = await run(process.execPath, [path.join(plugin, LAUNCHER), '--session', S1, '--agent', 'developer'], {
+      cwd: os.tmpdir(),
+      env: cleanEnv(),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd()).toBe(FALLBACK.trimEnd());
+    expect(r.stderr).toMatch(/dependencies are missing/);
+    expect(r.stderr).toContain('npm ci --omit=dev');
+    expect(r.stderr).toContain(plugin);
+  });
+
+  it(
+    'the SessionStart hook installs the dependencies, exits 0 and leaves no lock folder',
+    async () => {
+      const r = await runHook(plugin);
+      // How long the real install took, for the record (no assertion on it).
+      console.log(`bootstrap install: ${(r.ms / 1000).toFixed(1)} s; stdout: ${r.stdout.trim()}`);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout, r.stderr).toMatch(/installed dependencies/);
+      expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3'))).toBe(true);
+      expect(fs.existsSync(path.join(plugin, 'node_modules', 'tsx'))).toBe(true);
+      // --omit=dev: no test tooling in the plugin
+      expect(fs.existsSync(path.join(plugin, 'node_modules', 'vitest'))).toBe(false);
+      expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
+    },
+    INSTALL_TIMEOUT_MS,
+  );
+
+  it('a second run is quiet: exit 0, no output', async () => {
+    expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3')), 'needs the install test').toBe(true);
+    const r = await runHook(plugin);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('');
+    expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
+  });
+
+  it('after bootstrap the launcher assembles from another working directory', async () => {
+    expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3')), 'needs the install test').toBe(true);
+    fixture = copyFixture('ca-bootstrap-fixture-');
+    const args = [
+      path.join(plugin, LAUNCHER),
+      '--session', S1,
+      '--group', 'AUTH',
+      '--agent', 'developer',
+      '--iteration', '1',
+      '--now', '2025-12-02T12:00:00Z',
+      '--dry-run',
+    ];
+    const r = await run(process.execPath, args, { cwd: os.tmpdir(), env: cleanEnv({ CLAUDE_PROJECT_DIR: fixture.root }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.startsWith('## Context for developer')).toBe(true);
+    expect(r.stdout).toContain('(id 2)');
+    expect(r.stdout).not.toContain('Fallback Mode');
+  });
+});
+
+describe('bootstrap on a bare copy: npm failing, another session holding the lock', () => {
+  let plugin: string;
+  let fakeBin: string;
+  let marker: string;
+
+  beforeAll(() => {
+    plugin = copyAsPlugin('ca-plugin-bare-');
+    fakeBin = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-fake-npm-'));
+    temps.push(plugin, fakeBin);
+    marker = path.join(fakeBin, 'npm-ran');
+    // A fake npm that fails the way a broken install would, and leaves a trace that it ran.
+    fs.writeFileSync(
+      path.join(fakeBin, 'npm'),
+      `#!/bin/sh\necho "$@" >> "${marker}"\necho "npm ERR! code E_FAKE_FAILURE" >&2\necho "npm ERR! fake install failure" >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+  });
+
+  const withFakeNpm = (): NodeJS.ProcessEnv => ({ PATH: `${fakeBin}${path.delimiter}${process.env.PATH ?? ''}` });
+
+  it('when npm fails: exit 0, prints the command to run by hand, no lock folder left', async () => {
+    fs.rmSync(marker, { force: true });
+    const r = await runHook(plugin, withFakeNpm());
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.readFileSync(marker, 'utf8')).toMatch(/^ci --omit=dev/);
+    expect(r.stdout).toContain('could not install dependencies');
+    expect(r.stdout).toContain('Run by hand');
+    expect(r.stdout).toContain('npm ci --omit=dev');
+    expect(r.stdout).toContain(plugin);
+    expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
+    expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3'))).toBe(false);
+  });
+
+  it('a fresh lock folder held by another session: says so, exits 0, does not run npm', async () => {
+    fs.rmSync(marker, { force: true });
+    const lock = path.join(plugin, LOCK);
+    fs.mkdirSync(lock);
+    try {
+      const r = await runHook(plugin, withFakeNpm());
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/being installed by another session/);
+      expect(r.stdout).not.toContain('Run by hand');
+      expect(fs.existsSync(marker)).toBe(false);
+      // The lock belongs to the other session: bootstrap leaves it alone.
+      expect(fs.existsSync(lock)).toBe(true);
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  });
+});
