@@ -38,7 +38,7 @@ describe('countCl100k agrees with js-tiktoken on ordinary text', () => {
   });
 
   it('ordinary text with one long URL (a run > MAX_RUN) stays within 1%', () => {
-    const url = `https://example.com/${'path-segment/'.repeat(30)}index.html?query=${'abc'.repeat(20)}`;
+    const url = `https://example.com/${'path-segment/'.repeat(60)}index.html?query=${'abc'.repeat(20)}`;
     expect(url.length).toBeGreaterThan(MAX_RUN * 3);
     const text = `${PARAGRAPHS.join('\n\n')}\n\nSee ${url} for details.\n\n${PARAGRAPHS.join('\n\n')}`;
     const ours = countCl100k(text);
@@ -57,8 +57,7 @@ describe('countCl100k agrees with js-tiktoken on ordinary text', () => {
 
 describe('long whitespace-free runs', () => {
   // Deterministic pseudo-random base64-ish text: no whitespace at all.
-  function run(length: number, seed: number): string {
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  function run(length: number, seed: number, alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'): string {
     let x = seed;
     let out = '';
     for (let i = 0; i < length; i++) {
@@ -79,19 +78,25 @@ describe('long whitespace-free runs', () => {
     expect(Math.abs(twice - 2 * once)).toBeLessThanOrEqual(0.05 * 2 * once);
   });
 
-  it('a run is counted in MAX_RUN pieces: the same as encoding the pieces separately', () => {
-    const x = run(MAX_RUN * 5 + 17, 7);
+  // A single pre-tokenizer piece longer than MAX_RUN bytes (letters only, so the cl100k pattern
+  // keeps it whole) is merged in MAX_RUN-byte pieces.
+  const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+  it('a long piece is counted in MAX_RUN pieces: the same as encoding the pieces separately', () => {
+    const x = run(MAX_RUN * 5 + 17, 7, LETTERS);
     let expected = 0;
     for (let i = 0; i < x.length; i += MAX_RUN) expected += tiktoken(x.slice(i, i + MAX_RUN));
     expect(countCl100k(x)).toBe(expected);
   });
 
-  it('text around a long run is counted normally', () => {
-    const long = run(MAX_RUN * 2, 9);
+  it('text around a long piece is counted normally', () => {
+    const long = run(MAX_RUN * 2, 9, LETTERS);
     const text = `before the run ${long} after the run`;
+    // The pattern attaches the space before a word to it: the long piece is " " + long.
+    const piece = ` ${long}`;
     let inner = 0;
-    for (let i = 0; i < long.length; i += MAX_RUN) inner += tiktoken(long.slice(i, i + MAX_RUN));
-    expect(countCl100k(text)).toBe(tiktoken('before the run ') + inner + tiktoken(' after the run'));
+    for (let i = 0; i < piece.length; i += MAX_RUN) inner += tiktoken(piece.slice(i, i + MAX_RUN));
+    expect(countCl100k(text)).toBe(tiktoken('before the run') + inner + tiktoken(' after the run'));
   });
 });
 

@@ -1,49 +1,97 @@
 /**
- * Token counting with js-tiktoken's cl100k_base, loaded lazily on the first count (once per
- * process), times a per-model correction factor (cl100k undercounts Claude). js-tiktoken's BPE is
- * quadratic in the length of a single pre-token, so runs without whitespace longer than
- * MAX_RUN characters are cut into pieces before encoding; counting stays linear in the text.
+ * Token counting for cl100k_base, with js-tiktoken's rank table (loaded lazily on the first
+ * count, once per process) and our own byte-pair merge, times a per-model correction factor
+ * (cl100k undercounts Claude).
+ *
+ * Why not js-tiktoken's encoder: its merge rescans every pair after each merge and builds string
+ * keys by joining byte arrays, so one long piece costs seconds (1 MB without whitespace took 3-7 s).
+ * Here ranks are keyed by latin1 byte strings, pieces are split by the same cl100k pattern, and
+ * runs without whitespace longer than MAX_RUN are encoded in MAX_RUN pieces: counting stays linear
+ * (1 MB in about 0.3 s). Counts equal js-tiktoken's on text without such runs (tested).
  */
 import { createRequire } from 'node:module';
-import type { Tiktoken } from 'js-tiktoken/lite';
 import type { CountTokens } from './core/pack.ts';
 
-/** Longest run of non-whitespace encoded in one piece. */
-export const MAX_RUN = 128;
+/** Longest piece merged in one go; longer whitespace-free runs are cut (keeps counting linear). */
+export const MAX_RUN = 256;
 
-let encoder: Tiktoken | undefined;
+interface Encoding {
+  ranks: Map<string, number>;
+  pattern: RegExp;
+}
 
-function getEncoder(): Tiktoken {
-  if (!encoder) {
-    const require = createRequire(import.meta.url);
-    const { Tiktoken: Encoder } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
-    const ranks = require('js-tiktoken/ranks/cl100k_base') as { default?: unknown };
-    encoder = new Encoder((ranks.default ?? ranks) as ConstructorParameters<typeof Encoder>[0]);
+let encoding: Encoding | undefined;
+
+function loadEncoding(): Encoding {
+  const require = createRequire(import.meta.url);
+  const mod = require('js-tiktoken/ranks/cl100k_base') as { default?: unknown };
+  const data = (mod.default ?? mod) as { pat_str: string; bpe_ranks: string };
+  const ranks = new Map<string, number>();
+  // Each line: "<prefix> <first rank> <base64 token> <base64 token> …" with consecutive ranks.
+  for (const line of data.bpe_ranks.split('\n')) {
+    if (line === '') continue;
+    const fields = line.split(' ');
+    const offset = Number(fields[1]);
+    for (let i = 2; i < fields.length; i++) ranks.set(Buffer.from(fields[i] as string, 'base64').toString('latin1'), offset + i - 2);
   }
-  return encoder;
+  return { ranks, pattern: new RegExp(data.pat_str, 'gu') };
 }
 
-/** True once the encoder has been loaded in this process. */
+function getEncoding(): Encoding {
+  return (encoding ??= loadEncoding());
+}
+
+/** True once the rank table has been loaded in this process. */
 export function tokenizerLoaded(): boolean {
-  return encoder !== undefined;
+  return encoding !== undefined;
 }
 
-const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'g');
+/**
+ * Number of tokens byte-pair merging gives for `bytes` (a latin1 byte string): repeatedly merge
+ * the adjacent pair with the lowest rank, leftmost first, as tiktoken does.
+ */
+function mergedLength(bytes: string, ranks: Map<string, number>): number {
+  const n = bytes.length;
+  if (n <= 1) return n;
+  // starts[i] is where part i begins; parts end where the next begins.
+  const starts: number[] = [];
+  for (let i = 0; i <= n; i++) starts.push(i);
+  const pairRank = (i: number) =>
+    i + 2 < starts.length ? (ranks.get(bytes.slice(starts[i] as number, starts[i + 2] as number)) ?? Infinity) : Infinity;
+  const pair: number[] = [];
+  for (let i = 0; i < starts.length - 2; i++) pair.push(pairRank(i));
+  for (;;) {
+    let min = Infinity;
+    let at = -1;
+    for (let i = 0; i < pair.length; i++) {
+      if ((pair[i] as number) < min) {
+        min = pair[i] as number;
+        at = i;
+      }
+    }
+    if (at < 0) break;
+    starts.splice(at + 1, 1);
+    pair.splice(at, 1);
+    if (at < pair.length) pair[at] = pairRank(at);
+    if (at > 0) pair[at - 1] = pairRank(at - 1);
+  }
+  return starts.length - 1;
+}
 
-/** cl100k_base token count of `text`, with long whitespace-free runs encoded in MAX_RUN pieces. */
+/** cl100k_base token count of `text`. */
 export function countCl100k(text: string): number {
   if (text === '') return 0;
-  const enc = getEncoder();
+  const { ranks, pattern } = getEncoding();
   let total = 0;
-  let last = 0;
-  for (const m of text.matchAll(LONG_RUN)) {
-    const start = m.index ?? 0;
-    if (start > last) total += enc.encode(text.slice(last, start)).length;
-    const run = m[0];
-    for (let i = 0; i < run.length; i += MAX_RUN) total += enc.encode(run.slice(i, i + MAX_RUN)).length;
-    last = start + run.length;
+  pattern.lastIndex = 0;
+  for (const match of text.matchAll(pattern)) {
+    const bytes = Buffer.from(match[0], 'utf8').toString('latin1');
+    if (ranks.has(bytes)) {
+      total++;
+      continue;
+    }
+    for (let i = 0; i < bytes.length; i += MAX_RUN) total += mergedLength(bytes.slice(i, i + MAX_RUN), ranks);
   }
-  if (last < text.length) total += enc.encode(text.slice(last)).length;
   return total;
 }
 

@@ -39,6 +39,8 @@ export interface NewPackage {
   priority: string;
   summary: string;
   sizeBytes: number | null;
+  /** SQLite time text; omitted → CURRENT_TIMESTAMP (only generators of test data set it). */
+  createdAt?: string;
 }
 
 /** Inserts the package; returns its id. */
@@ -46,10 +48,10 @@ export function insertPackage(db: DB, p: NewPackage): number {
   const info = stmt(
     db,
     `INSERT INTO context_packages (session_id, group_id, package_type, file_path, producer_agent, priority,
-                                   summary, size_bytes, version, supersedes_id, scope)
+                                   summary, size_bytes, version, supersedes_id, scope, created_at)
      VALUES (@sessionId, @groupId, @packageType, @filePath, @producerAgent, @priority, @summary, @sizeBytes,
-             1, NULL, @scope)`,
-  ).run(p);
+             1, NULL, @scope, COALESCE(@createdAt, CURRENT_TIMESTAMP))`,
+  ).run({ ...p, createdAt: p.createdAt ?? null });
   return Number(info.lastInsertRowid);
 }
 

@@ -27,6 +27,8 @@ export interface NewReasoning {
   content: string;
   referencesJson: string | null;
   redacted: boolean;
+  /** SQLite time text; omitted → CURRENT_TIMESTAMP (only generators of test data set it). */
+  timestamp?: string;
 }
 
 /** Inserts one reasoning row; returns its id and the timestamp SQLite gave it. */
@@ -34,10 +36,10 @@ export function insertReasoning(db: DB, r: NewReasoning): { id: number; timestam
   const info = stmt(
     db,
     `INSERT INTO orchestration_logs (session_id, iteration, agent_type, agent_id, content, log_type, reasoning_phase,
-                                     confidence_level, references_json, redacted, group_id)
+                                     confidence_level, references_json, redacted, group_id, timestamp)
      VALUES (@sessionId, @iteration, @agentType, @agentId, @content, 'reasoning', @phase, @confidence,
-             @referencesJson, @redacted, @groupId)`,
-  ).run({ ...r, redacted: r.redacted ? 1 : 0 });
+             @referencesJson, @redacted, @groupId, COALESCE(@timestamp, CURRENT_TIMESTAMP))`,
+  ).run({ ...r, redacted: r.redacted ? 1 : 0, timestamp: r.timestamp ?? null });
   const id = Number(info.lastInsertRowid);
   const row = stmt(db, 'SELECT timestamp FROM orchestration_logs WHERE id = ?').get(id) as { timestamp: string };
   return { id, timestamp: row.timestamp };
