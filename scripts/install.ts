@@ -60,7 +60,8 @@ function runtimePackageJson(): string {
     type: 'module',
     description: 'Runtime dependencies of the context-assembler and bazinga-db skills (written by the context-assembler installer).',
     engines: pkg.engines,
-    dependencies: pkg.dependencies,
+    // esbuild builds the bundles in the source repository; the installed skills only run them.
+    dependencies: Object.fromEntries(Object.entries(pkg.dependencies).filter(([name]) => name !== 'esbuild')),
     allowScripts: pkg.allowScripts,
   };
   return JSON.stringify(runtime, null, 2) + '\n';
@@ -149,7 +150,13 @@ function apply(project: string, actions: readonly Action[]): void {
     const tmp = `${dest}.tmp-${process.pid}`;
     if (a.kind === 'write') fs.writeFileSync(tmp, a.content);
     else fs.copyFileSync(a.source, tmp);
-    fs.chmodSync(tmp, a.kind === 'write' ? 0o644 : fs.statSync(a.source).mode & 0o777);
+    if (a.kind === 'write') fs.chmodSync(tmp, 0o644);
+    else {
+      // Keep mode and modification time: a launcher compares the bundle's time with its sources'.
+      const st = fs.statSync(a.source);
+      fs.chmodSync(tmp, st.mode & 0o777);
+      fs.utimesSync(tmp, st.atime, st.mtime);
+    }
     fs.renameSync(tmp, dest);
   }
 }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BAZINGA_DB_SCRIPT, bazingaDb, bazingaDbAsync, makeProject, runScriptAsync, writeArtifact, type Project, type RunResult } from './helpers.ts';
+import { CA_SCHEMA_VERSION } from '../skills/bazinga-db/scripts/lib/schema.ts';
 
 const S = 'sess_conc';
 const GROUP = 'grp1';
@@ -226,7 +227,7 @@ describe('bazinga-db under concurrent processes', () => {
           expect(db.prepare('SELECT version, description FROM schema_version').all()).toEqual([
             { version: 19, description: 'Schema v19: SpecKit task ID tracking' },
           ]);
-          expect(db.prepare('SELECT key, value FROM ca_meta').all()).toEqual([{ key: 'ca_schema', value: '1' }]);
+          expect(db.prepare('SELECT key, value FROM ca_meta').all()).toEqual([{ key: 'ca_schema', value: String(CA_SCHEMA_VERSION) }]);
           expect((db.prepare('SELECT session_id FROM sessions ORDER BY session_id').all() as { session_id: string }[]).map((r) => r.session_id)).toEqual([
             'sess_0',
             'sess_2',

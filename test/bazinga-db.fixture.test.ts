@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S1, bazingaDb, copyFixture, type Project, type RunResult } from './helpers.ts';
+import { CA_SCHEMA_VERSION } from '../skills/bazinga-db/scripts/lib/schema.ts';
 
 type Row = Record<string, unknown>;
 /** table → rowid → row */
@@ -244,7 +245,7 @@ describe('writes on a copy of the v19 fixture leave the original rows and schema
     expect(added.map((o) => o.name)).toContain('ca_meta');
     const db = new Database(fx.dbPath, { readonly: true });
     try {
-      expect(db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get()).toEqual({ value: '1' });
+      expect(db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get()).toEqual({ value: String(CA_SCHEMA_VERSION) });
     } finally {
       db.close();
     }

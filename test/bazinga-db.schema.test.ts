@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BAZINGA_DB_SCRIPT, S1, bazingaDb, copyFixture, makeProject, runScript, type Project } from './helpers.ts';
+import { CA_SCHEMA_VERSION } from '../skills/bazinga-db/scripts/lib/schema.ts';
 
 type DB = Database.Database;
 
@@ -64,6 +65,8 @@ function tableShape(db: DB, table: string): TableShape {
     .map(({ id, seq, table: target, from, to, on_update, on_delete, match }) => ({ id, seq, target, from, to, on_update, on_delete, match }))
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   const indexes = (db.pragma(`index_list("${table}")`) as { name: string; unique: number; origin: string; partial: number }[])
+    // The original's indexes only: this layer's own (ca_*) may sit on the same tables.
+    .filter(({ name }) => !name.startsWith('ca_'))
     .map(({ name, unique, origin, partial }) => {
       const sql = sqlOf(db, name);
       const where = sql === null ? null : (/\bWHERE\b([\s\S]*)$/i.exec(sql)?.[1] ?? null);
@@ -101,7 +104,8 @@ function snapshot(dbPath: string): { master: MasterRow[]; rows: Record<string, u
   try {
     const master = db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all() as MasterRow[];
     const rows: Record<string, unknown[]> = {};
-    for (const { name } of master.filter((m) => m.type === 'table')) {
+    // The original's tables (this layer's own ca_* tables may be WITHOUT ROWID).
+    for (const { name } of master.filter((m) => m.type === 'table' && !m.name.startsWith('ca_'))) {
       rows[name] = db.prepare(`SELECT rowid AS __rowid, * FROM "${name}" ORDER BY rowid`).all();
     }
     return { master, rows, userVersion: db.pragma('user_version', { simple: true }) };
@@ -151,7 +155,7 @@ describe('schema parity: fresh database vs the v19 fixture', () => {
 
   it('has exactly the fixture indexes (besides ca_*)', () => {
     const indexNames = (db: DB) =>
-      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name NOT LIKE 'ca\\_%' ESCAPE '\\' ORDER BY name").all() as { name: string }[]).map(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'ca\\_%' ESCAPE '\\' AND tbl_name NOT LIKE 'ca\\_%' ESCAPE '\\' ORDER BY name").all() as { name: string }[]).map(
         (r) => r.name,
       );
     expect(indexNames(freshDb)).toEqual(indexNames(fixtureDb));
@@ -207,8 +211,8 @@ describe('schema parity: fresh database vs the v19 fixture', () => {
     expect(rows[0]?.applied_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   });
 
-  it('records ca_schema = 1 in ca_meta, is in WAL mode, and keeps user_version 0', () => {
-    expect(freshDb.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").all()).toEqual([{ value: '1' }]);
+  it('records ca_schema = CA_SCHEMA_VERSION in ca_meta, is in WAL mode, and keeps user_version 0', () => {
+    expect(freshDb.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").all()).toEqual([{ value: String(CA_SCHEMA_VERSION) }]);
     expect(freshDb.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(freshDb.pragma('user_version', { simple: true })).toBe(fixtureDb.pragma('user_version', { simple: true }));
     const extras = (freshDb.prepare("SELECT tbl_name FROM sqlite_master WHERE tbl_name LIKE 'ca\\_%' ESCAPE '\\'").all() as { tbl_name: string }[]).map(
@@ -240,14 +244,15 @@ describe('opening an existing v19 file', () => {
       for (const m of before.master) expect(after.master.find((a) => key(a) === key(m)), key(m)).toEqual(m);
       const added = after.master.filter((m) => !beforeKeys.has(key(m)));
       expect(added.length).toBeGreaterThan(0);
-      for (const m of added) expect(m.tbl_name.startsWith('ca_'), key(m)).toBe(true);
+      // This layer's own tables, and its indexes (some on the original's tables), are all named ca_*.
+      for (const m of added) expect(m.name.startsWith('ca_') || m.tbl_name.startsWith('ca_'), key(m)).toBe(true);
       for (const [table, rows] of Object.entries(before.rows)) expect(after.rows[table], table).toEqual(rows);
       expect(after.userVersion).toBe(before.userVersion);
 
       const db = openRo(project.dbPath);
       try {
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-        expect(db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get()).toEqual({ value: '1' });
+        expect(db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get()).toEqual({ value: String(CA_SCHEMA_VERSION) });
       } finally {
         db.close();
       }

@@ -138,7 +138,9 @@ describe('install into a fresh project', () => {
     const runtime = readJson(path.join(p.root, '.claude', 'skills', 'package.json'));
     const pkg = readJson(path.join(REPO_ROOT, 'package.json'));
     expect(runtime.type).toBe('module');
-    expect(runtime.dependencies).toEqual(pkg.dependencies);
+    // The bundle's runtime dependencies, without esbuild (it builds the bundles in the source repository only).
+    const { esbuild: _builder, ...runtimeDeps } = pkg.dependencies;
+    expect(runtime.dependencies).toEqual(runtimeDeps);
     expect(Object.keys(runtime.dependencies).sort()).toEqual(['better-sqlite3', 'js-tiktoken', 'tsx', 'yaml']);
     expect(runtime.devDependencies).toBeUndefined();
 
@@ -367,11 +369,14 @@ describe.skipIf(resolvesFrom(os.tmpdir(), 'tsx') || resolvesFrom(os.tmpdir(), 'b
     }
     const FALLBACK = ':warning: Context assembly encountered an error. Proceeding with minimal context.';
 
+    // Without node_modules the source path (forced: no bundle) misses tsx first; with tsx but no
+    // better-sqlite3 either path (bundle or source) misses better-sqlite3.
     it.each([
-      ['no node_modules at all', [] as string[], 'tsx'],
-      ['tsx and yaml but no better-sqlite3', ['tsx', 'yaml'], 'better-sqlite3'],
-    ])('%s: assembly falls back (exit 0), fetch/doctor/bazinga-db exit 1, each naming the fix in .claude/skills', (_label, packages, missing) => {
-      const { p, env, ca, db } = installedWith(packages);
+      ['no node_modules at all', [] as string[], 'tsx', { CONTEXT_ASSEMBLER_NO_BUNDLE: '1' }],
+      ['tsx and yaml but no better-sqlite3', ['tsx', 'yaml'], 'better-sqlite3', {}],
+    ])('%s: assembly falls back (exit 0), fetch/doctor/bazinga-db exit 1, each naming the fix in .claude/skills', (_label, packages, missing, extraEnv) => {
+      const { p, env: baseEnv, ca, db } = installedWith(packages);
+      const env = { ...baseEnv, ...extraEnv };
       const cwd = os.tmpdir();
       const fix = `cd "${path.join(p.root, '.claude', 'skills')}" && npm install --omit=dev`;
 

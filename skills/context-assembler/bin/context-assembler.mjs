@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// Launcher for the context-assembler scripts that works from any working directory: it loads tsx
-// from the bundle's own node_modules (resolved relative to this file, not the caller's cwd).
+// Launcher for the context-assembler scripts; works from any working directory (see
+// ../../bazinga-db/bin/launch.mjs: prebuilt bundle when fresh, else the TypeScript source via tsx).
 //
-//   context-assembler.mjs [flags]              → assemble.ts (the orchestrator's one command)
-//   context-assembler.mjs <step> [flags]       → <step>.ts: zone rank pack reasoning consume assemble fetch doctor
+//   context-assembler.mjs [flags]              → assemble (the orchestrator's one command)
+//   context-assembler.mjs <step> [flags]       → <step>: zone rank pack reasoning consume assemble fetch doctor
 //
-// When the dependencies are not installed yet, assembly still never blocks: the fallback block
-// (the same text as renderFallback in scripts/lib/core/render.ts) goes to stdout, the fix to stderr.
-import fs from 'node:fs';
+// When a dependency is missing, assembly still never blocks: the fallback block (the same text as
+// renderFallback in scripts/lib/core/render.ts) goes to stdout and the fix to stderr, exit 0;
+// fetch and doctor exit 1.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launch } from '../../bazinga-db/bin/launch.mjs';
 
 const STEPS = new Set(['zone', 'rank', 'pack', 'reasoning', 'consume', 'assemble', 'fetch', 'doctor']);
 const first = process.argv[2];
@@ -34,42 +35,16 @@ function flagValue(args, name) {
   return undefined;
 }
 
-/** Prints the fallback block (or the fix alone for fetch/doctor) and exits; never returns. */
-function fallback(err) {
-  // Where the dependencies belong: .claude/skills/ of an installed project (the installer writes its
-  // runtime package.json there), else the bundle (plugin) root three levels up.
-  const bin = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.resolve(bin, '..', '..'), path.resolve(bin, '..', '..', '..')];
-  const root = candidates.find((dir) => fs.existsSync(path.join(dir, 'package.json'))) ?? candidates[1];
-  const lock = fs.existsSync(path.join(root, 'package-lock.json'));
-  const bootstrap = fs.existsSync(path.join(root, 'hooks', 'bootstrap.mjs')) ? ' (or node hooks/bootstrap.mjs)' : '';
-  const fix = `install the dependencies: cd "${root}" && npm ${lock ? 'ci' : 'install'} --omit=dev${bootstrap}`;
-  const missing = /Cannot find (?:package|module) '([^']+)'/.exec(err.message ?? '')?.[1];
-  process.stderr.write(`⚠ context-assembler: dependencies are missing (${err.code ?? err.message}${missing ? `: ${missing}` : ''}); ${fix}\n`);
+const skillDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+await launch(skillDir, script, (missing, install) => {
+  process.stderr.write(`⚠ context-assembler: dependencies are missing (${missing}); install the dependencies: ${install}\n`);
   if (script === 'fetch' || script === 'doctor') process.exit(1);
   const args = process.argv.slice(2);
   const agent = flagValue(args, '--agent') || 'agent';
-  const json = flagValue(args, '--format') === 'json';
   process.stdout.write(
-    json
+    flagValue(args, '--format') === 'json'
       ? JSON.stringify({ fallback: true, agent, error: 'dependencies are missing' }, null, 2) + '\n'
       : `## Context for ${agent}\n\n:warning: Context assembly encountered an error. Proceeding with minimal context.\n\n**Fallback Mode**: Task and specialization context only. Context packages unavailable.\n`,
   );
   process.exit(0);
-}
-
-let tsx;
-try {
-  tsx = await import('tsx/esm/api');
-} catch (err) {
-  fallback(err);
-}
-tsx.register();
-try {
-  await import(`../scripts/${script}.ts`);
-} catch (err) {
-  // A runtime dependency (better-sqlite3, js-tiktoken, yaml) that does not resolve fails the import
-  // before any script code runs; anything else is the script's own error.
-  if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !/Cannot find package/.test(err.message ?? '')) throw err;
-  fallback(err);
-}
+});

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BazingaError, isBusyError, toBazingaError } from './errors.ts';
-import { CA_DDL, CA_SCHEMA_VERSION, CORE_TABLES, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, V19_DDL } from './schema.ts';
+import { CA_DDL, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, V19_DDL } from './schema.ts';
 
 export type DB = Database.Database;
 
@@ -99,10 +99,13 @@ function createV19Schema(db: DB): boolean {
 }
 
 function ensureExtensions(db: DB): void {
-  const fast = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_meta'").get()
-    ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined)
-    : undefined;
-  if (fast?.value === String(CA_SCHEMA_VERSION)) return;
+  // Fast path: this version's objects are all there (the original's migrations may drop indexes).
+  const present = db
+    .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${CA_OBJECTS.map(() => '?').join(', ')})`)
+    .get(...CA_OBJECTS) as { n: number };
+  const version =
+    present.n > 0 ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined) : undefined;
+  if (present.n === CA_OBJECTS.length && version?.value === String(CA_SCHEMA_VERSION)) return;
   writeTransaction(db, () => {
     for (const ddl of CA_DDL) db.exec(ddl);
     db.prepare(
@@ -111,7 +114,7 @@ function ensureExtensions(db: DB): void {
   });
 }
 
-/** The schema version (max of schema_version, 0 when absent) and whether the core tables are all there. */
+/** The schema version (max of schema_version, 0 when absent) and the core tables it lacks. */
 export function inspectSchema(db: DB): { version: number; missingCoreTables: string[] } {
   const tables = tableNames(db);
   return { version: currentSchemaVersion(db, tables), missingCoreTables: CORE_TABLES.filter((t) => !tables.has(t)) };

@@ -251,7 +251,7 @@ export const V19_DDL: readonly string[] = [
 ];
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 1;
+export const CA_SCHEMA_VERSION = 2;
 
 /** The extension objects, idempotent. */
 export const CA_DDL: readonly string[] = [
@@ -259,4 +259,38 @@ export const CA_DDL: readonly string[] = [
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL,
   updated_at TEXT DEFAULT (datetime('now')))`,
+  // v2: token counts of rendered text, keyed by a hash of the exact text, so that assembling the
+  // same packages again needs no tokenizer. Derived data: deleting the table only costs a recount.
+  `CREATE TABLE IF NOT EXISTS ca_token_counts (
+  text_hash TEXT PRIMARY KEY,
+  tokens INTEGER NOT NULL CHECK(tokens >= 0),
+  created_at TEXT DEFAULT (datetime('now'))) WITHOUT ROWID`,
+  // v2: indexes that serve the assembler's reads. Named ca_* (additive, droppable); they only add
+  // orderings the original's indexes lack.
+  // Newest eligible packages of one (group, priority, type) bucket, and of the session-wide ones.
+  // Both also serve the count of a request's designated packages without touching the table.
+  `CREATE INDEX IF NOT EXISTS ca_idx_cp_group_bucket
+  ON context_packages(session_id, group_id, priority, package_type, created_at DESC, id DESC) WHERE supersedes_id IS NULL`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_cp_scope_bucket
+  ON context_packages(session_id, scope, priority, package_type, created_at DESC, id DESC, group_id) WHERE supersedes_id IS NULL`,
+  // "Did this agent consume this package at this iteration?" by package, not by session.
+  `CREATE INDEX IF NOT EXISTS ca_idx_consumption_package
+  ON consumption_scope(package_id, agent_type, iteration)`,
+  // Consumer rows already consumed, by agent and iteration (few, next to the many pending ones).
+  `CREATE INDEX IF NOT EXISTS ca_idx_cpc_consumed
+  ON context_package_consumers(agent_type, iteration) WHERE consumed_at IS NOT NULL`,
+  // The most recent reasoning of one producer in one group.
+  `CREATE INDEX IF NOT EXISTS ca_idx_logs_producer_recent
+  ON orchestration_logs(session_id, group_id, agent_type, timestamp DESC, id DESC) WHERE log_type = 'reasoning'`,
 ];
+
+/** Every object CA_DDL creates, to tell a complete extension set from one an outside tool pruned. */
+export const CA_OBJECTS = [
+  'ca_meta',
+  'ca_token_counts',
+  'ca_idx_cp_group_bucket',
+  'ca_idx_cp_scope_bucket',
+  'ca_idx_consumption_package',
+  'ca_idx_cpc_consumed',
+  'ca_idx_logs_producer_recent',
+] as const;

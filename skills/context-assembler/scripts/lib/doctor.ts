@@ -14,12 +14,19 @@ export interface Check {
   fix: string;
 }
 
-const SKILLS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /**
- * Where the dependencies belong: `.claude/skills/` of an installed project (the installer writes its
- * runtime package.json there), else the bundle (plugin) root above `skills/`.
+ * Where the dependencies belong: the nearest folder above this module with a package.json, that is
+ * `.claude/skills/` of an installed project (the installer writes its runtime package.json there)
+ * or the bundle (plugin) root; the same rule as the launchers', from source and from the bundle.
  */
-const BUNDLE_ROOT = fs.existsSync(path.join(SKILLS_DIR, 'package.json')) ? SKILLS_DIR : path.dirname(SKILLS_DIR);
+function findBundleRoot(): string {
+  const start = path.dirname(fileURLToPath(import.meta.url));
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return start;
+  }
+}
+const BUNDLE_ROOT = findBundleRoot();
 const NPM_INSTALL = `npm ${fs.existsSync(path.join(BUNDLE_ROOT, 'package-lock.json')) ? 'ci' : 'install'} --omit=dev`;
 const MIN_NODE_MAJOR = 20;
 

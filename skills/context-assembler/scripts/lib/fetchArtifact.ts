@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findPackage } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { isStrictlyInside } from '../../../bazinga-db/scripts/lib/paths.ts';
+import { lookupByModel } from './config.ts';
 import { excerpt } from './core/excerpt.ts';
+import { makeTokenCounter } from './tokens.ts';
 import { ParamError, parseFlags } from './params.ts';
 import { loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
 
@@ -79,7 +81,9 @@ export function runFetch(io: ScriptIo): number {
     if (!pkg) return fail('NOT_FOUND', `Context package not found: ${id}`, 1);
     const file = resolveArtifact(env.projectRoot, pkg.file_path);
     const content = made.deps.redact(fs.readFileSync(file, 'utf8'));
-    const result = maxTokens === null ? { text: content, truncated: false, omitted_lines: 0 } : excerpt(content, maxTokens, made.deps.countTokens);
+    // Artifact lines are counted directly: caching them would fill the count cache with one-off text.
+    const countTokens = makeTokenCounter(lookupByModel(env.config.token_factor, 'sonnet', 1.2));
+    const result = maxTokens === null ? { text: content, truncated: false, omitted_lines: 0 } : excerpt(content, maxTokens, countTokens);
     if (format === 'text') io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
     else {
       io.stdout(
@@ -90,7 +94,7 @@ export function runFetch(io: ScriptIo): number {
             content: result.text,
             truncated: result.truncated,
             omitted_lines: result.omitted_lines,
-            tokens: made.deps.countTokens(result.text),
+            tokens: countTokens(result.text),
           },
           null,
           2,

@@ -8,9 +8,14 @@
 import type { DB } from '../../../bazinga-db/scripts/lib/db.ts';
 import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
 import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts';
-import { findPackage, listCandidatePackages } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
+import {
+  countDesignatedPackages,
+  findPackage,
+  listBucketHeads,
+  listConsumedPackages,
+} from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { listErrorPatterns } from '../../../bazinga-db/scripts/lib/repo/errorPatterns.ts';
-import { listGroupAndGlobalReasoning } from '../../../bazinga-db/scripts/lib/repo/reasoning.ts';
+import { listRecentReasoningOf } from '../../../bazinga-db/scripts/lib/repo/reasoning.ts';
 import { getProjectId } from '../../../bazinga-db/scripts/lib/repo/sessions.ts';
 import { listStrategies } from '../../../bazinga-db/scripts/lib/repo/strategies.ts';
 import type { Config } from './config.ts';
@@ -61,9 +66,13 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   }
   const db = deps.db();
   const nowMs = Date.parse(r.now);
-  const rows = listCandidatePackages(db, { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration });
+  const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
+  // Only the head of each (priority, type) bucket can make the top `limit`; the count covers all.
+  const consumed = listConsumedPackages(db, query);
+  const rows = [...consumed, ...listBucketHeads(db, query, doc.limit)];
   const ranked = rankPackages({
     candidates: rows.map((row) => ({ ...row, consumed: row.consumed === 1 })),
+    totalAvailable: countDesignatedPackages(db, query) - consumed.length,
     group: r.group,
     agent: r.agent,
     zone: doc.zone,
@@ -137,9 +146,14 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const empty = { included: false, level: r.reasoning_level, budget, used_tokens: 0, entries: [] };
   if (!doc.include_reasoning || !queries(doc.zone)) return { ...doc, step: 'reasoning', reasoning: empty };
   const cfg = deps.config.reasoning;
+  const producers = cfg.relevant_producers[r.agent] ?? [];
+  const db = deps.db();
+  // The newest few of each relevant producer, in the group and session-wide, are all selection can use.
+  const groups = r.group === 'global' ? ['global'] : [r.group, 'global'];
+  const rows = producers.flatMap((agent) => groups.flatMap((g) => listRecentReasoningOf(db, r.session, g, agent, cfg.max_per_producer)));
   const selected = selectReasoning({
-    rows: listGroupAndGlobalReasoning(deps.db(), r.session, r.group),
-    producers: cfg.relevant_producers[r.agent] ?? [],
+    rows,
+    producers,
     maxPerProducer: cfg.max_per_producer,
     maxTotal: cfg.max_total,
     contentChars: cfg.content_chars,

@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase, type DB } from '../../../bazinga-db/scripts/lib/db.ts';
+import { openDatabase, writeTransaction, type DB } from '../../../bazinga-db/scripts/lib/db.ts';
+import { findTokenCount, saveTokenCounts } from '../../../bazinga-db/scripts/lib/repo/tokenCounts.ts';
 import { resolvePaths } from '../../../bazinga-db/scripts/lib/paths.ts';
 import { redactForOutput } from '../../../bazinga-db/scripts/lib/redact.ts';
 import { lookupByModel, parseConfig, type Config } from './config.ts';
@@ -24,7 +25,7 @@ import {
   type ParsedFlags,
 } from './params.ts';
 import { advance, zoneStep, type Deps } from './pipeline.ts';
-import { makeTokenCounter } from './tokens.ts';
+import { makeTokenCounter, type TokenCountCache } from './tokens.ts';
 
 export interface ScriptIo {
   argv: readonly string[];
@@ -146,21 +147,52 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
   return { config, configPath, dbPath: paths.dbPath, projectRoot: paths.projectRoot };
 }
 
-/** Builds the dependencies of the steps for one process run. */
+/**
+ * Builds the dependencies of the steps for one process run. Token counts go through the
+ * database's count cache when the database can be opened (best effort: a step that needs no
+ * database still works without it); `close` saves the new counts and closes the database.
+ */
 export function makeDeps(env: Environment, model: string, flags: ParsedFlags, warn: (m: string) => void): { deps: Deps; close: () => void } {
   let db: DB | undefined;
+  const openDb = () =>
+    (db ??= openDatabase({ dbPath: env.dbPath, create: false, busyTimeoutMs: BUSY_TIMEOUT_MS, retryBackoffMs: RETRY_BACKOFF_MS }));
+  const fresh = new Map<string, number>();
+  let cacheUsable = true;
+  const cache: TokenCountCache = {
+    get: (hash) => {
+      if (fresh.has(hash) || !cacheUsable) return fresh.get(hash);
+      try {
+        return findTokenCount(openDb(), hash);
+      } catch {
+        cacheUsable = false;
+        return undefined;
+      }
+    },
+    put: (hash, tokens) => fresh.set(hash, tokens),
+  };
   const allowlist = env.config.redaction_allowlist.map((src) => new RegExp(src, 'g'));
   const deps: Deps = {
     config: env.config,
-    countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model, 1.2)),
+    countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model, 1.2), cache),
     redact: (text) => redactForOutput(text, { mode: env.config.redaction_mode, allowlist }).text,
-    db: () =>
-      (db ??= openDatabase({ dbPath: env.dbPath, create: false, busyTimeoutMs: BUSY_TIMEOUT_MS, retryBackoffMs: RETRY_BACKOFF_MS })),
+    db: openDb,
     explain: flags.bools.has('--explain'),
     dryRun: flags.bools.has('--dry-run'),
     warn,
   };
-  return { deps, close: () => db?.close() };
+  const close = () => {
+    if (!db) return;
+    if (fresh.size > 0 && cacheUsable) {
+      try {
+        const conn = db;
+        writeTransaction(conn, () => saveTokenCounts(conn, fresh));
+      } catch {
+        // Only a cache: the next run counts these texts again.
+      }
+    }
+    db.close();
+  };
+  return { deps, close };
 }
 
 /** Runs one step script (or assemble, with step 'consume'); returns the exit code. */

@@ -1,5 +1,6 @@
 /** Repository: `context_packages` and `context_package_consumers`. */
 import { stmt, type DB } from '../db.ts';
+import { PACKAGE_TYPES, PRIORITIES } from '../enums.ts';
 
 export interface PackageRow {
   id: number;
@@ -85,7 +86,7 @@ const ELIGIBLE_WHERE = `
         EXISTS (SELECT 1 FROM context_package_consumers c
                 WHERE c.package_id = cp.id AND c.agent_type = @agentType AND c.consumed_at IS NULL)
       ELSE
-        NOT EXISTS (SELECT 1 FROM consumption_scope s
+        NOT EXISTS (SELECT 1 FROM consumption_scope s INDEXED BY ca_idx_consumption_package
                     WHERE s.session_id = cp.session_id AND s.package_id = cp.id
                       AND s.agent_type = @agentType AND s.iteration = @iteration)
         AND NOT EXISTS (SELECT 1 FROM context_package_consumers c
@@ -146,26 +147,85 @@ export interface CandidatePackage {
   consumed: 0 | 1;
 }
 
+const CANDIDATE_COLUMNS = `cp.id, cp.session_id, cp.group_id, cp.scope, cp.package_type, cp.priority, cp.file_path, cp.summary,
+  cp.size_bytes, cp.created_at`;
+
 /**
- * Every non-superseded package of the session in the group or global that the agent is a
- * designated consumer of, flagged `consumed` when the iteration-aware rule excludes it. The
- * assembler ranks the unconsumed ones and reports the consumed ones as exclusions.
+ * The agent is a designated consumer and has not consumed the package at @iteration. (The scope
+ * lookup names its index: otherwise SQLite prefers the covering session index and scans every
+ * scope row of the session for each package.)
  */
-export function listCandidatePackages(db: DB, q: EligibilityQuery & { iteration: number }): CandidatePackage[] {
+const DESIGNATED_AND_UNCONSUMED = `
+  cp.supersedes_id IS NULL
+  AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
+  AND NOT EXISTS (SELECT 1 FROM consumption_scope s INDEXED BY ca_idx_consumption_package
+                  WHERE s.package_id = cp.id AND s.agent_type = @agentType AND s.iteration = @iteration
+                    AND s.session_id = cp.session_id)
+  AND NOT EXISTS (SELECT 1 FROM context_package_consumers c
+                  WHERE c.package_id = cp.id AND c.agent_type = @agentType
+                    AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)`;
+
+/**
+ * The newest `perBucket` eligible, unconsumed packages of every (priority, package type) bucket,
+ * for the group and for the session-wide packages: at most 2 × 4 × 5 × perBucket rows however
+ * large the session is. Within a bucket every ranking signal but recency is constant, so the top
+ * packages by score over all buckets are always among these.
+ */
+export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: number }, perBucket: number): CandidatePackage[] {
+  const group = stmt(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
+     WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND cp.priority = @priority AND cp.package_type = @packageType
+       AND ${DESIGNATED_AND_UNCONSUMED}
+     ORDER BY cp.created_at DESC, cp.id DESC LIMIT @perBucket`,
+  );
+  const global = stmt(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
+     WHERE cp.session_id = @sessionId AND cp.scope = 'global' AND cp.priority = @priority AND cp.package_type = @packageType
+       AND (cp.group_id IS NULL OR cp.group_id <> @groupId)
+       AND ${DESIGNATED_AND_UNCONSUMED}
+     ORDER BY cp.created_at DESC, cp.id DESC LIMIT @perBucket`,
+  );
+  const rows: CandidatePackage[] = [];
+  for (const priority of PRIORITIES) {
+    for (const packageType of PACKAGE_TYPES) {
+      const params = { ...q, priority, packageType, perBucket };
+      rows.push(...(group.all(params) as CandidatePackage[]), ...(global.all(params) as CandidatePackage[]));
+    }
+  }
+  return rows;
+}
+
+/**
+ * How many packages of the request's scope (group and session-wide, not superseded) name the agent
+ * as a consumer, consumed or not. Eligible = this minus listConsumedPackages().length.
+ */
+export function countDesignatedPackages(db: DB, q: EligibilityQuery): number {
+  const designated = 'EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)';
+  const row = stmt(
+    db,
+    `SELECT
+       (SELECT COUNT(*) FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
+        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND cp.supersedes_id IS NULL AND ${designated})
+     + (SELECT COUNT(*) FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
+        WHERE cp.session_id = @sessionId AND cp.scope = 'global' AND (cp.group_id IS NULL OR cp.group_id <> @groupId)
+          AND cp.supersedes_id IS NULL AND ${designated}) AS n`,
+  ).get({ sessionId: q.sessionId, groupId: q.groupId, agentType: q.agentType }) as { n: number };
+  return row.n;
+}
+
+/** Packages in the request's scope the agent already consumed at this iteration (reported as exclusions). */
+export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: number }): CandidatePackage[] {
   return stmt(
     db,
-    `SELECT cp.id, cp.session_id, cp.group_id, cp.scope, cp.package_type, cp.priority, cp.file_path, cp.summary,
-            cp.size_bytes, cp.created_at,
-            (EXISTS (SELECT 1 FROM consumption_scope s
-                     WHERE s.session_id = cp.session_id AND s.package_id = cp.id
-                       AND s.agent_type = @agentType AND s.iteration = @iteration)
-             OR EXISTS (SELECT 1 FROM context_package_consumers c
-                        WHERE c.package_id = cp.id AND c.agent_type = @agentType
-                          AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)) AS consumed
-     FROM context_packages cp
-     WHERE cp.session_id = @sessionId
-       AND (cp.group_id = @groupId OR cp.scope = 'global')
-       AND cp.supersedes_id IS NULL
+    `SELECT ${CANDIDATE_COLUMNS}, 1 AS consumed FROM context_packages cp
+     WHERE cp.id IN (SELECT s.package_id FROM consumption_scope s
+                     WHERE s.session_id = @sessionId AND s.agent_type = @agentType AND s.iteration = @iteration
+                     UNION
+                     SELECT c.package_id FROM context_package_consumers c INDEXED BY ca_idx_cpc_consumed
+                     WHERE c.agent_type = @agentType AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)
+       AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global') AND cp.supersedes_id IS NULL
        AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
      ORDER BY cp.id`,
   ).all(q) as CandidatePackage[];

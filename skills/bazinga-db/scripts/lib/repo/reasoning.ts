@@ -75,12 +75,12 @@ export function listStrategySourceReasoning(db: DB, sessionId: string, groupId: 
   ).all(sessionId, groupId) as Pick<ReasoningRow, 'id' | 'reasoning_phase' | 'content'>[];
 }
 
-/** The session's reasoning rows of one group plus its session-wide (`global`) rows, newest first. */
-export function listGroupAndGlobalReasoning(db: DB, sessionId: string, groupId: string): ReasoningRow[] {
+/** The newest `limit` reasoning rows of one producer in one group (`global` for session-wide rows). */
+export function listRecentReasoningOf(db: DB, sessionId: string, groupId: string, agentType: string, limit: number): ReasoningRow[] {
   return stmt(
     db,
-    `SELECT ${COLUMNS} FROM orchestration_logs
-     WHERE session_id = @sessionId AND log_type = 'reasoning' AND (group_id = @groupId OR group_id = 'global')
-     ORDER BY timestamp DESC, id DESC`,
-  ).all({ sessionId, groupId }) as ReasoningRow[];
+    `SELECT ${COLUMNS} FROM orchestration_logs INDEXED BY ca_idx_logs_producer_recent
+     WHERE session_id = ? AND group_id = ? AND agent_type = ? AND log_type = 'reasoning'
+     ORDER BY timestamp DESC, id DESC LIMIT ?`,
+  ).all(sessionId, groupId, agentType, limit) as ReasoningRow[];
 }

@@ -22,6 +22,11 @@ export interface RankInput {
   config: Config;
   /** Relevance per package id in [0, 1]; when undefined the relevance term is left out entirely. */
   relevance?: ReadonlyMap<number, number>;
+  /**
+   * The number of eligible packages when `candidates` holds only those that can reach the top
+   * (the database's bucket heads); defaults to the number of unconsumed candidates.
+   */
+  totalAvailable?: number;
   explain: boolean;
 }
 
@@ -36,18 +41,32 @@ export interface RankOutput {
 const PRIORITY_RANK: Record<string, number> = { critical: 1, high: 2, medium: 3, low: 4 };
 const LADDER = new Set(['critical', 'high', 'medium']);
 
+/** The decimal number in value[from, to), or NaN when a character is not a digit. */
+function digits(value: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = value.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
 /** SQLite's `YYYY-MM-DD HH:MM:SS` (UTC) as epoch milliseconds, or NaN. */
 export function parseSqliteTime(value: string | null): number {
   if (!value) return NaN;
+  // The common form (what SQLite writes) is parsed by hand: this runs once per candidate.
+  if (value.length === 19 && value[4] === '-' && value[7] === '-' && (value[10] === ' ' || value[10] === 'T')) {
+    return Date.UTC(digits(value, 0, 4), digits(value, 5, 7) - 1, digits(value, 8, 10), digits(value, 11, 13), digits(value, 14, 16), digits(value, 17, 19));
+  }
   return Date.parse(value.includes('T') ? value : value.replace(' ', 'T') + 'Z');
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
-export function scoreComponents(c: Candidate, input: RankInput): ScoreComponents {
+function componentsAt(c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
   const r = input.config.ranking;
-  const created = parseSqliteTime(c.created_at);
-  const ageHours = Number.isNaN(created) ? Infinity : Math.max(0, (input.nowMs - created) / 3_600_000);
+  const ageHours = Number.isNaN(createdMs) ? Infinity : Math.max(0, (input.nowMs - createdMs) / 3_600_000);
   return {
     priority: r.priority_weights[c.priority] ?? 0,
     same_group: c.group_id !== null && c.group_id === input.group ? 1 : 0,
@@ -55,6 +74,24 @@ export function scoreComponents(c: Candidate, input: RankInput): ScoreComponents
     recency: ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / r.recency_half_life_hours),
     relevance: input.relevance?.get(c.id) ?? 0,
   };
+}
+
+/** scoreOf(componentsAt(…)) without building the components object (the per-candidate hot path). */
+function scoreAt(c: Candidate, createdMs: number, input: RankInput, withRelevance: boolean): number {
+  const r = input.config.ranking;
+  const w = r.weights;
+  const ageHours = Number.isNaN(createdMs) ? Infinity : Math.max(0, (input.nowMs - createdMs) / 3_600_000);
+  return round6(
+    w.priority * (r.priority_weights[c.priority] ?? 0) +
+      w.same_group * (c.group_id !== null && c.group_id === input.group ? 1 : 0) +
+      w.type_affinity * (r.type_affinity[c.package_type]?.[input.agent] ?? 0) +
+      w.recency * (ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / r.recency_half_life_hours)) +
+      (withRelevance ? w.relevance * (input.relevance?.get(c.id) ?? 0) : 0),
+  );
+}
+
+export function scoreComponents(c: Candidate, input: RankInput): ScoreComponents {
+  return componentsAt(c, parseSqliteTime(c.created_at), input);
 }
 
 export function scoreOf(k: ScoreComponents, config: Config, withRelevance: boolean): number {
@@ -68,59 +105,78 @@ export function scoreOf(k: ScoreComponents, config: Config, withRelevance: boole
   );
 }
 
-/** Score desc, then created_at desc, then id desc: the same input always gives the same order. */
-function byScore(a: RankedPackage, b: RankedPackage): number {
-  if (a.score !== b.score) return b.score - a.score;
-  const ca = a.created_at ?? '';
-  const cb = b.created_at ?? '';
-  if (ca !== cb) return ca < cb ? 1 : -1;
-  return b.id - a.id;
-}
-
-/** Ranks the candidates for the zone: top `limit` by score, or the priority ladder in Conservative. */
+/**
+ * Ranks the candidates for the zone: top `limit` by score, or the priority ladder in Conservative.
+ * Order: score desc, then created_at desc, then id desc, so the same input always gives the same
+ * bytes. Scores and times sit in typed arrays and only the chosen packages become objects, so
+ * 100k candidates rank in a few tens of milliseconds.
+ */
 export function rankPackages(input: RankInput): RankOutput {
   if (input.zone === 'Wrap-up' || input.zone === 'Emergency') {
     return { selected: [], total_available: 0, priority_used: null, excluded: [] };
   }
   const excluded: Exclusion[] = [];
-  const ranked: RankedPackage[] = [];
-  const withRelevance = input.relevance !== undefined;
+  const live: Candidate[] = [];
   for (const c of input.candidates) {
-    if (c.consumed) {
-      excluded.push({ kind: 'package', id: c.id, reason: 'consumed' });
-      continue;
-    }
-    const components = scoreComponents(c, input);
-    ranked.push({
-      id: c.id,
-      priority: c.priority,
-      package_type: c.package_type,
-      file_path: c.file_path,
-      summary: c.summary,
-      group_id: c.group_id,
-      created_at: c.created_at,
-      score: scoreOf(components, input.config, withRelevance),
-      ...(input.explain ? { components: roundComponents(components) } : {}),
-    });
+    if (c.consumed) excluded.push({ kind: 'package', id: c.id, reason: 'consumed' });
+    else live.push(c);
   }
   excluded.sort((a, b) => a.id - b.id);
-  ranked.sort(byScore);
-  const total = ranked.length;
-  if (input.zone !== 'Conservative') {
-    const selected = ranked.slice(0, input.limit);
-    for (const p of ranked.slice(input.limit)) excluded.push({ kind: 'package', id: p.id, reason: 'limit' });
-    return { selected, total_available: total, priority_used: null, excluded };
+  const n = live.length;
+  const score = new Float64Array(n);
+  const created = new Float64Array(n);
+  const ids = new Float64Array(n);
+  const withRelevance = input.relevance !== undefined;
+  for (let i = 0; i < n; i++) {
+    const c = live[i] as Candidate;
+    const ms = parseSqliteTime(c.created_at);
+    created[i] = Number.isNaN(ms) ? -Infinity : ms;
+    ids[i] = c.id;
+    score[i] = scoreAt(c, ms, input, withRelevance);
   }
-  const ladder = ranked
-    .filter((p) => LADDER.has(p.priority))
-    .sort((a, b) => (PRIORITY_RANK[a.priority] ?? 9) - (PRIORITY_RANK[b.priority] ?? 9) || byScore(a, b));
-  const selected = ladder.slice(0, input.limit);
-  const chosen = new Set(selected.map((p) => p.id));
-  for (const p of ranked) {
-    if (!chosen.has(p.id)) excluded.push({ kind: 'package', id: p.id, reason: LADDER.has(p.priority) ? 'limit' : 'zone' });
+  const byScore = (a: number, b: number) =>
+    (score[b] as number) - (score[a] as number) || (created[b] as number) - (created[a] as number) || (ids[b] as number) - (ids[a] as number);
+  const conservative = input.zone === 'Conservative';
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort(
+    conservative
+      ? (a, b) => (PRIORITY_RANK[(live[a] as Candidate).priority] ?? 9) - (PRIORITY_RANK[(live[b] as Candidate).priority] ?? 9) || byScore(a, b)
+      : byScore,
+  );
+  const selected: RankedPackage[] = [];
+  for (const i of order) {
+    const c = live[i] as Candidate;
+    const eligible = !conservative || LADDER.has(c.priority);
+    if (eligible && selected.length < input.limit) {
+      selected.push({
+        id: c.id,
+        priority: c.priority,
+        package_type: c.package_type,
+        file_path: c.file_path,
+        summary: c.summary,
+        group_id: c.group_id,
+        created_at: c.created_at,
+        score: score[i] as number,
+        ...(input.explain ? { components: roundComponents(componentsAt(c, parseSqliteTime(c.created_at), input)) } : {}),
+      });
+    } else if (!conservative) excluded.push({ kind: 'package', id: c.id, reason: 'limit' });
   }
-  const lowest = selected.at(-1)?.priority ?? null;
-  return { selected, total_available: total, priority_used: lowest, excluded };
+  if (conservative) {
+    // Reported in score order, as in the other zones.
+    const chosen = new Set(selected.map((p) => p.id));
+    const rest = order.filter((i) => !chosen.has((live[i] as Candidate).id)).sort(byScore);
+    for (const i of rest) {
+      const c = live[i] as Candidate;
+      excluded.push({ kind: 'package', id: c.id, reason: LADDER.has(c.priority) ? 'limit' : 'zone' });
+    }
+  }
+  return {
+    selected,
+    total_available: input.totalAvailable ?? n,
+    priority_used: conservative ? (selected.at(-1)?.priority ?? null) : null,
+    excluded,
+  };
 }
 
 function roundComponents(k: ScoreComponents): ScoreComponents {
