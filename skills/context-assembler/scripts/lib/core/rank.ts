@@ -64,30 +64,22 @@ export function parseSqliteTime(value: string | null): number {
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
-function componentsAt(c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
+/** Fills `k` with the score components of `c` (reusing one object keeps the hot loop allocation-free). */
+function componentsInto(k: ScoreComponents, c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
   const r = input.config.ranking;
   const ageHours = Number.isNaN(createdMs) ? Infinity : Math.max(0, (input.nowMs - createdMs) / 3_600_000);
-  return {
-    priority: r.priority_weights[c.priority] ?? 0,
-    same_group: c.group_id !== null && c.group_id === input.group ? 1 : 0,
-    type_affinity: r.type_affinity[c.package_type]?.[input.agent] ?? 0,
-    recency: ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / r.recency_half_life_hours),
-    relevance: input.relevance?.get(c.id) ?? 0,
-  };
+  k.priority = r.priority_weights[c.priority] ?? 0;
+  k.same_group = c.group_id !== null && c.group_id === input.group ? 1 : 0;
+  k.type_affinity = r.type_affinity[c.package_type]?.[input.agent] ?? 0;
+  k.recency = ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / r.recency_half_life_hours);
+  k.relevance = input.relevance?.get(c.id) ?? 0;
+  return k;
 }
 
-/** scoreOf(componentsAt(…)) without building the components object (the per-candidate hot path). */
-function scoreAt(c: Candidate, createdMs: number, input: RankInput, withRelevance: boolean): number {
-  const r = input.config.ranking;
-  const w = r.weights;
-  const ageHours = Number.isNaN(createdMs) ? Infinity : Math.max(0, (input.nowMs - createdMs) / 3_600_000);
-  return round6(
-    w.priority * (r.priority_weights[c.priority] ?? 0) +
-      w.same_group * (c.group_id !== null && c.group_id === input.group ? 1 : 0) +
-      w.type_affinity * (r.type_affinity[c.package_type]?.[input.agent] ?? 0) +
-      w.recency * (ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / r.recency_half_life_hours)) +
-      (withRelevance ? w.relevance * (input.relevance?.get(c.id) ?? 0) : 0),
-  );
+const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0 });
+
+function componentsAt(c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
+  return componentsInto(zeroComponents(), c, createdMs, input);
 }
 
 export function scoreComponents(c: Candidate, input: RankInput): ScoreComponents {
@@ -127,12 +119,13 @@ export function rankPackages(input: RankInput): RankOutput {
   const created = new Float64Array(n);
   const ids = new Float64Array(n);
   const withRelevance = input.relevance !== undefined;
+  const scratch = zeroComponents();
   for (let i = 0; i < n; i++) {
     const c = live[i] as Candidate;
     const ms = parseSqliteTime(c.created_at);
     created[i] = Number.isNaN(ms) ? -Infinity : ms;
     ids[i] = c.id;
-    score[i] = scoreAt(c, ms, input, withRelevance);
+    score[i] = scoreOf(componentsInto(scratch, c, ms, input), input.config, withRelevance);
   }
   const byScore = (a: number, b: number) =>
     (score[b] as number) - (score[a] as number) || (created[b] as number) - (created[a] as number) || (ids[b] as number) - (ids[a] as number);
