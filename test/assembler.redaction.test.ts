@@ -245,3 +245,24 @@ describe('shannonEntropy', () => {
     expect(shannonEntropy(s)).toBeCloseTo(h, 10);
   });
 });
+
+describe('emit redaction: forms found in review', () => {
+  const both = { mode: 'both' as const, allowlist: [] };
+  it.each([
+    { name: 'long token without a digit', text: 'token=abcdefghijklmnopqrstuvwxyzABCDEF', secret: 'abcdefghijklmnopqrstuvwxyzABCDEF', keep: 'token=' },
+    { name: 'quoted api key without a digit', text: 'api_key: "abcdefghijklmnopqrstuvwxyzab"', secret: 'abcdefghijklmnopqrstuvwxyzab', keep: 'api_key: ' },
+    { name: 'CLI flag with a space', text: 'run --password hunter2secret now', secret: 'hunter2secret', keep: '--password ' },
+    { name: 'quoted CLI flag value', text: 'mysql --password "a b c" -h db', secret: 'a b c', keep: '--password ' },
+  ])('$name', ({ text, secret, keep }) => {
+    const out = redactForOutput(text, both).text;
+    expect(out).not.toContain(secret);
+    expect(out).toContain(keep);
+  });
+
+  it('a long run of word characters is handled (the key patterns are anchored) and left as it is', () => {
+    const run = 'a'.repeat(200_000);
+    expect(redactForOutput(run, both).text).toBe(run);
+    const words = 'password reset token flow '.repeat(20_000);
+    expect(redactForOutput(words, both).text).toBe(words);
+  });
+});

@@ -164,15 +164,18 @@ export function openDatabase(opts: OpenOptions): DB {
     const conn = db;
     retryBackoff.set(conn, backoff);
     withBusyRetry(() => {
-      conn.pragma('journal_mode = WAL');
       conn.pragma('foreign_keys = ON');
       conn.pragma('synchronous = NORMAL');
     }, backoff);
+    const toWal = () => withBusyRetry(() => conn.pragma('journal_mode = WAL'), backoff);
     // A file with no tables at all is one being created (possibly by another process right now).
     if (fresh || withBusyRetry(() => tableNames(conn).size === 0, backoff)) {
+      toWal();
       if (createV19Schema(conn)) notice(`✓ Created BAZINGA database (schema v${SCHEMA_VERSION}) at ${opts.dbPath}`);
     }
+    // Checked before anything persistent changes: a file that is refused is left as it was.
     withBusyRetry(() => checkSchema(conn, opts.dbPath, notice), backoff);
+    toWal();
     ensureExtensions(conn);
     return conn;
   } catch (err) {

@@ -92,6 +92,11 @@ const SECRET_KEYS =
 const TOKEN_KEYS =
   '(?:[\\w.-]*(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|token|session[_-]?key|signing[_-]?key|(?:account|client|service|master|encryption)[_-]?key)[\\w.-]*' +
   '|(?<![\\w.-])(?:[\\w.-]*[_.-])?auth(?![\\w]))';
+/**
+ * A key name starts where a run of name characters starts. Without this anchor the leading
+ * `[\w.-]*` of the key patterns rescans a long run from every offset (quadratic: 40 KB took 4 s).
+ */
+const KEY_START = '(?<![\\w.-])';
 /** `=>` before `=`: otherwise `'password' => 'x'` matches `=` and takes `>` for the value. */
 const ASSIGN = `(["']?)\\s*(=>|[=:])\\s*`;
 
@@ -113,7 +118,8 @@ const EMIT_PATTERNS: readonly EmitPattern[] = [
   {
     kind: 'connection_string',
     // The user may be empty: `redis://:password@host`.
-    regex: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]*):([^\s@/]+)@/gi,
+    // Anchored at the start of the scheme: an unanchored scheme rescans long words from every offset.
+    regex: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]*):([^\s@/]+)@/gi,
     replace: (_m, scheme: string, user: string) => `${scheme}${user}:${tag('password')}@`,
   },
   {
@@ -152,16 +158,23 @@ const EMIT_PATTERNS: readonly EmitPattern[] = [
   },
   {
     kind: 'secret_assignment',
-    regex: new RegExp(`(["']?)(${SECRET_KEYS})${ASSIGN}("[^"\\n]*"|'[^'\\n]*'|[^\\s"',;}]+)`, 'gi'),
+    regex: new RegExp(`(["']?)${KEY_START}(${SECRET_KEYS})${ASSIGN}("[^"\\n]*"|'[^'\\n]*'|[^\\s"',;}]+)`, 'gi'),
     replace: (m, q1: string, key: string, q2: string, op: string, value: string) =>
       isAlreadyRedacted(value) ? m : `${q1}${key}${q2}${op === '=>' ? ' => ' : op === ':' ? ': ' : '='}${quoteLike(value, tag('secret'))}`,
   },
   {
+    // Command lines: `--password hunter2`, `--api-key abc…` (the `=` form is an assignment above).
+    kind: 'cli_flag',
+    regex: /(?<![\w-])(--?(?:password|passwd|pwd|secret|client-secret|token|api-key|apikey|access-key))(\s+)(?!-)("[^"\n]*"|'[^'\n]*'|[^\s"']+)/gi,
+    replace: (m, flag: string, space: string, value: string) => (isAlreadyRedacted(value) ? m : `${flag}${space}${quoteLike(value, tag('secret'))}`),
+  },
+  {
     kind: 'token_assignment',
-    regex: new RegExp(`(["']?)(${TOKEN_KEYS})${ASSIGN}("[^"\\n]*"|'[^'\\n]*'|[^\\s"',;}]+)`, 'gi'),
+    regex: new RegExp(`(["']?)${KEY_START}(${TOKEN_KEYS})${ASSIGN}("[^"\\n]*"|'[^'\\n]*'|[^\\s"',;}]+)`, 'gi'),
     replace: (m, q1: string, key: string, q2: string, op: string, value: string) => {
       const bare = value.replace(/^["']|["']$/g, '');
-      if (isAlreadyRedacted(value) || bare.length < 12 || !/\d/.test(bare) || /\s/.test(bare)) return m;
+      // Long enough to be a token: 20+ characters, or 12+ with a digit (prose after "token:" is neither).
+      if (isAlreadyRedacted(value) || /\s/.test(bare) || !(bare.length >= 20 || (bare.length >= 12 && /\d/.test(bare)))) return m;
       return `${q1}${key}${q2}${op === '=>' ? ' => ' : op === ':' ? ': ' : '='}${quoteLike(value, tag('token'))}`;
     },
   },

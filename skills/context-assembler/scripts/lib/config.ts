@@ -108,7 +108,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Shape = 'boolean' | 'number' | 'fraction' | 'unit' | 'positive' | 'count' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
+type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
 
 /** What each key must look like; `map:<shape>` is an object of arbitrary keys with values of that shape. */
 const SCHEMA: { [k: string]: Shape } = {
@@ -124,7 +124,8 @@ const SCHEMA: { [k: string]: Shape } = {
   zone_thresholds: { emergency: 'number', wrap_up: 'number', conservative: 'number', soft_warning: 'number' },
   summary_caps: 'map:count',
   ranking: {
-    weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'number', relevance: 'number' },
+    // recency must not be negative: the database returns the newest packages of each bucket first.
+    weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'nonnegative', relevance: 'nonnegative' },
     priority_weights: 'map:number',
     recency_half_life_hours: 'positive',
     type_affinity: 'map:map:unit',
@@ -159,6 +160,9 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
       return;
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) fail('a number');
+      return;
+    case 'nonnegative':
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail('a number ≥ 0');
       return;
     case 'fraction':
       if (typeof value !== 'number' || !(value >= 0 && value < 1)) fail('a number from 0 up to (not including) 1');

@@ -123,7 +123,9 @@ export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyReque
   let nowIso: string;
   if (nowText === undefined) nowIso = now().toISOString();
   else {
-    const ms = /^\d{4}-\d{2}-\d{2}/.test(nowText) ? Date.parse(nowText) : NaN;
+    // A date-time without a zone designator is UTC (as SQLite's times are), never the machine's zone.
+    const zoned = /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(nowText) || !/\d{2}:\d{2}/.test(nowText) ? nowText : `${nowText}Z`;
+    const ms = /^\d{4}-\d{2}-\d{2}/.test(nowText) ? Date.parse(zoned.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T')) : NaN;
     if (Number.isNaN(ms)) throw new ParamError(`--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '${nowText}'`);
     nowIso = new Date(ms).toISOString();
   }

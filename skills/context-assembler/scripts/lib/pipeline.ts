@@ -105,7 +105,8 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     project_id: projectId,
     total_available: ranked.total_available,
     priority_used: ranked.priority_used,
-    candidates: ranked.selected,
+    // Redacted here already: this document is printed too (rank.ts), not only the final block.
+    candidates: ranked.selected.map((p) => ({ ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path) })),
     error_patterns: patterns,
     strategies,
     excluded: ranked.excluded,

@@ -77,7 +77,7 @@ Options:
 
 function helpFor(spec: ScriptSpec): string {
   const piped = spec.readsStdin
-    ? `\nWith a previous step's JSON on stdin it continues from that document; without one it runs the\nearlier steps itself from the flags.\n`
+    ? `\nWith a previous step's JSON on stdin (and no request flags) it continues from that document; with\nrequest flags it runs the earlier steps itself and does not read stdin.\n`
     : '\n';
   return `${spec.name}: ${spec.summary}\n\nUsage: tsx ${spec.name} [flags]${spec.readsStdin ? ' [< previous-step.json]' : ''}\n${piped}\n${COMMON_HELP}\n\nExit: 0 (also when assembly fails: fallback block + warning on stderr), 2 for invalid parameters.\n`;
 }
@@ -92,10 +92,16 @@ function usageError(io: ScriptIo, err: ParamError | DocError): number {
 type Start =
   | { kind: 'request'; request: AssemblyRequest }
   | { kind: 'doc'; doc: AssemblyDoc }
-  | { kind: 'fallback'; agent: string };
+  | { kind: 'fallback'; agent: string }
+  | { kind: 'disabled'; agent: string };
 
-/** Reads and validates the piped document; request flags cannot be combined with one. */
+/**
+ * Reads and validates the piped document. A step given request flags (--session, --agent, …) starts
+ * from them and does not read stdin at all: a caller whose stdin is an open pipe that never closes
+ * (a process runner, an agent's shell) would otherwise wait forever.
+ */
 function pipedStart(io: ScriptIo, flags: ParsedFlags): Start | undefined {
+  if (REQUEST_FLAGS.some((f) => flags.values.has(f))) return undefined;
   const text = io.readStdin();
   if (text === undefined || text.trim() === '') return undefined;
   let value: unknown;
@@ -107,12 +113,16 @@ function pipedStart(io: ScriptIo, flags: ParsedFlags): Start | undefined {
   if (value && typeof value === 'object' && (value as { fallback?: unknown }).fallback === true) {
     return { kind: 'fallback', agent: String((value as { agent?: unknown }).agent ?? 'agent') };
   }
-  const doc = validateDoc(value, 'stdin');
-  const given = REQUEST_FLAGS.filter((f) => flags.values.has(f));
-  if (given.length > 0) {
-    throw new ParamError(`${given.join(', ')} cannot be combined with a document on stdin: the request comes from the previous step`, 'USAGE');
+  if (value && typeof value === 'object' && (value as { disabled?: unknown }).disabled === true) {
+    return { kind: 'disabled', agent: String((value as { agent?: unknown }).agent ?? 'agent') };
   }
-  return { kind: 'doc', doc };
+  return { kind: 'doc', doc: validateDoc(value, 'stdin') };
+}
+
+/** The disabled block (or document); a step receiving one passes it on. */
+function disabled(io: ScriptIo, format: OutputFormat, agent: string): number {
+  io.stdout(format === 'markdown' ? renderDisabled(agent) : JSON.stringify({ disabled: true, agent }, null, 2) + '\n');
+  return 0;
 }
 
 function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc): void {
@@ -213,18 +223,21 @@ export function runScript(spec: ScriptSpec, io: ScriptIo): number {
     throw err;
   }
   if (start.kind === 'fallback') return fallback(io, format, start.agent, 'the previous step fell back');
+  if (start.kind === 'disabled') return disabled(io, format, start.agent);
   const request = start.kind === 'doc' ? start.doc.request : start.request;
   const warn = (m: string) => io.stderr(`⚠ ${m}\n`);
   let close = () => {};
   try {
     const env = loadEnvironment(flags, io);
-    if (!env.config.enable_context_assembler) {
-      io.stdout(format === 'markdown' ? renderDisabled(request.agent) : JSON.stringify({ disabled: true, agent: request.agent }, null, 2) + '\n');
-      return 0;
-    }
+    if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
     const made = makeDeps(env, request.model, flags, warn);
     close = made.close;
-    const first = start.kind === 'doc' ? start.doc : zoneStep(request, env.config);
+    // The agent's own texts are echoed in the document: redacted like everything else emitted.
+    const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));
+    const first =
+      start.kind === 'doc'
+        ? start.doc
+        : zoneStep({ ...request, task: redactText(request.task), error: redactText(request.error) }, env.config);
     output(io, format, advance(first, spec.step, made.deps));
     return 0;
   } catch (err) {

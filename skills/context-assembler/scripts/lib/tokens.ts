@@ -102,9 +102,12 @@ export interface TokenCountCache {
   put(textHash: string, tokens: number): void;
 }
 
-/** The cache key of a text: 32 hex of its SHA-256. */
+/** Bump when counting changes (pieces, merge), so counts cached by an older version are not reused. */
+const COUNTER_VERSION = 'cl100k-merge256-v1';
+
+/** The cache key of a text: 32 hex of the SHA-256 of the counter version and the text. */
 export function textHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+  return createHash('sha256').update(`${COUNTER_VERSION}\n${text}`, 'utf8').digest('hex').slice(0, 32);
 }
 
 /**

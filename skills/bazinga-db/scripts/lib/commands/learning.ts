@@ -226,7 +226,15 @@ const saveErrorPattern: Command = {
       error_type: redact(normaliseErrorType(errorType)),
       message_pattern: redact(normaliseErrorMessage(message)),
       context_hints: (hints as string[]).map(redact),
-      stack_pattern: stack.map((item) => (typeof item === 'string' ? redact(item) : item)),
+      stack_pattern: stack.map(function redactDeep(item: unknown): unknown {
+        // Secrets can sit at any depth of a stack item (objects, nested arrays).
+        if (typeof item === 'string') return redact(item);
+        if (Array.isArray(item)) return item.map(redactDeep);
+        if (item !== null && typeof item === 'object') {
+          return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, redactDeep(v)]));
+        }
+        return item;
+      }),
     };
     const solution = redact(rawSolution);
     const hash = errorPatternHash(signature);

@@ -52,33 +52,35 @@ function parseSignature(json: string): { error_type: string; message_pattern: st
 
 export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternItem[] {
   const wanted = input.error ? normaliseErrorMessage(input.error).toLowerCase() : null;
-  const items = input.rows
+  // Choose on the stored fields, then redact only the few that are shown.
+  const chosen = input.rows
     .filter((r) => round2(r.confidence) >= input.minConfidence)
     .filter((r) => !isExpired(r.last_seen, r.ttl_days, input.nowMs))
     .filter((r) => input.lang === null || r.lang === null || r.lang === input.lang)
     .map((r) => {
       const sig = parseSignature(r.signature_json);
       const pattern = sig.message_pattern.toLowerCase();
-      return {
-        pattern_hash: r.pattern_hash,
-        error_type: input.redact(sig.error_type),
-        message_pattern: input.redact(oneLine(sig.message_pattern)),
-        solution: truncateAtWord(input.redact(oneLine(r.solution)), input.solutionChars),
-        confidence: round2(r.confidence),
-        occurrences: r.occurrences,
-        last_seen: r.last_seen,
-        matched_error: wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern)),
-      };
-    });
-  items.sort(
-    (a, b) =>
-      Number(b.matched_error) - Number(a.matched_error) ||
-      b.confidence - a.confidence ||
-      b.occurrences - a.occurrences ||
-      (a.last_seen === b.last_seen ? 0 : a.last_seen < b.last_seen ? 1 : -1) ||
-      (a.pattern_hash < b.pattern_hash ? -1 : 1),
-  );
-  return items.slice(0, input.max);
+      return { r, sig, matched: wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern)) };
+    })
+    .sort(
+      (a, b) =>
+        Number(b.matched) - Number(a.matched) ||
+        round2(b.r.confidence) - round2(a.r.confidence) ||
+        b.r.occurrences - a.r.occurrences ||
+        (a.r.last_seen === b.r.last_seen ? 0 : a.r.last_seen < b.r.last_seen ? 1 : -1) ||
+        (a.r.pattern_hash < b.r.pattern_hash ? -1 : 1),
+    )
+    .slice(0, input.max);
+  return chosen.map(({ r, sig, matched }) => ({
+    pattern_hash: r.pattern_hash,
+    error_type: input.redact(oneLine(sig.error_type)),
+    message_pattern: input.redact(oneLine(sig.message_pattern)),
+    solution: truncateAtWord(input.redact(oneLine(r.solution)), input.solutionChars),
+    confidence: round2(r.confidence),
+    occurrences: r.occurrences,
+    last_seen: r.last_seen,
+    matched_error: matched,
+  }));
 }
 
 export interface StrategyRowInput {
@@ -92,7 +94,7 @@ export interface StrategyRowInput {
 export function prepareStrategies(rows: readonly StrategyRowInput[], insightChars: number, redact: (t: string) => string): StrategyItem[] {
   return rows.map((r) => ({
     strategy_id: r.strategy_id,
-    topic: redact(r.topic),
+    topic: redact(oneLine(r.topic)),
     insight: truncateAtWord(redact(oneLine(r.insight)), insightChars),
     helpfulness: r.helpfulness,
   }));

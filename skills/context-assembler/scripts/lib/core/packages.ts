@@ -36,7 +36,7 @@ export function packPackages(input: PackPackagesInput): PackPackagesOutput {
       excluded.push({ kind: 'package', id: p.id, reason: 'redaction-emptied' });
       continue;
     }
-    prepared.push({ ...p, file_path: input.redact(p.file_path), summary: truncateAtWord(redacted, input.summaryCap) });
+    prepared.push({ ...p, file_path: input.redact(oneLine(p.file_path)), summary: truncateAtWord(redacted, input.summaryCap) });
   }
   const header = (count: number) => renderPackageHeader(input.zone, count, input.totalAvailable, input.priorityUsed);
   // Reserve the header at its widest (every prepared package admitted); the blank-line separators

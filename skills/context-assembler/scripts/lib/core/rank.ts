@@ -59,7 +59,9 @@ export function parseSqliteTime(value: string | null): number {
   if (value.length === 19 && value[4] === '-' && value[7] === '-' && (value[10] === ' ' || value[10] === 'T')) {
     return Date.UTC(digits(value, 0, 4), digits(value, 5, 7) - 1, digits(value, 8, 10), digits(value, 11, 13), digits(value, 14, 16), digits(value, 17, 19));
   }
-  return Date.parse(value.includes('T') ? value : value.replace(' ', 'T') + 'Z');
+  const iso = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
+  // Without a zone designator a stored time is UTC, never the machine's zone.
+  return Date.parse(/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(iso) ? iso : `${iso}Z`);
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -66,7 +66,7 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
     .slice(0, input.maxTotal);
   const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => ({
     id: row.id,
-    agent_type: row.agent_type,
+    agent_type: oneLine(row.agent_type),
     phase: row.reasoning_phase ?? 'unknown',
     content: truncateAtWord(input.redact(oneLine(row.content)), input.contentChars),
     confidence: row.confidence_level,

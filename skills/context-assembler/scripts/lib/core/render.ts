@@ -38,7 +38,8 @@ function renderStrategy(s: StrategyItem): string {
   return `- **${s.topic}** (helpful ${s.helpfulness}×): ${s.insight}`;
 }
 
-const pct = (usage: number) => usage.toFixed(1);
+/** One decimal, rounded down: 94.99 % must not read "95.0" in a zone that starts at 95. */
+const pct = (usage: number) => (Math.floor(usage * 10) / 10).toFixed(1);
 
 export const NO_PACKAGES_TEXT =
   'No context packages found for this session/group. The agent will proceed with task and specialization context only.';
@@ -94,7 +95,13 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   const header = renderPackageHeader(doc.zone, packages.length, available, doc.priority_used ?? null);
   out.push('', renderPackageSection(header, packages.map(renderPackageEntry)));
   if (packages.length === 0) {
-    out.push('', available === 0 ? NO_PACKAGES_TEXT : 'No package fit the context budget; fetch one by id if needed.');
+    const why =
+      available === 0
+        ? NO_PACKAGES_TEXT
+        : doc.zone === 'Conservative' && (doc.excluded ?? []).every((e) => e.reason !== 'budget')
+          ? 'Only low-priority packages are available; they are left out in this zone.'
+          : 'No package fit the context budget; fetch one by id if needed.';
+    out.push('', why);
   }
   const skipped = (doc.excluded ?? []).filter((e) => e.kind === 'package' && e.reason === 'budget').map((e) => `(id ${e.id})`);
   if (skipped.length > 0) out.push('', `_Left out for budget: ${skipped.join(', ')}_`);
