@@ -78,10 +78,11 @@ export function resolvePaths(opts: PathOptions): ResolvedPaths {
  * parts that exist, missing parts are appended, and `.`/`..` are applied as they come.
  */
 export function resolveLikePython(p: string, base: string): string {
-  const absolute = path.resolve(base, p);
-  const parts = absolute.split(path.sep).filter((s) => s !== '');
-  let current = path.parse(absolute).root;
-  let missing = false;
+  // Joined, not normalised: `..` must apply after the symlinks before it are followed, as Python does
+  // (`S/link/../x` is the parent of the link's target, not `S/x`).
+  const raw = path.isAbsolute(p) ? p : `${path.resolve(base)}${path.sep}${p}`;
+  const parts = raw.split(/[\\/]+/).filter((s) => s !== '');
+  let current = path.parse(raw).root;
   for (const part of parts) {
     if (part === '.') continue;
     if (part === '..') {
@@ -89,14 +90,10 @@ export function resolveLikePython(p: string, base: string): string {
       continue;
     }
     const next = path.join(current, part);
-    if (missing) {
-      current = next;
-      continue;
-    }
     try {
       current = fs.realpathSync(next);
     } catch {
-      missing = true;
+      // Missing: kept as written (Python's non-strict resolve), and `..` may step back out of it.
       current = next;
     }
   }
