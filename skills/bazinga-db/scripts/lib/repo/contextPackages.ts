@@ -73,6 +73,18 @@ export interface EligibilityQuery {
 }
 
 /**
+ * The agent has not consumed the package at @iteration: no scope row, no consumed consumer row.
+ * (The scope lookup names its index: otherwise SQLite prefers the covering session index and
+ * scans every scope row of the session for each package.)
+ */
+const NOT_CONSUMED_AT_ITERATION = `NOT EXISTS (SELECT 1 FROM consumption_scope s INDEXED BY ca_idx_consumption_package
+                  WHERE s.package_id = cp.id AND s.agent_type = @agentType AND s.iteration = @iteration
+                    AND s.session_id = cp.session_id)
+  AND NOT EXISTS (SELECT 1 FROM context_package_consumers c
+                  WHERE c.package_id = cp.id AND c.agent_type = @agentType
+                    AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)`;
+
+/**
  * The eligibility rule of a context request: the session's packages in the group or global, not
  * superseded, with the agent as a designated consumer, and not yet consumed by that agent (ever,
  * under the legacy rule; at this iteration, under the iteration-aware rule).
@@ -86,12 +98,7 @@ const ELIGIBLE_WHERE = `
         EXISTS (SELECT 1 FROM context_package_consumers c
                 WHERE c.package_id = cp.id AND c.agent_type = @agentType AND c.consumed_at IS NULL)
       ELSE
-        NOT EXISTS (SELECT 1 FROM consumption_scope s INDEXED BY ca_idx_consumption_package
-                    WHERE s.session_id = cp.session_id AND s.package_id = cp.id
-                      AND s.agent_type = @agentType AND s.iteration = @iteration)
-        AND NOT EXISTS (SELECT 1 FROM context_package_consumers c
-                        WHERE c.package_id = cp.id AND c.agent_type = @agentType
-                          AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)
+        ${NOT_CONSUMED_AT_ITERATION}
       END`;
 
 const PRIORITY_ORDER = `CASE cp.priority WHEN 'critical' THEN 1 WHEN 'high' THEN 2 WHEN 'medium' THEN 3 ELSE 4 END`;
@@ -150,20 +157,11 @@ export interface CandidatePackage {
 const CANDIDATE_COLUMNS = `cp.id, cp.session_id, cp.group_id, cp.scope, cp.package_type, cp.priority, cp.file_path, cp.summary,
   cp.size_bytes, cp.created_at`;
 
-/**
- * The agent is a designated consumer and has not consumed the package at @iteration. (The scope
- * lookup names its index: otherwise SQLite prefers the covering session index and scans every
- * scope row of the session for each package.)
- */
+/** Not superseded, the agent is a designated consumer, and it has not consumed it at @iteration. */
 const DESIGNATED_AND_UNCONSUMED = `
   cp.supersedes_id IS NULL
   AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
-  AND NOT EXISTS (SELECT 1 FROM consumption_scope s INDEXED BY ca_idx_consumption_package
-                  WHERE s.package_id = cp.id AND s.agent_type = @agentType AND s.iteration = @iteration
-                    AND s.session_id = cp.session_id)
-  AND NOT EXISTS (SELECT 1 FROM context_package_consumers c
-                  WHERE c.package_id = cp.id AND c.agent_type = @agentType
-                    AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)`;
+  AND ${NOT_CONSUMED_AT_ITERATION}`;
 
 /**
  * The newest `perBucket` eligible, unconsumed packages of every (priority, package type) bucket,
