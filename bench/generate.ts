@@ -22,7 +22,7 @@ export const BENCH_SESSION = 'bench_session_0001';
 export const BENCH_PROJECT = 'bench-project';
 export const GROUPS = Array.from({ length: 10 }, (_, i) => `G${String(i).padStart(2, '0')}`);
 /** Bump when the generated content changes, so cached databases are rebuilt. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 /** mulberry32: a small, fast, seedable PRNG. */
 function rng(seed: number): () => number {
@@ -39,12 +39,44 @@ function rng(seed: number): () => number {
 const WORDS = (
   'auth token refresh expiry cart sync offline queue retry reducer selector test flaky timeout mock fixture ' +
   'module import alias cache metro bundle build deploy schema migration index query latency memory leak ' +
-  'render hook state effect navigation screen api client server header cookie session rotate verify sign'
+  'render hook state effect navigation screen api client server header cookie session rotate verify sign ' +
+  'payment webhook refund invoice currency order checkout price discount coupon tax shipping address user ' +
+  'profile avatar upload image resize thumbnail bucket storage stream socket reconnect heartbeat channel ' +
+  'message notification email template locale plural translation date timezone schedule cron job worker ' +
+  'lock deadlock transaction pool connection replica shard partition vacuum backup restore search suggest ' +
+  'facet filter sort paginate cursor limit throttle quota permission role policy tenant audit log trace ' +
+  'span metric alert dashboard chart export import csv parser encoding validation form input button modal ' +
+  'dialog focus keyboard accessibility contrast theme layout grid mobile tablet push deeplink biometric'
 ).split(' ');
+
+/**
+ * The words of generated text: the domain words above, then identifiers and paths made of them
+ * (camelCase, snake_case, kebab-case, source paths), as agents write. Drawn with a heavy head (a
+ * few words are everywhere, most are rare), as in real project text.
+ */
+const VOCABULARY: readonly string[] = (() => {
+  const out = [...WORDS];
+  const r = rng(1234);
+  for (let i = 0; i < 4000; i++) {
+    const a = pick(r, WORDS);
+    const b = pick(r, WORDS);
+    const form = i % 4;
+    out.push(
+      form === 0
+        ? `${a}${b[0]?.toUpperCase()}${b.slice(1)}`
+        : form === 1
+          ? `${a}_${b}`
+          : form === 2
+            ? `${a}-${b}`
+            : `src/${a}/${b}.ts`,
+    );
+  }
+  return out;
+})();
 
 function sentence(r: () => number, words: number): string {
   const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(r() * WORDS.length)] as string);
+  for (let i = 0; i < words; i++) out.push(VOCABULARY[Math.floor(Math.pow(r(), 3) * VOCABULARY.length)] as string);
   return out.join(' ');
 }
 

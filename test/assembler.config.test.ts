@@ -201,6 +201,7 @@ describe('requestFromFlags: valid requests and defaults', () => {
       now: '2025-12-02T12:00:00.000Z',
       task: null,
       error: null,
+      scope: null,
       lang: null,
       framework: null,
     });

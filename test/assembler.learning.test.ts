@@ -206,13 +206,13 @@ describe('prepareStrategies', () => {
     { name: 'exactly at the cap', insight: 'b'.repeat(296) + ' end', expected: 'b'.repeat(296) + ' end' },
     { name: 'secret removed', insight: 'export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', expected: 'export AWS_SECRET_ACCESS_KEY=[REDACTED:secret]' },
   ])('$name', ({ insight, expected }) => {
-    const out = prepareStrategies([{ strategy_id: 's1', topic: 't', insight, helpfulness: 3 }], insightChars, redact);
+    const out = prepareStrategies([{ strategy_id: 's1', topic: 't', insight, helpfulness: 3 }], { max: 3, insightChars, redact });
     expect(out[0]?.insight).toBe(expected);
   });
 
   it('a long insight is cut at a word to at most 300 characters with "..."', () => {
     const insight = Array.from({ length: 90 }, (_, i) => `idea${i}`).join(' ');
-    const out = prepareStrategies([{ strategy_id: 's1', topic: 't', insight, helpfulness: 3 }], insightChars, redact);
+    const out = prepareStrategies([{ strategy_id: 's1', topic: 't', insight, helpfulness: 3 }], { max: 3, insightChars, redact });
     const s = out[0]?.insight as string;
     expect(insightChars).toBe(300);
     expect(s.length).toBeLessThanOrEqual(300);
@@ -222,7 +222,7 @@ describe('prepareStrategies', () => {
   });
 
   it('the topic is an emitted string too: redacted', () => {
-    const out = prepareStrategies([{ strategy_id: 's1', topic: 'token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8', insight: 'ok', helpfulness: 1 }], insightChars, redact);
+    const out = prepareStrategies([{ strategy_id: 's1', topic: 'token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8', insight: 'ok', helpfulness: 1 }], { max: 3, insightChars, redact });
     expect(out[0]?.topic).not.toContain('ghp_A1b2');
   });
 
@@ -231,6 +231,18 @@ describe('prepareStrategies', () => {
       { strategy_id: 'b', topic: 'testing', insight: 'one', helpfulness: 9 },
       { strategy_id: 'a', topic: 'build', insight: 'two', helpfulness: 2 },
     ];
-    expect(prepareStrategies(rows, 10, redact)).toEqual(rows);
+    expect(prepareStrategies(rows, { max: 3, insightChars: 10, redact })).toEqual(rows.map((r) => ({ ...r, relevance: 0 })));
+  });
+
+  it('at most max are kept', () => {
+    const rows = ['a', 'b', 'c', 'd'].map((id, i) => ({ strategy_id: id, topic: 't', insight: id, helpfulness: 9 - i }));
+    expect(prepareStrategies(rows, { max: 2, insightChars: 10, redact }).map((s) => s.strategy_id)).toEqual(['a', 'b']);
+  });
+
+  it('with relevance, the most relevant come first; equal relevance keeps the helpfulness order', () => {
+    const rows = ['a', 'b', 'c', 'd'].map((id, i) => ({ strategy_id: id, topic: 't', insight: id, helpfulness: 9 - i }));
+    const relevance = new Map([['c', 1], ['d', 0.5], ['b', 0.5]]);
+    const out = prepareStrategies(rows, { max: 3, insightChars: 10, redact, relevance });
+    expect(out.map((s) => [s.strategy_id, s.relevance])).toEqual([['c', 1], ['b', 0.5], ['d', 0.5]]);
   });
 });

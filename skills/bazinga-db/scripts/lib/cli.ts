@@ -5,7 +5,9 @@
  */
 import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
 import { tokenize } from './args.ts';
-import { openDatabase, openReadOnly, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
+import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
+import { indexSettings } from './indexSettings.ts';
+import { syncSearchIndex } from './repo/searchIndex.ts';
 import { BazingaError, toBazingaError, usage, invalid } from './errors.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
 
@@ -101,6 +103,18 @@ export function helpText(): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * Indexes what the command wrote (and anything written since by other tools). The write itself
+ * has succeeded by now; an index that cannot be updated is caught up by the next reader.
+ */
+function keepIndexInStep(db: DB, projectRoot: string, notice: (line: string) => void): void {
+  try {
+    writeTransaction(db, () => syncSearchIndex(db, { projectRoot, ...indexSettings(projectRoot) }));
+  } catch (err) {
+    notice(`⚠ search index not updated (${(err as Error).message}); the next assembly catches up`);
+  }
+}
+
 /** Runs one bazinga-db invocation; returns the exit code. */
 export function runCli(argv: readonly string[], io: CliIo): number {
   let quiet = argv.slice(0, Math.max(0, argv.findIndex((t) => !t.startsWith('-')))).includes('--quiet');
@@ -143,6 +157,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     };
     const args = tokenize(opts.rest, command.flags, command.maxPositionals);
     const result = command.run(args, ctx);
+    if (command.indexes && db) keepIndexInStep(db, ctx.paths().projectRoot, notice);
     io.stdout(JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (err) {

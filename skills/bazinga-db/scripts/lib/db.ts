@@ -9,7 +9,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BazingaError, isBusyError, toBazingaError } from './errors.ts';
-import { CA_DDL, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, V19_DDL } from './schema.ts';
+import { resetSearchIndex } from './repo/searchIndex.ts';
+import {
+  CA_DDL,
+  CA_OBJECTS,
+  CA_SCHEMA_VERSION,
+  CORE_TABLES,
+  SCHEMA_VERSION,
+  SCHEMA_VERSION_DESCRIPTION,
+  SEARCH_TABLES,
+  V19_DDL,
+} from './schema.ts';
 
 export type DB = Database.Database;
 
@@ -107,7 +117,12 @@ function ensureExtensions(db: DB): void {
     present.n > 0 ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined) : undefined;
   if (present.n === CA_OBJECTS.length && version?.value === String(CA_SCHEMA_VERSION)) return;
   writeTransaction(db, () => {
+    // A search table that has to be (re)created starts empty: its watermarks must start over too.
+    const searchTables = db
+      .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${SEARCH_TABLES.map(() => '?').join(', ')})`)
+      .get(...SEARCH_TABLES) as { n: number };
     for (const ddl of CA_DDL) db.exec(ddl);
+    if (searchTables.n < SEARCH_TABLES.length) resetSearchIndex(db);
     db.prepare(
       "INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')",
     ).run(String(CA_SCHEMA_VERSION));

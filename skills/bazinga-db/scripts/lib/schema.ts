@@ -6,6 +6,7 @@
  * tool can keep working on it. Extensions live only in tables named `ca_*`, are created with
  * IF NOT EXISTS, never touch the original's tables, and are versioned in `ca_meta`.
  */
+import { SEARCH_TOKENIZER } from './searchText.ts';
 
 /** The original's schema version this layer reads and creates. Never write a higher one. */
 export const SCHEMA_VERSION = 19;
@@ -250,8 +251,43 @@ export const V19_DDL: readonly string[] = [
   config TEXT NOT NULL)`
 ];
 
+/**
+ * v3: the full-text index behind relevance (references/relevance.md). Derived data, filled from the
+ * original tables by repo/searchIndex.ts (watermarks in ca_meta); no triggers on the original's
+ * tables. `sess` holds one token per session so a query can be confined to one (patterns and
+ * strategies are few: they are filtered by project after matching); id columns are carried, not searched.
+ */
+export const SEARCH_TABLES = ['ca_fts_packages', 'ca_fts_reasoning', 'ca_fts_patterns', 'ca_fts_strategies'] as const;
+
+/**
+ * Packages and reasoning are many and their text is in the original tables already: their index
+ * holds terms only (contentless, rowid = the source row's id). Patterns and strategies are few
+ * and keyed by text ids, which the index carries.
+ */
+const SEARCH_COLUMNS: Record<(typeof SEARCH_TABLES)[number], string> = {
+  ca_fts_packages: "summary, artifact, path, sess, content = ''",
+  ca_fts_reasoning: "content, refs, sess, content = ''",
+  ca_fts_patterns: 'signature, solution, pattern_hash UNINDEXED, project_id UNINDEXED',
+  ca_fts_strategies: 'topic, insight, strategy_id UNINDEXED, project_id UNINDEXED',
+};
+
+/** The DDL of the search tables with a given FTS5 tokenizer (the evaluation compares tokenizers). */
+export function searchDdl(tokenizer: string): string[] {
+  return [
+    ...SEARCH_TABLES.map(
+      (t) => `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING fts5(${SEARCH_COLUMNS[t]}, tokenize = '${tokenizer.replace(/'/g, "''")}')`,
+    ),
+    // The paths each package's summary and artifact text name (scope matching reads them, not the files).
+    `CREATE TABLE IF NOT EXISTS ca_package_paths (
+  package_id INTEGER PRIMARY KEY REFERENCES context_packages(id) ON DELETE CASCADE,
+  paths TEXT NOT NULL)`,
+  ];
+}
+
+const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
+
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 2;
+export const CA_SCHEMA_VERSION = 3;
 
 /** The extension objects, idempotent. */
 export const CA_DDL: readonly string[] = [
@@ -282,6 +318,7 @@ export const CA_DDL: readonly string[] = [
   // The most recent reasoning of one producer in one group.
   `CREATE INDEX IF NOT EXISTS ca_idx_logs_producer_recent
   ON orchestration_logs(session_id, group_id, agent_type, timestamp DESC, id DESC) WHERE log_type = 'reasoning'`,
+  ...SEARCH_DDL,
 ];
 
 /** Every object CA_DDL creates, to tell a complete extension set from one an outside tool pruned. */
@@ -293,4 +330,6 @@ export const CA_OBJECTS = [
   'ca_idx_consumption_package',
   'ca_idx_cpc_consumed',
   'ca_idx_logs_producer_recent',
+  ...SEARCH_TABLES,
+  'ca_package_paths',
 ] as const;

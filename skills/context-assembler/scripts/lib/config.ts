@@ -5,6 +5,7 @@
  * error naming the file and the key (never silently ignored).
  */
 import type { RedactionMode } from '../../../bazinga-db/scripts/lib/redact.ts';
+import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
 
 
 export const ZONES = ['Normal', 'Soft_Warning', 'Conservative', 'Wrap-up', 'Emergency'] as const;
@@ -23,7 +24,7 @@ export interface Config {
   zone_thresholds: { emergency: number; wrap_up: number; conservative: number; soft_warning: number };
   summary_caps: Record<string, number>;
   ranking: {
-    weights: { priority: number; same_group: number; type_affinity: number; recency: number; relevance: number };
+    weights: { priority: number; same_group: number; type_affinity: number; recency: number; relevance: number; scope: number };
     priority_weights: Record<string, number>;
     recency_half_life_hours: number;
     type_affinity: Record<string, Record<string, number>>;
@@ -37,6 +38,20 @@ export interface Config {
   };
   error_patterns: { min_confidence: number; max: number; solution_chars: number };
   strategies: { max: number; insight_chars: number };
+  relevance: {
+    /** Bytes of each artifact file that go into the full-text index. */
+    artifact_index_bytes: number;
+    /** Milliseconds one call may spend indexing a backlog of older rows (the rest waits for later calls). */
+    index_budget_ms: number;
+    /** Best full-text hits read per request before the exactness check asks for more. */
+    candidates: number;
+    /** Terms of the task text that are asked for; the rest is ignored. */
+    max_query_terms: number;
+    /** BM25 weight of each indexed field of a package. */
+    column_weights: { summary: number; artifact: number; path: number };
+    /** Newest reasoning entries per producer considered besides the full-text hits. */
+    reasoning_window: number;
+  };
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -68,7 +83,7 @@ export const DEFAULT_CONFIG: Config = {
   zone_thresholds: { emergency: 95, wrap_up: 85, conservative: 75, soft_warning: 60 },
   summary_caps: { Normal: 400, Soft_Warning: 200, Conservative: 100, 'Wrap-up': 60 },
   ranking: {
-    weights: { priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 3 },
+    weights: { priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 3, scope: 1.5 },
     priority_weights: { critical: 4, high: 3, medium: 2, low: 1 },
     recency_half_life_hours: 72,
     type_affinity: {
@@ -95,6 +110,14 @@ export const DEFAULT_CONFIG: Config = {
   },
   error_patterns: { min_confidence: 0.7, max: 3, solution_chars: 300 },
   strategies: { max: 3, insight_chars: 300 },
+  relevance: {
+    artifact_index_bytes: DEFAULT_ARTIFACT_INDEX_BYTES,
+    index_budget_ms: DEFAULT_INDEX_BUDGET_MS,
+    candidates: 40,
+    max_query_terms: 32,
+    column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
+    reasoning_window: 10,
+  },
 };
 
 export class ConfigError extends Error {
@@ -108,7 +131,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
+type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
 
 /** What each key must look like; `map:<shape>` is an object of arbitrary keys with values of that shape. */
 const SCHEMA: { [k: string]: Shape } = {
@@ -125,7 +148,7 @@ const SCHEMA: { [k: string]: Shape } = {
   summary_caps: 'map:count',
   ranking: {
     // recency must not be negative: the database returns the newest packages of each bucket first.
-    weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'nonnegative', relevance: 'nonnegative' },
+    weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'nonnegative', relevance: 'nonnegative', scope: 'nonnegative' },
     priority_weights: 'map:number',
     recency_half_life_hours: 'positive',
     type_affinity: 'map:map:unit',
@@ -139,6 +162,14 @@ const SCHEMA: { [k: string]: Shape } = {
   },
   error_patterns: { min_confidence: 'unit', max: 'count', solution_chars: 'count' },
   strategies: { max: 'count', insight_chars: 'count' },
+  relevance: {
+    artifact_index_bytes: 'count',
+    index_budget_ms: 'count',
+    candidates: 'positive-int',
+    max_query_terms: 'positive-int',
+    column_weights: { summary: 'nonnegative', artifact: 'nonnegative', path: 'nonnegative' },
+    reasoning_window: 'count',
+  },
 };
 
 function describe(v: unknown): string {
@@ -175,6 +206,9 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
       return;
     case 'count':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail('a non-negative integer');
+      return;
+    case 'positive-int':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) fail('a positive integer');
       return;
     case 'string[]':
       if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) fail('an array of strings');

@@ -34,6 +34,8 @@ export interface AssemblyRequest {
   now: string;
   task: string | null;
   error: string | null;
+  /** Comma-separated paths (--scope); null = the task group's component path. */
+  scope: string | null;
   lang: string | null;
   framework: string | null;
 }
@@ -44,6 +46,30 @@ export interface ScoreComponents {
   type_affinity: number;
   recency: number;
   relevance: number;
+  /** 1 when the package's path, a path in its artifact text, or its group's component path falls under the scope. */
+  scope: number;
+}
+
+/** Where the query matched a package (with --explain). */
+export interface MatchInfo {
+  /** The words of the package that matched, lower-cased, in order of appearance. */
+  terms: string[];
+  /** The indexed fields they were found in. */
+  fields: ('summary' | 'artifact' | 'path')[];
+}
+
+/** The query relevance was computed from, as used (redacted). */
+export interface QueryInfo {
+  /** explicit: --task (and/or --error); implicit: built from the task group and session; none: no relevance. */
+  source: 'explicit' | 'implicit' | 'none';
+  text: string | null;
+  /** The terms asked for (phrases for identifiers and paths). */
+  terms: string[];
+  scope: string[];
+  scope_source: 'explicit' | 'group' | 'none';
+  /** Full-text hits read, and whether more were read to prove the selection exact. */
+  fts_hits?: number;
+  rounds?: number;
 }
 
 export interface RankedPackage {
@@ -56,6 +82,7 @@ export interface RankedPackage {
   created_at: string | null;
   score: number;
   components?: ScoreComponents;
+  match?: MatchInfo;
 }
 
 export interface PackedPackage extends RankedPackage {
@@ -79,6 +106,8 @@ export interface ErrorPatternItem {
   last_seen: string;
   /** True when it matched the request's --error text. */
   matched_error: boolean;
+  /** Full-text relevance to --error in [0, 1] (0 without --error). */
+  relevance: number;
 }
 
 export interface StrategyItem {
@@ -86,6 +115,8 @@ export interface StrategyItem {
   topic: string;
   insight: string;
   helpfulness: number;
+  /** Full-text relevance to the task in [0, 1] (0 when there is no query). */
+  relevance: number;
 }
 
 export interface ReasoningItem {
@@ -120,6 +151,7 @@ export interface AssemblyDoc {
   include_reasoning: boolean;
   // rank
   project_id?: string;
+  query?: QueryInfo;
   total_available?: number;
   priority_used?: string | null;
   candidates?: RankedPackage[];

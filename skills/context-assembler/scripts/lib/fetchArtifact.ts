@@ -1,8 +1,7 @@
 /** fetch.ts behind the shell: find the package, check its path, read, redact, shorten. */
 import fs from 'node:fs';
-import path from 'node:path';
 import { findPackage } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
-import { isStrictlyInside } from '../../../bazinga-db/scripts/lib/paths.ts';
+import { locateArtifact } from '../../../bazinga-db/scripts/lib/artifacts.ts';
 import { lookupByModel } from './config.ts';
 import { excerpt } from './core/excerpt.ts';
 import { makeTokenCounter } from './tokens.ts';
@@ -30,17 +29,17 @@ class FetchError extends Error {}
 
 /** Resolves the artifact path and refuses anything outside <root>/bazinga/artifacts/ (after symlinks). */
 export function resolveArtifact(projectRoot: string, filePath: string): string {
-  const artifactsDir = fs.realpathSync(path.join(projectRoot, 'bazinga', 'artifacts'));
-  const candidate = path.resolve(projectRoot, filePath);
-  let real: string;
-  try {
-    real = fs.realpathSync(candidate);
-  } catch {
-    throw new FetchError(`artifact file not found: ${filePath}`);
+  const where = locateArtifact(projectRoot, filePath);
+  switch (where.kind) {
+    case 'file':
+      return where.path;
+    case 'missing':
+      throw new FetchError(`artifact file not found: ${filePath}`);
+    case 'outside':
+      throw new FetchError(`refused: ${filePath} resolves outside bazinga/artifacts/`);
+    case 'not-file':
+      throw new FetchError(`not a regular file: ${filePath}`);
   }
-  if (!isStrictlyInside(real, artifactsDir)) throw new FetchError(`refused: ${filePath} resolves outside bazinga/artifacts/`);
-  if (!fs.statSync(real).isFile()) throw new FetchError(`not a regular file: ${filePath}`);
-  return real;
 }
 
 export function runFetch(io: ScriptIo): number {

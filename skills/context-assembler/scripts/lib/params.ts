@@ -38,6 +38,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
   '--config': 'string',
   '--task': 'string',
   '--error': 'string',
+  '--scope': 'string',
   '--lang': 'string',
   '--framework': 'string',
   '--help': 'bool',
@@ -46,7 +47,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
 /** The request flags: with a document piped in, these come from the document. */
 export const REQUEST_FLAGS = [
   '--session', '--group', '--agent', '--model', '--current-tokens', '--iteration', '--limit',
-  '--include-reasoning', '--reasoning-level', '--now', '--task', '--error', '--lang', '--framework',
+  '--include-reasoning', '--reasoning-level', '--now', '--task', '--error', '--scope', '--lang', '--framework',
 ] as const;
 
 export interface ParsedFlags {
@@ -142,11 +143,17 @@ export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyReque
     include_reasoning: include,
     reasoning_level: oneOf<ReasoningLevel>('--reasoning-level', v('--reasoning-level') ?? 'medium', REASONING_LEVELS),
     now: nowIso,
-    task: v('--task') ?? null,
-    error: v('--error') ?? null,
+    task: optionalText(v('--task')),
+    error: optionalText(v('--error')),
+    scope: optionalText(v('--scope')),
     lang: v('--lang') ?? null,
     framework: v('--framework') ?? null,
   };
+}
+
+/** Free text from the caller: blank means not given. */
+function optionalText(value: string | undefined): string | null {
+  return value === undefined || value.trim() === '' ? null : value;
 }
 
 export type OutputFormat = 'markdown' | 'json';

@@ -11,11 +11,11 @@ import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts'
 import {
   countDesignatedPackages,
   findPackage,
-  listBucketHeads,
   listConsumedPackages,
 } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { listErrorPatterns } from '../../../bazinga-db/scripts/lib/repo/errorPatterns.ts';
-import { listRecentReasoningOf } from '../../../bazinga-db/scripts/lib/repo/reasoning.ts';
+import { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from '../../../bazinga-db/scripts/lib/repo/reasoning.ts';
+import { matchLearning, searchReasoning } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { getProjectId } from '../../../bazinga-db/scripts/lib/repo/sessions.ts';
 import { listStrategies } from '../../../bazinga-db/scripts/lib/repo/strategies.ts';
 import type { Config } from './config.ts';
@@ -23,8 +23,10 @@ import { STEPS, type AssemblyDoc, type AssemblyRequest, type Step } from './cont
 import { selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { CountTokens } from './core/pack.ts';
 import { packPackages } from './core/packages.ts';
-import { rankPackages } from './core/rank.ts';
+import { parseSqliteTime } from './core/rank.ts';
+import { normaliseBm25, scopeSignal, termScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
+import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone } from './core/zone.ts';
 
 export interface Deps {
@@ -33,6 +35,8 @@ export interface Deps {
   redact: (text: string) => string;
   /** The database, opened on first use. */
   db: () => DB;
+  /** The project root (artifact files are indexed from it); null when unknown. */
+  projectRoot: string | null;
   explain: boolean;
   dryRun: boolean;
   warn: (message: string) => void;
@@ -67,22 +71,32 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const db = deps.db();
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
-  // Only the head of each (priority, type) bucket can make the top `limit`; the count covers all.
+  const fts = deps.config.enable_fts5;
+  if (fts) refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn);
+  const plan = planSearch(db, r, deps.config, deps.redact, fts);
   const consumed = listConsumedPackages(db, query);
-  const rows = [...consumed, ...listBucketHeads(db, query, doc.limit)];
-  const ranked = rankPackages({
-    candidates: rows.map((row) => ({ ...row, consumed: row.consumed === 1 })),
-    totalAvailable: countDesignatedPackages(db, query) - consumed.length,
-    group: r.group,
-    agent: r.agent,
+  const selection = selectPackages({
+    db,
+    query,
+    plan,
     zone: doc.zone,
     limit: doc.limit,
     nowMs,
     config: deps.config,
     explain: deps.explain,
+    totalAvailable: countDesignatedPackages(db, query) - consumed.length,
+    consumed,
   });
+  const ranked = selection.ranked;
+  const matches = deps.explain ? explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config) : new Map();
   const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;
+  const learned = (table: 'patterns' | 'strategies', terms: readonly string[]) => {
+    if (terms.length === 0) return undefined;
+    const m = matchLearning(db, table, projectId, terms);
+    return termScores(m.perTerm, m.total);
+  };
+  const patternRelevance = learned('patterns', plan.errorTermMatches);
   const patterns = selectErrorPatterns({
     rows: listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 }),
     nowMs,
@@ -91,22 +105,27 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     solutionChars: ep.solution_chars,
     lang: r.lang,
     error: r.error,
+    ...(patternRelevance ? { relevance: patternRelevance } : {}),
     redact: deps.redact,
   });
   const st = deps.config.strategies;
+  const strategyRelevance = learned('strategies', plan.termMatches);
   const strategies = prepareStrategies(
-    listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: st.max }),
-    st.insight_chars,
-    deps.redact,
+    listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: strategyRelevance ? -1 : st.max }),
+    { max: st.max, insightChars: st.insight_chars, redact: deps.redact, relevanceFirst: plan.info.source === 'explicit', ...(strategyRelevance ? { relevance: strategyRelevance } : {}) },
   );
   return {
     ...doc,
     step: 'rank',
     project_id: projectId,
+    query: { ...plan.info, ...(plan.info.source !== 'none' ? { fts_hits: selection.hits, rounds: selection.rounds } : {}) },
     total_available: ranked.total_available,
     priority_used: ranked.priority_used,
     // Redacted here already: this document is printed too (rank.ts), not only the final block.
-    candidates: ranked.selected.map((p) => ({ ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path) })),
+    candidates: ranked.selected.map((p) => {
+      const match = matches.get(p.id);
+      return { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
+    }),
     error_patterns: patterns,
     strategies,
     excluded: ranked.excluded,
@@ -149,11 +168,25 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const cfg = deps.config.reasoning;
   const producers = cfg.relevant_producers[r.agent] ?? [];
   const db = deps.db();
-  // The newest few of each relevant producer, in the group and session-wide, are all selection can use.
+  // The newest few of each relevant producer, in the group and session-wide; with a query, a wider
+  // window of recent entries and the best full-text hits compete on relevance and scope as well.
   const groups = r.group === 'global' ? ['global'] : [r.group, 'global'];
-  const rows = producers.flatMap((agent) => groups.flatMap((g) => listRecentReasoningOf(db, r.session, g, agent, cfg.max_per_producer)));
+  const plan = deps.config.enable_fts5 ? planSearch(db, r, deps.config, deps.redact, true) : undefined;
+  const ranked = plan !== undefined && (plan.inSession !== null || plan.scopes.length > 0);
+  const window = ranked ? Math.max(cfg.max_per_producer, deps.config.relevance.reasoning_window) : cfg.max_per_producer;
+  const rows = new Map<number, ReasoningRow>();
+  for (const row of producers.flatMap((agent) => groups.flatMap((g) => listRecentReasoningOf(db, r.session, g, agent, window)))) rows.set(row.id, row);
+  let score: Map<number, number> | undefined;
+  if (ranked && plan) {
+    const hits =
+      plan.inSession === null
+        ? []
+        : searchReasoning(db, { match: plan.inSession, sessionId: r.session, groups, agents: producers, limit: deps.config.relevance.candidates });
+    for (const row of listReasoningByIds(db, hits.filter((h) => !rows.has(h.id)).map((h) => h.id))) rows.set(row.id, row);
+    score = reasoningScores([...rows.values()], normaliseBm25(hits.map((h) => ({ key: h.id, bm25: h.bm25 }))), plan, r.group, Date.parse(r.now), deps.config);
+  }
   const selected = selectReasoning({
-    rows,
+    rows: [...rows.values()],
     producers,
     maxPerProducer: cfg.max_per_producer,
     maxTotal: cfg.max_total,
@@ -161,6 +194,7 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     budget,
     redact: deps.redact,
     countTokens: deps.countTokens,
+    ...(score ? { score } : {}),
   });
   return {
     ...doc,
@@ -168,6 +202,42 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     reasoning: { included: true, level: r.reasoning_level, budget, used_tokens: selected.used_tokens, entries: selected.entries },
     excluded: [...(doc.excluded ?? []), ...selected.excluded],
   };
+}
+
+/**
+ * A reasoning entry's standing for this request: recency as for packages, plus relevance and
+ * scope (its references, the paths its content names, its group's component path).
+ */
+function reasoningScores(
+  rows: readonly ReasoningRow[],
+  relevance: ReadonlyMap<number, number>,
+  plan: SearchPlan,
+  group: string,
+  nowMs: number,
+  config: Config,
+): Map<number, number> {
+  const w = config.ranking.weights;
+  const out = new Map<number, number>();
+  for (const row of rows) {
+    const created = parseSqliteTime(row.timestamp);
+    const ageHours = Number.isNaN(created) ? Infinity : Math.max(0, (nowMs - created) / 3_600_000);
+    const recency = ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / config.ranking.recency_half_life_hours);
+    const componentPath = plan.groupPaths.get(row.group_id ?? group) ?? '';
+    const scope = scopeSignal({ paths: [componentPath, ...referencePaths(row.references_json)], texts: [row.content] }, plan.scopes);
+    out.set(row.id, w.recency * recency + w.relevance * (relevance.get(row.id) ?? 0) + w.scope * scope);
+  }
+  return out;
+}
+
+/** The paths a reasoning entry references (a JSON list of strings), or none. */
+function referencePaths(json: string | null): string[] {
+  if (!json) return [];
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 /**

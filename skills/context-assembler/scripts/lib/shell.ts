@@ -63,12 +63,17 @@ export const COMMON_HELP = `Request (when no document is piped in):
   --include-reasoning B     true | false (default: on for handoff recipients and retries)
   --reasoning-level L       minimal (400) | medium (800, default) | full (1200 tokens)
   --now ISO-8601            clock for recency and TTLs (default: now); fixes the output
-  --error TEXT              the error the agent just hit: matching error patterns come first
-  --task TEXT               what the agent is about to do (recorded; relevance ranking is not built yet)
+  --task TEXT               what the agent is about to do: ranks packages, reasoning and strategies
+                            by relevance (default: the task group's name, component path,
+                            specializations and the session's requirements; on a retry also the
+                            group's latest failures summary)
+  --error TEXT              the error the agent just hit: error patterns ranked by relevance to it
+  --scope PATHS             comma-separated paths (src/auth,src/api): items under them score higher
+                            (default: the task group's component path)
   --lang L, --framework F   prefer strategies and patterns of this language / framework
 Options:
   --format markdown|json    output format
-  --explain                 add each package's score components (json)
+  --explain                 add each package's score components and where the query matched (json)
   --dry-run                 do not record consumption
   --db PATH                 database (default <project root>/bazinga/bazinga.db)
   --project-root DIR        project root (default: $CLAUDE_PROJECT_DIR or the nearest folder with .claude/ and bazinga/)
@@ -186,6 +191,7 @@ export function makeDeps(env: Environment, model: string, flags: ParsedFlags, wa
     countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model, 1.2), cache),
     redact: (text) => redactForOutput(text, { mode: env.config.redaction_mode, allowlist }).text,
     db: openDb,
+    projectRoot: env.projectRoot,
     explain: flags.bools.has('--explain'),
     dryRun: flags.bools.has('--dry-run'),
     warn,

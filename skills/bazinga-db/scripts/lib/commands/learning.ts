@@ -47,6 +47,7 @@ const SAVE_REASONING_FLAGS = {
 
 const saveReasoning: Command = {
   name: 'save-reasoning',
+  indexes: true,
   synopsis:
     'save-reasoning <session_id> <group_id> <agent_type> <phase> [content] [--content-file P] [--agent_id X] [--iteration N] [--confidence high|medium|low] [--references JSON]',
   flags: SAVE_REASONING_FLAGS,
@@ -203,6 +204,7 @@ function parseJsonArrayFlag(text: string | undefined, name: string): unknown[] {
 
 const saveErrorPattern: Command = {
   name: 'save-error-pattern',
+  indexes: true,
   synopsis:
     'save-error-pattern <project_id> <error_type> <error_message> <solution> [--lang L] [--context_hints JSON] [--stack_pattern JSON]',
   flags: SAVE_PATTERN_FLAGS,
@@ -302,6 +304,7 @@ const getErrorPatterns: Command = {
 
 const updateErrorConfidence: Command = {
   name: 'update-error-confidence',
+  indexes: true,
   synopsis: 'update-error-confidence <pattern_hash> <project_id> <success|failure>',
   flags: {},
   maxPositionals: 3,
@@ -325,6 +328,7 @@ const updateErrorConfidence: Command = {
 
 const cleanupErrorPatterns: Command = {
   name: 'cleanup-error-patterns',
+  indexes: true,
   synopsis: 'cleanup-error-patterns [project_id]',
   flags: {},
   maxPositionals: 1,
@@ -345,6 +349,7 @@ const normaliseTopic = (topic: string) => (isOneOf(STRATEGY_TOPICS, topic) ? top
 
 const saveStrategy: Command = {
   name: 'save-strategy',
+  indexes: true,
   synopsis: 'save-strategy <project_id> <topic> <insight> [--lang L] [--framework F] [--strategy_id ID]',
   flags: { '--lang': 'value', '--framework': 'value', '--strategy_id': 'value' },
   maxPositionals: 3,
@@ -422,6 +427,7 @@ const PHASE_TOPIC: Record<string, string> = {
 
 const extractStrategies: Command = {
   name: 'extract-strategies',
+  indexes: true,
   synopsis: 'extract-strategies <session_id> <group_id> <project_id> [--lang L] [--framework F]',
   flags: { '--lang': 'value', '--framework': 'value' },
   maxPositionals: 3,

@@ -72,6 +72,7 @@ const SAVE_PACKAGE_ARGS =
 
 const saveContextPackage: Command = {
   name: 'save-context-package',
+  indexes: true,
   synopsis: `save-context-package ${SAVE_PACKAGE_ARGS}`,
   flags: {},
   maxPositionals: 8,

@@ -20,6 +20,8 @@ export interface Command {
   synopsis: string;
   flags: Record<string, FlagKind>;
   maxPositionals: number;
+  /** Writes text the full-text index holds: the index is brought up to date after it runs. */
+  indexes?: true;
   run(args: ParsedArgs, ctx: CommandContext): unknown;
 }
 

@@ -228,3 +228,45 @@ export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: 
      ORDER BY cp.id`,
   ).all(q) as CandidatePackage[];
 }
+
+/** An eligible package found by the full-text index, with its BM25 (lower is better). */
+export type SearchedPackage = CandidatePackage & { bm25: number };
+
+/**
+ * The eligible, unconsumed packages of the request (group and session-wide) that match a MATCH
+ * expression over `ca_fts_packages`, best BM25 first (ties: newest id), at most `limit`. Column
+ * weights: summary, artifact text, path (the session column never scores).
+ */
+export function searchEligiblePackages(
+  db: DB,
+  q: EligibilityQuery & { iteration: number },
+  search: { match: string; weights: { summary: number; artifact: number; path: number }; limit: number },
+): SearchedPackage[] {
+  return stmt(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed, bm25(ca_fts_packages, @ws, @wa, @wp, 0.0) AS bm25
+     FROM ca_fts_packages f JOIN context_packages cp ON cp.id = f.rowid
+     WHERE ca_fts_packages MATCH @match
+       AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global')
+       AND ${DESIGNATED_AND_UNCONSUMED}
+     ORDER BY bm25, cp.id DESC LIMIT @limit`,
+  ).all({
+    ...q,
+    match: search.match,
+    ws: search.weights.summary,
+    wa: search.weights.artifact,
+    wp: search.weights.path,
+    limit: search.limit,
+  }) as SearchedPackage[];
+}
+
+/** The summary of the newest package of a type in a group (for example its latest failures report). */
+export function findLatestSummary(db: DB, sessionId: string, groupId: string, packageType: string): string | undefined {
+  const row = stmt(
+    db,
+    `SELECT summary FROM context_packages INDEXED BY ca_idx_cp_group_bucket
+     WHERE session_id = ? AND group_id = ? AND package_type = ? AND supersedes_id IS NULL
+     ORDER BY created_at DESC, id DESC LIMIT 1`,
+  ).get(sessionId, groupId, packageType) as { summary: string } | undefined;
+  return row?.summary;
+}

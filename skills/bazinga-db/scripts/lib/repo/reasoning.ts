@@ -84,3 +84,12 @@ export function listRecentReasoningOf(db: DB, sessionId: string, groupId: string
      ORDER BY timestamp DESC, id DESC LIMIT ?`,
   ).all(sessionId, groupId, agentType, limit) as ReasoningRow[];
 }
+
+/** The reasoning rows with these ids (any order). */
+export function listReasoningByIds(db: DB, ids: readonly number[]): ReasoningRow[] {
+  if (ids.length === 0) return [];
+  return stmt(
+    db,
+    `SELECT ${COLUMNS} FROM orchestration_logs WHERE id IN (SELECT value FROM json_each(?)) AND log_type = 'reasoning'`,
+  ).all(JSON.stringify(ids)) as ReasoningRow[];
+}

@@ -23,6 +23,8 @@ export interface SelectPatternsInput {
   solutionChars: number;
   lang: string | null;
   error: string | null;
+  /** Full-text relevance of each pattern (by hash) to the error text, when there is one. */
+  relevance?: ReadonlyMap<string, number>;
   redact: (text: string) => string;
 }
 
@@ -60,18 +62,21 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     .map((r) => {
       const sig = parseSignature(r.signature_json);
       const pattern = sig.message_pattern.toLowerCase();
-      return { r, sig, matched: wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern)) };
+      const exact = wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern));
+      const relevance = exact ? 1 : round2(input.relevance?.get(r.pattern_hash) ?? 0);
+      return { r, sig, exact, relevance, matched: exact || relevance > 0 };
     })
     .sort(
       (a, b) =>
-        Number(b.matched) - Number(a.matched) ||
+        Number(b.exact) - Number(a.exact) ||
+        b.relevance - a.relevance ||
         round2(b.r.confidence) - round2(a.r.confidence) ||
         b.r.occurrences - a.r.occurrences ||
         (a.r.last_seen === b.r.last_seen ? 0 : a.r.last_seen < b.r.last_seen ? 1 : -1) ||
         (a.r.pattern_hash < b.r.pattern_hash ? -1 : 1),
     )
     .slice(0, input.max);
-  return chosen.map(({ r, sig, matched }) => ({
+  return chosen.map(({ r, sig, matched, relevance }) => ({
     pattern_hash: r.pattern_hash,
     error_type: input.redact(oneLine(sig.error_type)),
     message_pattern: input.redact(oneLine(sig.message_pattern)),
@@ -80,6 +85,7 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     occurrences: r.occurrences,
     last_seen: r.last_seen,
     matched_error: matched,
+    relevance,
   }));
 }
 
@@ -90,12 +96,35 @@ export interface StrategyRowInput {
   helpfulness: number;
 }
 
-/** Strategies arrive ordered (helpfulness, last seen); here they are redacted and cut. */
-export function prepareStrategies(rows: readonly StrategyRowInput[], insightChars: number, redact: (t: string) => string): StrategyItem[] {
-  return rows.map((r) => ({
+export interface PrepareStrategiesOptions {
+  max: number;
+  insightChars: number;
+  redact: (t: string) => string;
+  /** Full-text relevance of each strategy (by id) to the task. */
+  relevance?: ReadonlyMap<string, number>;
+  /**
+   * Whether relevance orders first (an explicit task) or only breaks ties in helpfulness (the
+   * implicit task, a weaker guess at what the agent does).
+   */
+  relevanceFirst?: boolean;
+}
+
+/**
+ * Strategies arrive ordered (helpfulness, last seen). With an explicit task the most relevant come
+ * first (relevance to two decimals, then that order); with the implicit task relevance only orders
+ * strategies of equal helpfulness. The first `max` are redacted and cut.
+ */
+export function prepareStrategies(rows: readonly StrategyRowInput[], opts: PrepareStrategiesOptions): StrategyItem[] {
+  const rel = (r: StrategyRowInput) => round2(opts.relevance?.get(r.strategy_id) ?? 0);
+  const first = opts.relevanceFirst ?? true;
+  const order = (a: { r: StrategyRowInput; i: number }, b: { r: StrategyRowInput; i: number }) =>
+    first ? rel(b.r) - rel(a.r) || a.i - b.i : b.r.helpfulness - a.r.helpfulness || rel(b.r) - rel(a.r) || a.i - b.i;
+  const ordered = opts.relevance ? rows.map((r, i) => ({ r, i })).sort(order).map((x) => x.r) : rows;
+  return ordered.slice(0, opts.max).map((r) => ({
     strategy_id: r.strategy_id,
-    topic: redact(oneLine(r.topic)),
-    insight: truncateAtWord(redact(oneLine(r.insight)), insightChars),
+    topic: opts.redact(oneLine(r.topic)),
+    insight: truncateAtWord(opts.redact(oneLine(r.insight)), opts.insightChars),
     helpfulness: r.helpfulness,
+    relevance: rel(r),
   }));
 }

@@ -22,6 +22,8 @@ export interface RankInput {
   config: Config;
   /** Relevance per package id in [0, 1]; when undefined the relevance term is left out entirely. */
   relevance?: ReadonlyMap<number, number>;
+  /** Scope signal per package id (0 or 1); absent ids have none. */
+  scope?: ReadonlyMap<number, number>;
   /**
    * The number of eligible packages when `candidates` holds only those that can reach the top
    * (the database's bucket heads); defaults to the number of unconsumed candidates.
@@ -75,10 +77,11 @@ function componentsInto(k: ScoreComponents, c: Candidate, createdMs: number, inp
   k.type_affinity = r.type_affinity[c.package_type]?.[input.agent] ?? 0;
   k.recency = ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / r.recency_half_life_hours);
   k.relevance = input.relevance?.get(c.id) ?? 0;
+  k.scope = input.scope?.get(c.id) ?? 0;
   return k;
 }
 
-const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0 });
+const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0, scope: 0 });
 
 function componentsAt(c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
   return componentsInto(zeroComponents(), c, createdMs, input);
@@ -95,8 +98,58 @@ export function scoreOf(k: ScoreComponents, config: Config, withRelevance: boole
       w.same_group * k.same_group +
       w.type_affinity * k.type_affinity +
       w.recency * k.recency +
-      (withRelevance ? w.relevance * k.relevance : 0),
+      (withRelevance ? w.relevance * k.relevance : 0) +
+      w.scope * k.scope,
   );
+}
+
+/** The last package read from one (group or session-wide, priority, type) bucket that was read to its bound. */
+export interface BucketTail {
+  priority: string;
+  /** Its score without relevance and scope: nothing older in the bucket can score higher on these. */
+  heuristic: number;
+  createdMs: number;
+  id: number;
+  /** Whether a package of this bucket that was not read could carry the scope signal. */
+  scopePossible: boolean;
+}
+
+/**
+ * True when no package left unread can belong in the selection. A package not read lies in a
+ * bucket that was read to its bound (its tail is given) and is older than that bucket's last
+ * package read, so its score is at most tail.heuristic + w_relevance × relevanceBound (+ w_scope
+ * when it could be in scope), and it loses every tie with the tail. It cannot displace the last
+ * selected package when that bound ranks after it in the selection order.
+ */
+export function provesExact(
+  selected: readonly RankedPackage[],
+  limit: number,
+  tails: readonly BucketTail[],
+  relevanceBound: number,
+  zone: Zone,
+  config: Config,
+): boolean {
+  const conservative = zone === 'Conservative';
+  const live = tails.filter((t) => !conservative || LADDER.has(t.priority));
+  if (live.length === 0) return true;
+  const last = selected.length >= limit ? selected[limit - 1] : undefined;
+  if (!last) return false;
+  const w = config.ranking.weights;
+  const lastCreated = parseSqliteTime(last.created_at);
+  const lastKey = [Number.isNaN(lastCreated) ? -Infinity : lastCreated, last.id] as const;
+  for (const t of live) {
+    if (conservative) {
+      const rank = (PRIORITY_RANK[t.priority] ?? 9) - (PRIORITY_RANK[last.priority] ?? 9);
+      if (rank > 0) continue;
+      if (rank < 0) return false;
+    }
+    const bound = round6(t.heuristic + w.relevance * relevanceBound + (t.scopePossible ? w.scope : 0));
+    if (bound < last.score) continue;
+    if (bound > last.score) return false;
+    // Equal scores: the unread package is older than the tail; the tail must not rank before the last selected.
+    if (t.createdMs > lastKey[0] || (t.createdMs === lastKey[0] && t.id > lastKey[1])) return false;
+  }
+  return true;
 }
 
 /**
@@ -181,5 +234,6 @@ function roundComponents(k: ScoreComponents): ScoreComponents {
     type_affinity: k.type_affinity,
     recency: round6(k.recency),
     relevance: round6(k.relevance),
+    scope: k.scope,
   };
 }

@@ -30,6 +30,11 @@ export interface SelectReasoningInput {
   budget: number;
   redact: (text: string) => string;
   countTokens: CountTokens;
+  /**
+   * A standing per entry id (recency, relevance and scope combined). When given, each producer's
+   * best entries by it are kept and the best of those fill the total; otherwise the newest.
+   */
+  score?: ReadonlyMap<number, number>;
 }
 
 export interface SelectReasoningOutput {
@@ -53,17 +58,19 @@ function newestFirst(a: ReasoningRowInput, b: ReasoningRowInput): number {
 
 export function selectReasoning(input: SelectReasoningInput): SelectReasoningOutput {
   const relevant = new Set(input.producers);
+  const score = input.score;
+  const standing = score ? (a: ReasoningRowInput, b: ReasoningRowInput) => (score.get(b.id) ?? 0) - (score.get(a.id) ?? 0) || newestFirst(a, b) : newestFirst;
   const perProducer = new Map<string, ReasoningRowInput[]>();
-  for (const row of [...input.rows].sort(newestFirst)) {
+  for (const row of [...input.rows].sort(standing)) {
     if (!relevant.has(row.agent_type)) continue;
     const list = perProducer.get(row.agent_type) ?? [];
     if (list.length < input.maxPerProducer) list.push(row);
     perProducer.set(row.agent_type, list);
   }
-  const ordered = [...perProducer.values()]
-    .flat()
-    .sort((a, b) => phaseRank(a.reasoning_phase) - phaseRank(b.reasoning_phase) || newestFirst(a, b))
-    .slice(0, input.maxTotal);
+  const byPhase = (a: ReasoningRowInput, b: ReasoningRowInput) => phaseRank(a.reasoning_phase) - phaseRank(b.reasoning_phase) || newestFirst(a, b);
+  const kept = [...perProducer.values()].flat();
+  // Without a standing the phase order decides what is cut; with one, the best entries stay.
+  const ordered = score ? kept.sort(standing).slice(0, input.maxTotal).sort(byPhase) : kept.sort(byPhase).slice(0, input.maxTotal);
   const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => ({
     id: row.id,
     agent_type: oneLine(row.agent_type),

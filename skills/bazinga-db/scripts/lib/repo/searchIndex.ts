@@ -1,0 +1,352 @@
+/**
+ * Repository: the full-text index (`ca_fts_*`) behind relevance. Derived data only.
+ *
+ * Kept in step without triggers on the original's tables: `syncSearchIndex` indexes whatever the
+ * watermarks in `ca_meta` say is new — packages and reasoning by id (both tables only grow), error
+ * patterns and strategies by a fingerprint of the table (small tables whose rows the original
+ * updates in place; a changed fingerprint re-indexes them whole). Every write command of this
+ * layer calls it in its own transaction, and a reader calls it when `searchIndexBehind` says rows
+ * arrived from elsewhere (the original Python tool), so an existing database gets relevance with
+ * no step by the user.
+ *
+ * The index holds no text the database does not already hold, with one exception: the first
+ * bytes of each package's artifact file, which are redacted with the widest engine before they
+ * are indexed (summaries, reasoning, patterns and strategies were redacted when they were stored).
+ * Package and reasoning entries hold terms only (contentless tables).
+ */
+import { artifactHead, artifactsDir } from '../artifacts.ts';
+import { stmt, type DB } from '../db.ts';
+import { redactForOutput } from '../redact.ts';
+import { SEARCH_TOKENIZER, indexableText, pathsInText, sessionToken } from '../searchText.ts';
+
+/** How much of each artifact file is indexed unless the caller says otherwise (16 KiB). */
+export const DEFAULT_ARTIFACT_INDEX_BYTES = 16_384;
+/** How long one call may spend on a backlog of older rows unless the caller says otherwise. */
+export const DEFAULT_INDEX_BUDGET_MS = 1_000;
+
+export interface IndexOptions {
+  /** Where artifact paths are resolved from; null indexes no artifact text. */
+  projectRoot: string | null;
+  artifactBytes: number;
+  /**
+   * Stop indexing the backlog of older rows after about this long (the rest is indexed by later
+   * calls, newest first); new rows and at least one batch are always indexed. Default: no limit.
+   */
+  budgetMs?: number;
+  /** The clock the budget is measured with (tests pass a fake one). */
+  clock?: () => number;
+}
+
+/**
+ * Packages and reasoning rows only ever get new, larger ids. The index covers the id range
+ * (lo, hi] of each: rows above hi are new and indexed first; rows at or below lo are the backlog of
+ * a database that was never indexed, worked through downwards, newest first, in batches.
+ */
+const RANGES = {
+  packages: { hi: 'search.packages.hi', lo: 'search.packages.lo', table: 'context_packages', batch: 1_000 },
+  reasoning: { hi: 'search.logs.hi', lo: 'search.logs.lo', table: 'orchestration_logs', batch: 5_000 },
+} as const;
+
+const FINGERPRINTS = {
+  patterns: 'search.patterns.fingerprint',
+  strategies: 'search.strategies.fingerprint',
+} as const;
+
+type Part = keyof typeof RANGES | keyof typeof FINGERPRINTS;
+
+/**
+ * The part of a package's artifact file that is indexed: its first `bytes` bytes, redacted with
+ * the widest engine and no allowlist ('' when the file is missing, unreadable or not allowed).
+ */
+export function indexedArtifactText(projectRoot: string | null, filePath: string, bytes: number, dir?: string): string {
+  const raw = projectRoot === null ? '' : artifactHead(projectRoot, filePath, bytes, dir ?? artifactsDir(projectRoot));
+  return raw === '' ? '' : redactForOutput(raw, { mode: 'both', allowlist: [] }).text;
+}
+
+function meta(db: DB, key: string): string | undefined {
+  return (stmt(db, 'SELECT value FROM ca_meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+}
+
+function setMeta(db: DB, key: string, value: string): void {
+  stmt(
+    db,
+    "INSERT INTO ca_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')",
+  ).run(key, value);
+}
+
+function maxId(db: DB, table: string): number {
+  return (stmt(db, `SELECT COALESCE(MAX(id), 0) AS n FROM ${table}`).get() as { n: number }).n;
+}
+
+/** The indexed range of a part; a part never indexed starts as the empty range at the current maximum. */
+function range(db: DB, part: keyof typeof RANGES): { lo: number; hi: number; max: number } {
+  const r = RANGES[part];
+  const max = maxId(db, r.table);
+  const hi = meta(db, r.hi);
+  const lo = meta(db, r.lo);
+  return hi === undefined || lo === undefined ? { lo: max, hi: max, max } : { lo: Number(lo), hi: Number(hi), max };
+}
+
+/** A summary of a small table that changes whenever a row is added, removed or rewritten. */
+function fingerprint(db: DB, part: keyof typeof FINGERPRINTS): string {
+  const sql =
+    part === 'patterns'
+      ? 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(LENGTH(solution)), TOTAL(LENGTH(signature_json)) FROM error_patterns'
+      : 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(LENGTH(insight)), TOTAL(LENGTH(topic)) FROM strategies';
+  return JSON.stringify(Object.values(stmt(db, sql).get() as object));
+}
+
+/** Which parts of the index lag behind their source tables (empty when it is current). Cheap. */
+export function searchIndexBehind(db: DB): Part[] {
+  const behind: Part[] = [];
+  for (const part of ['packages', 'reasoning'] as const) {
+    const r = range(db, part);
+    if (r.hi < r.max || r.lo > 0) behind.push(part);
+  }
+  for (const part of ['patterns', 'strategies'] as const) {
+    if (meta(db, FINGERPRINTS[part]) !== fingerprint(db, part)) behind.push(part);
+  }
+  return behind;
+}
+
+export interface SyncReport {
+  packages: number;
+  reasoning: number;
+  patterns: number;
+  strategies: number;
+  /** Older rows still to be indexed by later calls (0 when the index is complete). */
+  backlog: number;
+}
+
+/** Indexes the packages with ids in (from, to]. */
+function indexPackages(db: DB, from: number, to: number, opts: IndexOptions): number {
+  const rows = stmt(db, 'SELECT id, session_id, summary, file_path FROM context_packages WHERE id > ? AND id <= ? ORDER BY id').all(from, to) as {
+    id: number;
+    session_id: string;
+    summary: string;
+    file_path: string;
+  }[];
+  const insert = stmt(db, 'INSERT INTO ca_fts_packages (rowid, summary, artifact, path, sess) VALUES (?, ?, ?, ?, ?)');
+  const insertPaths = stmt(db, 'INSERT OR REPLACE INTO ca_package_paths (package_id, paths) VALUES (?, ?)');
+  const tokens = new Map<string, string>();
+  const dir = opts.projectRoot === null ? undefined : artifactsDir(opts.projectRoot);
+  for (const r of rows) {
+    const artifact = dir === undefined ? '' : indexedArtifactText(opts.projectRoot, r.file_path, opts.artifactBytes, dir);
+    let sess = tokens.get(r.session_id);
+    if (sess === undefined) tokens.set(r.session_id, (sess = sessionToken(r.session_id)));
+    insert.run(r.id, indexableText(r.summary), indexableText(artifact), indexableText(r.file_path), sess);
+    const paths = pathsInText(artifact);
+    if (paths.length > 0) insertPaths.run(r.id, paths.join('\n'));
+  }
+  return rows.length;
+}
+
+/** Indexes the reasoning rows with ids in (from, to], in one statement (there can be hundreds of thousands). */
+function indexReasoning(db: DB, from: number, to: number): number {
+  registerFunctions(db);
+  return stmt(
+    db,
+    `INSERT INTO ca_fts_reasoning (rowid, content, refs, sess)
+     SELECT id, ca_indexable(content), ca_indexable(COALESCE(references_json, '')), 's' || lower(hex(session_id))
+     FROM orchestration_logs WHERE id > ? AND id <= ? AND log_type = 'reasoning' ORDER BY id`,
+  ).run(from, to).changes;
+}
+
+/**
+ * Brings the index up to its source tables: new rows first, then (within the time budget) the
+ * backlog of older rows, newest first. Call inside a write transaction: the ranges are read and
+ * advanced in it, so two processes never index a row twice. Returns what it indexed and what is
+ * left.
+ */
+export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
+  const clock = opts.clock ?? (() => performance.now());
+  const deadline = clock() + (opts.budgetMs ?? Infinity);
+  const report: SyncReport = { packages: 0, reasoning: 0, patterns: 0, strategies: 0, backlog: 0 };
+  const index = (part: keyof typeof RANGES, from: number, to: number) =>
+    part === 'packages' ? indexPackages(db, from, to, opts) : indexReasoning(db, from, to);
+  let batches = 0;
+  for (const part of ['packages', 'reasoning'] as const) {
+    const keys = RANGES[part];
+    let { lo, hi, max } = range(db, part);
+    if (hi < max) report[part] += index(part, hi, (hi = max));
+    while (lo > 0 && (batches === 0 || clock() < deadline)) {
+      const next = Math.max(0, lo - keys.batch);
+      report[part] += index(part, next, lo);
+      lo = next;
+      batches++;
+    }
+    setMeta(db, keys.hi, String(hi));
+    setMeta(db, keys.lo, String(lo));
+    report.backlog += lo > 0 ? (stmt(db, `SELECT COUNT(*) AS n FROM ${keys.table} WHERE id <= ?`).get(lo) as { n: number }).n : 0;
+  }
+  const now = { patterns: fingerprint(db, 'patterns'), strategies: fingerprint(db, 'strategies') };
+  const KEYS = FINGERPRINTS;
+
+  if (meta(db, KEYS.patterns) !== now.patterns) {
+    stmt(db, 'DELETE FROM ca_fts_patterns').run();
+    const rows = stmt(db, 'SELECT pattern_hash, project_id, signature_json, solution FROM error_patterns ORDER BY rowid').all() as {
+      pattern_hash: string;
+      project_id: string;
+      signature_json: string;
+      solution: string;
+    }[];
+    const insert = stmt(db, 'INSERT INTO ca_fts_patterns (signature, solution, pattern_hash, project_id) VALUES (?, ?, ?, ?)');
+    for (const r of rows) {
+      insert.run(indexableText(signatureText(r.signature_json)), indexableText(r.solution), r.pattern_hash, r.project_id);
+    }
+    report.patterns = rows.length;
+    setMeta(db, KEYS.patterns, now.patterns);
+  }
+
+  if (meta(db, KEYS.strategies) !== now.strategies) {
+    stmt(db, 'DELETE FROM ca_fts_strategies').run();
+    const rows = stmt(db, 'SELECT strategy_id, project_id, topic, insight FROM strategies ORDER BY rowid').all() as {
+      strategy_id: string;
+      project_id: string;
+      topic: string;
+      insight: string;
+    }[];
+    const insert = stmt(db, 'INSERT INTO ca_fts_strategies (topic, insight, strategy_id, project_id) VALUES (?, ?, ?, ?)');
+    for (const r of rows) {
+      insert.run(indexableText(r.topic), indexableText(r.insight), r.strategy_id, r.project_id);
+    }
+    report.strategies = rows.length;
+    setMeta(db, KEYS.strategies, now.strategies);
+  }
+  return report;
+}
+
+/** Empties the index and forgets its watermarks (it is rebuilt by the next sync). */
+export function resetSearchIndex(db: DB): void {
+  // Contentless tables are emptied by their 'delete-all' command; the others row by row.
+  db.prepare("INSERT INTO ca_fts_packages (ca_fts_packages) VALUES ('delete-all')").run();
+  db.prepare("INSERT INTO ca_fts_reasoning (ca_fts_reasoning) VALUES ('delete-all')").run();
+  db.prepare('DELETE FROM ca_fts_patterns').run();
+  db.prepare('DELETE FROM ca_fts_strategies').run();
+  db.prepare('DELETE FROM ca_package_paths').run();
+  db.prepare("DELETE FROM ca_meta WHERE key LIKE 'search.%'").run();
+}
+
+const registered = new WeakSet<DB>();
+
+/** The SQL function the bulk insert of reasoning calls: `indexableText`. */
+function registerFunctions(db: DB): void {
+  if (registered.has(db)) return;
+  db.function('ca_indexable', { deterministic: true }, (text: unknown) => indexableText(typeof text === 'string' ? text : ''));
+  registered.add(db);
+}
+
+/** The searchable words of a stored signature: error type, message pattern, context hints. */
+function signatureText(json: string): string {
+  try {
+    const s = JSON.parse(json) as Record<string, unknown>;
+    const hints = Array.isArray(s.context_hints) ? s.context_hints.filter((h) => typeof h === 'string') : [];
+    return [s.error_type, s.message_pattern, ...hints].filter((v) => typeof v === 'string').join('\n');
+  } catch {
+    return json;
+  }
+}
+
+export interface Hit {
+  /** Package or reasoning id. */
+  id: number;
+  /** BM25 as SQLite gives it: lower is better, never positive. */
+  bm25: number;
+}
+
+/** Column weights of the package index: summary, artifact text, path. */
+export interface PackageColumnWeights {
+  summary: number;
+  artifact: number;
+  path: number;
+}
+
+/**
+ * Reasoning entries of the session in the given groups by the given producers that match, best
+ * first, at most `limit`.
+ */
+export function searchReasoning(
+  db: DB,
+  q: { match: string; sessionId: string; groups: readonly string[]; agents: readonly string[]; limit: number },
+): Hit[] {
+  return stmt(
+    db,
+    `SELECT f.rowid AS id, bm25(ca_fts_reasoning, 1.0, 0.5, 0.0) AS bm25
+     FROM ca_fts_reasoning f JOIN orchestration_logs l ON l.id = f.rowid
+     WHERE ca_fts_reasoning MATCH @match AND l.session_id = @sessionId AND l.log_type = 'reasoning'
+       AND COALESCE(l.group_id, 'global') IN (SELECT value FROM json_each(@groups))
+       AND l.agent_type IN (SELECT value FROM json_each(@agents))
+     ORDER BY bm25, f.rowid DESC LIMIT @limit`,
+  ).all({ match: q.match, sessionId: q.sessionId, groups: JSON.stringify(q.groups), agents: JSON.stringify(q.agents), limit: q.limit }) as Hit[];
+}
+
+/**
+ * For each MATCH expression (one query term each), the ids of the project's error patterns or
+ * strategies it matches; and how many the project has. These tables are small per project, where
+ * BM25's IDF turns to nothing for any term in half the rows, so relevance is scored from these
+ * per-term matches instead (core/relevance.ts `termScores`).
+ */
+export function matchLearning(
+  db: DB,
+  table: 'patterns' | 'strategies',
+  projectId: string,
+  termMatches: readonly string[],
+): { total: number; perTerm: string[][] } {
+  const [fts, source, id] =
+    table === 'patterns' ? (['ca_fts_patterns', 'error_patterns', 'pattern_hash'] as const) : (['ca_fts_strategies', 'strategies', 'strategy_id'] as const);
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM ${source} WHERE project_id = ?`).get(projectId) as { n: number }).n;
+  const find = stmt(db, `SELECT ${id} AS id FROM ${fts} WHERE ${fts} MATCH ? AND project_id = ?`);
+  return { total, perTerm: termMatches.map((m) => (find.all(m, projectId) as { id: string }[]).map((r) => r.id)) };
+}
+
+/** The paths named in each package's artifact text (what scope matching reads instead of the files). */
+export function listPackagePaths(db: DB, ids: readonly number[]): Map<number, string[]> {
+  if (ids.length === 0) return new Map();
+  const rows = stmt(db, 'SELECT package_id AS id, paths FROM ca_package_paths WHERE package_id IN (SELECT value FROM json_each(?))').all(
+    JSON.stringify(ids),
+  ) as { id: number; paths: string }[];
+  return new Map(rows.map((r) => [r.id, r.paths.split('\n')]));
+}
+
+export interface MatchableText {
+  id: number;
+  summary: string;
+  artifact: string;
+  path: string;
+}
+
+/** The same texts with every token the MATCH expression matched wrapped in \u0001…\u0002, per field. */
+export type HighlightedText = MatchableText;
+
+/**
+ * Where a MATCH expression matches the given texts, token by token, as the index's tokenizer sees
+ * them (the package index keeps no text, so --explain re-reads the few it explains into a
+ * temporary table of this connection; nothing is written to the database file).
+ */
+export function highlightTexts(db: DB, match: string, docs: readonly MatchableText[]): HighlightedText[] {
+  if (docs.length === 0) return [];
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.ca_explain USING fts5(summary, artifact, path, tokenize = '${SEARCH_TOKENIZER}')`);
+  try {
+    const insert = db.prepare('INSERT INTO temp.ca_explain (rowid, summary, artifact, path) VALUES (?, ?, ?, ?)');
+    for (const d of docs) insert.run(d.id, indexableText(d.summary), indexableText(d.artifact), indexableText(d.path));
+    return db
+      .prepare(
+        `SELECT rowid AS id, highlight(ca_explain, 0, char(1), char(2)) AS summary, highlight(ca_explain, 1, char(1), char(2)) AS artifact,
+                highlight(ca_explain, 2, char(1), char(2)) AS path
+         FROM temp.ca_explain WHERE ca_explain MATCH ? ORDER BY rowid`,
+      )
+      .all(match) as HighlightedText[];
+  } finally {
+    db.exec('DROP TABLE IF EXISTS temp.ca_explain');
+  }
+}
+
+/** BM25 of the given packages against a MATCH expression (those that do not match are absent). */
+export function scorePackages(db: DB, match: string, ids: readonly number[], weights: PackageColumnWeights): Hit[] {
+  if (ids.length === 0) return [];
+  return stmt(
+    db,
+    `SELECT rowid AS id, bm25(ca_fts_packages, @ws, @wa, @wp, 0.0) AS bm25 FROM ca_fts_packages
+     WHERE ca_fts_packages MATCH @match AND rowid IN (SELECT value FROM json_each(@ids))`,
+  ).all({ match, ids: JSON.stringify(ids), ws: weights.summary, wa: weights.artifact, wp: weights.path }) as Hit[];
+}

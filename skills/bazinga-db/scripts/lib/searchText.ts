@@ -1,0 +1,140 @@
+/**
+ * Text for the full-text index and queries against it. Pure.
+ *
+ * The index's tokenizer (`SEARCH_TOKENIZER`) splits on everything that is not a letter or a
+ * digit, so `better-sqlite3`, `src/auth/jwt.ts`, `@/utils` and `get_queryset` are already found by
+ * their parts, and quoting the whole as a phrase finds the exact sequence. What it cannot see is
+ * the inside of a camelCase word: `refreshToken` is one token. `indexableText` appends the parts of
+ * every such word, so `refresh token` finds `refreshToken`, and the query side asks for both the
+ * whole and its parts.
+ *
+ * Agent text is never handed to MATCH as it is: FTS5 has a query syntax (`NOT`, `:`, `-`, `*`,
+ * quotes, parentheses) that raw text trips over. `buildMatch` keeps only letters, digits and the
+ * separators inside identifiers, quotes every term and joins them with OR.
+ */
+
+/**
+ * The FTS5 tokenizer of every `ca_fts_*` table, chosen by measurement on the labelled relevance set
+ * (references/relevance.md): porter stemming over unicode61, with diacritics folded.
+ */
+export const SEARCH_TOKENIZER = "porter unicode61 remove_diacritics 2";
+
+/** Words too common in agent prose to say anything about a task; never asked for. */
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+    'just let may me might must my no nor not of off on once only or our out over own same should so some such ' +
+    'than that the their them then there these they this those through to too under until up very was we were ' +
+    'what when where which while who whom why will with would you your all any both each few more most other ' +
+    'also again against about above after before below between during further here per via use using used make ' +
+    'sure need needs get got still now new one two fix fixes fixed issue issues work works task please' 
+  ).split(' '),
+);
+
+/** A run of identifier characters: letters, digits and the joiners code uses inside names and paths. */
+const RAW_TERM = /[\p{L}\p{N}]+(?:[._\-/@:+#]*[\p{L}\p{N}]+)*/gu;
+/** The letter/digit pieces of a term, as the tokenizer will see them. */
+const PIECE = /[\p{L}\p{N}]+/gu;
+/** A quick test for any camelCase boundary at all (most prose has none). */
+const HAS_CAMEL = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
+/** Boundaries inside camelCase and PascalCase: `refreshToken`, `HTTPServer`, `useCartStore2`. */
+const CAMEL = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+
+/** The camelCase parts of one letter/digit piece, or [] when it has none. */
+export function camelParts(piece: string): string[] {
+  const parts = piece.split(CAMEL);
+  return parts.length > 1 ? parts : [];
+}
+
+/**
+ * The text as it goes into the index: the text itself, then the parts of each camelCase word it
+ * contains (once each), so either spelling finds it.
+ */
+export function indexableText(text: string): string {
+  if (!HAS_CAMEL.test(text)) return text;
+  const extra = new Set<string>();
+  for (const m of text.matchAll(PIECE)) {
+    const parts = camelParts(m[0]);
+    if (parts.length > 0) extra.add(parts.join(' ').toLowerCase());
+  }
+  return extra.size === 0 ? text : `${text}\n${[...extra].join(' ')}`;
+}
+
+export interface QueryTerm {
+  /** What the term matches, as the agent wrote it (lower-cased). */
+  text: string;
+  /** The tokens of the phrase that is asked for: one for a plain word, several for `better-sqlite3`. */
+  tokens: string[];
+}
+
+/**
+ * The distinct terms of agent text, in order of appearance, at most `max`: whole identifiers and
+ * paths as phrases, their pieces and camelCase parts as words; stopwords and one-letter pieces left
+ * out.
+ */
+export function queryTerms(text: string, max: number): QueryTerm[] {
+  const seen = new Set<string>();
+  const out: QueryTerm[] = [];
+  const add = (tokens: string[], shown: string) => {
+    const key = tokens.join(' ');
+    if (out.length >= max || tokens.length === 0 || seen.has(key)) return;
+    if (tokens.length === 1 && (STOPWORDS.has(key) || [...key].length < 2)) return;
+    seen.add(key);
+    out.push({ text: shown, tokens });
+  };
+  for (const m of text.matchAll(RAW_TERM)) {
+    const raw = m[0];
+    const pieces = [...raw.matchAll(PIECE)].map((p) => p[0]);
+    if (pieces.length > 1) add(pieces.map((p) => p.toLowerCase()), raw.toLowerCase());
+    for (const piece of pieces) {
+      add([piece.toLowerCase()], piece.toLowerCase());
+      const parts = camelParts(piece);
+      if (parts.length > 0) {
+        add(parts.map((p) => p.toLowerCase()), parts.join(' ').toLowerCase());
+        for (const part of parts) add([part.toLowerCase()], part.toLowerCase());
+      }
+    }
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/** One term as an FTS5 string: double-quoted, its tokens separated by spaces (a phrase). */
+function quoted(term: QueryTerm): string {
+  return `"${term.tokens.join(' ').replace(/"/g, '""')}"`;
+}
+
+/**
+ * A MATCH expression asking for any of the terms, optionally within one column (`{col}: (...)`).
+ * Returns null when there is nothing to ask for. The result is bound as a parameter, never
+ * spliced into SQL.
+ */
+export function buildMatch(terms: readonly QueryTerm[], columns?: readonly string[]): string | null {
+  if (terms.length === 0) return null;
+  const any = terms.map(quoted).join(' OR ');
+  return columns && columns.length > 0 ? `{${columns.join(' ')}} : (${any})` : any;
+}
+
+/** The token a session is found by in the `sess` column: letters and digits only, so no separator splits it. */
+export function sessionToken(sessionId: string): string {
+  let hex = '';
+  for (const byte of Buffer.from(sessionId, 'utf8')) hex += byte.toString(16).padStart(2, '0');
+  return `s${hex}`;
+}
+
+/** `buildMatch` restricted to one session's rows. */
+export function sessionMatch(sessionId: string, anyOf: string): string {
+  return `sess : "${sessionToken(sessionId)}" AND (${anyOf})`;
+}
+
+/** Path-like words of a text: anything with a `/` between name characters. */
+const PATH_IN_TEXT = /(?:\.{0,2}\/)?[\p{L}\p{N}_@.\-]+(?:\/[\p{L}\p{N}_@.\-]+)+\/?/gu;
+
+/** The distinct path-like words of a text, in order of appearance. */
+export function pathsInText(text: string): string[] {
+  if (!text.includes('/')) return [];
+  const out = new Set<string>();
+  // A sentence's full stop is not part of the path it ends with.
+  for (const m of text.matchAll(PATH_IN_TEXT)) out.add(m[0].replace(/\.+$/, ''));
+  return [...out];
+}

@@ -1,0 +1,125 @@
+/**
+ * Relevance and scope: what the agent is working on, turned into signals in [0, 1]. Pure.
+ *
+ * - The query is the request's `--task` text, or, without it, the implicit task the database
+ *   already holds: the task group's name, component path and specializations, the session's
+ *   requirements and, on a retry, the summary of the group's latest failures report.
+ * - BM25 (unbounded; SQLite returns it negated) becomes relevance by dividing each hit's score by
+ *   the best hit's score in the same request: the best match is 1, a non-match 0.
+ * - A path falls under a scope when the scope's segments occur in it as consecutive whole segments
+ *   (`src/auth` covers `src/auth/jwt.ts`, `./src/auth/` and `packages/api/src/auth/x.ts`, never
+ *   `src/authz/x.ts`).
+ */
+import { pathsInText } from '../../../../bazinga-db/scripts/lib/searchText.ts';
+
+export type QuerySource = 'explicit' | 'implicit' | 'none';
+
+export interface ImplicitTaskInput {
+  groupName: string | null;
+  componentPath: string | null;
+  /** Specialization paths or names (`bazinga/templates/specializations/typescript.md`). */
+  specializations: readonly string[];
+  requirements: string | null;
+  /** Summary of the group's latest failures package; only used on a retry. */
+  latestFailures: string | null;
+  iteration: number;
+}
+
+/** The implicit task: what the database says this agent works on, as one text. */
+export function implicitTask(input: ImplicitTaskInput): string {
+  const specs = input.specializations.map((s) => s.split('/').pop()?.replace(/\.[A-Za-z0-9]+$/, '') ?? '');
+  // Most specific first: the query keeps only its first terms when the text is long.
+  const parts = [input.groupName, input.componentPath, input.iteration > 0 ? input.latestFailures : null, specs.join(' '), input.requirements];
+  return parts
+    .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
+    .map((p) => p.trim())
+    .join('\n');
+}
+
+/** Specializations as stored by BAZINGA: a JSON list of paths (or anything else, read leniently). */
+export function parseSpecializations(json: unknown): string[] {
+  if (typeof json !== 'string' || json.trim() === '') return [];
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** BM25 hits (lower is better) to relevance in [0, 1] relative to the best hit of the request. */
+export function normaliseBm25<K>(hits: readonly { key: K; bm25: number }[]): Map<K, number> {
+  let best = 0;
+  for (const h of hits) best = Math.max(best, -h.bm25);
+  const out = new Map<K, number>();
+  for (const h of hits) out.set(h.key, best > 0 ? Math.max(0, -h.bm25) / best : 0);
+  return out;
+}
+
+/**
+ * Relevance from per-term matches over a small collection: each matching term adds its IDF,
+ * ln(1 + (N − df + 0.5) / (df + 0.5)), which stays positive however common the term is; the sum is
+ * divided by the best item's sum. Items matching no term are absent.
+ */
+export function termScores<K>(perTerm: readonly (readonly K[])[], total: number): Map<K, number> {
+  const sums = new Map<K, number>();
+  for (const ids of perTerm) {
+    const unique = new Set(ids);
+    if (unique.size === 0) continue;
+    const idf = Math.log(1 + (Math.max(total, unique.size) - unique.size + 0.5) / (unique.size + 0.5));
+    for (const id of unique) sums.set(id, (sums.get(id) ?? 0) + idf);
+  }
+  let best = 0;
+  for (const v of sums.values()) best = Math.max(best, v);
+  const out = new Map<K, number>();
+  for (const [k, v] of sums) out.set(k, best > 0 ? v / best : 0);
+  return out;
+}
+
+/** The segments of a path: `./src\\auth/` → [src, auth]. */
+export function pathSegments(p: string): string[] {
+  return p.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
+}
+
+/** A comma-separated scope list (`--scope src/auth,src/api`) as segment lists; empty entries dropped. */
+export function parseScope(text: string): string[][] {
+  return text
+    .split(',')
+    .map((s) => pathSegments(s.trim()))
+    .filter((segs) => segs.length > 0);
+}
+
+/** True when `segments` occur in `path`'s segments consecutively, as whole segments. */
+export function underScope(path: string, scope: readonly string[]): boolean {
+  const segs = pathSegments(path);
+  outer: for (let i = 0; i + scope.length <= segs.length; i++) {
+    for (let j = 0; j < scope.length; j++) if (segs[i + j] !== scope[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** True when the text names a path under any of the scopes. */
+export function textTouchesScope(text: string, scopes: readonly string[][]): boolean {
+  if (scopes.length === 0) return false;
+  return pathsInText(text).some((p) => scopes.some((s) => underScope(p, s)));
+}
+
+/** Scope signal of an item: 1 when its own path, a path in its text, or its group's component path falls under a scope. */
+export function scopeSignal(item: { paths: readonly string[]; texts: readonly string[] }, scopes: readonly string[][]): 0 | 1 {
+  if (scopes.length === 0) return 0;
+  if (item.paths.some((p) => p !== '' && scopes.some((s) => underScope(p, s)))) return 1;
+  return item.texts.some((t) => textTouchesScope(t, scopes)) ? 1 : 0;
+}
+
+const MARKED = /\u0001([^\u0002]*)\u0002/g;
+
+/** The distinct matched words in text that FTS5's highlight() marked with \u0001…\u0002, lower-cased, in order. */
+export function markedTerms(highlighted: string): string[] {
+  const out: string[] = [];
+  for (const m of highlighted.matchAll(MARKED)) {
+    const t = (m[1] ?? '').toLowerCase();
+    if (t !== '' && !out.includes(t)) out.push(t);
+  }
+  return out;
+}

@@ -1,0 +1,116 @@
+/**
+ * The fast candidate read (bucket heads ∪ best full-text hits ∪ packages naming a scope path,
+ * widened until provesExact holds) gives exactly the selection ranking every eligible package
+ * gives. Property test over seeded databases of 1,200 packages in which every (priority, type)
+ * bucket holds many packages, with random requests: groups, agents, iterations with prior
+ * consumption, task text or none, scope or none, Normal and Conservative zones, limits 1–10 and
+ * full-text candidate counts from 1 (forcing several rounds) to 40.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate, GROUPS, BENCH_SESSION } from '../bench/generate.ts';
+import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
+import { countDesignatedPackages, listConsumedPackages } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
+import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
+import { DEFAULT_CONFIG, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
+import type { AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
+import { planSearch, selectPackages } from '../skills/context-assembler/scripts/lib/search.ts';
+
+let dir: string;
+let db: DB;
+let words: string[];
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-exact-'));
+  const g = generate(dir, 1200, 7);
+  db = openDatabase({ dbPath: g.dbPath });
+  writeTransaction(db, () => {
+    GROUPS.forEach((id, i) => upsertTaskGroup(db, { id, sessionId: BENCH_SESSION, name: `group ${id}`, componentPath: i % 2 === 0 ? `src/${['auth', 'cart', 'sync', 'cache', 'queue'][i / 2]}/` : undefined }));
+    syncSearchIndex(db, { projectRoot: g.root, artifactBytes: 16384 });
+  });
+  const summaries = db.prepare('SELECT summary FROM context_packages ORDER BY id LIMIT 300').all() as { summary: string }[];
+  words = [...new Set(summaries.flatMap((s) => s.summary.split(' ')))].sort();
+});
+
+afterAll(() => {
+  db?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const AGENTS = ['developer', 'senior_software_engineer', 'qa_expert', 'tech_lead', 'investigator', 'requirements_engineer'] as const;
+
+describe('fast read = ranking every eligible package', () => {
+  it('holds for random requests', () => {
+    let widened = 0;
+    let withHits = 0;
+    fc.assert(
+      fc.property(
+        fc.record({
+          group: fc.constantFrom(...GROUPS, 'global'),
+          agent: fc.constantFrom(...AGENTS),
+          iteration: fc.constantFrom(0, 1),
+          task: fc.option(fc.array(fc.nat(10_000), { minLength: 1, maxLength: 6 }), { nil: null }),
+          scope: fc.option(fc.constantFrom('src/auth', 'src/cart,src/queue', 'src/sync/', 'src'), { nil: null }),
+          zone: fc.constantFrom<Zone>('Normal', 'Normal', 'Conservative'),
+          limit: fc.integer({ min: 1, max: 10 }),
+          candidates: fc.constantFrom(1, 3, 40),
+          weights: fc.constantFrom({}, { relevance: 12, scope: 3 }, { relevance: 30, scope: 0 }),
+        }),
+        (p) => {
+          const config: Config = structuredClone(DEFAULT_CONFIG);
+          config.relevance.candidates = p.candidates;
+          Object.assign(config.ranking.weights, p.weights);
+          const task = p.task === null ? null : p.task.map((i) => words[i % words.length]).join(' ');
+          const request: AssemblyRequest = {
+            session: BENCH_SESSION,
+            group: p.group,
+            agent: p.agent,
+            model: 'sonnet',
+            current_tokens: 0,
+            iteration: p.iteration,
+            limit: p.limit,
+            include_reasoning: false,
+            reasoning_level: 'medium',
+            now: '2026-01-01T00:00:00.000Z',
+            task,
+            error: null,
+            scope: p.scope,
+            lang: null,
+            framework: null,
+          };
+          const query = { sessionId: BENCH_SESSION, groupId: p.group, agentType: p.agent, iteration: p.iteration };
+          const consumed = listConsumedPackages(db, query);
+          const plan = planSearch(db, request, config, (t) => t, true);
+          const common = {
+            db,
+            query,
+            plan,
+            zone: p.zone,
+            limit: p.limit,
+            nowMs: Date.parse(request.now),
+            config,
+            explain: false,
+            totalAvailable: countDesignatedPackages(db, query) - consumed.length,
+            consumed,
+          };
+          const fast = selectPackages(common);
+          const full = selectPackages({ ...common, exhaustive: true });
+          if (fast.rounds > 1) widened++;
+          if (plan.inSession !== null) withHits++;
+          const view = (s: typeof fast) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
+          expect(view(fast)).toEqual(view(full));
+          expect(fast.ranked.priority_used).toBe(full.ranked.priority_used);
+          expect(fast.ranked.total_available).toBe(full.ranked.total_available);
+        },
+      ),
+      { numRuns: 150, seed: 20261123 },
+    );
+    // The property ran on requests that had to widen the read, and on requests with a query.
+    expect(widened).toBeGreaterThan(5);
+    expect(withHits).toBeGreaterThan(50);
+  });
+});

@@ -1,0 +1,219 @@
+/**
+ * The full-text index on real databases: kept in step by the write commands (run in process
+ * through runCli), rows written by another tool indexed on the next assembly, artifact text
+ * bounded and redacted, dropping every ca_* object harmless, and relevance end to end on the
+ * bundled fixture (in process and through the real command).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../skills/bazinga-db/scripts/lib/cli.ts';
+import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
+import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
+import { searchIndexBehind } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
+import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { copyFixture, makeProject, REPO_ROOT, S1, writeArtifact, type Project } from './helpers.ts';
+
+const projects: Project[] = [];
+afterEach(() => {
+  for (const p of projects.splice(0)) p.cleanup();
+});
+
+function track(p: Project): Project {
+  projects.push(p);
+  return p;
+}
+
+/** bazinga-db in process; returns the parsed JSON (throws with stderr on failure). */
+function db(project: Project, ...args: string[]): any {
+  let out = '';
+  let err = '';
+  const code = runCli(['--quiet', '--db', project.dbPath, '--project-root', project.root, ...args], {
+    cwd: project.root,
+    env: {},
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+  });
+  if (code !== 0) throw new Error(`bazinga-db ${args[0]} exit ${code}: ${err}`);
+  return JSON.parse(out);
+}
+
+/** assemble in process; returns the JSON document (or the markdown with format markdown) and stderr. */
+function assemble(project: Project, args: readonly string[], config?: object): { doc: any; stderr: string; stdout: string } {
+  let out = '';
+  let err = '';
+  const extra: string[] = [];
+  if (config) {
+    const file = path.join(project.root, 'bazinga', 'test_config.json');
+    fs.writeFileSync(file, JSON.stringify({ context_engineering: config }));
+    extra.push('--config', file);
+  }
+  const code = runAssembler(
+    { name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' },
+    {
+      argv: ['--project-root', project.root, '--db', project.dbPath, '--now', '2025-12-02T12:00:00Z', '--dry-run', ...extra, ...args],
+      cwd: project.root,
+      env: {},
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      readStdin: () => undefined,
+      now: () => new Date('2025-12-02T12:00:00Z'),
+    },
+  );
+  expect(code).toBe(0);
+  return { doc: out.trim().startsWith('{') ? JSON.parse(out) : undefined, stderr: err, stdout: out };
+}
+
+function freshSession(project: Project) {
+  db(project, 'create-session', 'S', 'parallel', 'Build the shop');
+  db(project, 'create-task-group', 'AUTH', 'S', 'JWT authentication', 'in_progress', '--component_path', 'src/auth/');
+  db(project, 'create-task-group', 'CART', 'S', 'Offline cart', 'pending', '--component_path', 'src/cart/');
+}
+
+function savePackage(project: Project, group: string, type: string, priority: string, name: string, summary: string, body: string) {
+  const file = writeArtifact(project, 'S', name, body);
+  return db(project, 'save-context-package', 'S', group, type, file, 'qa_expert', '["developer"]', priority, summary).package_id as number;
+}
+
+describe('write commands keep the index in step', () => {
+  it('a package is found by a word of its artifact file, a reasoning entry by its content, a pattern and a strategy by theirs', () => {
+    const project = track(makeProject());
+    freshSession(project);
+    const wanted = savePackage(project, 'AUTH', 'research', 'low', 'old.md', 'Notes from the spike', '# Spike\n\nThe `refreshToken` rotation lives in src/auth/rotate.ts.\n');
+    for (let i = 0; i < 4; i++) savePackage(project, 'AUTH', 'failures', 'critical', `f${i}.md`, `Checkout total off by ${i} cent`, '# Totals\n');
+    db(project, 'save-reasoning', 'S', 'AUTH', 'qa_expert', 'understanding', 'Reuse of a refresh token must be detected server side');
+    db(project, 'save-error-pattern', 'acme', 'TypeError', "Cannot read properties of undefined (reading 'exp')", 'Guard the decoded JWT before reading exp');
+    db(project, 'save-strategy', 'acme', 'testing', 'Freeze the clock when testing token expiry');
+    const conn = new Database(project.dbPath, { readonly: true });
+    try {
+      expect(conn.prepare("SELECT rowid FROM ca_fts_packages WHERE ca_fts_packages MATCH 'rotation'").all()).toEqual([{ rowid: wanted }]);
+      expect(conn.prepare("SELECT count(*) AS n FROM ca_fts_reasoning WHERE ca_fts_reasoning MATCH 'detected'").get()).toEqual({ n: 1 });
+      expect(conn.prepare("SELECT count(*) AS n FROM ca_fts_patterns WHERE ca_fts_patterns MATCH 'decoded'").get()).toEqual({ n: 1 });
+      expect(conn.prepare("SELECT count(*) AS n FROM ca_fts_strategies WHERE ca_fts_strategies MATCH 'expiry'").get()).toEqual({ n: 1 });
+      expect(conn.prepare('SELECT paths FROM ca_package_paths WHERE package_id = ?').get(wanted)).toEqual({ paths: 'src/auth/rotate.ts' });
+    } finally {
+      conn.close();
+    }
+    // The old, low-priority package is the developer's first pick for the task; without a task the four critical ones win.
+    const withTask = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--task', 'rotate the refresh token']).doc;
+    expect(withTask.packages.map((p: any) => p.id)[0]).toBe(wanted);
+    const off = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--task', 'rotate the refresh token'], { enable_fts5: false }).doc;
+    expect(off.packages.map((p: any) => p.id)).not.toContain(wanted);
+    expect(off.query.source).toBe('none');
+  });
+
+  it('artifact text is bounded by relevance.artifact_index_bytes and redacted before it is indexed', () => {
+    const project = track(makeProject());
+    fs.writeFileSync(path.join(project.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { relevance: { artifact_index_bytes: 64 } } }));
+    freshSession(project);
+    const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const body = `early words here. token ${secret} is the deploy key\n${'filler '.repeat(20)}\nlatecomer appears after the bound\n`;
+    savePackage(project, 'AUTH', 'research', 'low', 'a.md', 'A note', body);
+    const conn = new Database(project.dbPath, { readonly: true });
+    try {
+      expect(conn.prepare("SELECT count(*) AS n FROM ca_fts_packages WHERE ca_fts_packages MATCH 'early'").get()).toEqual({ n: 1 });
+      expect(conn.prepare("SELECT count(*) AS n FROM ca_fts_packages WHERE ca_fts_packages MATCH 'latecomer'").get()).toEqual({ n: 0 });
+    } finally {
+      conn.close();
+    }
+    for (const file of [project.dbPath, `${project.dbPath}-wal`]) {
+      if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(secret.slice(4).toLowerCase())).toBe(false);
+    }
+  });
+});
+
+describe('rows written by another tool are indexed on the next read', () => {
+  it('packages and reasoning inserted without this layer are found by the next assembly, and the watermark advances', () => {
+    const project = track(makeProject());
+    freshSession(project);
+    const conn = openDatabase({ dbPath: project.dbPath });
+    const id = writeTransaction(conn, () => {
+      const file = writeArtifact(project, 'S', 'py.md', '# Written by the original tool\nidempotency keys for webhook replays\n');
+      const pkg = insertPackage(conn, { sessionId: 'S', groupId: 'AUTH', scope: 'group', packageType: 'research', filePath: file, producerAgent: 'investigator', priority: 'low', summary: 'Webhook notes', sizeBytes: 10 });
+      insertConsumer(conn, pkg, 'developer');
+      insertReasoning(conn, { sessionId: 'S', groupId: 'AUTH', agentType: 'developer', agentId: null, iteration: 1, phase: 'approach', confidence: null, content: 'Replay webhooks with idempotency keys', referencesJson: null, redacted: false });
+      return pkg;
+    });
+    expect(searchIndexBehind(conn)).toEqual(expect.arrayContaining(['packages', 'reasoning']));
+    conn.close();
+    const doc = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'idempotency of webhook replays', '--explain']).doc;
+    expect(doc.packages[0].id).toBe(id);
+    expect(doc.packages[0].components.relevance).toBe(1);
+    expect(doc.packages[0].match).toEqual({ terms: ['webhook', 'idempotency', 'replays'], fields: ['summary', 'artifact'] });
+    expect(doc.reasoning.entries.map((e: any) => e.content)).toContain('Replay webhooks with idempotency keys');
+    const after = openDatabase({ dbPath: project.dbPath });
+    expect(searchIndexBehind(after)).toEqual([]);
+    expect(after.prepare("SELECT value FROM ca_meta WHERE key = 'search.packages.hi'").get()).toEqual({ value: String(id) });
+    after.close();
+  });
+
+  it('dropping every ca_* object is harmless: the next open recreates them and the next read indexes everything again', () => {
+    const project = track(copyFixture());
+    const first = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', 'clock skew tolerance', '--explain']).doc;
+    const conn = new Database(project.dbPath);
+    const objects = conn.prepare("SELECT type, name FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\' AND name NOT LIKE 'ca\\_fts\\_%\\_%' ESCAPE '\\'").all() as { type: string; name: string }[];
+    for (const o of objects.filter((o) => o.type !== 'index')) conn.exec(`DROP TABLE IF EXISTS "${o.name}"`);
+    for (const o of objects.filter((o) => o.type === 'index')) conn.exec(`DROP INDEX IF EXISTS "${o.name}"`);
+    expect(conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\'").get()).toEqual({ n: 0 });
+    conn.close();
+    const again = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', 'clock skew tolerance', '--explain']).doc;
+    expect(again.packages.map((p: any) => [p.id, p.score])).toEqual(first.packages.map((p: any) => [p.id, p.score]));
+    expect(again.packages[0].components.relevance).toBe(1);
+  });
+});
+
+describe('relevance on the bundled fixture', () => {
+  it('explicit, implicit and error queries are recorded in the document', () => {
+    const project = track(copyFixture());
+    const explicit = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'refresh token reuse returns 500']).doc;
+    expect(explicit.query).toMatchObject({ source: 'explicit', text: 'refresh token reuse returns 500', scope: [], scope_source: 'none' });
+    const implicit = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1']).doc;
+    expect(implicit.query.source).toBe('implicit');
+    expect(implicit.query.text).toContain('JWT authentication');
+    expect(implicit.query.text).toContain('Add JWT auth and an offline cart to the shop app');
+    // On a retry the group's latest failures summary is part of the implicit task.
+    expect(implicit.query.text).toContain('refresh reuse undetected');
+    const first = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer']).doc;
+    expect(first.query.text).not.toContain('refresh reuse undetected');
+    const error = assemble(project, ['--session', S1, '--group', 'CART', '--agent', 'developer', '--error', 'Exceeded timeout of 7000 ms for a hook']).doc;
+    expect(error.error_patterns[0]).toMatchObject({ error_type: 'JestTimeout', matched_error: true, relevance: 1 });
+  });
+
+  it('a paraphrased error still finds its pattern first; an unrelated one is not marked as matched', () => {
+    const project = track(copyFixture());
+    const doc = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--error', "module 'jose' could not be found from src/auth/index.ts"]).doc;
+    expect(doc.error_patterns[0].error_type).toBe('ModuleNotFound');
+    expect(doc.error_patterns[0].matched_error).toBe(true);
+    const none = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--error', 'zzz qqq']).doc;
+    expect(none.error_patterns.every((p: any) => p.matched_error === false && p.relevance === 0)).toBe(true);
+  });
+
+  it('--scope gives the scope signal by path segment; without it the group component path is the scope', () => {
+    const project = track(makeProject());
+    freshSession(project);
+    const inScope = savePackage(project, 'global', 'research', 'low', 'g1.md', 'Session notes', 'Touched src/cart/sync.ts and src/cart/queue.ts');
+    const outScope = savePackage(project, 'global', 'research', 'low', 'g2.md', 'Session notes', 'Touched src/cartography/map.ts');
+    const doc = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--scope', 'src/cart', '--explain']).doc;
+    const scopeOf = (id: number) => doc.packages.find((p: any) => p.id === id)?.components.scope;
+    expect(scopeOf(inScope)).toBe(1);
+    expect(scopeOf(outScope)).toBe(0);
+    expect(doc.query).toMatchObject({ scope: ['src/cart'], scope_source: 'explicit' });
+    const implicit = assemble(project, ['--session', 'S', '--group', 'CART', '--agent', 'developer']).doc;
+    expect(implicit.query).toMatchObject({ scope: ['src/cart'], scope_source: 'group' });
+  });
+});
+
+describe('the real command', () => {
+  it('assemble --task --explain prints relevance and matched terms; the markdown block is unchanged in form', () => {
+    const project = track(copyFixture());
+    const bin = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts', 'assemble.ts');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', bin, '--project-root', project.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--now', '2025-12-02T12:00:00Z', '--dry-run', '--task', 'refresh token reuse returns 500', '--format', 'json', '--explain'], { encoding: 'utf8', cwd: REPO_ROOT });
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.packages[0]).toMatchObject({ id: 2, components: { relevance: 1 }, match: { fields: ['summary', 'artifact'] } });
+    expect(doc.packages[0].match.terms).toEqual(expect.arrayContaining(['refresh', 'reuse', '500']));
+  });
+});

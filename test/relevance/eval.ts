@@ -1,0 +1,427 @@
+/**
+ * The relevance evaluation: every labelled case in test/relevance/cases/ becomes a real SQLite
+ * database (written through the bazinga-db repositories, indexed as the write commands index),
+ * the assembler's rank and reasoning steps run in process for the case's request under several
+ * modes, and what each mode puts in front of the agent is scored against the labels.
+ *
+ * Usage: tsx test/relevance/eval.ts [--json] [--tokenizers] [--case NAME] [--help]
+ *   --json        print the figures as JSON instead of tables
+ *   --tokenizers  also compare FTS5 tokenizers (the index's tokenizer was chosen with this)
+ *   --case NAME   only the case with this name, with what each mode showed
+ *
+ * Modes: heuristic (priority, group, type affinity, recency: the assembler before relevance),
+ * fts (full-text relevance alone), combined (the shipped defaults); each of the last two with the
+ * explicit request (--task, --error, --scope) and with the implicit task only (what a BAZINGA
+ * orchestrator passing session, group and agent gets).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase, writeTransaction, type DB } from '../../skills/bazinga-db/scripts/lib/db.ts';
+import { errorPatternHash, normaliseErrorMessage, normaliseErrorType } from '../../skills/bazinga-db/scripts/lib/hashing.ts';
+import { pyJsonDumps } from '../../skills/bazinga-db/scripts/lib/pyjson.ts';
+import { insertConsumer, insertPackage } from '../../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { insertErrorPattern, recordErrorOccurrence, setErrorConfidence } from '../../skills/bazinga-db/scripts/lib/repo/errorPatterns.ts';
+import { insertReasoning } from '../../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
+import { resetSearchIndex, syncSearchIndex } from '../../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
+import { insertSession } from '../../skills/bazinga-db/scripts/lib/repo/sessions.ts';
+import { addStrategyHelpfulness, upsertStrategy } from '../../skills/bazinga-db/scripts/lib/repo/strategies.ts';
+import { upsertTaskGroup } from '../../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
+import { SEARCH_TABLES, searchDdl } from '../../skills/bazinga-db/scripts/lib/schema.ts';
+import { SEARCH_TOKENIZER } from '../../skills/bazinga-db/scripts/lib/searchText.ts';
+import { redactForOutput } from '../../skills/bazinga-db/scripts/lib/redact.ts';
+import { DEFAULT_CONFIG, type Config } from '../../skills/context-assembler/scripts/lib/config.ts';
+import type { AssemblyDoc, AssemblyRequest } from '../../skills/context-assembler/scripts/lib/contract.ts';
+import { rankStep, reasoningStep, zoneStep, type Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
+
+export const CASES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cases');
+
+export interface CasePackage {
+  key: string;
+  group: string | null;
+  type: string;
+  priority: string;
+  producer: string;
+  consumers: string[];
+  summary: string;
+  artifact?: string;
+  age_hours: number;
+}
+
+export interface Case {
+  name: string;
+  story?: string;
+  session: { requirements: string; project_id: string };
+  group: { id: string; name: string; component_path?: string | null; specializations?: string[] };
+  other_groups?: { id: string; name: string; component_path?: string | null; specializations?: string[] }[];
+  request: { agent: string; iteration: number; task: string | null; error: string | null; scope: string | null };
+  packages: CasePackage[];
+  reasoning: { key: string; group: string | null; agent: string; phase: string; content: string; age_hours: number; references?: string[] }[];
+  patterns: { key: string; error_type: string; message: string; solution: string; confidence: number; occurrences: number; lang?: string | null }[];
+  strategies: { key: string; topic: string; insight: string; helpfulness: number; lang?: string | null; framework?: string | null }[];
+  relevant: string[];
+}
+
+export function loadCases(dir = CASES_DIR): Case[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Case);
+}
+
+const SESSION = 'bazinga_eval_session';
+const SUMMARY_MAX = 200;
+const DAY = 86_400_000;
+
+function sqliteTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** What each stored row is, by the case's keys. */
+interface CaseDb {
+  db: DB;
+  root: string;
+  keyOf: { package: Map<number, string>; reasoning: Map<number, string>; pattern: Map<string, string>; strategy: Map<string, string> };
+  close(): void;
+}
+
+/**
+ * Writes the case into a fresh database in a temporary project, as agents would have: artifact
+ * files on disk, summaries cut to 200 characters as save-context-package stores them.
+ */
+export function buildCaseDb(c: Case, nowMs: number, tokenizer = SEARCH_TOKENIZER): CaseDb {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-eval-'));
+  fs.mkdirSync(path.join(root, '.claude'));
+  const artifacts = path.join(root, 'bazinga', 'artifacts', SESSION);
+  fs.mkdirSync(artifacts, { recursive: true });
+  const db = openDatabase({ dbPath: path.join(root, 'bazinga', 'bazinga.db') });
+  const keyOf: CaseDb['keyOf'] = { package: new Map(), reasoning: new Map(), pattern: new Map(), strategy: new Map() };
+  writeTransaction(db, () => {
+    if (tokenizer !== SEARCH_TOKENIZER) {
+      for (const t of SEARCH_TABLES) db.exec(`DROP TABLE ${t}`);
+      for (const ddl of searchDdl(tokenizer)) db.exec(ddl);
+      resetSearchIndex(db);
+    }
+    insertSession(db, { sessionId: SESSION, mode: 'parallel', requirements: c.session.requirements, initialBranch: 'main', metadata: JSON.stringify({ project_id: c.session.project_id }) });
+    for (const g of [c.group, ...(c.other_groups ?? [])]) {
+      const specs = (g.specializations ?? []).map((s) => `bazinga/templates/specializations/${s}.md`);
+      upsertTaskGroup(db, {
+        id: g.id,
+        sessionId: SESSION,
+        name: g.name,
+        status: 'in_progress',
+        specializations: specs.length > 0 ? JSON.stringify(specs) : undefined,
+        componentPath: g.component_path ?? undefined,
+      });
+    }
+    for (const p of c.packages) {
+      const file = `bazinga/artifacts/${SESSION}/${p.key}-${p.type}.md`;
+      if (p.artifact) fs.writeFileSync(path.join(root, file), p.artifact);
+      const summary = Array.from(p.summary.replace(/[\r\n]/g, ' '));
+      const id = insertPackage(db, {
+        sessionId: SESSION,
+        groupId: p.group,
+        scope: p.group === null ? 'global' : 'group',
+        packageType: p.type,
+        filePath: file,
+        producerAgent: p.producer,
+        priority: p.priority,
+        summary: summary.length <= SUMMARY_MAX ? summary.join('') : summary.slice(0, SUMMARY_MAX - 3).join('') + '...',
+        sizeBytes: p.artifact ? Buffer.byteLength(p.artifact) : null,
+        createdAt: sqliteTime(nowMs - p.age_hours * 3_600_000),
+      });
+      for (const consumer of new Set(p.consumers)) insertConsumer(db, id, consumer);
+      keyOf.package.set(id, p.key);
+    }
+    for (const r of c.reasoning) {
+      const { id } = insertReasoning(db, {
+        sessionId: SESSION,
+        groupId: r.group ?? 'global',
+        agentType: r.agent,
+        agentId: null,
+        iteration: null,
+        phase: r.phase,
+        confidence: 'medium',
+        content: r.content,
+        referencesJson: r.references ? JSON.stringify(r.references) : null,
+        redacted: false,
+        timestamp: sqliteTime(nowMs - r.age_hours * 3_600_000),
+      });
+      keyOf.reasoning.set(id, r.key);
+    }
+    for (const e of c.patterns) {
+      const signature = { error_type: normaliseErrorType(e.error_type), message_pattern: normaliseErrorMessage(e.message), context_hints: [], stack_pattern: [] };
+      const hash = errorPatternHash(signature);
+      insertErrorPattern(db, { hash, projectId: c.session.project_id, signatureJson: pyJsonDumps(signature), solution: e.solution, lang: e.lang ?? null });
+      for (let i = 1; i < e.occurrences; i++) recordErrorOccurrence(db, hash, c.session.project_id, null);
+      setErrorConfidence(db, hash, c.session.project_id, e.confidence);
+      keyOf.pattern.set(hash, e.key);
+    }
+    for (const s of c.strategies) {
+      const id = `${c.session.project_id}_${s.topic}_${s.key}`;
+      upsertStrategy(db, { strategyId: id, projectId: c.session.project_id, topic: s.topic, insight: s.insight, lang: s.lang ?? null, framework: s.framework ?? null });
+      if (s.helpfulness > 1) addStrategyHelpfulness(db, id, s.helpfulness - 1);
+      keyOf.strategy.set(id, s.key);
+    }
+    syncSearchIndex(db, { projectRoot: root, artifactBytes: DEFAULT_CONFIG.relevance.artifact_index_bytes });
+  });
+  return { db, root, keyOf, close: () => (db.close(), fs.rmSync(root, { recursive: true, force: true })) };
+}
+
+export const MODES = ['heuristic', 'fts', 'combined', 'fts-implicit', 'combined-implicit'] as const;
+export type Mode = (typeof MODES)[number];
+
+function configFor(mode: Mode, weights?: Partial<Config['ranking']['weights']>): Config {
+  const base = structuredClone(DEFAULT_CONFIG);
+  if (weights) Object.assign(base.ranking.weights, weights);
+  if (mode === 'heuristic') {
+    base.enable_fts5 = false;
+    base.ranking.weights.scope = 0;
+  }
+  if (mode === 'fts' || mode === 'fts-implicit') {
+    base.ranking.weights = { priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 1, scope: 0 };
+  }
+  return base;
+}
+
+export const SECTIONS = ['packages', 'reasoning', 'patterns', 'strategies'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+/** The case keys each section showed, in order. */
+export type Shown = Record<Section, string[]>;
+
+/** Runs the rank and reasoning steps for the case under one mode; returns what was shown. */
+export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weights?: Partial<Config['ranking']['weights']>): Shown {
+  const implicit = mode.endsWith('implicit');
+  const request: AssemblyRequest = {
+    session: SESSION,
+    group: c.group.id,
+    agent: c.request.agent as AssemblyRequest['agent'],
+    model: 'sonnet',
+    current_tokens: 0,
+    iteration: c.request.iteration,
+    limit: null,
+    include_reasoning: true,
+    reasoning_level: 'medium',
+    now: new Date(nowMs).toISOString(),
+    task: implicit ? null : c.request.task,
+    error: implicit ? null : c.request.error,
+    scope: implicit ? null : c.request.scope,
+    lang: null,
+    framework: null,
+  };
+  const config = configFor(mode, weights);
+  const deps: Deps = {
+    config,
+    countTokens: (text) => Math.ceil(text.length / 4),
+    redact: (t) => redactForOutput(t, { mode: 'both', allowlist: [] }).text,
+    db: () => built.db,
+    projectRoot: built.root,
+    explain: false,
+    dryRun: true,
+    warn: () => {},
+  };
+  let doc: AssemblyDoc = zoneStep(request, config);
+  doc = reasoningStep(rankStep(doc, deps), deps);
+  return {
+    packages: (doc.candidates ?? []).map((p) => built.keyOf.package.get(p.id) ?? `#${p.id}`),
+    reasoning: (doc.reasoning?.entries ?? []).map((e) => built.keyOf.reasoning.get(e.id) ?? `#${e.id}`),
+    patterns: (doc.error_patterns ?? []).map((e) => built.keyOf.pattern.get(e.pattern_hash) ?? e.pattern_hash),
+    strategies: (doc.strategies ?? []).map((s) => built.keyOf.strategy.get(s.strategy_id) ?? s.strategy_id),
+  };
+}
+
+export interface Scores {
+  recall: number;
+  precision: number;
+  ndcg: number;
+}
+
+/** recall@k (of what k slots could hold), precision and binary nDCG@k of one ranked list. */
+export function scoreList(shown: readonly string[], relevant: ReadonlySet<string>, k: number): Scores {
+  const top = shown.slice(0, k);
+  const hits = top.filter((s) => relevant.has(s)).length;
+  const ideal = Math.min(relevant.size, k);
+  let dcg = 0;
+  top.forEach((s, i) => {
+    if (relevant.has(s)) dcg += 1 / Math.log2(i + 2);
+  });
+  let idcg = 0;
+  for (let i = 0; i < ideal; i++) idcg += 1 / Math.log2(i + 2);
+  return { recall: ideal === 0 ? 0 : hits / ideal, precision: top.length === 0 ? 0 : hits / top.length, ndcg: idcg === 0 ? 0 : dcg / idcg };
+}
+
+/** How many slots each section has for the case's agent under the default config. */
+function slots(c: Case): Record<Section, number> {
+  const limits = DEFAULT_CONFIG.retrieval_limits;
+  return {
+    packages: limits[c.request.agent] ?? limits.unknown ?? 3,
+    reasoning: DEFAULT_CONFIG.reasoning.max_total,
+    patterns: DEFAULT_CONFIG.error_patterns.max,
+    strategies: DEFAULT_CONFIG.strategies.max,
+  };
+}
+
+function sectionOf(c: Case, key: string): Section | undefined {
+  if (c.packages.some((p) => p.key === key)) return 'packages';
+  if (c.reasoning.some((p) => p.key === key)) return 'reasoning';
+  if (c.patterns.some((p) => p.key === key)) return 'patterns';
+  if (c.strategies.some((p) => p.key === key)) return 'strategies';
+  return undefined;
+}
+
+export interface ModeResult {
+  mode: Mode;
+  /** Mean over (case, section) pairs that have labelled items, per section and overall. */
+  sections: Record<Section, Scores & { n: number }>;
+  overall: Scores & { n: number };
+}
+
+export interface EvalResult {
+  cases: number;
+  items: number;
+  labelled: number;
+  tokenizer: string;
+  modes: ModeResult[];
+  perCase: { name: string; mode: Mode; shown: Shown }[];
+}
+
+/** Runs every mode on every case. */
+export function evaluate(
+  cases: readonly Case[],
+  opts: { tokenizer?: string; modes?: readonly Mode[]; weights?: Partial<Config['ranking']['weights']> } = {},
+): EvalResult {
+  const nowMs = Math.floor(Date.now() / DAY) * DAY + DAY / 2;
+  const modes = opts.modes ?? MODES;
+  const sums = new Map<Mode, Record<Section | 'overall', Scores & { n: number }>>();
+  const zero = () => ({ recall: 0, precision: 0, ndcg: 0, n: 0 });
+  for (const m of modes) sums.set(m, { packages: zero(), reasoning: zero(), patterns: zero(), strategies: zero(), overall: zero() });
+  const perCase: EvalResult['perCase'] = [];
+  let items = 0;
+  let labelled = 0;
+  for (const c of cases) {
+    items += c.packages.length + c.reasoning.length + c.patterns.length + c.strategies.length;
+    labelled += c.relevant.length;
+    const built = buildCaseDb(c, nowMs, opts.tokenizer);
+    try {
+      const k = slots(c);
+      for (const m of modes) {
+        const shown = showFor(c, built, m, nowMs, opts.weights);
+        perCase.push({ name: c.name, mode: m, shown });
+        const acc = sums.get(m) as Record<Section | 'overall', Scores & { n: number }>;
+        for (const s of SECTIONS) {
+          const rel = new Set(c.relevant.filter((key) => sectionOf(c, key) === s));
+          if (rel.size === 0) continue;
+          const sc = scoreList(shown[s], rel, k[s]);
+          for (const target of [acc[s], acc.overall]) {
+            target.recall += sc.recall;
+            target.precision += sc.precision;
+            target.ndcg += sc.ndcg;
+            target.n += 1;
+          }
+        }
+      }
+    } finally {
+      built.close();
+    }
+  }
+  const mean = (x: Scores & { n: number }) => ({ recall: x.recall / (x.n || 1), precision: x.precision / (x.n || 1), ndcg: x.ndcg / (x.n || 1), n: x.n });
+  return {
+    cases: cases.length,
+    items,
+    labelled,
+    tokenizer: opts.tokenizer ?? SEARCH_TOKENIZER,
+    modes: modes.map((m) => {
+      const acc = sums.get(m) as Record<Section | 'overall', Scores & { n: number }>;
+      return {
+        mode: m,
+        sections: { packages: mean(acc.packages), reasoning: mean(acc.reasoning), patterns: mean(acc.patterns), strategies: mean(acc.strategies) },
+        overall: mean(acc.overall),
+      };
+    }),
+    perCase,
+  };
+}
+
+const f3 = (x: number) => x.toFixed(3);
+
+export function formatTable(result: EvalResult): string {
+  const lines = [
+    `${result.cases} cases, ${result.items} stored items, ${result.labelled} labelled relevant; tokenizer '${result.tokenizer}'`,
+    '',
+    '| mode | packages R / P / nDCG | reasoning R / P / nDCG | patterns R / P / nDCG | strategies R / P / nDCG | all R / P / nDCG |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const m of result.modes) {
+    const cell = (s: Scores) => `${f3(s.recall)} / ${f3(s.precision)} / ${f3(s.ndcg)}`;
+    lines.push(`| ${m.mode} | ${SECTIONS.map((s) => cell(m.sections[s])).join(' | ')} | ${cell(m.overall)} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+const HELP = `eval.ts: score the assembler's choices against the labelled relevance set (test/relevance/cases)
+
+Usage: tsx test/relevance/eval.ts [--json] [--tokenizers] [--case NAME]
+  --json        the figures as JSON
+  --tokenizers  also compare the FTS5 tokenizers (combined mode, explicit and implicit)
+  --case NAME   one case, with what each mode showed and the labels
+  --sweep       overall figures of the combined modes for other relevance and scope weights
+`;
+
+function main(argv: string[]): number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const known = new Set(['--json', '--tokenizers', '--case', '--sweep']);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (!known.has(a)) {
+      process.stderr.write(`Unknown argument '${a}'. ${HELP}`);
+      return 2;
+    }
+    if (a === '--case') i++;
+  }
+  let cases = loadCases();
+  const caseIndex = argv.indexOf('--case');
+  if (caseIndex !== -1) {
+    const name = argv[caseIndex + 1];
+    cases = cases.filter((c) => c.name === name);
+    if (cases.length === 0) {
+      process.stderr.write(`No case named '${name ?? ''}'\n`);
+      return 2;
+    }
+  }
+  const result = evaluate(cases);
+  if (argv.includes('--json')) {
+    process.stdout.write(JSON.stringify({ ...result, perCase: caseIndex === -1 ? undefined : result.perCase }, null, 2) + '\n');
+  } else {
+    process.stdout.write(formatTable(result));
+    if (caseIndex !== -1) {
+      const c = cases[0] as Case;
+      process.stdout.write(`\nlabelled: ${c.relevant.join(', ')}\n`);
+      for (const p of result.perCase) process.stdout.write(`${p.mode}: ${JSON.stringify(p.shown)}\n`);
+    }
+  }
+  if (argv.includes('--sweep')) {
+    process.stdout.write('\n| w_relevance | w_scope | combined R / nDCG | combined-implicit R / nDCG |\n|---:|---:|---|---|\n');
+    for (const relevance of [3, 6, 9, 12, 16]) {
+      for (const scope of [0, 1.5, 3]) {
+        const r = evaluate(cases, { modes: ['combined', 'combined-implicit'], weights: { relevance, scope } });
+        const cell = (m: ModeResult) => `${f3(m.overall.recall)} / ${f3(m.overall.ndcg)}`;
+        process.stdout.write(`| ${relevance} | ${scope} | ${cell(r.modes[0] as ModeResult)} | ${cell(r.modes[1] as ModeResult)} |\n`);
+      }
+    }
+  }
+  if (argv.includes('--tokenizers')) {
+    for (const tokenizer of ['unicode61 remove_diacritics 2', 'porter unicode61 remove_diacritics 2', 'trigram']) {
+      const r = evaluate(cases, { tokenizer, modes: ['combined', 'combined-implicit'] });
+      process.stdout.write('\n' + formatTable(r));
+    }
+  }
+  return 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));
