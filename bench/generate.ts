@@ -22,7 +22,7 @@ export const BENCH_SESSION = 'bench_session_0001';
 export const BENCH_PROJECT = 'bench-project';
 export const GROUPS = Array.from({ length: 10 }, (_, i) => `G${String(i).padStart(2, '0')}`);
 /** Bump when the generated content changes, so cached databases are rebuilt. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 /** mulberry32: a small, fast, seedable PRNG. */
 function rng(seed: number): () => number {

@@ -55,7 +55,7 @@ describe('parseConfig: defaults', () => {
     });
     expect(DEFAULT_CONFIG.redaction_mode).toBe('both');
     expect(DEFAULT_CONFIG.token_safety_margin).toBe(0.15);
-    expect(DEFAULT_CONFIG.ranking.weights).toEqual({ priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 3 });
+    expect(DEFAULT_CONFIG.ranking.weights).toEqual({ priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 12, scope: 3 });
     expect(DEFAULT_CONFIG.ranking.recency_half_life_hours).toBe(72);
   });
 });

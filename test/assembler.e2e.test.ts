@@ -466,13 +466,17 @@ describe('JSON output (§6)', () => {
     expect(doc.packages_tokens).toBeLessThanOrEqual(doc.context_budget);
   });
 
-  it('--explain adds the score components, and the score is their weighted sum (4, 2, 1.5, 1)', () => {
+  it('--explain adds the score components, and the score is their weighted sum (4, 2, 1.5, 1, 12, 3)', () => {
     const doc = assembleJson(fx.get(), { iteration: 2 }, ['--dry-run', '--explain', '--limit', '10']);
     expect(doc.packages).toHaveLength(4);
+    // Without --task the implicit task of the group is the query: relevance counts too.
+    expect(doc.query.source).toBe('implicit');
+    expect(doc.packages.some((p: any) => p.components.relevance > 0)).toBe(true);
     for (const pkg of doc.packages) {
-      expect(Object.keys(pkg.components).sort()).toEqual(['priority', 'recency', 'relevance', 'same_group', 'type_affinity']);
+      expect(Object.keys(pkg.components).sort()).toEqual(['priority', 'recency', 'relevance', 'same_group', 'scope', 'type_affinity']);
+      expect(Object.keys(pkg.match).sort()).toEqual(['fields', 'terms']);
       const k = pkg.components;
-      expect(pkg.score).toBeCloseTo(4 * k.priority + 2 * k.same_group + 1.5 * k.type_affinity + 1 * k.recency, 4);
+      expect(pkg.score).toBeCloseTo(4 * k.priority + 2 * k.same_group + 1.5 * k.type_affinity + 1 * k.recency + 12 * k.relevance + 3 * k.scope, 4);
       expect(k.same_group).toBe(pkg.id === 4 ? 0 : 1);
     }
     const two = doc.packages.find((p: any) => p.id === 2);

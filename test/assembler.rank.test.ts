@@ -168,17 +168,26 @@ describe('relevance', () => {
     ]);
   });
 
-  it('with a map, w_relevance 3 × relevance is added and can reorder', () => {
+  it('with a map, w_relevance 12 × relevance is added and can reorder', () => {
     const relevance = new Map([
       [802, 1],
       [801, 0.25],
     ]);
     const out = rank(rows(), { relevance, explain: true });
     expect(out.selected.map((p) => [p.id, p.score])).toEqual([
-      [802, 13],
-      [801, 12.75],
+      [802, 22],
+      [801, 15],
     ]);
     expect(out.selected.find((p) => p.id === 802)?.components?.relevance).toBe(1);
+  });
+
+  it('with a scope map, w_scope 3 × scope is added (no relevance map needed)', () => {
+    const out = rank(rows(), { scope: new Map([[802, 1]]), explain: true });
+    expect(out.selected.map((p) => [p.id, p.score])).toEqual([
+      [802, 13],
+      [801, 12],
+    ]);
+    expect(out.selected.find((p) => p.id === 802)?.components?.scope).toBe(1);
   });
 
   it('a map without an entry for a package adds nothing to it', () => {

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SEARCH_TOKENIZER, buildMatch, camelParts, indexableText, pathsInText, queryTerms, sessionMatch, sessionToken } from '../skills/bazinga-db/scripts/lib/searchText.ts';
+import { SEARCH_TOKENIZER, buildMatch, camelParts, indexableText, pathsInText, pruneTerms, queryTerms } from '../skills/bazinga-db/scripts/lib/searchText.ts';
 import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { RankedPackage } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { provesExact, type BucketTail } from '../skills/context-assembler/scripts/lib/core/rank.ts';
@@ -22,9 +22,9 @@ import {
 /** A real FTS5 table with the index's tokenizer and the given documents (indexed as the index does). */
 function ftsWith(docs: readonly string[]) {
   const db = new Database(':memory:');
-  db.exec(`CREATE VIRTUAL TABLE t USING fts5(body, sess, tokenize = '${SEARCH_TOKENIZER}')`);
-  const insert = db.prepare('INSERT INTO t (rowid, body, sess) VALUES (?, ?, ?)');
-  docs.forEach((d, i) => insert.run(i + 1, indexableText(d), sessionToken('S1')));
+  db.exec(`CREATE VIRTUAL TABLE t USING fts5(body, tokenize = '${SEARCH_TOKENIZER}')`);
+  const insert = db.prepare('INSERT INTO t (rowid, body) VALUES (?, ?)');
+  docs.forEach((d, i) => insert.run(i + 1, indexableText(d)));
   return {
     /** Matching documents, best BM25 first. */
     ids: (match: string) => (db.prepare('SELECT rowid AS id FROM t WHERE t MATCH ? ORDER BY bm25(t), rowid').all(match) as { id: number }[]).map((r) => r.id),
@@ -53,14 +53,14 @@ describe('query terms are safe for MATCH and find identifiers whole and in parts
     { name: 'a source path', text: 'src/auth/jwt.ts', best: 3, never: [1, 2, 4, 5, 6] },
     { name: 'an error code', text: 'connect ECONNREFUSED', best: 5, never: [1, 2, 3, 4, 6, 7] },
     { name: 'a bare NOT', text: 'NOT', best: null, never: [] },
-    { name: 'NOT inside text', text: 'do NOT reuse tokens', best: 1, never: [3, 4, 5, 6, 7] },
+    { name: 'NOT inside text', text: 'do NOT reuse the token', best: 1, never: [3, 4, 5, 6, 7] },
     { name: 'a colon', text: 'ENOENT: x', best: null, never: [] },
     { name: 'quotes and parentheses', text: 'said "reuse" (twice) \'401\'', best: 1, never: [2, 3, 4, 5, 6, 7] },
     { name: 'FTS5 operators as text', text: 'AND OR NEAR( * ^ - + : { }', best: null, never: [] },
     { name: 'an empty string', text: '', best: null, never: [] },
   ])('$name', ({ text, best, never }) => {
     const match = buildMatch(queryTerms(text, 32));
-    const ids = match === null ? [] : fts.ids(sessionMatch('S1', match));
+    const ids = match === null ? [] : fts.ids(match);
     if (best === null) expect(ids).toEqual([]);
     else expect(ids[0]).toBe(best);
     for (const id of never) expect(ids).not.toContain(id);
@@ -74,8 +74,13 @@ describe('query terms are safe for MATCH and find identifiers whole and in parts
     expect(() => fts.ids(buildMatch(terms) as string)).not.toThrow();
   });
 
-  it('another session never matches', () => {
-    expect(fts.ids(sessionMatch('S2', buildMatch(queryTerms('refreshToken', 8)) as string))).toEqual([]);
+  it('the costliest terms are dropped until the postings budget holds; a phrase costs all its tokens', () => {
+    const terms = queryTerms('better-sqlite3 rebuild token', 32);
+    const df = new Map([['better', 50], ['sqlite3', 10], ['rebuild', 5], ['token', 900]]);
+    const cut = pruneTerms(terms, df, 70);
+    expect(cut.dropped.map((t) => t.text)).toEqual(['better-sqlite3', 'token']);
+    expect(cut.kept.map((t) => t.text)).toEqual(['better', 'sqlite3', 'rebuild']);
+    expect(pruneTerms(terms, df, 10_000).dropped).toEqual([]);
   });
 
   it('stopwords and one-letter pieces are not asked for; phrases come before their pieces', () => {

@@ -82,7 +82,7 @@ describe('write commands keep the index in step', () => {
   it('a package is found by a word of its artifact file, a reasoning entry by its content, a pattern and a strategy by theirs', () => {
     const project = track(makeProject());
     freshSession(project);
-    const wanted = savePackage(project, 'AUTH', 'research', 'low', 'old.md', 'Notes from the spike', '# Spike\n\nThe `refreshToken` rotation lives in src/auth/rotate.ts.\n');
+    const wanted = savePackage(project, 'AUTH', 'research', 'medium', 'old.md', 'Notes from the spike', '# Spike\n\nThe `refreshToken` rotation lives in src/auth/rotate.ts.\n');
     for (let i = 0; i < 4; i++) savePackage(project, 'AUTH', 'failures', 'critical', `f${i}.md`, `Checkout total off by ${i} cent`, '# Totals\n');
     db(project, 'save-reasoning', 'S', 'AUTH', 'qa_expert', 'understanding', 'Reuse of a refresh token must be detected server side');
     db(project, 'save-error-pattern', 'acme', 'TypeError', "Cannot read properties of undefined (reading 'exp')", 'Guard the decoded JWT before reading exp');
@@ -97,7 +97,7 @@ describe('write commands keep the index in step', () => {
     } finally {
       conn.close();
     }
-    // The old, low-priority package is the developer's first pick for the task; without a task the four critical ones win.
+    // The older, medium-priority package is the developer's first pick for the task; without relevance the four critical ones win.
     const withTask = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--task', 'rotate the refresh token']).doc;
     expect(withTask.packages.map((p: any) => p.id)[0]).toBe(wanted);
     const off = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--task', 'rotate the refresh token'], { enable_fts5: false }).doc;
@@ -154,7 +154,10 @@ describe('rows written by another tool are indexed on the next read', () => {
     const project = track(copyFixture());
     const first = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', 'clock skew tolerance', '--explain']).doc;
     const conn = new Database(project.dbPath);
-    const objects = conn.prepare("SELECT type, name FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\' AND name NOT LIKE 'ca\\_fts\\_%\\_%' ESCAPE '\\'").all() as { type: string; name: string }[];
+    // Every ca_* object but FTS5's own shadow tables (dropped with their table).
+    const objects = (conn.prepare("SELECT type, name FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\'").all() as { type: string; name: string }[]).filter(
+      (o) => !/^ca_fts_[a-z]+_(data|idx|content|docsize|config)$/.test(o.name),
+    );
     for (const o of objects.filter((o) => o.type !== 'index')) conn.exec(`DROP TABLE IF EXISTS "${o.name}"`);
     for (const o of objects.filter((o) => o.type === 'index')) conn.exec(`DROP INDEX IF EXISTS "${o.name}"`);
     expect(conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\'").get()).toEqual({ n: 0 });
@@ -215,5 +218,99 @@ describe('the real command', () => {
     const doc = JSON.parse(r.stdout);
     expect(doc.packages[0]).toMatchObject({ id: 2, components: { relevance: 1 }, match: { fields: ['summary', 'artifact'] } });
     expect(doc.packages[0].match.terms).toEqual(expect.arrayContaining(['refresh', 'reuse', '500']));
+  });
+});
+
+describe('every relevance key does something', () => {
+  const base = ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--explain'];
+  function store(project: Project) {
+    freshSession(project);
+    const ids = {
+      bySummary: savePackage(project, 'AUTH', 'research', 'medium', 's.md', 'Webhook replay protection notes', '# Notes\n'),
+      byPath: savePackage(project, 'AUTH', 'research', 'medium', 'webhook-replay.md', 'Some notes', '# Notes\n'),
+      other: [1, 2, 3].map((i) => savePackage(project, 'AUTH', 'research', 'medium', `w${i}.md`, `webhook ${i}`, '# Notes\n')),
+    };
+    return ids;
+  }
+
+  it('relevance.max_query_terms caps the terms asked for', () => {
+    const project = track(makeProject());
+    store(project);
+    const doc = assemble(project, [...base, '--task', 'alpha beta gamma delta'], { relevance: { max_query_terms: 2 } }).doc;
+    expect(doc.query.terms).toEqual(['alpha', 'beta']);
+  });
+
+  it('relevance.max_postings drops the costliest terms first and records them', () => {
+    const project = track(makeProject());
+    const ids = store(project);
+    // 'webhook' is in five packages, 'replay' in two: a budget of 2 keeps only 'replay'.
+    const doc = assemble(project, [...base, '--task', 'webhook replay'], { relevance: { max_postings: 2 } }).doc;
+    expect(doc.query.dropped_terms).toEqual(['webhook']);
+    expect(doc.packages.filter((p: any) => p.components.relevance > 0).map((p: any) => p.id).sort()).toEqual([ids.bySummary, ids.byPath].sort());
+    const all = assemble(project, [...base, '--task', 'webhook replay']).doc;
+    expect(all.query.dropped_terms).toBeUndefined();
+  });
+
+  it('relevance.candidates is how many hits the first round reads', () => {
+    const project = track(makeProject());
+    store(project);
+    const few = assemble(project, [...base, '--task', 'webhook'], { relevance: { candidates: 1 } }).doc;
+    const many = assemble(project, [...base, '--task', 'webhook'], { relevance: { candidates: 40 } }).doc;
+    expect(many.query).toMatchObject({ fts_hits: 5, rounds: 1 });
+    expect(few.query.fts_hits).toBeLessThan(5);
+    expect(few.packages.map((p: any) => p.id)).toEqual(many.packages.map((p: any) => p.id));
+  });
+
+  it('relevance.column_weights decide between a match in the summary and one in the path', () => {
+    const project = track(makeProject());
+    const ids = store(project);
+    const task = ['--task', 'replay', '--limit', '1'];
+    const summaryFirst = assemble(project, [...base, ...task], { relevance: { column_weights: { summary: 1, artifact: 0.5, path: 0 } } }).doc;
+    const pathFirst = assemble(project, [...base, ...task], { relevance: { column_weights: { summary: 0, artifact: 0.5, path: 1 } } }).doc;
+    expect(summaryFirst.packages[0].id).toBe(ids.bySummary);
+    expect(pathFirst.packages[0].id).toBe(ids.byPath);
+  });
+
+  it('relevance.reasoning_window lets an older entry under the scope compete', () => {
+    const project = track(makeProject());
+    freshSession(project);
+    db(project, 'save-reasoning', 'S', 'AUTH', 'developer', 'approach', 'Touched src/payments/stripe.ts for the cookie flags', '--references', '["src/payments/stripe.ts"]');
+    for (let i = 0; i < 6; i++) db(project, 'save-reasoning', 'S', 'AUTH', 'developer', 'approach', `Unrelated step ${i} in docs/readme`);
+    const args = ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--scope', 'src/payments', '--task', 'zzz'];
+    const wide = assemble(project, args, { relevance: { reasoning_window: 10 } }).doc;
+    const narrow = assemble(project, args, { relevance: { reasoning_window: 2 } }).doc;
+    expect(wide.reasoning.entries.map((e: any) => e.content)).toContain('Touched src/payments/stripe.ts for the cookie flags');
+    expect(narrow.reasoning.entries.map((e: any) => e.content)).not.toContain('Touched src/payments/stripe.ts for the cookie flags');
+  });
+
+  it('relevance.index_budget_ms bounds one call on a backlog; bazinga-db reads it (and artifact_index_bytes) from the project config', async () => {
+    const { indexSettings } = await import('../skills/bazinga-db/scripts/lib/indexSettings.ts');
+    const { resetSearchIndex, syncSearchIndex } = await import('../skills/bazinga-db/scripts/lib/repo/searchIndex.ts');
+    const project = track(makeProject());
+    const cfg = path.join(project.root, 'bazinga', 'skills_config.json');
+    expect(indexSettings(project.root)).toEqual({ artifactBytes: 16384, budgetMs: 1000 });
+    fs.writeFileSync(cfg, JSON.stringify({ context_engineering: { relevance: { index_budget_ms: 0, artifact_index_bytes: 10 } } }));
+    expect(indexSettings(project.root)).toEqual({ artifactBytes: 10, budgetMs: 0 });
+    fs.writeFileSync(cfg, '{ not json');
+    expect(indexSettings(project.root)).toEqual({ artifactBytes: 16384, budgetMs: 1000 });
+    freshSession(project);
+    const conn = openDatabase({ dbPath: project.dbPath });
+    writeTransaction(conn, () => {
+      for (let i = 0; i < 2500; i++) {
+        const id = insertPackage(conn, { sessionId: 'S', groupId: 'AUTH', scope: 'group', packageType: 'research', filePath: `bazinga/artifacts/S/n${i}.md`, producerAgent: 'qa_expert', priority: 'low', summary: `note ${i}`, sizeBytes: null });
+        insertConsumer(conn, id, 'developer');
+      }
+      resetSearchIndex(conn);
+    });
+    let t = 0;
+    const clock = () => (t += 1);
+    const first = writeTransaction(conn, () => syncSearchIndex(conn, { projectRoot: project.root, artifactBytes: 100, budgetMs: 0, clock }));
+    expect(first.packages).toBe(1000);
+    expect(first.backlog).toBeGreaterThan(0);
+    // Newest first: the last package written is searchable after the first call.
+    expect(conn.prepare("SELECT rowid FROM ca_fts_packages WHERE ca_fts_packages MATCH '\"2499\"'").all()).toEqual([{ rowid: 2500 }]);
+    const rest = writeTransaction(conn, () => syncSearchIndex(conn, { projectRoot: project.root, artifactBytes: 100 }));
+    expect(rest).toMatchObject({ packages: 1500, backlog: 0 });
+    conn.close();
   });
 });

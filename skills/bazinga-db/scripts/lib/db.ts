@@ -19,7 +19,9 @@ import {
   SCHEMA_VERSION_DESCRIPTION,
   SEARCH_TABLES,
   V19_DDL,
+  searchDdl,
 } from './schema.ts';
+import { SEARCH_TOKENIZER } from './searchText.ts';
 
 export type DB = Database.Database;
 
@@ -117,7 +119,10 @@ function ensureExtensions(db: DB): void {
     present.n > 0 ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined) : undefined;
   if (present.n === CA_OBJECTS.length && version?.value === String(CA_SCHEMA_VERSION)) return;
   writeTransaction(db, () => {
-    // A search table that has to be (re)created starts empty: its watermarks must start over too.
+    // A search table made with another definition (an older tokenizer) is made again; one that has
+    // to be (re)created starts empty, so the whole index and its watermarks start over.
+    const stale = staleSearchTables(db);
+    for (const t of stale) db.exec(`DROP TABLE IF EXISTS ${t}`);
     const searchTables = db
       .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${SEARCH_TABLES.map(() => '?').join(', ')})`)
       .get(...SEARCH_TABLES) as { n: number };
@@ -127,6 +132,16 @@ function ensureExtensions(db: DB): void {
       "INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')",
     ).run(String(CA_SCHEMA_VERSION));
   });
+}
+
+/** The search tables whose stored definition differs from this version's. */
+function staleSearchTables(db: DB): string[] {
+  const expected = new Map(searchDdl(SEARCH_TOKENIZER).map((ddl) => [/EXISTS (\S+)/.exec(ddl)?.[1] ?? '', ddl.replace(' IF NOT EXISTS', '')]));
+  const rows = db.prepare(`SELECT name, sql FROM sqlite_master WHERE name IN (${SEARCH_TABLES.map(() => '?').join(', ')})`).all(...SEARCH_TABLES) as {
+    name: string;
+    sql: string;
+  }[];
+  return rows.filter((r) => expected.get(r.name) !== r.sql).map((r) => r.name);
 }
 
 /** The schema version (max of schema_version, 0 when absent) and the core tables it lacks. */

@@ -254,8 +254,8 @@ export const V19_DDL: readonly string[] = [
 /**
  * v3: the full-text index behind relevance (references/relevance.md). Derived data, filled from the
  * original tables by repo/searchIndex.ts (watermarks in ca_meta); no triggers on the original's
- * tables. `sess` holds one token per session so a query can be confined to one (patterns and
- * strategies are few: they are filtered by project after matching); id columns are carried, not searched.
+ * tables. Queries are confined to a session or project by joining the source rows; id columns
+ * are carried, not searched.
  */
 export const SEARCH_TABLES = ['ca_fts_packages', 'ca_fts_reasoning', 'ca_fts_patterns', 'ca_fts_strategies'] as const;
 
@@ -265,8 +265,8 @@ export const SEARCH_TABLES = ['ca_fts_packages', 'ca_fts_reasoning', 'ca_fts_pat
  * and keyed by text ids, which the index carries.
  */
 const SEARCH_COLUMNS: Record<(typeof SEARCH_TABLES)[number], string> = {
-  ca_fts_packages: "summary, artifact, path, sess, content = ''",
-  ca_fts_reasoning: "content, refs, sess, content = ''",
+  ca_fts_packages: "summary, artifact, path, content = ''",
+  ca_fts_reasoning: "content, refs, content = ''",
   ca_fts_patterns: 'signature, solution, pattern_hash UNINDEXED, project_id UNINDEXED',
   ca_fts_strategies: 'topic, insight, strategy_id UNINDEXED, project_id UNINDEXED',
 };
@@ -277,6 +277,14 @@ export function searchDdl(tokenizer: string): string[] {
     ...SEARCH_TABLES.map(
       (t) => `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING fts5(${SEARCH_COLUMNS[t]}, tokenize = '${tokenizer.replace(/'/g, "''")}')`,
     ),
+    // How many indexed packages / reasoning entries hold each token: what a query term costs (FTS5
+    // reads a term's whole document list) and how little it says. Kept by the indexer; FTS5's own
+    // fts5vocab would have to read those lists to count them.
+    `CREATE TABLE IF NOT EXISTS ca_term_df (
+  source TEXT NOT NULL CHECK(source IN ('packages', 'reasoning')),
+  term TEXT NOT NULL,
+  docs INTEGER NOT NULL CHECK(docs >= 0),
+  PRIMARY KEY (source, term)) WITHOUT ROWID`,
     // The paths each package's summary and artifact text name (scope matching reads them, not the files).
     `CREATE TABLE IF NOT EXISTS ca_package_paths (
   package_id INTEGER PRIMARY KEY REFERENCES context_packages(id) ON DELETE CASCADE,
@@ -287,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 3;
+export const CA_SCHEMA_VERSION = 4;
 
 /** The extension objects, idempotent. */
 export const CA_DDL: readonly string[] = [
@@ -331,5 +339,6 @@ export const CA_OBJECTS = [
   'ca_idx_cpc_consumed',
   'ca_idx_logs_producer_recent',
   ...SEARCH_TABLES,
+  'ca_term_df',
   'ca_package_paths',
 ] as const;

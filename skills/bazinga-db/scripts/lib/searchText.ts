@@ -15,9 +15,29 @@
 
 /**
  * The FTS5 tokenizer of every `ca_fts_*` table, chosen by measurement on the labelled relevance set
- * (references/relevance.md): porter stemming over unicode61, with diacritics folded.
+ * (references/relevance.md): unicode61 with diacritics folded, no stemming. Its tokens are the
+ * lower-cased, folded letter/digit runs of the text, which `searchToken` reproduces, so a query
+ * term's document frequency can be looked up before it is asked for.
  */
-export const SEARCH_TOKENIZER = "porter unicode61 remove_diacritics 2";
+export const SEARCH_TOKENIZER = 'unicode61 remove_diacritics 2';
+
+/** A piece as the index's tokenizer stores it: diacritics removed, lower case. */
+export function searchToken(piece: string): string {
+  return /^[\x00-\x7f]*$/.test(piece) ? piece.toLowerCase() : piece.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** The runs unicode61 makes tokens of: letters, digits and private-use characters. */
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+
+/** Adds each distinct token of `text` once to `counts` (document frequencies, kept by the indexer). */
+export function countTokens(text: string, counts: Map<string, number>, seen = new Set<string>()): void {
+  for (const m of text.matchAll(TOKEN)) {
+    const t = searchToken(m[0]);
+    if (seen.has(t)) continue;
+    seen.add(t);
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+}
 
 /** Words too common in agent prose to say anything about a task; never asked for. */
 const STOPWORDS = new Set(
@@ -85,13 +105,13 @@ export function queryTerms(text: string, max: number): QueryTerm[] {
   for (const m of text.matchAll(RAW_TERM)) {
     const raw = m[0];
     const pieces = [...raw.matchAll(PIECE)].map((p) => p[0]);
-    if (pieces.length > 1) add(pieces.map((p) => p.toLowerCase()), raw.toLowerCase());
+    if (pieces.length > 1) add(pieces.map(searchToken), raw.toLowerCase());
     for (const piece of pieces) {
-      add([piece.toLowerCase()], piece.toLowerCase());
+      add([searchToken(piece)], piece.toLowerCase());
       const parts = camelParts(piece);
       if (parts.length > 0) {
-        add(parts.map((p) => p.toLowerCase()), parts.join(' ').toLowerCase());
-        for (const part of parts) add([part.toLowerCase()], part.toLowerCase());
+        add(parts.map(searchToken), parts.join(' ').toLowerCase());
+        for (const part of parts) add([searchToken(part)], part.toLowerCase());
       }
     }
     if (out.length >= max) break;
@@ -105,6 +125,26 @@ function quoted(term: QueryTerm): string {
 }
 
 /**
+ * The terms worth asking for within a postings budget: while the terms' costs add up to more than
+ * `maxPostings`, the costliest term is dropped. A term costs the document lists FTS5 reads for it:
+ * its document frequency, or for a phrase the sum of its tokens' (every list is read to find the
+ * sequence). A common term says little about relevance (BM25 gives a term in half the documents no
+ * weight at all) and costs the most. Returns the kept and the dropped terms, each in their order.
+ */
+export function pruneTerms(terms: readonly QueryTerm[], df: ReadonlyMap<string, number>, maxPostings: number): { kept: QueryTerm[]; dropped: QueryTerm[] } {
+  const freq = terms.map((t) => t.tokens.reduce((sum, tok) => sum + (df.get(tok) ?? 0), 0));
+  let total = freq.reduce((a, b) => a + b, 0);
+  const drop = new Set<number>();
+  const byCommonness = terms.map((_, i) => i).sort((a, b) => (freq[b] as number) - (freq[a] as number) || b - a);
+  for (const i of byCommonness) {
+    if (total <= maxPostings) break;
+    drop.add(i);
+    total -= freq[i] as number;
+  }
+  return { kept: terms.filter((_, i) => !drop.has(i)), dropped: terms.filter((_, i) => drop.has(i)) };
+}
+
+/**
  * A MATCH expression asking for any of the terms, optionally within one column (`{col}: (...)`).
  * Returns null when there is nothing to ask for. The result is bound as a parameter, never
  * spliced into SQL.
@@ -113,18 +153,6 @@ export function buildMatch(terms: readonly QueryTerm[], columns?: readonly strin
   if (terms.length === 0) return null;
   const any = terms.map(quoted).join(' OR ');
   return columns && columns.length > 0 ? `{${columns.join(' ')}} : (${any})` : any;
-}
-
-/** The token a session is found by in the `sess` column: letters and digits only, so no separator splits it. */
-export function sessionToken(sessionId: string): string {
-  let hex = '';
-  for (const byte of Buffer.from(sessionId, 'utf8')) hex += byte.toString(16).padStart(2, '0');
-  return `s${hex}`;
-}
-
-/** `buildMatch` restricted to one session's rows. */
-export function sessionMatch(sessionId: string, anyOf: string): string {
-  return `sess : "${sessionToken(sessionId)}" AND (${anyOf})`;
 }
 
 /** Path-like words of a text: anything with a `/` between name characters. */

@@ -35,6 +35,8 @@ export interface Config {
     max_per_producer: number;
     max_total: number;
     content_chars: number;
+    /** An entry's standing when there is a query: recency (same half-life as packages), relevance, scope. */
+    weights: { recency: number; relevance: number; scope: number };
   };
   error_patterns: { min_confidence: number; max: number; solution_chars: number };
   strategies: { max: number; insight_chars: number };
@@ -47,6 +49,8 @@ export interface Config {
     candidates: number;
     /** Terms of the task text that are asked for; the rest is ignored. */
     max_query_terms: number;
+    /** Most postings (documents per term, summed) a query may ask for; the most common terms go first. */
+    max_postings: number;
     /** BM25 weight of each indexed field of a package. */
     column_weights: { summary: number; artifact: number; path: number };
     /** Newest reasoning entries per producer considered besides the full-text hits. */
@@ -83,7 +87,7 @@ export const DEFAULT_CONFIG: Config = {
   zone_thresholds: { emergency: 95, wrap_up: 85, conservative: 75, soft_warning: 60 },
   summary_caps: { Normal: 400, Soft_Warning: 200, Conservative: 100, 'Wrap-up': 60 },
   ranking: {
-    weights: { priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 3, scope: 1.5 },
+    weights: { priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 12, scope: 3 },
     priority_weights: { critical: 4, high: 3, medium: 2, low: 1 },
     recency_half_life_hours: 72,
     type_affinity: {
@@ -107,6 +111,7 @@ export const DEFAULT_CONFIG: Config = {
     max_per_producer: 2,
     max_total: 5,
     content_chars: 300,
+    weights: { recency: 1, relevance: 2, scope: 1 },
   },
   error_patterns: { min_confidence: 0.7, max: 3, solution_chars: 300 },
   strategies: { max: 3, insight_chars: 300 },
@@ -115,6 +120,7 @@ export const DEFAULT_CONFIG: Config = {
     index_budget_ms: DEFAULT_INDEX_BUDGET_MS,
     candidates: 40,
     max_query_terms: 32,
+    max_postings: 2000,
     column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
     reasoning_window: 10,
   },
@@ -159,6 +165,7 @@ const SCHEMA: { [k: string]: Shape } = {
     max_per_producer: 'count',
     max_total: 'count',
     content_chars: 'count',
+    weights: { recency: 'nonnegative', relevance: 'nonnegative', scope: 'nonnegative' },
   },
   error_patterns: { min_confidence: 'unit', max: 'count', solution_chars: 'count' },
   strategies: { max: 'count', insight_chars: 'count' },
@@ -167,6 +174,7 @@ const SCHEMA: { [k: string]: Shape } = {
     index_budget_ms: 'count',
     candidates: 'positive-int',
     max_query_terms: 'positive-int',
+    max_postings: 'positive-int',
     column_weights: { summary: 'nonnegative', artifact: 'nonnegative', path: 'nonnegative' },
     reasoning_window: 'count',
   },

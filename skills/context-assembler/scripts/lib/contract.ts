@@ -63,8 +63,10 @@ export interface QueryInfo {
   /** explicit: --task (and/or --error); implicit: built from the task group and session; none: no relevance. */
   source: 'explicit' | 'implicit' | 'none';
   text: string | null;
-  /** The terms asked for (phrases for identifiers and paths). */
+  /** The terms of the text (phrases for identifiers and paths). */
   terms: string[];
+  /** Terms too common in the package index to ask for within `relevance.max_postings` (absent when none). */
+  dropped_terms?: string[];
   scope: string[];
   scope_source: 'explicit' | 'group' | 'none';
   /** Full-text hits read, and whether more were read to prove the selection exact. */

@@ -168,20 +168,23 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const cfg = deps.config.reasoning;
   const producers = cfg.relevant_producers[r.agent] ?? [];
   const db = deps.db();
-  // The newest few of each relevant producer, in the group and session-wide; with a query, a wider
-  // window of recent entries and the best full-text hits compete on relevance and scope as well.
+  // The newest few of each relevant producer, in the group and session-wide. With an explicit query
+  // (--task, --error or --scope), a wider window of recent entries and the best full-text hits
+  // compete on relevance and scope as well; the implicit task is too weak a guess to displace the
+  // latest handoff.
   const groups = r.group === 'global' ? ['global'] : [r.group, 'global'];
   const plan = deps.config.enable_fts5 ? planSearch(db, r, deps.config, deps.redact, true) : undefined;
-  const ranked = plan !== undefined && (plan.inSession !== null || plan.scopes.length > 0);
+  const explicit = plan !== undefined && (plan.info.source === 'explicit' || plan.info.scope_source === 'explicit');
+  const ranked = explicit && plan !== undefined && (plan.reasoningInSession !== null || plan.scopes.length > 0);
   const window = ranked ? Math.max(cfg.max_per_producer, deps.config.relevance.reasoning_window) : cfg.max_per_producer;
   const rows = new Map<number, ReasoningRow>();
   for (const row of producers.flatMap((agent) => groups.flatMap((g) => listRecentReasoningOf(db, r.session, g, agent, window)))) rows.set(row.id, row);
   let score: Map<number, number> | undefined;
   if (ranked && plan) {
     const hits =
-      plan.inSession === null
+      plan.reasoningInSession === null
         ? []
-        : searchReasoning(db, { match: plan.inSession, sessionId: r.session, groups, agents: producers, limit: deps.config.relevance.candidates });
+        : searchReasoning(db, { match: plan.reasoningInSession, sessionId: r.session, groups, agents: producers, limit: deps.config.relevance.candidates });
     for (const row of listReasoningByIds(db, hits.filter((h) => !rows.has(h.id)).map((h) => h.id))) rows.set(row.id, row);
     score = reasoningScores([...rows.values()], normaliseBm25(hits.map((h) => ({ key: h.id, bm25: h.bm25 }))), plan, r.group, Date.parse(r.now), deps.config);
   }
@@ -216,7 +219,7 @@ function reasoningScores(
   nowMs: number,
   config: Config,
 ): Map<number, number> {
-  const w = config.ranking.weights;
+  const w = config.reasoning.weights;
   const out = new Map<number, number>();
   for (const row of rows) {
     const created = parseSqliteTime(row.timestamp);

@@ -9,7 +9,8 @@ import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
 import {
   findLatestSummary,
   listBucketHeads,
-  searchEligiblePackages,
+  searchRequestPackages,
+  type SearchedPackage,
   type CandidatePackage,
   type EligibilityQuery,
 } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
@@ -17,20 +18,20 @@ import {
   highlightTexts,
   indexedArtifactText,
   listPackagePaths,
-  scorePackages,
+  scorePackage,
+  tokenDocCounts,
   searchIndexBehind,
   syncSearchIndex,
 } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { findSession } from '../../../bazinga-db/scripts/lib/repo/sessions.ts';
 import { listTaskGroups } from '../../../bazinga-db/scripts/lib/repo/taskGroups.ts';
-import { buildMatch, queryTerms, sessionMatch, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
+import { buildMatch, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
 import type { Config, Zone } from './config.ts';
 import type { AssemblyRequest, MatchInfo, QueryInfo } from './contract.ts';
 import { rankPackages, parseSqliteTime, provesExact, scoreComponents, scoreOf, type BucketTail, type RankOutput } from './core/rank.ts';
 import {
   implicitTask,
   markedTerms,
-  normaliseBm25,
   parseScope,
   parseSpecializations,
   scopeSignal,
@@ -42,13 +43,15 @@ export interface SearchPlan {
   info: QueryInfo;
   /** Any of the query's terms (unrestricted; patterns and strategies are filtered by project). */
   anyOf: string | null;
-  /** The same, within the request's session (packages, reasoning). */
+  /** The terms within the postings budget of the package index (the session is a join condition). */
   inSession: string | null;
+  /** The same for the reasoning index. */
+  reasoningInSession: string | null;
   /** Each query term on its own (strategies are scored term by term). */
   termMatches: string[];
   /** Each term of the --error text on its own (error patterns are scored term by term). */
   errorTermMatches: string[];
-  /** Packages whose summary, artifact text or path names a scope path, within the session. */
+  /** Packages whose summary, artifact text or path names a scope path as a phrase. */
   scopeInSession: string | null;
   scopes: string[][];
   /** Component path of each task group of the session. */
@@ -89,25 +92,32 @@ export function planSearch(db: DB, r: AssemblyRequest, config: Config, redact: (
   text = text === null ? null : redact(text);
   const terms: QueryTerm[] = enabled && text !== null ? queryTerms(text, config.relevance.max_query_terms) : [];
   const anyOf = buildMatch(terms);
+  const tokens = terms.flatMap((t) => t.tokens);
+  const forPackages = pruneTerms(terms, tokenDocCounts(db, 'packages', tokens), config.relevance.max_postings);
+  const forReasoning = pruneTerms(terms, tokenDocCounts(db, 'reasoning', tokens), config.relevance.max_postings);
+  const packageAny = buildMatch(forPackages.kept);
+  const reasoningAny = buildMatch(forReasoning.kept);
   const errorTerms = enabled && r.error !== null ? queryTerms(redact(r.error), config.relevance.max_query_terms) : [];
 
   const scopeText = r.scope ?? groupPaths.get(r.group) ?? null;
   const scopes = scopeText === null ? [] : parseScope(scopeText);
-  const scopeTerms: QueryTerm[] = scopes.map((segs) => ({ text: segs.join('/'), tokens: segs.map((s) => s.toLowerCase()) }));
+  const scopeTerms: QueryTerm[] = scopes.map((segs) => ({ text: segs.join('/'), tokens: segs.flatMap((s) => [...s.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => searchToken(m[0]))) }));
   const scopeAny = enabled ? buildMatch(scopeTerms, ['summary', 'artifact', 'path']) : null;
   return {
     info: {
       source: anyOf === null ? 'none' : source,
       text: anyOf === null ? null : text,
       terms: terms.map((t) => t.text),
+      ...(forPackages.dropped.length > 0 ? { dropped_terms: forPackages.dropped.map((t) => t.text) } : {}),
       scope: scopes.map((s) => s.join('/')),
       scope_source: scopes.length === 0 ? 'none' : r.scope !== null ? 'explicit' : 'group',
     },
     anyOf,
-    inSession: anyOf === null ? null : sessionMatch(r.session, anyOf),
+    inSession: packageAny,
+    reasoningInSession: reasoningAny,
     termMatches: terms.map((t) => buildMatch([t]) as string),
     errorTermMatches: errorTerms.map((t) => buildMatch([t]) as string),
-    scopeInSession: scopeAny === null ? null : sessionMatch(r.session, scopeAny),
+    scopeInSession: scopeAny,
     scopes,
     groupPaths,
   };
@@ -160,7 +170,12 @@ const bucketKey = (row: CandidatePackage, group: string) => `${row.group_id === 
  * Reads candidates, ranks them, and reads more until the selection is provably the one ranking
  * every eligible package would give: the newest packages of each bucket (the heuristic's only
  * possible winners), the best full-text hits, and the packages naming a scope path; each round
- * reads four times as many of each until `provesExact` holds or nothing is left unread.
+ * reads four times as many hits, and of each bucket when that is what the check lacks, until
+ * `provesExact` holds or nothing is left unread.
+ *
+ * Relevance is exact for the hits. A candidate that is not a hit while hits were left unread has a
+ * relevance of at most the last hit's: it is ranked at 0, scored exactly when that ranking selects
+ * it, and otherwise counted with its bound in the exactness check.
  */
 export function selectPackages(input: SelectInput): PackageSelection {
   const { db, query, plan, config } = input;
@@ -168,27 +183,12 @@ export function selectPackages(input: SelectInput): PackageSelection {
   const all = Number.MAX_SAFE_INTEGER;
   let perBucket = input.exhaustive ? all : input.limit;
   let k = input.exhaustive ? all : config.relevance.candidates;
-  for (let round = 1; ; round++) {
-    const heads = listBucketHeads(db, query, perBucket);
-    const hits = plan.inSession === null ? [] : searchEligiblePackages(db, query, { match: plan.inSession, weights, limit: k });
-    const scoped = plan.scopeInSession === null ? [] : searchEligiblePackages(db, query, { match: plan.scopeInSession, weights, limit: k });
-    const rows = new Map<number, CandidatePackage>();
-    for (const row of [...heads, ...hits, ...scoped]) if (!rows.has(row.id)) rows.set(row.id, row);
-
-    // Relevance of every candidate, exactly: hits carry their BM25, the others are scored by id.
-    const scored = hits.map((h) => ({ key: h.id, bm25: h.bm25 }));
-    if (plan.inSession !== null && hits.length === k) {
-      const hitIds = new Set(hits.map((h) => h.id));
-      const rest = [...rows.keys()].filter((id) => !hitIds.has(id));
-      for (const h of scorePackages(db, plan.inSession, rest, weights)) scored.push({ key: h.id, bm25: h.bm25 });
-    }
-    const relevance = plan.inSession === null ? undefined : normaliseBm25(scored);
-    const scope = scopeOf([...rows.values()], plan, db);
-    const ranked = rankPackages({
+  const rank = (rows: Map<number, CandidatePackage>, relevance: Map<number, number> | undefined, scope: Map<number, number>) =>
+    rankPackages({
       candidates: [...input.consumed.map((row) => ({ ...row, consumed: true })), ...[...rows.values()].map((row) => ({ ...row, consumed: false }))],
       totalAvailable: input.totalAvailable,
       group: query.groupId,
-      agent: query.agentType as never,
+      agent: query.agentType,
       zone: input.zone,
       limit: input.limit,
       nowMs: input.nowMs,
@@ -197,33 +197,86 @@ export function selectPackages(input: SelectInput): PackageSelection {
       ...(relevance ? { relevance } : {}),
       scope,
     });
+  const consumedIds = new Set(input.consumed.map((p) => p.id));
+  const eligible = (p: SearchedPackage) => p.designated === 1 && !consumedIds.has(p.id);
+  // Reads are repeated in a later round only when their bound grew.
+  let heads: CandidatePackage[] = [];
+  let matched: SearchedPackage[] = [];
+  let scopedMatched: SearchedPackage[] = [];
+  let read = { perBucket: 0, k: 0 };
+  for (let round = 1; ; round++) {
+    if (read.perBucket !== perBucket) heads = listBucketHeads(db, query, perBucket);
+    // The best k matches of the request's packages; those not eligible are dropped after they
+    // count toward the bound (an eligible package not read scores at most the k-th match).
+    if (read.k !== k) {
+      matched = plan.inSession === null ? [] : searchRequestPackages(db, query, { match: plan.inSession, weights, limit: k });
+      scopedMatched = plan.scopeInSession === null ? [] : searchRequestPackages(db, query, { match: plan.scopeInSession, weights, limit: k, newest: true });
+    }
+    read = { perBucket, k };
+    const hits = matched.filter(eligible);
+    const scoped = scopedMatched.filter(eligible);
+    const rows = new Map<number, CandidatePackage>();
+    for (const row of [...heads, ...hits, ...scoped]) if (!rows.has(row.id)) rows.set(row.id, row);
+    const hitsTruncated = matched.length === k;
+    const scopeTruncated = scopedMatched.length === k;
 
-    // Buckets read to their bound may hold older packages not read.
+    // Relevance is BM25 over the best match of the request's packages, eligible or not, so a
+    // package's relevance does not depend on how many matches were read.
+    const best = matched.length === 0 ? 0 : -(matched[0] as { bm25: number }).bm25;
+    const toRelevance = (bm25: number) => (best > 0 ? Math.max(0, -bm25) / best : 0);
+    const relevance = plan.inSession === null ? undefined : new Map(hits.map((h) => [h.id, toRelevance(h.bm25)]));
+    const relevanceBound = hitsTruncated ? toRelevance((matched[matched.length - 1] as { bm25: number }).bm25) : 0;
+    const scope = scopeOf([...rows.values()], plan, db);
+    let ranked = rank(rows, relevance, scope);
+    // Selected candidates whose relevance is only bounded get their exact score, and the ranking is redone.
+    const unsure = (id: number) => relevance !== undefined && hitsTruncated && !relevance.has(id);
+    const rescore = ranked.selected.filter((p) => unsure(p.id));
+    if (rescore.length > 0 && relevance && plan.inSession !== null) {
+      for (const p of rescore) {
+        const bm25 = scorePackage(db, plan.inSession, p.id, weights);
+        relevance.set(p.id, bm25 === undefined ? 0 : toRelevance(bm25));
+      }
+      ranked = rank(rows, relevance, scope);
+    }
+
+    // What was not read, or read without an exact relevance, may still belong in the selection.
+    const selected = new Set(ranked.selected.map((p) => p.id));
     const perKey = new Map<string, CandidatePackage[]>();
     for (const row of heads) perKey.set(bucketKey(row, query.groupId), [...(perKey.get(bucketKey(row, query.groupId)) ?? []), row]);
-    const hitsTruncated = hits.length === k;
-    const scopeTruncated = scoped.length === k;
     const tails: BucketTail[] = [];
+    const heuristic = (row: CandidatePackage) =>
+      scoreOf({ ...scoreComponents({ ...row, consumed: false }, { ...rankInputBase(input), candidates: [] }), relevance: 0, scope: 0 }, config, false);
     for (const [key, list] of perKey) {
       if (list.length < perBucket) continue;
       const tail = list[list.length - 1] as CandidatePackage;
-      const c = { ...tail, consumed: false };
-      const base = scoreOf({ ...scoreComponents(c, { ...rankInputBase(input), candidates: [] }), relevance: 0, scope: 0 }, config, false);
       tails.push({
         priority: tail.priority,
-        heuristic: base,
+        heuristic: heuristic(tail),
         createdMs: parseSqliteTime(tail.created_at),
         id: tail.id,
         scopePossible: scopeTruncated || groupScopePossible(key.startsWith('g|'), query.groupId, plan),
       });
     }
-    const relevanceBound = hitsTruncated ? (relevance?.get((hits[hits.length - 1] as { id: number }).id) ?? 0) : 0;
-    const exhausted = tails.length === 0 && !hitsTruncated && !scopeTruncated;
+    for (const row of rows.values()) {
+      if (selected.has(row.id) || !unsure(row.id)) continue;
+      tails.push({
+        priority: row.priority,
+        heuristic: heuristic(row),
+        createdMs: parseSqliteTime(row.created_at),
+        id: row.id,
+        scopePossible: scope.has(row.id),
+      });
+    }
+    const exhausted = !hitsTruncated && !scopeTruncated && [...perKey.values()].every((list) => list.length < perBucket);
     if (exhausted || provesExact(ranked.selected, input.limit, tails, relevanceBound, input.zone, config)) {
       return { ranked, hits: hits.length, rounds: round };
     }
-    perBucket *= 4;
-    k *= 4;
+    // Read further where it helps: more hits lower the relevance bound of everything unread; more
+    // of each bucket only helps when the check fails even without any relevance left unread.
+    if (hitsTruncated || scopeTruncated) k *= 4;
+    if (!(hitsTruncated || scopeTruncated) || !provesExact(ranked.selected, input.limit, tails.map((t) => ({ ...t, scopePossible: false })), 0, input.zone, config)) {
+      perBucket *= 4;
+    }
   }
 }
 

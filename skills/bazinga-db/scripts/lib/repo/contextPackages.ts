@@ -229,33 +229,41 @@ export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: 
   ).all(q) as CandidatePackage[];
 }
 
-/** An eligible package found by the full-text index, with its BM25 (lower is better). */
-export type SearchedPackage = CandidatePackage & { bm25: number };
+/** A package of the request's scope found by the full-text index: BM25 (lower is better) and whether the agent is a designated consumer. */
+export type SearchedPackage = CandidatePackage & { bm25: number; designated: 0 | 1 };
 
 /**
- * The eligible, unconsumed packages of the request (group and session-wide) that match a MATCH
- * expression over `ca_fts_packages`, best BM25 first (ties: newest id), at most `limit`. Column
- * weights: summary, artifact text, path (the session column never scores).
+ * The request's packages (session; group or session-wide; not superseded) that match a MATCH
+ * expression over `ca_fts_packages`, at most `limit`: the best BM25 first (ties: newest id), or,
+ * with `newest`, the newest first and no BM25 computed (a filter, not a ranking). Each says whether
+ * the agent is a designated consumer (only the rows returned are checked, so that cost is bounded
+ * by `limit`); whether it was consumed at this iteration is the caller's to check against
+ * `listConsumedPackages`. Column weights: summary,
+ * artifact text, path. The session is a condition on the package, not part of the MATCH: FTS5's
+ * bm25() counts the documents of every phrase it is given, and a session holds them all.
  */
-export function searchEligiblePackages(
+export function searchRequestPackages(
   db: DB,
   q: EligibilityQuery & { iteration: number },
-  search: { match: string; weights: { summary: number; artifact: number; path: number }; limit: number },
+  search: { match: string; weights: { summary: number; artifact: number; path: number }; limit: number; newest?: boolean },
 ): SearchedPackage[] {
+  const order = search.newest ? 'cp.id DESC' : 'bm25, cp.id DESC';
+  const score = search.newest ? '0.0' : 'bm25(ca_fts_packages, @ws, @wa, @wp)';
   return stmt(
     db,
-    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed, bm25(ca_fts_packages, @ws, @wa, @wp, 0.0) AS bm25
-     FROM ca_fts_packages f JOIN context_packages cp ON cp.id = f.rowid
-     WHERE ca_fts_packages MATCH @match
-       AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global')
-       AND ${DESIGNATED_AND_UNCONSUMED}
-     ORDER BY bm25, cp.id DESC LIMIT @limit`,
+    `WITH top AS (
+       SELECT cp.id AS id, ${score} AS bm25 FROM ca_fts_packages f JOIN context_packages cp ON cp.id = f.rowid
+       WHERE ca_fts_packages MATCH @match
+         AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global') AND cp.supersedes_id IS NULL
+       ORDER BY ${order} LIMIT @limit)
+     SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed, top.bm25 AS bm25,
+            EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType) AS designated
+     FROM top JOIN context_packages cp ON cp.id = top.id
+     ORDER BY ${search.newest ? 'cp.id DESC' : 'top.bm25, cp.id DESC'}`,
   ).all({
     ...q,
     match: search.match,
-    ws: search.weights.summary,
-    wa: search.weights.artifact,
-    wp: search.weights.path,
+    ...(search.newest ? {} : { ws: search.weights.summary, wa: search.weights.artifact, wp: search.weights.path }),
     limit: search.limit,
   }) as SearchedPackage[];
 }

@@ -17,7 +17,7 @@
 import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { stmt, type DB } from '../db.ts';
 import { redactForOutput } from '../redact.ts';
-import { SEARCH_TOKENIZER, indexableText, pathsInText, sessionToken } from '../searchText.ts';
+import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
 
 /** How much of each artifact file is indexed unless the caller says otherwise (16 KiB). */
 export const DEFAULT_ARTIFACT_INDEX_BYTES = 16_384;
@@ -120,36 +120,48 @@ export interface SyncReport {
 
 /** Indexes the packages with ids in (from, to]. */
 function indexPackages(db: DB, from: number, to: number, opts: IndexOptions): number {
-  const rows = stmt(db, 'SELECT id, session_id, summary, file_path FROM context_packages WHERE id > ? AND id <= ? ORDER BY id').all(from, to) as {
+  const rows = stmt(db, 'SELECT id, summary, file_path FROM context_packages WHERE id > ? AND id <= ? ORDER BY id').all(from, to) as {
     id: number;
-    session_id: string;
     summary: string;
     file_path: string;
   }[];
-  const insert = stmt(db, 'INSERT INTO ca_fts_packages (rowid, summary, artifact, path, sess) VALUES (?, ?, ?, ?, ?)');
+  const insert = stmt(db, 'INSERT INTO ca_fts_packages (rowid, summary, artifact, path) VALUES (?, ?, ?, ?)');
   const insertPaths = stmt(db, 'INSERT OR REPLACE INTO ca_package_paths (package_id, paths) VALUES (?, ?)');
-  const tokens = new Map<string, string>();
   const dir = opts.projectRoot === null ? undefined : artifactsDir(opts.projectRoot);
+  const df = new Map<string, number>();
   for (const r of rows) {
     const artifact = dir === undefined ? '' : indexedArtifactText(opts.projectRoot, r.file_path, opts.artifactBytes, dir);
-    let sess = tokens.get(r.session_id);
-    if (sess === undefined) tokens.set(r.session_id, (sess = sessionToken(r.session_id)));
-    insert.run(r.id, indexableText(r.summary), indexableText(artifact), indexableText(r.file_path), sess);
+    const summary = indexableText(r.summary);
+    const body = indexableText(artifact);
+    const filePath = indexableText(r.file_path);
+    insert.run(r.id, summary, body, filePath);
+    const seen = new Set<string>();
+    for (const text of [summary, body, filePath]) countTokens(text, df, seen);
     const paths = pathsInText(artifact);
     if (paths.length > 0) insertPaths.run(r.id, paths.join('\n'));
   }
+  addDocCounts(db, 'packages', df);
   return rows.length;
+}
+
+/** Adds a batch's document frequencies to `ca_term_df`. */
+function addDocCounts(db: DB, source: 'packages' | 'reasoning', df: ReadonlyMap<string, number>): void {
+  const add = stmt(db, 'INSERT INTO ca_term_df (source, term, docs) VALUES (?, ?, ?) ON CONFLICT (source, term) DO UPDATE SET docs = docs + excluded.docs');
+  for (const [term, docs] of df) add.run(source, term, docs);
 }
 
 /** Indexes the reasoning rows with ids in (from, to], in one statement (there can be hundreds of thousands). */
 function indexReasoning(db: DB, from: number, to: number): number {
-  registerFunctions(db);
-  return stmt(
+  const df = registerFunctions(db);
+  df.clear();
+  const n = stmt(
     db,
-    `INSERT INTO ca_fts_reasoning (rowid, content, refs, sess)
-     SELECT id, ca_indexable(content), ca_indexable(COALESCE(references_json, '')), 's' || lower(hex(session_id))
+    `INSERT INTO ca_fts_reasoning (rowid, content, refs)
+     SELECT id, ca_indexable(content, 1), ca_indexable(COALESCE(references_json, ''), 0)
      FROM orchestration_logs WHERE id > ? AND id <= ? AND log_type = 'reasoning' ORDER BY id`,
   ).run(from, to).changes;
+  addDocCounts(db, 'reasoning', df);
+  return n;
 }
 
 /**
@@ -224,16 +236,31 @@ export function resetSearchIndex(db: DB): void {
   db.prepare('DELETE FROM ca_fts_patterns').run();
   db.prepare('DELETE FROM ca_fts_strategies').run();
   db.prepare('DELETE FROM ca_package_paths').run();
+  db.prepare('DELETE FROM ca_term_df').run();
   db.prepare("DELETE FROM ca_meta WHERE key LIKE 'search.%'").run();
 }
 
-const registered = new WeakSet<DB>();
+const registered = new WeakMap<DB, Map<string, number>>();
 
-/** The SQL function the bulk insert of reasoning calls: `indexableText`. */
-function registerFunctions(db: DB): void {
-  if (registered.has(db)) return;
-  db.function('ca_indexable', { deterministic: true }, (text: unknown) => indexableText(typeof text === 'string' ? text : ''));
-  registered.add(db);
+/**
+ * The SQL function the bulk insert of reasoning calls once per row and column: `indexableText`.
+ * It also counts each row's distinct tokens into the map it returns (a row's content and
+ * references are one document: `ca_indexable(content, 1)` starts it, `ca_indexable(refs, 0)`
+ * continues it).
+ */
+function registerFunctions(db: DB): Map<string, number> {
+  let df = registered.get(db);
+  if (df) return df;
+  const counts = new Map<string, number>();
+  let seen = new Set<string>();
+  db.function('ca_indexable', { deterministic: false }, (text: unknown, starts: unknown) => {
+    const indexed = indexableText(typeof text === 'string' ? text : '');
+    if (starts === 1) seen = new Set();
+    countTokens(indexed, counts, seen);
+    return indexed;
+  });
+  registered.set(db, (df = counts));
+  return df;
 }
 
 /** The searchable words of a stored signature: error type, message pattern, context hints. */
@@ -271,7 +298,7 @@ export function searchReasoning(
 ): Hit[] {
   return stmt(
     db,
-    `SELECT f.rowid AS id, bm25(ca_fts_reasoning, 1.0, 0.5, 0.0) AS bm25
+    `SELECT f.rowid AS id, bm25(ca_fts_reasoning, 1.0, 0.5) AS bm25
      FROM ca_fts_reasoning f JOIN orchestration_logs l ON l.id = f.rowid
      WHERE ca_fts_reasoning MATCH @match AND l.session_id = @sessionId AND l.log_type = 'reasoning'
        AND COALESCE(l.group_id, 'global') IN (SELECT value FROM json_each(@groups))
@@ -341,12 +368,21 @@ export function highlightTexts(db: DB, match: string, docs: readonly MatchableTe
   }
 }
 
-/** BM25 of the given packages against a MATCH expression (those that do not match are absent). */
-export function scorePackages(db: DB, match: string, ids: readonly number[], weights: PackageColumnWeights): Hit[] {
-  if (ids.length === 0) return [];
-  return stmt(
+/** BM25 of one package against a MATCH expression, or undefined when it does not match. */
+export function scorePackage(db: DB, match: string, id: number, weights: PackageColumnWeights): number | undefined {
+  // A rowid range, not `rowid = ?`: FTS5 seeks a range inside its doclists.
+  const row = stmt(
     db,
-    `SELECT rowid AS id, bm25(ca_fts_packages, @ws, @wa, @wp, 0.0) AS bm25 FROM ca_fts_packages
-     WHERE ca_fts_packages MATCH @match AND rowid IN (SELECT value FROM json_each(@ids))`,
-  ).all({ match, ids: JSON.stringify(ids), ws: weights.summary, wa: weights.artifact, wp: weights.path }) as Hit[];
+    `SELECT bm25(ca_fts_packages, @ws, @wa, @wp) AS bm25 FROM ca_fts_packages
+     WHERE ca_fts_packages MATCH @match AND rowid >= @id AND rowid <= @id`,
+  ).get({ match, id, ws: weights.summary, wa: weights.artifact, wp: weights.path }) as { bm25: number } | undefined;
+  return row?.bm25;
+}
+
+/** How many indexed packages (or reasoning entries) hold each token (0 for a token never indexed). */
+export function tokenDocCounts(db: DB, source: 'packages' | 'reasoning', tokens: readonly string[]): Map<string, number> {
+  const find = stmt(db, 'SELECT docs FROM ca_term_df WHERE source = ? AND term = ?');
+  const out = new Map<string, number>();
+  for (const t of new Set(tokens)) out.set(t, (find.get(source, t) as { docs: number } | undefined)?.docs ?? 0);
+  return out;
 }
