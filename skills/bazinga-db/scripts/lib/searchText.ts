@@ -131,7 +131,11 @@ function quoted(term: QueryTerm): string {
  * sequence). A common term says little about relevance (BM25 gives a term in half the documents no
  * weight at all) and costs the most. Returns the kept and the dropped terms, each in their order.
  */
-export function pruneTerms(terms: readonly QueryTerm[], df: ReadonlyMap<string, number>, maxPostings: number): { kept: QueryTerm[]; dropped: QueryTerm[] } {
+export function pruneTerms(
+  terms: readonly QueryTerm[],
+  df: ReadonlyMap<string, number>,
+  maxPostings: number,
+): { kept: QueryTerm[]; dropped: QueryTerm[]; postings: number } {
   const freq = terms.map((t) => t.tokens.reduce((sum, tok) => sum + (df.get(tok) ?? 0), 0));
   let total = freq.reduce((a, b) => a + b, 0);
   const drop = new Set<number>();
@@ -141,7 +145,7 @@ export function pruneTerms(terms: readonly QueryTerm[], df: ReadonlyMap<string, 
     drop.add(i);
     total -= freq[i] as number;
   }
-  return { kept: terms.filter((_, i) => !drop.has(i)), dropped: terms.filter((_, i) => drop.has(i)) };
+  return { kept: terms.filter((_, i) => !drop.has(i)), dropped: terms.filter((_, i) => drop.has(i)), postings: total };
 }
 
 /**
@@ -165,4 +169,23 @@ export function pathsInText(text: string): string[] {
   // A sentence's full stop is not part of the path it ends with.
   for (const m of text.matchAll(PATH_IN_TEXT)) out.add(m[0].replace(/\.+$/, ''));
   return [...out];
+}
+
+/**
+ * Which of the terms a text holds, as the index sees it (its tokens and its camelCase parts): a
+ * word when it is one of the text's tokens, a phrase when its tokens follow each other. For the
+ * few rows a full-text match returned, so that each term's share can be weighed.
+ */
+export function matchedTerms(terms: readonly QueryTerm[], text: string): boolean[] {
+  const tokens = [...indexableText(text).matchAll(TOKEN)].map((m) => searchToken(m[0]));
+  const set = new Set(tokens);
+  return terms.map((t) => {
+    if (t.tokens.length === 1) return set.has(t.tokens[0] as string);
+    if (!t.tokens.every((tok) => set.has(tok))) return false;
+    outer: for (let i = 0; i + t.tokens.length <= tokens.length; i++) {
+      for (let j = 0; j < t.tokens.length; j++) if (tokens[i + j] !== t.tokens[j]) continue outer;
+      return true;
+    }
+    return false;
+  });
 }

@@ -118,7 +118,7 @@ export const DEFAULT_CONFIG: Config = {
   relevance: {
     artifact_index_bytes: DEFAULT_ARTIFACT_INDEX_BYTES,
     index_budget_ms: DEFAULT_INDEX_BUDGET_MS,
-    candidates: 40,
+    candidates: 160,
     max_query_terms: 32,
     max_postings: 2000,
     column_weights: { summary: 1, artifact: 0.5, path: 0.5 },

@@ -47,10 +47,13 @@ export interface SearchPlan {
   inSession: string | null;
   /** The same for the reasoning index. */
   reasoningInSession: string | null;
-  /** Each query term on its own (strategies are scored term by term). */
-  termMatches: string[];
-  /** Each term of the --error text on its own (error patterns are scored term by term). */
-  errorTermMatches: string[];
+  /** What the package query reads: its terms' document counts summed (at least the number of matches). */
+  packagePostings: number;
+  /** The query's terms (strategies are scored term by term). */
+  terms: QueryTerm[];
+  /** The --error text's terms and any of them (error patterns are scored term by term). */
+  errorTerms: QueryTerm[];
+  errorAnyOf: string | null;
   /** Packages whose summary, artifact text or path names a scope path as a phrase. */
   scopeInSession: string | null;
   scopes: string[][];
@@ -64,6 +67,17 @@ export interface SearchPlan {
  * holds no secret. With `enabled` false only the scope (which needs no index) is planned.
  */
 export function planSearch(db: DB, r: AssemblyRequest, config: Config, redact: (t: string) => string, enabled: boolean): SearchPlan {
+  // The steps of one in-process run share the request object: plan it once.
+  const memo = plans.get(r);
+  if (memo && memo.enabled === enabled && memo.config === config) return memo.plan;
+  const plan = buildPlan(db, r, config, redact, enabled);
+  plans.set(r, { plan, enabled, config });
+  return plan;
+}
+
+const plans = new WeakMap<AssemblyRequest, { plan: SearchPlan; enabled: boolean; config: Config }>();
+
+function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: string) => string, enabled: boolean): SearchPlan {
   const groups = listTaskGroups(db, r.session, null);
   const groupPaths = new Map<string, string>();
   for (const g of groups) {
@@ -114,9 +128,11 @@ export function planSearch(db: DB, r: AssemblyRequest, config: Config, redact: (
     },
     anyOf,
     inSession: packageAny,
+    packagePostings: forPackages.postings,
     reasoningInSession: reasoningAny,
-    termMatches: terms.map((t) => buildMatch([t]) as string),
-    errorTermMatches: errorTerms.map((t) => buildMatch([t]) as string),
+    terms,
+    errorTerms,
+    errorAnyOf: buildMatch(errorTerms),
     scopeInSession: scopeAny,
     scopes,
     groupPaths,
@@ -182,7 +198,8 @@ export function selectPackages(input: SelectInput): PackageSelection {
   const weights = config.relevance.column_weights;
   const all = Number.MAX_SAFE_INTEGER;
   let perBucket = input.exhaustive ? all : input.limit;
-  let k = input.exhaustive ? all : config.relevance.candidates;
+  // No more matches than the query's postings can exist: when those are fewer, read them all at once.
+  let k = input.exhaustive ? all : Math.min(config.relevance.candidates, plan.packagePostings + 1);
   const rank = (rows: Map<number, CandidatePackage>, relevance: Map<number, number> | undefined, scope: Map<number, number>) =>
     rankPackages({
       candidates: [...input.consumed.map((row) => ({ ...row, consumed: true })), ...[...rows.values()].map((row) => ({ ...row, consumed: false }))],
