@@ -29,10 +29,15 @@ export function searchToken(piece: string): string {
 /** The runs unicode61 makes tokens of: letters, digits and private-use characters. */
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 
+/** The tokens of a text as unicode61 makes them (ASCII text, the common case, takes a shortcut). */
+function tokensOf(text: string): string[] {
+  if (ASCII.test(text)) return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return [...text.matchAll(TOKEN)].map((m) => searchToken(m[0]));
+}
+
 /** Adds each distinct token of `text` once to `counts` (document frequencies, kept by the indexer). */
 export function countTokens(text: string, counts: Map<string, number>, seen = new Set<string>()): void {
-  for (const m of text.matchAll(TOKEN)) {
-    const t = searchToken(m[0]);
+  for (const t of tokensOf(text)) {
     if (seen.has(t)) continue;
     seen.add(t);
     counts.set(t, (counts.get(t) ?? 0) + 1);
@@ -55,15 +60,38 @@ const STOPWORDS = new Set(
 const RAW_TERM = /[\p{L}\p{N}]+(?:[._\-/@:+#]*[\p{L}\p{N}]+)*/gu;
 /** The letter/digit pieces of a term, as the tokenizer will see them. */
 const PIECE = /[\p{L}\p{N}]+/gu;
-/** A quick test for any camelCase boundary at all (most prose has none). */
+/** A quick test for any camelCase boundary at all (most prose has none); ASCII text takes the plain forms. */
 const HAS_CAMEL = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
+const HAS_CAMEL_ASCII = /[a-z][A-Z]|[A-Z][A-Z][a-z]/;
+const PIECE_ASCII = /[A-Za-z0-9]+/g;
+const ASCII = /^[\x00-\x7f]*$/;
 /** Boundaries inside camelCase and PascalCase: `refreshToken`, `HTTPServer`, `useCartStore2`. */
 const CAMEL = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isUpper = (c: number) => c >= 65 && c <= 90;
+
 /** The camelCase parts of one letter/digit piece, or [] when it has none. */
 export function camelParts(piece: string): string[] {
-  const parts = piece.split(CAMEL);
-  return parts.length > 1 ? parts : [];
+  if (!/^[A-Za-z0-9]*$/.test(piece)) {
+    const parts = piece.split(CAMEL);
+    return parts.length > 1 ? parts : [];
+  }
+  // ASCII, the common case, without a regular expression: a boundary before an upper-case letter
+  // that follows a lower-case one, or that starts a capitalised word after upper-case letters.
+  const parts: string[] = [];
+  let start = 0;
+  for (let i = 1; i < piece.length; i++) {
+    const c = piece.charCodeAt(i);
+    const prev = piece.charCodeAt(i - 1);
+    if ((isLower(prev) && isUpper(c)) || (isUpper(prev) && isUpper(c) && i + 1 < piece.length && isLower(piece.charCodeAt(i + 1)))) {
+      parts.push(piece.slice(start, i));
+      start = i;
+    }
+  }
+  if (parts.length === 0) return [];
+  parts.push(piece.slice(start));
+  return parts;
 }
 
 /**
@@ -71,9 +99,10 @@ export function camelParts(piece: string): string[] {
  * contains (once each), so either spelling finds it.
  */
 export function indexableText(text: string): string {
-  if (!HAS_CAMEL.test(text)) return text;
+  const ascii = ASCII.test(text);
+  if (!(ascii ? HAS_CAMEL_ASCII : HAS_CAMEL).test(text)) return text;
   const extra = new Set<string>();
-  for (const m of text.matchAll(PIECE)) {
+  for (const m of text.matchAll(ascii ? PIECE_ASCII : PIECE)) {
     const parts = camelParts(m[0]);
     if (parts.length > 0) extra.add(parts.join(' ').toLowerCase());
   }
@@ -169,23 +198,4 @@ export function pathsInText(text: string): string[] {
   // A sentence's full stop is not part of the path it ends with.
   for (const m of text.matchAll(PATH_IN_TEXT)) out.add(m[0].replace(/\.+$/, ''));
   return [...out];
-}
-
-/**
- * Which of the terms a text holds, as the index sees it (its tokens and its camelCase parts): a
- * word when it is one of the text's tokens, a phrase when its tokens follow each other. For the
- * few rows a full-text match returned, so that each term's share can be weighed.
- */
-export function matchedTerms(terms: readonly QueryTerm[], text: string): boolean[] {
-  const tokens = [...indexableText(text).matchAll(TOKEN)].map((m) => searchToken(m[0]));
-  const set = new Set(tokens);
-  return terms.map((t) => {
-    if (t.tokens.length === 1) return set.has(t.tokens[0] as string);
-    if (!t.tokens.every((tok) => set.has(tok))) return false;
-    outer: for (let i = 0; i + t.tokens.length <= tokens.length; i++) {
-      for (let j = 0; j < t.tokens.length; j++) if (tokens[i + j] !== t.tokens[j]) continue outer;
-      return true;
-    }
-    return false;
-  });
 }

@@ -15,8 +15,8 @@ import {
 } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { listErrorPatterns } from '../../../bazinga-db/scripts/lib/repo/errorPatterns.ts';
 import { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from '../../../bazinga-db/scripts/lib/repo/reasoning.ts';
-import { matchLearning, searchReasoning, signatureText } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
-import { matchedTerms, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
+import { matchLearning, searchReasoning } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
+import { buildMatch, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
 import { getProjectId } from '../../../bazinga-db/scripts/lib/repo/sessions.ts';
 import { listStrategies } from '../../../bazinga-db/scripts/lib/repo/strategies.ts';
 import type { Config } from './config.ts';
@@ -92,19 +92,14 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const matches = deps.explain ? explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config) : new Map();
   const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;
-  // The index says which rows match; their text says which terms each holds.
-  const learned = <R>(table: 'patterns' | 'strategies', rows: readonly R[], id: (r: R) => string, text: (r: R) => string, terms: readonly QueryTerm[], anyOf: string | null) => {
-    if (anyOf === null) return undefined;
-    const m = matchLearning(db, table, projectId, anyOf);
-    const perTerm: string[][] = terms.map(() => []);
-    for (const row of rows) {
-      if (!m.ids.has(id(row))) continue;
-      matchedTerms(terms, text(row)).forEach((hit, i) => hit && perTerm[i]?.push(id(row)));
-    }
-    return termScores(perTerm, m.total);
+  // Each term asked for on its own: which of the project's rows hold it.
+  const learned = (table: 'patterns' | 'strategies', terms: readonly QueryTerm[]) => {
+    if (terms.length === 0) return undefined;
+    const m = matchLearning(db, table, projectId, terms.map((t) => buildMatch([t]) as string));
+    return termScores(m.perTerm, m.total);
   };
   const patternRows = listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
-  const patternRelevance = learned('patterns', patternRows, (p) => p.pattern_hash, (p) => `${signatureText(p.signature_json)}\n${p.solution}`, plan.errorTerms, plan.errorAnyOf);
+  const patternRelevance = learned('patterns', plan.errorTerms);
   const patterns = selectErrorPatterns({
     rows: patternRows,
     nowMs,
@@ -118,7 +113,7 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   });
   const st = deps.config.strategies;
   const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: plan.anyOf === null ? st.max : -1 });
-  const strategyRelevance = learned('strategies', strategyRows, (s) => s.strategy_id, (s) => `${s.topic}\n${s.insight}`, plan.terms, plan.anyOf);
+  const strategyRelevance = learned('strategies', plan.terms);
   const strategies = prepareStrategies(
     strategyRows,
     { max: st.max, insightChars: st.insight_chars, redact: deps.redact, relevanceFirst: plan.info.source === 'explicit', ...(strategyRelevance ? { relevance: strategyRelevance } : {}) },

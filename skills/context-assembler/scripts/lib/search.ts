@@ -51,9 +51,8 @@ export interface SearchPlan {
   packagePostings: number;
   /** The query's terms (strategies are scored term by term). */
   terms: QueryTerm[];
-  /** The --error text's terms and any of them (error patterns are scored term by term). */
+  /** The --error text's terms (error patterns are scored term by term). */
   errorTerms: QueryTerm[];
-  errorAnyOf: string | null;
   /** Packages whose summary, artifact text or path names a scope path as a phrase. */
   scopeInSession: string | null;
   scopes: string[][];
@@ -132,7 +131,6 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
     reasoningInSession: reasoningAny,
     terms,
     errorTerms,
-    errorAnyOf: buildMatch(errorTerms),
     scopeInSession: scopeAny,
     scopes,
     groupPaths,

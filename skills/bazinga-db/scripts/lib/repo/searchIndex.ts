@@ -264,7 +264,7 @@ function registerFunctions(db: DB): Map<string, number> {
 }
 
 /** The searchable words of a stored signature: error type, message pattern, context hints. */
-export function signatureText(json: string): string {
+function signatureText(json: string): string {
   try {
     const s = JSON.parse(json) as Record<string, unknown>;
     const hints = Array.isArray(s.context_hints) ? s.context_hints.filter((h) => typeof h === 'string') : [];
@@ -308,17 +308,22 @@ export function searchReasoning(
 }
 
 /**
- * The ids of the project's error patterns or strategies that match a MATCH expression, and how
- * many the project has. These tables are small per project, where BM25's IDF turns to nothing for
- * any term in half the rows, so relevance is scored from which terms each matching row holds
- * (searchText.ts `matchedTerms`, core/relevance.ts `termScores`).
+ * For each MATCH expression (one query term each), the ids of the project's error patterns or
+ * strategies it matches; and how many the project has. These tables are small per project, where
+ * BM25's IDF turns to nothing for any term in half the rows, so relevance is scored from the
+ * per-term matches instead (core/relevance.ts `termScores`).
  */
-export function matchLearning(db: DB, table: 'patterns' | 'strategies', projectId: string, anyOf: string): { total: number; ids: Set<string> } {
+export function matchLearning(
+  db: DB,
+  table: 'patterns' | 'strategies',
+  projectId: string,
+  termMatches: readonly string[],
+): { total: number; perTerm: string[][] } {
   const [fts, source, id] =
     table === 'patterns' ? (['ca_fts_patterns', 'error_patterns', 'pattern_hash'] as const) : (['ca_fts_strategies', 'strategies', 'strategy_id'] as const);
   const total = (stmt(db, `SELECT COUNT(*) AS n FROM ${source} WHERE project_id = ?`).get(projectId) as { n: number }).n;
-  const found = stmt(db, `SELECT ${id} AS id FROM ${fts} WHERE ${fts} MATCH ? AND project_id = ?`).all(anyOf, projectId) as { id: string }[];
-  return { total, ids: new Set(found.map((r) => r.id)) };
+  const find = stmt(db, `SELECT ${id} AS id FROM ${fts} WHERE ${fts} MATCH ? AND project_id = ?`);
+  return { total, perTerm: termMatches.map((m) => (find.all(m, projectId) as { id: string }[]).map((r) => r.id)) };
 }
 
 /** The paths named in each package's artifact text (what scope matching reads instead of the files). */
