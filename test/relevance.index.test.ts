@@ -283,6 +283,15 @@ describe('every relevance key does something', () => {
     expect(narrow.reasoning.entries.map((e: any) => e.content)).not.toContain('Touched src/payments/stripe.ts for the cookie flags');
   });
 
+  it('reasoning.weights: with --task, a relevant older entry beats the newest when relevance weighs; recency alone keeps the newest', () => {
+    const project = track(copyFixture());
+    const args = ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'RS256 signing keys'];
+    const ids = (config: object) => (assemble(project, args, config).doc.reasoning.entries as any[]).map((e) => e.id).sort((a, b) => a - b);
+    // Entry 1 (the developer's first understanding, "Need RS256 JWT …") is older than entries 3 and 5.
+    expect(ids({ reasoning: { weights: { recency: 1, relevance: 2, scope: 1 } } })).toContain(1);
+    expect(ids({ reasoning: { weights: { recency: 1, relevance: 0, scope: 0 } } })).not.toContain(1);
+  });
+
   it('relevance.index_budget_ms bounds one call on a backlog; bazinga-db reads it (and artifact_index_bytes) from the project config', async () => {
     const { indexSettings } = await import('../skills/bazinga-db/scripts/lib/indexSettings.ts');
     const { resetSearchIndex, syncSearchIndex } = await import('../skills/bazinga-db/scripts/lib/repo/searchIndex.ts');

@@ -49,7 +49,7 @@ export interface SearchPlan {
   reasoningInSession: string | null;
   /** What the package query reads: its terms' document counts summed (at least the number of matches). */
   packagePostings: number;
-  /** The query's terms (strategies are scored term by term). */
+  /** The query's terms within the package index's postings budget (strategies are scored term by term on these). */
   terms: QueryTerm[];
   /** The --error text's terms (error patterns are scored term by term). */
   errorTerms: QueryTerm[];
@@ -129,7 +129,7 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
     inSession: packageAny,
     packagePostings: forPackages.postings,
     reasoningInSession: reasoningAny,
-    terms,
+    terms: forPackages.kept,
     errorTerms,
     scopeInSession: scopeAny,
     scopes,

@@ -270,11 +270,17 @@ export function searchRequestPackages(
 
 /** The summary of the newest package of a type in a group (for example its latest failures report). */
 export function findLatestSummary(db: DB, sessionId: string, groupId: string, packageType: string): string | undefined {
-  const row = stmt(
+  // The newest of each priority's bucket (one index seek each), then the newest of those.
+  const newest = stmt(
     db,
-    `SELECT summary FROM context_packages INDEXED BY ca_idx_cp_group_bucket
-     WHERE session_id = ? AND group_id = ? AND package_type = ? AND supersedes_id IS NULL
+    `SELECT summary, created_at, id FROM context_packages INDEXED BY ca_idx_cp_group_bucket
+     WHERE session_id = ? AND group_id = ? AND priority = ? AND package_type = ? AND supersedes_id IS NULL
      ORDER BY created_at DESC, id DESC LIMIT 1`,
-  ).get(sessionId, groupId, packageType) as { summary: string } | undefined;
-  return row?.summary;
+  );
+  let best: { summary: string; created_at: string | null; id: number } | undefined;
+  for (const priority of PRIORITIES) {
+    const row = newest.get(sessionId, groupId, priority, packageType) as typeof best;
+    if (row && (!best || (row.created_at ?? '') > (best.created_at ?? '') || ((row.created_at ?? '') === (best.created_at ?? '') && row.id > best.id))) best = row;
+  }
+  return best?.summary;
 }
