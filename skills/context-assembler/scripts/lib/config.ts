@@ -120,7 +120,7 @@ export const DEFAULT_CONFIG: Config = {
     index_budget_ms: DEFAULT_INDEX_BUDGET_MS,
     candidates: 160,
     max_query_terms: 32,
-    max_postings: 2000,
+    max_postings: 1000,
     column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
     reasoning_window: 10,
   },

@@ -87,12 +87,16 @@ function range(db: DB, part: keyof typeof RANGES): { lo: number; hi: number; max
   return hi === undefined || lo === undefined ? { lo: max, hi: max, max } : { lo: Number(lo), hi: Number(hi), max };
 }
 
-/** A summary of a small table that changes whenever a row is added, removed or rewritten. */
+/**
+ * A summary of a small table that changes whenever a row is added or removed, or rewritten by an
+ * upsert (both tools move `last_seen` forward when they rewrite a row). Read from indexes and
+ * counts, never the rows' text: it is checked on every assembly.
+ */
 function fingerprint(db: DB, part: keyof typeof FINGERPRINTS): string {
   const sql =
     part === 'patterns'
-      ? 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(LENGTH(solution)), TOTAL(LENGTH(signature_json)) FROM error_patterns'
-      : 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(LENGTH(insight)), TOTAL(LENGTH(topic)) FROM strategies';
+      ? 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(occurrences) FROM error_patterns'
+      : 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(helpfulness) FROM strategies';
   return JSON.stringify(Object.values(stmt(db, sql).get() as object));
 }
 
