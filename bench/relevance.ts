@@ -103,7 +103,7 @@ export function benchIndexBuild(g: GeneratedDb, bin: string, outDir: string): In
   writeTransaction(conn, () => resetSearchIndex(conn));
   conn.close();
   const first = timeCall(bin, ['--project-root', fresh, '--session', BENCH_SESSION, '--group', 'G00', '--agent', 'developer', '--iteration', '1']);
-  const backlog = Number(/still has (\d+) older rows/.exec(first.stderr)?.[1] ?? 0);
+  const backlog = Number(/still has (\d+) rows/.exec(first.stderr)?.[1] ?? 0);
   const whole = projectWith(g.dbPath, path.join(outDir, 'full-build'));
   const full = openDatabase({ dbPath: path.join(whole, 'bazinga', 'bazinga.db') });
   writeTransaction(full, () => resetSearchIndex(full));

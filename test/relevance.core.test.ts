@@ -40,6 +40,7 @@ const DOCS = [
   'redis answered ECONNREFUSED 127.0.0.1:6379 in CI', // 5
   'alias @/utils/format resolves through tsconfig paths', // 6
   'src/authz/policy.ts decides roles', // 7
+  '한국어 검색 오류 and データベース接続 and a naïve café', // 8
 ];
 
 describe('query terms are safe for MATCH and find identifiers whole and in parts', () => {
@@ -58,6 +59,10 @@ describe('query terms are safe for MATCH and find identifiers whole and in parts
     { name: 'quotes and parentheses', text: 'said "reuse" (twice) \'401\'', best: 1, never: [2, 3, 4, 5, 6, 7] },
     { name: 'FTS5 operators as text', text: 'AND OR NEAR( * ^ - + : { }', best: null, never: [] },
     { name: 'an empty string', text: '', best: null, never: [] },
+    { name: 'Hangul', text: '검색 오류', best: 8, never: [1, 2, 3, 4, 5, 6, 7] },
+    { name: 'kana with voicing marks', text: 'データベース接続', best: 8, never: [1, 2, 3, 4, 5, 6, 7] },
+    { name: 'Latin diacritics folded', text: 'naive cafe', best: 8, never: [1, 2, 3, 4, 5, 6, 7] },
+    { name: 'redaction markers are not words', text: 'token=[REDACTED:secret] GITHUB_TOKEN_REDACTED', best: 1, never: [3, 4, 5, 6, 7, 8] },
   ])('$name', ({ text, best, never }) => {
     const match = buildMatch(queryTerms(text, 32));
     const ids = match === null ? [] : fts.ids(match);
@@ -81,6 +86,8 @@ describe('query terms are safe for MATCH and find identifiers whole and in parts
     expect(cut.dropped.map((t) => t.text)).toEqual(['better-sqlite3', 'token']);
     expect(cut.kept.map((t) => t.text)).toEqual(['better', 'sqlite3', 'rebuild']);
     expect(pruneTerms(terms, df, 10_000).dropped).toEqual([]);
+    // However common every term is, the rarest is still asked for.
+    expect(pruneTerms(terms, df, 1).kept.map((t) => t.text)).toEqual(['rebuild']);
   });
 
   it('stopwords and one-letter pieces are not asked for; phrases come before their pieces', () => {

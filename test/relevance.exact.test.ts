@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, GROUPS, BENCH_SESSION } from '../bench/generate.ts';
 import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
-import { countDesignatedPackages, listConsumedPackages } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { countDesignatedPackages, insertConsumer, insertPackage, listConsumedPackages } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { DEFAULT_CONFIG, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
@@ -30,6 +30,26 @@ beforeAll(() => {
   db = openDatabase({ dbPath: g.dbPath });
   writeTransaction(db, () => {
     GROUPS.forEach((id, i) => upsertTaskGroup(db, { id, sessionId: BENCH_SESSION, name: `group ${id}`, componentPath: i % 2 === 0 ? `src/${['auth', 'cart', 'sync', 'cache', 'queue'][i / 2]}/` : undefined }));
+    // Packages written in the same second (SQLite's times have one-second resolution): ties in every
+    // signal but the id, in every bucket.
+    const priorities = ['critical', 'high', 'medium', 'low'];
+    const types = ['research', 'failures', 'decisions', 'handoff', 'investigation'];
+    for (let i = 0; i < 300; i++) {
+      const id = insertPackage(db, {
+        sessionId: BENCH_SESSION,
+        groupId: i % 3 === 0 ? null : GROUPS[i % 4] as string,
+        scope: i % 3 === 0 ? 'global' : 'group',
+        packageType: types[i % 5] as string,
+        filePath: `bazinga/artifacts/${BENCH_SESSION}/tie_${i}.md`,
+        producerAgent: 'qa_expert',
+        priority: priorities[(i >> 2) % 4] as string,
+        summary: i % 2 === 0 ? 'auth token refresh cache' : 'cart sync queue retry',
+        sizeBytes: null,
+        createdAt: '2025-12-31 12:00:00',
+      });
+      insertConsumer(db, id, 'developer');
+      insertConsumer(db, id, 'qa_expert');
+    }
     syncSearchIndex(db, { projectRoot: g.root, artifactBytes: 16384 });
   });
   const summaries = db.prepare('SELECT summary FROM context_packages ORDER BY id LIMIT 300').all() as { summary: string }[];
@@ -58,7 +78,13 @@ describe('fast read = ranking every eligible package', () => {
           zone: fc.constantFrom<Zone>('Normal', 'Normal', 'Conservative'),
           limit: fc.integer({ min: 1, max: 10 }),
           candidates: fc.constantFrom(1, 3, 40),
-          weights: fc.constantFrom({}, { relevance: 12, scope: 3 }, { relevance: 30, scope: 0 }),
+          weights: fc.constantFrom(
+            {},
+            { relevance: 12, scope: 3 },
+            { relevance: 30, scope: 0 },
+            // Weights with many decimals: scores round to 6 places, and a bound must round the same way.
+            { relevance: 3.1234567, scope: 0.0000005, recency: 1.0000003, type_affinity: 1.4999999 },
+          ),
         }),
         (p) => {
           const config: Config = structuredClone(DEFAULT_CONFIG);

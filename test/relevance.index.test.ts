@@ -112,6 +112,9 @@ describe('write commands keep the index in step', () => {
     const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
     const body = `early words here. token ${secret} is the deploy key\n${'filler '.repeat(20)}\nlatecomer appears after the bound\n`;
     savePackage(project, 'AUTH', 'research', 'low', 'a.md', 'A note', body);
+    // A second secret that the 64-byte bound cuts in two: redacted whole before the cut.
+    const cut = 'AKIA' + 'Z7Q2XK4PLM3NB6VR';
+    savePackage(project, 'AUTH', 'research', 'low', 'b.md', 'B note', `${'x'.repeat(50)} ${cut} trailing words\n`);
     const conn = new Database(project.dbPath, { readonly: true });
     try {
       expect(conn.prepare("SELECT count(*) AS n FROM ca_fts_packages WHERE ca_fts_packages MATCH 'early'").get()).toEqual({ n: 1 });
@@ -121,6 +124,17 @@ describe('write commands keep the index in step', () => {
     }
     for (const file of [project.dbPath, `${project.dbPath}-wal`]) {
       if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(secret.slice(4).toLowerCase())).toBe(false);
+    }
+    // No token of the index holds 8 or more characters of either secret.
+    const conn2 = new Database(project.dbPath);
+    try {
+      conn2.exec("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, 'ca_fts_packages', 'row')");
+      const tokens = [...(conn2.prepare('SELECT term FROM ca_term_df').all() as { term: string }[]), ...(conn2.prepare('SELECT term FROM temp.v').all() as { term: string }[])].map((r) => r.term);
+      for (const s of [secret, cut].map((x) => x.toLowerCase())) {
+        for (let i = 0; i + 8 <= s.length; i++) expect(tokens.filter((t) => t.includes(s.slice(i, i + 8)))).toEqual([]);
+      }
+    } finally {
+      conn2.close();
     }
   });
 });
@@ -168,6 +182,60 @@ describe('rows written by another tool are indexed on the next read', () => {
   });
 });
 
+describe('the index is derived data: damage to it never costs the block', () => {
+  it.each([
+    { name: 'ca_term_df dropped', sql: 'DROP TABLE ca_term_df' },
+    { name: 'ca_package_paths dropped', sql: 'DROP TABLE ca_package_paths' },
+    { name: 'ca_meta dropped', sql: 'DROP TABLE ca_meta' },
+    { name: 'the watermarks deleted', sql: "DELETE FROM ca_meta WHERE key LIKE 'search.%'" },
+  ])('$name: the next assembly rebuilds, with no row counted twice and the scope signal kept', ({ sql }) => {
+    const project = track(makeProject());
+    freshSession(project);
+    const id = savePackage(project, 'global', 'research', 'low', 'p.md', 'Notes', 'Rotation of keys touches src/billing/rotate.ts');
+    const conn = new Database(project.dbPath);
+    conn.exec(sql);
+    conn.close();
+    const doc = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--task', 'rotation', '--scope', 'src/billing', '--explain']).doc;
+    expect(doc.packages.find((p: any) => p.id === id).components).toMatchObject({ relevance: 1, scope: 1 });
+    const after = new Database(project.dbPath, { readonly: true });
+    expect(after.prepare("SELECT docs FROM ca_term_df WHERE source = 'packages' AND term = 'rotation'").get()).toEqual({ docs: 1 });
+    after.close();
+  });
+
+  it('a corrupt full-text index: ranked without relevance, said on stderr, never the fallback block', () => {
+    const project = track(copyFixture());
+    assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer']);
+    const conn = new Database(project.dbPath);
+    conn.unsafeMode(true); // FTS5's shadow tables are read-only otherwise
+    conn.prepare("UPDATE ca_fts_packages_data SET block = x'00ff00ff00ff' WHERE id > 1").run();
+    conn.close();
+    const out = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'refresh token']);
+    expect(out.doc.fallback).toBeUndefined();
+    expect(out.doc.packages.length).toBeGreaterThan(0);
+    expect(out.stderr).toMatch(/relevance unavailable|search index read failed/);
+  });
+
+  it('new rows from another tool are indexed within the budget too, oldest first, at least one batch per call', async () => {
+    const { syncSearchIndex } = await import('../skills/bazinga-db/scripts/lib/repo/searchIndex.ts');
+    const project = track(makeProject());
+    freshSession(project);
+    const conn = openDatabase({ dbPath: project.dbPath });
+    writeTransaction(conn, () => syncSearchIndex(conn, { projectRoot: project.root, artifactBytes: 100 }));
+    writeTransaction(conn, () => {
+      for (let i = 0; i < 12_000; i++) {
+        insertReasoning(conn, { sessionId: 'S', groupId: 'AUTH', agentType: 'developer', agentId: null, iteration: 1, phase: 'approach', confidence: null, content: `step ${i}`, referencesJson: null, redacted: false });
+      }
+    });
+    let t = 0;
+    const first = writeTransaction(conn, () => syncSearchIndex(conn, { projectRoot: project.root, artifactBytes: 100, budgetMs: 0, clock: () => (t += 1) }));
+    expect(first.reasoning).toBe(5000);
+    expect(first.backlog).toBe(7000);
+    const rest = writeTransaction(conn, () => syncSearchIndex(conn, { projectRoot: project.root, artifactBytes: 100 }));
+    expect(rest).toMatchObject({ reasoning: 7000, backlog: 0 });
+    conn.close();
+  });
+});
+
 describe('relevance on the bundled fixture', () => {
   it('explicit, implicit and error queries are recorded in the document', () => {
     const project = track(copyFixture());
@@ -183,6 +251,14 @@ describe('relevance on the bundled fixture', () => {
     expect(first.query.text).not.toContain('refresh reuse undetected');
     const error = assemble(project, ['--session', S1, '--group', 'CART', '--agent', 'developer', '--error', 'Exceeded timeout of 7000 ms for a hook']).doc;
     expect(error.error_patterns[0]).toMatchObject({ error_type: 'JestTimeout', matched_error: true, relevance: 1 });
+  });
+
+  it('--task, --error and --scope are redacted wherever they are echoed', () => {
+    const project = track(copyFixture());
+    const token = 'ghp_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8';
+    const out = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', `deploy with ${token}`, '--error', `401 for ${token}`, '--scope', `src/${token}`]);
+    expect(out.stdout).not.toContain(token.slice(4, 20));
+    expect(out.doc.query.terms.join(' ')).not.toMatch(/redacted/i);
   });
 
   it('a paraphrased error still finds its pattern first; an unrelated one is not marked as matched', () => {

@@ -56,8 +56,10 @@ export function locateArtifact(projectRoot: string, filePath: string, dir = arti
 export function readHead(file: string, maxBytes: number): string {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
-    if (!fs.fstatSync(fd).isFile()) return '';
-    const buf = Buffer.alloc(maxBytes);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return '';
+    const buf = Buffer.alloc(Math.min(maxBytes, st.size));
+    maxBytes = buf.length;
     let filled = 0;
     while (filled < maxBytes) {
       const n = fs.readSync(fd, buf, filled, maxBytes - filled, null);

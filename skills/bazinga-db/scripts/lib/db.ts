@@ -116,18 +116,21 @@ function ensureExtensions(db: DB): void {
     .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${CA_OBJECTS.map(() => '?').join(', ')})`)
     .get(...CA_OBJECTS) as { n: number };
   const version =
-    present.n > 0 ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined) : undefined;
+    present.n === CA_OBJECTS.length
+      ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined)
+      : undefined;
   if (present.n === CA_OBJECTS.length && version?.value === String(CA_SCHEMA_VERSION)) return;
   writeTransaction(db, () => {
     // A search table made with another definition (an older tokenizer) is made again; one that has
     // to be (re)created starts empty, so the whole index and its watermarks start over.
     const stale = staleSearchTables(db);
     for (const t of stale) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    const searchObjects = [...SEARCH_TABLES, 'ca_term_df', 'ca_package_paths', 'ca_meta'];
     const searchTables = db
-      .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${SEARCH_TABLES.map(() => '?').join(', ')})`)
-      .get(...SEARCH_TABLES) as { n: number };
+      .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${searchObjects.map(() => '?').join(', ')})`)
+      .get(...searchObjects) as { n: number };
     for (const ddl of CA_DDL) db.exec(ddl);
-    if (searchTables.n < SEARCH_TABLES.length) resetSearchIndex(db);
+    if (searchTables.n < searchObjects.length) resetSearchIndex(db);
     db.prepare(
       "INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')",
     ).run(String(CA_SCHEMA_VERSION));

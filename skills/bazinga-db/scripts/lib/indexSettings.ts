@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readHead } from './artifacts.ts';
-import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS } from './repo/searchIndex.ts';
+import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from './repo/searchIndex.ts';
 
 /** A configuration file larger than this is not read here. */
 const MAX_CONFIG_BYTES = 1_048_576;
@@ -30,7 +30,8 @@ export function indexSettings(projectRoot: string): IndexSettings {
     if (!st.isFile() || st.size > MAX_CONFIG_BYTES) return defaults;
     const parsed = JSON.parse(readHead(file, MAX_CONFIG_BYTES)) as { context_engineering?: { relevance?: Record<string, unknown> } };
     const r = parsed.context_engineering?.relevance ?? {};
-    return { artifactBytes: whole(r.artifact_index_bytes, defaults.artifactBytes), budgetMs: whole(r.index_budget_ms, defaults.budgetMs) };
+    const bytes = whole(r.artifact_index_bytes, defaults.artifactBytes);
+    return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: whole(r.index_budget_ms, defaults.budgetMs) };
   } catch {
     return defaults;
   }

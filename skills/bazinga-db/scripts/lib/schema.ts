@@ -285,7 +285,7 @@ export function searchDdl(tokenizer: string): string[] {
   term TEXT NOT NULL,
   docs INTEGER NOT NULL CHECK(docs >= 0),
   PRIMARY KEY (source, term)) WITHOUT ROWID`,
-    // The paths each package's summary and artifact text name (scope matching reads them, not the files).
+    // The paths each package's artifact text names (scope matching reads them, not the files).
     `CREATE TABLE IF NOT EXISTS ca_package_paths (
   package_id INTEGER PRIMARY KEY REFERENCES context_packages(id) ON DELETE CASCADE,
   paths TEXT NOT NULL)`,

@@ -21,9 +21,13 @@
  */
 export const SEARCH_TOKENIZER = 'unicode61 remove_diacritics 2';
 
-/** A piece as the index's tokenizer stores it: diacritics removed, lower case. */
+/**
+ * A piece as the index's tokenizer stores it: lower case, the diacritics of Latin letters removed
+ * (only the combining diacritical marks, so Hangul syllables and kana voicing marks survive the
+ * round trip through NFD and NFC, as they do in unicode61).
+ */
 export function searchToken(piece: string): string {
-  return /^[\x00-\x7f]*$/.test(piece) ? piece.toLowerCase() : piece.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  return /^[\x00-\x7f]*$/.test(piece) ? piece.toLowerCase() : piece.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').toLowerCase();
 }
 
 /** The runs unicode61 makes tokens of: letters, digits and private-use characters. */
@@ -55,6 +59,14 @@ const STOPWORDS = new Set(
     'sure need needs get got still now new one two fix fixes fixed issue issues work works task please' 
   ).split(' '),
 );
+
+/** What redaction leaves where a secret was (`[REDACTED:jwt]`, `password=REDACTED`, `GITHUB_TOKEN_REDACTED`). */
+const REDACTION_MARKER = /\[REDACTED(?::[^\]]*)?\]|\b[A-Z_]*REDACTED\b/g;
+
+/** The text without redaction markers: they are no words of the task, and every redacted item shares them. */
+export function withoutRedactionMarkers(text: string): string {
+  return text.includes('REDACTED') ? text.replace(REDACTION_MARKER, ' ') : text;
+}
 
 /** A run of identifier characters: letters, digits and the joiners code uses inside names and paths. */
 const RAW_TERM = /[\p{L}\p{N}]+(?:[._\-/@:+#]*[\p{L}\p{N}]+)*/gu;
@@ -98,7 +110,8 @@ export function camelParts(piece: string): string[] {
  * The text as it goes into the index: the text itself, then the parts of each camelCase word it
  * contains (once each), so either spelling finds it.
  */
-export function indexableText(text: string): string {
+export function indexableText(raw: string): string {
+  const text = withoutRedactionMarkers(raw);
   const ascii = ASCII.test(text);
   if (!(ascii ? HAS_CAMEL_ASCII : HAS_CAMEL).test(text)) return text;
   const extra = new Set<string>();
@@ -121,7 +134,8 @@ export interface QueryTerm {
  * paths as phrases, their pieces and camelCase parts as words; stopwords and one-letter pieces left
  * out.
  */
-export function queryTerms(text: string, max: number): QueryTerm[] {
+export function queryTerms(raw: string, max: number): QueryTerm[] {
+  const text = withoutRedactionMarkers(raw);
   const seen = new Set<string>();
   const out: QueryTerm[] = [];
   const add = (tokens: string[], shown: string) => {
@@ -158,7 +172,8 @@ function quoted(term: QueryTerm): string {
  * `maxPostings`, the costliest term is dropped. A term costs the document lists FTS5 reads for it:
  * its document frequency, or for a phrase the sum of its tokens' (every list is read to find the
  * sequence). A common term says little about relevance (BM25 gives a term in half the documents no
- * weight at all) and costs the most. Returns the kept and the dropped terms, each in their order.
+ * weight at all) and costs the most. The rarest term is kept whatever it costs, so relevance never
+ * switches itself off. Returns the kept and the dropped terms, each in their order, and the cost.
  */
 export function pruneTerms(
   terms: readonly QueryTerm[],
@@ -170,7 +185,8 @@ export function pruneTerms(
   const drop = new Set<number>();
   const byCommonness = terms.map((_, i) => i).sort((a, b) => (freq[b] as number) - (freq[a] as number) || b - a);
   for (const i of byCommonness) {
-    if (total <= maxPostings) break;
+    // The rarest term is always asked for: a query of common words still ranks by them.
+    if (total <= maxPostings || drop.size === terms.length - 1) break;
     drop.add(i);
     total -= freq[i] as number;
   }

@@ -5,7 +5,7 @@
  * error naming the file and the key (never silently ignored).
  */
 import type { RedactionMode } from '../../../bazinga-db/scripts/lib/redact.ts';
-import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
+import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
 
 
 export const ZONES = ['Normal', 'Soft_Warning', 'Conservative', 'Wrap-up', 'Emergency'] as const;
@@ -137,7 +137,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
+type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
 
 /** What each key must look like; `map:<shape>` is an object of arbitrary keys with values of that shape. */
 const SCHEMA: { [k: string]: Shape } = {
@@ -170,7 +170,7 @@ const SCHEMA: { [k: string]: Shape } = {
   error_patterns: { min_confidence: 'unit', max: 'count', solution_chars: 'count' },
   strategies: { max: 'count', insight_chars: 'count' },
   relevance: {
-    artifact_index_bytes: 'count',
+    artifact_index_bytes: 'index-bytes',
     index_budget_ms: 'count',
     candidates: 'positive-int',
     max_query_terms: 'positive-int',
@@ -214,6 +214,11 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
       return;
     case 'count':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail('a non-negative integer');
+      return;
+    case 'index-bytes':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_ARTIFACT_INDEX_BYTES) {
+        fail(`an integer from 0 to ${MAX_ARTIFACT_INDEX_BYTES}`);
+      }
       return;
     case 'positive-int':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) fail('a positive integer');

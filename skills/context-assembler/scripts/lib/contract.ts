@@ -187,6 +187,11 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
   for (const k of ['current_tokens', 'iteration'] as const) {
     if (typeof req[k] !== 'number') fail(`field "request.${k}" must be a number`);
   }
+  // Optional texts: absent (a document from an older version) means not given.
+  for (const k of ['task', 'error', 'scope', 'lang', 'framework'] as const) {
+    if (req[k] === undefined) req[k] = null;
+    else if (req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);
+  }
   for (const k of ['zone', 'usage_pct', 'remaining_budget', 'context_budget', 'limit', 'include_reasoning'] as const) {
     if (doc[k] === undefined) fail(`field "${k}" is missing`);
   }

@@ -74,29 +74,47 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
   const fts = deps.config.enable_fts5;
   if (fts) refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn);
-  const plan = planSearch(db, r, deps.config, deps.redact, fts);
   const consumed = listConsumedPackages(db, query);
-  const selection = selectPackages({
-    db,
-    query,
-    plan,
-    zone: doc.zone,
-    limit: doc.limit,
-    nowMs,
-    config: deps.config,
-    explain: deps.explain,
-    totalAvailable: countDesignatedPackages(db, query) - consumed.length,
-    consumed,
-  });
+  const select = (plan: SearchPlan) =>
+    selectPackages({
+      db,
+      query,
+      plan,
+      zone: doc.zone,
+      limit: doc.limit,
+      nowMs,
+      config: deps.config,
+      explain: deps.explain,
+      totalAvailable: countDesignatedPackages(db, query) - consumed.length,
+      consumed,
+    });
+  // The index is derived data: when it cannot be read, rank without relevance rather than not at all.
+  let plan = planSearch(db, r, deps.config, deps.redact, false);
+  let selection: ReturnType<typeof selectPackages>;
+  try {
+    if (fts) plan = planSearch(db, r, deps.config, deps.redact, true);
+    selection = select(plan);
+  } catch (err) {
+    if (!fts) throw err;
+    deps.warn(`context-assembler: relevance unavailable (${(err as Error).message}); ranked without it`);
+    plan = planSearch(db, r, deps.config, deps.redact, false);
+    selection = select(plan);
+  }
   const ranked = selection.ranked;
-  const matches = deps.explain ? explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config) : new Map();
+  const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config), new Map()) : new Map();
   const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;
   // Each term asked for on its own: which of the project's rows hold it.
   const learned = (table: 'patterns' | 'strategies', terms: readonly QueryTerm[]) => {
     if (terms.length === 0) return undefined;
-    const m = matchLearning(db, table, projectId, terms.map((t) => buildMatch([t]) as string));
-    return termScores(m.perTerm, m.total);
+    return guarded(
+      deps,
+      () => {
+        const m = matchLearning(db, table, projectId, terms.map((t) => buildMatch([t]) as string));
+        return termScores(m.perTerm, m.total);
+      },
+      undefined,
+    );
   };
   const patternRows = listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
   const patternRelevance = learned('patterns', plan.errorTerms);
@@ -177,7 +195,7 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   // compete on relevance and scope as well; the implicit task is too weak a guess to displace the
   // latest handoff.
   const groups = r.group === 'global' ? ['global'] : [r.group, 'global'];
-  const plan = deps.config.enable_fts5 ? planSearch(db, r, deps.config, deps.redact, true) : undefined;
+  const plan = deps.config.enable_fts5 ? guarded(deps, () => planSearch(db, r, deps.config, deps.redact, true), undefined) : undefined;
   const explicit = plan !== undefined && (plan.info.source === 'explicit' || plan.info.scope_source === 'explicit');
   const ranked = explicit && plan !== undefined && (plan.reasoningInSession !== null || plan.scopes.length > 0);
   const window = ranked ? Math.max(cfg.max_per_producer, deps.config.relevance.reasoning_window) : cfg.max_per_producer;
@@ -185,12 +203,13 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   for (const row of producers.flatMap((agent) => groups.flatMap((g) => listRecentReasoningOf(db, r.session, g, agent, window)))) rows.set(row.id, row);
   let score: Map<number, number> | undefined;
   if (ranked && plan) {
+    const match = plan.reasoningInSession;
     const hits =
-      plan.reasoningInSession === null
+      match === null
         ? []
-        : searchReasoning(db, { match: plan.reasoningInSession, sessionId: r.session, groups, agents: producers, limit: deps.config.relevance.candidates });
+        : guarded(deps, () => searchReasoning(db, { match, sessionId: r.session, groups, agents: producers, limit: deps.config.relevance.candidates }), []);
     for (const row of listReasoningByIds(db, hits.filter((h) => !rows.has(h.id)).map((h) => h.id))) rows.set(row.id, row);
-    score = reasoningScores([...rows.values()], normaliseBm25(hits.map((h) => ({ key: h.id, bm25: h.bm25 }))), plan, r.group, Date.parse(r.now), deps.config);
+    score = reasoningScores([...rows.values()], normaliseBm25(hits.map((h) => ({ key: h.id, bm25: h.bm25 }))), plan, Date.parse(r.now), deps.config);
   }
   const selected = selectReasoning({
     rows: [...rows.values()],
@@ -211,6 +230,16 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   };
 }
 
+/** Runs a read of the (derived, rebuildable) search index; on failure says so and goes on without it. */
+function guarded<T>(deps: Deps, read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch (err) {
+    deps.warn(`context-assembler: search index read failed (${(err as Error).message}); going on without it`);
+    return fallback;
+  }
+}
+
 /**
  * A reasoning entry's standing for this request: recency as for packages, plus relevance and
  * scope (its references, the paths its content names, its group's component path).
@@ -219,7 +248,6 @@ function reasoningScores(
   rows: readonly ReasoningRow[],
   relevance: ReadonlyMap<number, number>,
   plan: SearchPlan,
-  group: string,
   nowMs: number,
   config: Config,
 ): Map<number, number> {
@@ -229,7 +257,8 @@ function reasoningScores(
     const created = parseSqliteTime(row.timestamp);
     const ageHours = Number.isNaN(created) ? Infinity : Math.max(0, (nowMs - created) / 3_600_000);
     const recency = ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / config.ranking.recency_half_life_hours);
-    const componentPath = plan.groupPaths.get(row.group_id ?? group) ?? '';
+    // A session-wide entry has no group, so no component path.
+    const componentPath = row.group_id === null ? '' : (plan.groupPaths.get(row.group_id) ?? '');
     const scope = scopeSignal({ paths: [componentPath, ...referencePaths(row.references_json)], texts: [row.content] }, plan.scopes);
     out.set(row.id, w.recency * recency + w.relevance * (relevance.get(row.id) ?? 0) + w.scope * scope);
   }

@@ -28,7 +28,7 @@ import { listTaskGroups } from '../../../bazinga-db/scripts/lib/repo/taskGroups.
 import { buildMatch, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
 import type { Config, Zone } from './config.ts';
 import type { AssemblyRequest, MatchInfo, QueryInfo } from './contract.ts';
-import { rankPackages, parseSqliteTime, provesExact, scoreComponents, scoreOf, type BucketTail, type RankOutput } from './core/rank.ts';
+import { rankPackages, parseSqliteTime, provesExact, rawScoreOf, scoreComponents, type BucketTail, type RankOutput } from './core/rank.ts';
 import {
   implicitTask,
   markedTerms,
@@ -148,7 +148,7 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
     const report = writeTransaction(db, () =>
       syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: config.relevance.index_budget_ms }),
     );
-    if (report.backlog > 0) warn(`context-assembler: search index still has ${report.backlog} older rows to index; later calls continue`);
+    if (report.backlog > 0) warn(`context-assembler: search index still has ${report.backlog} rows to index; later calls continue`);
   } catch (err) {
     warn(`context-assembler: could not bring the search index up to date (${(err as Error).message}); relevance uses what is indexed`);
   }
@@ -260,7 +260,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
     for (const row of heads) perKey.set(bucketKey(row, query.groupId), [...(perKey.get(bucketKey(row, query.groupId)) ?? []), row]);
     const tails: BucketTail[] = [];
     const heuristic = (row: CandidatePackage) =>
-      scoreOf({ ...scoreComponents({ ...row, consumed: false }, { ...rankInputBase(input), candidates: [] }), relevance: 0, scope: 0 }, config, false);
+      rawScoreOf({ ...scoreComponents({ ...row, consumed: false }, { ...rankInputBase(input), candidates: [] }), relevance: 0, scope: 0 }, config, false);
     for (const [key, list] of perKey) {
       if (list.length < perBucket) continue;
       const tail = list[list.length - 1] as CandidatePackage;
@@ -342,14 +342,14 @@ export function explainMatches(
   config: Config,
 ): Map<number, MatchInfo> {
   const out = new Map<number, MatchInfo>();
-  if (plan.anyOf === null) return out;
+  if (plan.inSession === null) return out;
   const docs = packages.map((p) => ({
     id: p.id,
     summary: p.summary,
     path: p.file_path,
     artifact: indexedArtifactText(projectRoot, p.file_path, config.relevance.artifact_index_bytes),
   }));
-  for (const row of highlightTexts(db, plan.anyOf, docs)) {
+  for (const row of highlightTexts(db, plan.inSession, docs)) {
     const fields: MatchInfo['fields'] = [];
     const terms: string[] = [];
     for (const field of ['summary', 'artifact', 'path'] as const) {

@@ -243,7 +243,7 @@ export function runScript(spec: ScriptSpec, io: ScriptIo): number {
     const first =
       start.kind === 'doc'
         ? start.doc
-        : zoneStep({ ...request, task: redactText(request.task), error: redactText(request.error) }, env.config);
+        : zoneStep({ ...request, task: redactText(request.task), error: redactText(request.error), scope: redactText(request.scope) }, env.config);
     output(io, format, advance(first, spec.step, made.deps));
     return 0;
   } catch (err) {

@@ -21,6 +21,8 @@ import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../se
 
 /** How much of each artifact file is indexed unless the caller says otherwise (16 KiB). */
 export const DEFAULT_ARTIFACT_INDEX_BYTES = 16_384;
+/** The most of an artifact file that may be indexed (1 MiB). */
+export const MAX_ARTIFACT_INDEX_BYTES = 1_048_576;
 /** How long one call may spend on a backlog of older rows unless the caller says otherwise. */
 export const DEFAULT_INDEX_BUDGET_MS = 1_000;
 
@@ -59,9 +61,19 @@ type Part = keyof typeof RANGES | keyof typeof FINGERPRINTS;
  * the widest engine and no allowlist ('' when the file is missing, unreadable or not allowed).
  */
 export function indexedArtifactText(projectRoot: string | null, filePath: string, bytes: number, dir?: string): string {
-  const raw = projectRoot === null ? '' : artifactHead(projectRoot, filePath, bytes, dir ?? artifactsDir(projectRoot));
-  return raw === '' ? '' : redactForOutput(raw, { mode: 'both', allowlist: [] }).text;
+  if (projectRoot === null || bytes <= 0) return '';
+  // Read past the bound and redact before cutting: a secret the bound splits is no longer
+  // recognisable, so it must be removed while it is whole.
+  const raw = artifactHead(projectRoot, filePath, bytes + REDACTION_MARGIN_BYTES, dir ?? artifactsDir(projectRoot));
+  if (raw === '') return '';
+  const redacted = redactForOutput(raw, { mode: 'both', allowlist: [] }).text;
+  if (Buffer.byteLength(raw) <= bytes) return redacted;
+  // Cut at the bound and drop the last, possibly partial, word.
+  return Buffer.from(redacted).subarray(0, bytes).toString('utf8').replace(/\S*$/, '');
 }
+
+/** How far past the indexing bound an artifact is read so that a secret across the bound is redacted whole. */
+const REDACTION_MARGIN_BYTES = 4096;
 
 function meta(db: DB, key: string): string | undefined {
   return (stmt(db, 'SELECT value FROM ca_meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
@@ -78,13 +90,25 @@ function maxId(db: DB, table: string): number {
   return (stmt(db, `SELECT COALESCE(MAX(id), 0) AS n FROM ${table}`).get() as { n: number }).n;
 }
 
-/** The indexed range of a part; a part never indexed starts as the empty range at the current maximum. */
-function range(db: DB, part: keyof typeof RANGES): { lo: number; hi: number; max: number } {
+/**
+ * The indexed range of a part. A part without watermarks (never indexed, or its watermarks lost)
+ * starts as the empty range at the current maximum, and `fresh` says its table must be emptied
+ * first: a contentless table would silently take a second copy of every row.
+ */
+function range(db: DB, part: keyof typeof RANGES): { lo: number; hi: number; max: number; fresh: boolean } {
   const r = RANGES[part];
   const max = maxId(db, r.table);
   const hi = meta(db, r.hi);
   const lo = meta(db, r.lo);
-  return hi === undefined || lo === undefined ? { lo: max, hi: max, max } : { lo: Number(lo), hi: Number(hi), max };
+  return hi === undefined || lo === undefined ? { lo: max, hi: max, max, fresh: true } : { lo: Number(lo), hi: Number(hi), max, fresh: false };
+}
+
+/** Empties one part of the index (its table, its document counts, for packages their paths). */
+function clearPart(db: DB, part: keyof typeof RANGES): void {
+  const table = part === 'packages' ? 'ca_fts_packages' : 'ca_fts_reasoning';
+  db.prepare(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`).run();
+  db.prepare('DELETE FROM ca_term_df WHERE source = ?').run(part);
+  if (part === 'packages') db.prepare('DELETE FROM ca_package_paths').run();
 }
 
 /**
@@ -169,10 +193,10 @@ function indexReasoning(db: DB, from: number, to: number): number {
 }
 
 /**
- * Brings the index up to its source tables: new rows first, then (within the time budget) the
- * backlog of older rows, newest first. Call inside a write transaction: the ranges are read and
- * advanced in it, so two processes never index a row twice. Returns what it indexed and what is
- * left.
+ * Brings the index up to its source tables: new rows first, oldest of them first, then the backlog
+ * of older rows, newest first, all in batches and within the time budget (at least one batch per
+ * call). Call inside a write transaction: the ranges are read and advanced in it, so two processes
+ * never index a row twice. Returns what it indexed and what is left.
  */
 export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
   const clock = opts.clock ?? (() => performance.now());
@@ -183,9 +207,15 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
   let batches = 0;
   for (const part of ['packages', 'reasoning'] as const) {
     const keys = RANGES[part];
-    let { lo, hi, max } = range(db, part);
-    if (hi < max) report[part] += index(part, hi, (hi = max));
-    while (lo > 0 && (batches === 0 || clock() < deadline)) {
+    let { lo, hi, max, fresh } = range(db, part);
+    if (fresh) clearPart(db, part);
+    while (hi < max && (batches === 0 || clock() < deadline)) {
+      const next = Math.min(max, hi + keys.batch);
+      report[part] += index(part, hi, next);
+      hi = next;
+      batches++;
+    }
+    while (lo > 0 && hi === max && (batches === 0 || clock() < deadline)) {
       const next = Math.max(0, lo - keys.batch);
       report[part] += index(part, next, lo);
       lo = next;
@@ -193,7 +223,8 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
     }
     setMeta(db, keys.hi, String(hi));
     setMeta(db, keys.lo, String(lo));
-    report.backlog += lo > 0 ? (stmt(db, `SELECT COUNT(*) AS n FROM ${keys.table} WHERE id <= ?`).get(lo) as { n: number }).n : 0;
+    const left = (from: number, to: number) => (stmt(db, `SELECT COUNT(*) AS n FROM ${keys.table} WHERE id > ? AND id <= ?`).get(from, to) as { n: number }).n;
+    report.backlog += (lo > 0 ? left(0, lo) : 0) + (hi < max ? left(hi, max) : 0);
   }
   const now = { patterns: fingerprint(db, 'patterns'), strategies: fingerprint(db, 'strategies') };
   const KEYS = FINGERPRINTS;

@@ -91,22 +91,31 @@ export function scoreComponents(c: Candidate, input: RankInput): ScoreComponents
   return componentsAt(c, parseSqliteTime(c.created_at), input);
 }
 
-export function scoreOf(k: ScoreComponents, config: Config, withRelevance: boolean): number {
+/** The weighted sum of the components, unrounded (bounds are built from it). */
+export function rawScoreOf(k: ScoreComponents, config: Config, withRelevance: boolean): number {
   const w = config.ranking.weights;
-  return round6(
+  return (
     w.priority * k.priority +
-      w.same_group * k.same_group +
-      w.type_affinity * k.type_affinity +
-      w.recency * k.recency +
-      (withRelevance ? w.relevance * k.relevance : 0) +
-      w.scope * k.scope,
+    w.same_group * k.same_group +
+    w.type_affinity * k.type_affinity +
+    w.recency * k.recency +
+    (withRelevance ? w.relevance * k.relevance : 0) +
+    w.scope * k.scope
   );
+}
+
+export function scoreOf(k: ScoreComponents, config: Config, withRelevance: boolean): number {
+  return round6(rawScoreOf(k, config, withRelevance));
 }
 
 /** The last package read from one (group or session-wide, priority, type) bucket that was read to its bound. */
 export interface BucketTail {
   priority: string;
-  /** Its score without relevance and scope: nothing older in the bucket can score higher on these. */
+  /**
+   * Its score without relevance and scope, unrounded: nothing older in the bucket can score higher
+   * on these. (The bound is rounded once, as a real score is, so rounding never lifts a package
+   * above its bound.)
+   */
   heuristic: number;
   createdMs: number;
   id: number;

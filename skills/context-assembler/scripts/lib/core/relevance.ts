@@ -5,7 +5,7 @@
  *   already holds: the task group's name, component path and specializations, the session's
  *   requirements and, on a retry, the summary of the group's latest failures report.
  * - BM25 (unbounded; SQLite returns it negated) becomes relevance by dividing each hit's score by
- *   the best hit's score in the same request: the best match is 1, a non-match 0.
+ *   the best score in the same request (`normaliseBm25`): the best match is 1, a non-match 0.
  * - A path falls under a scope when the scope's segments occur in it as consecutive whole segments
  *   (`src/auth` covers `src/auth/jwt.ts`, `./src/auth/` and `packages/api/src/auth/x.ts`, never
  *   `src/authz/x.ts`).
