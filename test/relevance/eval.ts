@@ -4,10 +4,11 @@
  * the assembler's rank and reasoning steps run in process for the case's request under several
  * modes, and what each mode puts in front of the agent is scored against the labels.
  *
- * Usage: tsx test/relevance/eval.ts [--json] [--tokenizers] [--case NAME] [--help]
+ * Usage: tsx test/relevance/eval.ts [--json] [--tokenizers] [--sweep] [--case NAME] [--help]
  *   --json        print the figures as JSON instead of tables
  *   --tokenizers  also compare FTS5 tokenizers (the index's tokenizer was chosen with this)
  *   --case NAME   only the case with this name, with what each mode showed
+ *   --sweep       overall figures of the combined modes for other relevance and scope weights
  *
  * Modes: heuristic (priority, group, type affinity, recency: the assembler before relevance),
  * fts (full-text relevance alone), combined (the shipped defaults); each of the last two with the
@@ -363,7 +364,7 @@ export function formatTable(result: EvalResult): string {
 
 const HELP = `eval.ts: score the assembler's choices against the labelled relevance set (test/relevance/cases)
 
-Usage: tsx test/relevance/eval.ts [--json] [--tokenizers] [--case NAME]
+Usage: tsx test/relevance/eval.ts [--json] [--tokenizers] [--sweep] [--case NAME]
   --json        the figures as JSON
   --tokenizers  also compare the FTS5 tokenizers (combined mode, explicit and implicit)
   --case NAME   one case, with what each mode showed and the labels
