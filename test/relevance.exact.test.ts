@@ -13,7 +13,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, GROUPS, BENCH_SESSION } from '../bench/generate.ts';
 import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
-import { countDesignatedPackages, insertConsumer, insertPackage, listConsumedPackages } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { countDesignatedPackages, findPackage, insertConsumer, insertPackage, listConsumedPackages } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
+import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
 import { syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { DEFAULT_CONFIG, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
@@ -138,5 +140,74 @@ describe('fast read = ranking every eligible package', () => {
     // The property ran on requests that had to widen the read, and on requests with a query.
     expect(widened).toBeGreaterThan(5);
     expect(withHits).toBeGreaterThan(50);
+  });
+});
+
+describe('fast read = ranking every eligible package, on a store made of ties', () => {
+  // Few words, three timestamps one second apart, weights with many decimals: scores tie or differ
+  // in the sixth decimal, where a bound rounded differently from a score would show.
+  it('holds for random requests and weights', () => {
+    const dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-ties-'));
+    const conn = openDatabase({ dbPath: path.join(dir2, 'ties.db') });
+    try {
+      const words = ['alpha', 'beta', 'gamma', 'delta', 'src/auth/x.ts', 'src/cart/y.ts', 'omega'];
+      const times = ['2025-12-01 10:00:00', '2025-12-01 10:00:01', '2025-12-01 10:00:02'];
+      const prng = fc.sample(fc.array(fc.nat(1_000_000), { minLength: 1200, maxLength: 1200 }), { numRuns: 1, seed: 7 })[0] as number[];
+      let at = 0;
+      const next = (n: number) => (prng[at++ % prng.length] as number) % n;
+      writeTransaction(conn, () => {
+        insertSession(conn, { sessionId: 'S', mode: 'parallel', requirements: 'alpha beta', initialBranch: 'main', metadata: '{}' });
+        upsertTaskGroup(conn, { id: 'A', sessionId: 'S', name: 'alpha group', componentPath: 'src/auth/' });
+        upsertTaskGroup(conn, { id: 'B', sessionId: 'S', name: 'beta group', componentPath: 'src/cart/' });
+        for (let i = 0; i < 300; i++) {
+          const group = next(10) < 3 ? null : (['A', 'B'][next(2)] as string);
+          const summary = Array.from({ length: 1 + next(3) }, () => words[next(words.length)]).join(' ');
+          const id = insertPackage(conn, {
+            sessionId: 'S', groupId: group, scope: group === null ? 'global' : 'group', packageType: ['research', 'failures'][next(2)] as string,
+            filePath: `bazinga/artifacts/S/${i}.md`, producerAgent: 'qa_expert', priority: ['low', 'medium', 'high', 'critical'][next(4)] as string,
+            summary, sizeBytes: null, createdAt: times[next(3)] as string,
+          });
+          insertConsumer(conn, id, 'developer');
+          if (next(100) < 15) markPackageConsumed(conn, findPackage(conn, id)!, 'developer', 1);
+        }
+        syncSearchIndex(conn, { projectRoot: null, artifactBytes: 0 });
+      });
+      fc.assert(
+        fc.property(
+          fc.record({
+            group: fc.constantFrom('A', 'B', 'global'),
+            task: fc.option(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 2 }), { nil: null }),
+            scope: fc.constantFrom(null, 'src/auth', 'src/cart', 'src'),
+            zone: fc.constantFrom<Zone>('Normal', 'Conservative'),
+            limit: fc.integer({ min: 1, max: 4 }),
+            iteration: fc.constantFrom(0, 1),
+            candidates: fc.constantFrom(1, 2, 3),
+            relevance: fc.constantFrom(0.0000013, 0.3333337, 7.1234567),
+            recency: fc.constantFrom(0.4444449, 1.0000005),
+            scopeWeight: fc.constantFrom(0, 0.0000005, 2.5000005),
+          }),
+          (p) => {
+            const config: Config = structuredClone(DEFAULT_CONFIG);
+            config.relevance.candidates = p.candidates;
+            Object.assign(config.ranking.weights, { relevance: p.relevance, recency: p.recency, scope: p.scopeWeight });
+            const request: AssemblyRequest = {
+              session: 'S', group: p.group, agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: p.iteration, limit: p.limit,
+              include_reasoning: false, reasoning_level: 'medium', now: '2025-12-02T00:00:00.000Z', task: p.task === null ? null : p.task.join(' '),
+              error: null, scope: p.scope, lang: null, framework: null,
+            };
+            const query = { sessionId: 'S', groupId: p.group, agentType: 'developer', iteration: p.iteration };
+            const consumed = listConsumedPackages(conn, query);
+            const plan = planSearch(conn, request, config, (t) => t, true);
+            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: false, totalAvailable: countDesignatedPackages(conn, query) - consumed.length, consumed };
+            const view = (s: ReturnType<typeof selectPackages>) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
+            expect(view(selectPackages(common))).toEqual(view(selectPackages({ ...common, exhaustive: true })));
+          },
+        ),
+        { numRuns: 400, seed: 12 },
+      );
+    } finally {
+      conn.close();
+      fs.rmSync(dir2, { recursive: true, force: true });
+    }
   });
 });
