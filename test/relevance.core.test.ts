@@ -14,7 +14,7 @@ import {
   markedTerms,
   normaliseBm25,
   parseScope,
-  parseSpecializations,
+  parseStringList,
   scopeSignal,
   underScope,
 } from '../skills/context-assembler/scripts/lib/core/relevance.ts';
@@ -163,10 +163,10 @@ describe('normalisation and the implicit task', () => {
     expect(implicitTask({ groupName: null, componentPath: null, specializations: [], requirements: ' ', latestFailures: null, iteration: 1 })).toBe('');
   });
 
-  it('specializations are read leniently', () => {
-    expect(parseSpecializations('["a/b.md", 3]')).toEqual(['a/b.md']);
-    expect(parseSpecializations('not json')).toEqual([]);
-    expect(parseSpecializations(null)).toEqual([]);
+  it('stored string lists (specializations, references) are read leniently', () => {
+    expect(parseStringList('["a/b.md", 3]')).toEqual(['a/b.md']);
+    expect(parseStringList('not json')).toEqual([]);
+    expect(parseStringList(null)).toEqual([]);
   });
 
   it('markedTerms reads highlight() output', () => {

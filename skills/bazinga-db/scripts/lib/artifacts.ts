@@ -27,18 +27,17 @@ export function artifactsDir(projectRoot: string): string | undefined {
  * read. `dir` is `artifactsDir(projectRoot)`, for callers that look up many files.
  */
 export function locateArtifact(projectRoot: string, filePath: string, dir = artifactsDir(projectRoot)): ArtifactLocation {
-  let real: string;
   if (dir === undefined) return { kind: 'missing' };
   const candidate = path.resolve(projectRoot, filePath);
   // Checked without an exception first: indexing asks about many files that were never written.
   if (!fs.existsSync(candidate)) return { kind: 'missing' };
+  let real: string;
   try {
     real = fs.realpathSync(candidate);
   } catch {
     return { kind: 'missing' };
   }
-  const artifactsDir = dir;
-  if (!isStrictlyInside(real, artifactsDir)) return { kind: 'outside' };
+  if (!isStrictlyInside(real, dir)) return { kind: 'outside' };
   let st: fs.Stats;
   try {
     st = fs.statSync(real);
@@ -58,16 +57,16 @@ export function readHead(file: string, maxBytes: number): string {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return '';
+    // No larger than the file: a small file costs a small buffer whatever the bound.
     const buf = Buffer.alloc(Math.min(maxBytes, st.size));
-    maxBytes = buf.length;
     let filled = 0;
-    while (filled < maxBytes) {
-      const n = fs.readSync(fd, buf, filled, maxBytes - filled, null);
+    while (filled < buf.length) {
+      const n = fs.readSync(fd, buf, filled, buf.length - filled, null);
       if (n === 0) break;
       filled += n;
     }
     let end = filled;
-    if (end === maxBytes) {
+    if (end === buf.length) {
       // Step back over a multi-byte character the bound split.
       let lead = end - 1;
       while (lead > 0 && lead > end - 4 && ((buf[lead] as number) & 0xc0) === 0x80) lead--;

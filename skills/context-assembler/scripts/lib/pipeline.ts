@@ -24,8 +24,8 @@ import { STEPS, type AssemblyDoc, type AssemblyRequest, type Step } from './cont
 import { selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { CountTokens } from './core/pack.ts';
 import { packPackages } from './core/packages.ts';
-import { parseSqliteTime } from './core/rank.ts';
-import { normaliseBm25, scopeSignal, termScores } from './core/relevance.ts';
+import { parseSqliteTime, recencyOf } from './core/rank.ts';
+import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone } from './core/zone.ts';
@@ -130,7 +130,7 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     redact: deps.redact,
   });
   const st = deps.config.strategies;
-  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: plan.anyOf === null ? st.max : -1 });
+  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: plan.terms.length === 0 ? st.max : -1 });
   const strategyRelevance = learned('strategies', plan.terms);
   const strategies = prepareStrategies(
     strategyRows,
@@ -254,26 +254,13 @@ function reasoningScores(
   const w = config.reasoning.weights;
   const out = new Map<number, number>();
   for (const row of rows) {
-    const created = parseSqliteTime(row.timestamp);
-    const ageHours = Number.isNaN(created) ? Infinity : Math.max(0, (nowMs - created) / 3_600_000);
-    const recency = ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / config.ranking.recency_half_life_hours);
+    const recency = recencyOf(parseSqliteTime(row.timestamp), nowMs, config.ranking.recency_half_life_hours);
     // A session-wide entry has no group, so no component path.
     const componentPath = row.group_id === null ? '' : (plan.groupPaths.get(row.group_id) ?? '');
-    const scope = scopeSignal({ paths: [componentPath, ...referencePaths(row.references_json)], texts: [row.content] }, plan.scopes);
+    const scope = scopeSignal({ paths: [componentPath, ...parseStringList(row.references_json)], texts: [row.content] }, plan.scopes);
     out.set(row.id, w.recency * recency + w.relevance * (relevance.get(row.id) ?? 0) + w.scope * scope);
   }
   return out;
-}
-
-/** The paths a reasoning entry references (a JSON list of strings), or none. */
-function referencePaths(json: string | null): string[] {
-  if (!json) return [];
-  try {
-    const v = JSON.parse(json) as unknown;
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
 }
 
 /**

@@ -28,12 +28,12 @@ import { listTaskGroups } from '../../../bazinga-db/scripts/lib/repo/taskGroups.
 import { buildMatch, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
 import type { Config, Zone } from './config.ts';
 import type { AssemblyRequest, MatchInfo, QueryInfo } from './contract.ts';
-import { rankPackages, parseSqliteTime, provesExact, rawScoreOf, scoreComponents, type BucketTail, type RankOutput } from './core/rank.ts';
+import { rankPackages, parseSqliteTime, provesExact, rawScoreOf, scoreComponents, type BucketTail, type RankInput, type RankOutput } from './core/rank.ts';
 import {
   implicitTask,
   markedTerms,
   parseScope,
-  parseSpecializations,
+  parseStringList,
   scopeSignal,
   underScope,
 } from './core/relevance.ts';
@@ -41,8 +41,6 @@ import {
 /** What one request searches for. */
 export interface SearchPlan {
   info: QueryInfo;
-  /** Any of the query's terms (unrestricted; patterns and strategies are filtered by project). */
-  anyOf: string | null;
   /** The terms within the postings budget of the package index (the session is a join condition). */
   inSession: string | null;
   /** The same for the reasoning index. */
@@ -92,7 +90,7 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
     const implicit = implicitTask({
       groupName: typeof own?.name === 'string' ? own.name : null,
       componentPath: groupPaths.get(r.group) ?? null,
-      specializations: parseSpecializations(own?.specializations),
+      specializations: parseStringList(own?.specializations),
       requirements: findSession(db, r.session)?.original_requirements ?? null,
       latestFailures: r.iteration > 0 && r.group !== 'global' ? (findLatestSummary(db, r.session, r.group, 'failures') ?? null) : null,
       iteration: r.iteration,
@@ -125,7 +123,6 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
       scope: scopes.map((s) => s.join('/')),
       scope_source: scopes.length === 0 ? 'none' : r.scope !== null ? 'explicit' : 'group',
     },
-    anyOf,
     inSession: packageAny,
     packagePostings: forPackages.postings,
     reasoningInSession: reasoningAny,
@@ -198,20 +195,27 @@ export function selectPackages(input: SelectInput): PackageSelection {
   let perBucket = input.exhaustive ? all : input.limit;
   // No more matches than the query's postings can exist: when those are fewer, read them all at once.
   let k = input.exhaustive ? all : Math.min(config.relevance.candidates, plan.packagePostings + 1);
+  // What every ranking of this request shares (and what a bucket tail's heuristic is computed with).
+  const base: RankInput = {
+    candidates: [],
+    totalAvailable: input.totalAvailable,
+    group: query.groupId,
+    agent: query.agentType,
+    zone: input.zone,
+    limit: input.limit,
+    nowMs: input.nowMs,
+    config,
+    explain: input.explain,
+  };
   const rank = (rows: Map<number, CandidatePackage>, relevance: Map<number, number> | undefined, scope: Map<number, number>) =>
     rankPackages({
+      ...base,
       candidates: [...input.consumed.map((row) => ({ ...row, consumed: true })), ...[...rows.values()].map((row) => ({ ...row, consumed: false }))],
-      totalAvailable: input.totalAvailable,
-      group: query.groupId,
-      agent: query.agentType,
-      zone: input.zone,
-      limit: input.limit,
-      nowMs: input.nowMs,
-      config,
-      explain: input.explain,
       ...(relevance ? { relevance } : {}),
       scope,
     });
+  const heuristic = (row: CandidatePackage) =>
+    rawScoreOf({ ...scoreComponents({ ...row, consumed: false }, base), relevance: 0, scope: 0 }, config, false);
   const consumedIds = new Set(input.consumed.map((p) => p.id));
   const eligible = (p: SearchedPackage) => p.designated === 1 && !consumedIds.has(p.id);
   // Reads are repeated in a later round only when their bound grew.
@@ -257,10 +261,13 @@ export function selectPackages(input: SelectInput): PackageSelection {
     // What was not read, or read without an exact relevance, may still belong in the selection.
     const selected = new Set(ranked.selected.map((p) => p.id));
     const perKey = new Map<string, CandidatePackage[]>();
-    for (const row of heads) perKey.set(bucketKey(row, query.groupId), [...(perKey.get(bucketKey(row, query.groupId)) ?? []), row]);
+    for (const row of heads) {
+      const key = bucketKey(row, query.groupId);
+      const list = perKey.get(key);
+      if (list) list.push(row);
+      else perKey.set(key, [row]);
+    }
     const tails: BucketTail[] = [];
-    const heuristic = (row: CandidatePackage) =>
-      rawScoreOf({ ...scoreComponents({ ...row, consumed: false }, { ...rankInputBase(input), candidates: [] }), relevance: 0, scope: 0 }, config, false);
     for (const [key, list] of perKey) {
       if (list.length < perBucket) continue;
       const tail = list[list.length - 1] as CandidatePackage;
@@ -293,18 +300,6 @@ export function selectPackages(input: SelectInput): PackageSelection {
       perBucket *= 4;
     }
   }
-}
-
-function rankInputBase(input: SelectInput) {
-  return {
-    group: input.query.groupId,
-    agent: input.query.agentType,
-    zone: input.zone,
-    limit: input.limit,
-    nowMs: input.nowMs,
-    config: input.config,
-    explain: false,
-  };
 }
 
 /** Whether packages of a bucket could be in scope through their group's component path. */

@@ -105,6 +105,7 @@ function range(db: DB, part: keyof typeof RANGES): { lo: number; hi: number; max
 
 /** Empties one part of the index (its table, its document counts, for packages their paths). */
 function clearPart(db: DB, part: keyof typeof RANGES): void {
+  // Contentless tables are emptied by their 'delete-all' command.
   const table = part === 'packages' ? 'ca_fts_packages' : 'ca_fts_reasoning';
   db.prepare(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`).run();
   db.prepare('DELETE FROM ca_term_df WHERE source = ?').run(part);
@@ -226,52 +227,46 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
     const left = (from: number, to: number) => (stmt(db, `SELECT COUNT(*) AS n FROM ${keys.table} WHERE id > ? AND id <= ?`).get(from, to) as { n: number }).n;
     report.backlog += (lo > 0 ? left(0, lo) : 0) + (hi < max ? left(hi, max) : 0);
   }
-  const now = { patterns: fingerprint(db, 'patterns'), strategies: fingerprint(db, 'strategies') };
-  const KEYS = FINGERPRINTS;
-
-  if (meta(db, KEYS.patterns) !== now.patterns) {
-    stmt(db, 'DELETE FROM ca_fts_patterns').run();
-    const rows = stmt(db, 'SELECT pattern_hash, project_id, signature_json, solution FROM error_patterns ORDER BY rowid').all() as {
-      pattern_hash: string;
-      project_id: string;
-      signature_json: string;
-      solution: string;
-    }[];
-    const insert = stmt(db, 'INSERT INTO ca_fts_patterns (signature, solution, pattern_hash, project_id) VALUES (?, ?, ?, ?)');
-    for (const r of rows) {
-      insert.run(indexableText(signatureText(r.signature_json)), indexableText(r.solution), r.pattern_hash, r.project_id);
-    }
-    report.patterns = rows.length;
-    setMeta(db, KEYS.patterns, now.patterns);
-  }
-
-  if (meta(db, KEYS.strategies) !== now.strategies) {
-    stmt(db, 'DELETE FROM ca_fts_strategies').run();
-    const rows = stmt(db, 'SELECT strategy_id, project_id, topic, insight FROM strategies ORDER BY rowid').all() as {
-      strategy_id: string;
-      project_id: string;
-      topic: string;
-      insight: string;
-    }[];
-    const insert = stmt(db, 'INSERT INTO ca_fts_strategies (topic, insight, strategy_id, project_id) VALUES (?, ?, ?, ?)');
-    for (const r of rows) {
-      insert.run(indexableText(r.topic), indexableText(r.insight), r.strategy_id, r.project_id);
-    }
-    report.strategies = rows.length;
-    setMeta(db, KEYS.strategies, now.strategies);
+  for (const part of ['patterns', 'strategies'] as const) {
+    const now = fingerprint(db, part);
+    if (meta(db, FINGERPRINTS[part]) === now) continue;
+    report[part] = reindexLearning(db, part);
+    setMeta(db, FINGERPRINTS[part], now);
   }
   return report;
 }
 
+/** The rows of the learning tables as they are indexed: id, project, and the two indexed texts. */
+const LEARNING = {
+  patterns: {
+    select: 'SELECT pattern_hash AS id, project_id, signature_json AS first, solution AS second FROM error_patterns ORDER BY rowid',
+    insert: 'INSERT INTO ca_fts_patterns (signature, solution, pattern_hash, project_id) VALUES (?, ?, ?, ?)',
+    clear: 'DELETE FROM ca_fts_patterns',
+    first: (signatureJson: string) => signatureText(signatureJson),
+  },
+  strategies: {
+    select: 'SELECT strategy_id AS id, project_id, topic AS first, insight AS second FROM strategies ORDER BY rowid',
+    insert: 'INSERT INTO ca_fts_strategies (topic, insight, strategy_id, project_id) VALUES (?, ?, ?, ?)',
+    clear: 'DELETE FROM ca_fts_strategies',
+    first: (topic: string) => topic,
+  },
+} as const;
+
+/** Re-indexes a small learning table whole (its rows are rewritten in place); returns how many rows. */
+function reindexLearning(db: DB, part: keyof typeof LEARNING): number {
+  const t = LEARNING[part];
+  stmt(db, t.clear).run();
+  const rows = stmt(db, t.select).all() as { id: string; project_id: string; first: string; second: string }[];
+  const insert = stmt(db, t.insert);
+  for (const r of rows) insert.run(indexableText(t.first(r.first)), indexableText(r.second), r.id, r.project_id);
+  return rows.length;
+}
+
 /** Empties the index and forgets its watermarks (it is rebuilt by the next sync). */
 export function resetSearchIndex(db: DB): void {
-  // Contentless tables are emptied by their 'delete-all' command; the others row by row.
-  db.prepare("INSERT INTO ca_fts_packages (ca_fts_packages) VALUES ('delete-all')").run();
-  db.prepare("INSERT INTO ca_fts_reasoning (ca_fts_reasoning) VALUES ('delete-all')").run();
-  db.prepare('DELETE FROM ca_fts_patterns').run();
-  db.prepare('DELETE FROM ca_fts_strategies').run();
-  db.prepare('DELETE FROM ca_package_paths').run();
-  db.prepare('DELETE FROM ca_term_df').run();
+  clearPart(db, 'packages');
+  clearPart(db, 'reasoning');
+  for (const part of ['patterns', 'strategies'] as const) db.prepare(LEARNING[part].clear).run();
   db.prepare("DELETE FROM ca_meta WHERE key LIKE 'search.%'").run();
 }
 
@@ -377,15 +372,13 @@ export interface MatchableText {
   path: string;
 }
 
-/** The same texts with every token the MATCH expression matched wrapped in \u0001…\u0002, per field. */
-export type HighlightedText = MatchableText;
-
 /**
  * Where a MATCH expression matches the given texts, token by token, as the index's tokenizer sees
  * them (the package index keeps no text, so --explain re-reads the few it explains into a
- * temporary table of this connection; nothing is written to the database file).
+ * temporary table of this connection; nothing is written to the database file). Returns the same
+ * texts with every matched token wrapped in \u0001…\u0002, per field.
  */
-export function highlightTexts(db: DB, match: string, docs: readonly MatchableText[]): HighlightedText[] {
+export function highlightTexts(db: DB, match: string, docs: readonly MatchableText[]): MatchableText[] {
   if (docs.length === 0) return [];
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.ca_explain USING fts5(summary, artifact, path, tokenize = '${SEARCH_TOKENIZER}')`);
   try {
@@ -397,7 +390,7 @@ export function highlightTexts(db: DB, match: string, docs: readonly MatchableTe
                 highlight(ca_explain, 2, char(1), char(2)) AS path
          FROM temp.ca_explain WHERE ca_explain MATCH ? ORDER BY rowid`,
       )
-      .all(match) as HighlightedText[];
+      .all(match) as MatchableText[];
   } finally {
     db.exec('DROP TABLE IF EXISTS temp.ca_explain');
   }

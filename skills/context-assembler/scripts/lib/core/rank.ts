@@ -68,14 +68,19 @@ export function parseSqliteTime(value: string | null): number {
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/** 0.5^(age / half-life), from a creation time in epoch ms (NaN: unknown, recency 0) to `nowMs`. */
+export function recencyOf(createdMs: number, nowMs: number, halfLifeHours: number): number {
+  if (Number.isNaN(createdMs)) return 0;
+  return Math.pow(0.5, Math.max(0, (nowMs - createdMs) / 3_600_000) / halfLifeHours);
+}
+
 /** Fills `k` with the score components of `c` (reusing one object keeps the hot loop allocation-free). */
 function componentsInto(k: ScoreComponents, c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
   const r = input.config.ranking;
-  const ageHours = Number.isNaN(createdMs) ? Infinity : Math.max(0, (input.nowMs - createdMs) / 3_600_000);
   k.priority = r.priority_weights[c.priority] ?? 0;
   k.same_group = c.group_id !== null && c.group_id === input.group ? 1 : 0;
   k.type_affinity = r.type_affinity[c.package_type]?.[input.agent] ?? 0;
-  k.recency = ageHours === Infinity ? 0 : Math.pow(0.5, ageHours / r.recency_half_life_hours);
+  k.recency = recencyOf(createdMs, input.nowMs, r.recency_half_life_hours);
   k.relevance = input.relevance?.get(c.id) ?? 0;
   k.scope = input.scope?.get(c.id) ?? 0;
   return k;

@@ -12,8 +12,6 @@
  */
 import { pathsInText } from '../../../../bazinga-db/scripts/lib/searchText.ts';
 
-export type QuerySource = 'explicit' | 'implicit' | 'none';
-
 export interface ImplicitTaskInput {
   groupName: string | null;
   componentPath: string | null;
@@ -36,8 +34,11 @@ export function implicitTask(input: ImplicitTaskInput): string {
     .join('\n');
 }
 
-/** Specializations as stored by BAZINGA: a JSON list of paths (or anything else, read leniently). */
-export function parseSpecializations(json: unknown): string[] {
+/**
+ * The strings of a stored JSON list (a task group's specializations, a reasoning entry's
+ * references); anything else, read leniently, is no list.
+ */
+export function parseStringList(json: unknown): string[] {
   if (typeof json !== 'string' || json.trim() === '') return [];
   try {
     const v = JSON.parse(json) as unknown;
