@@ -4,7 +4,7 @@
  * the language filter with NULL fallback; strategies redacted and cut.
  */
 import { describe, expect, it } from 'vitest';
-import { redactForOutput } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import {
   isExpired,
@@ -14,7 +14,7 @@ import {
   type SelectPatternsInput,
 } from '../skills/context-assembler/scripts/lib/core/learning.ts';
 
-const redact = (text: string) => redactForOutput(text, { mode: 'both', allowlist: [] }).text;
+const redact = (text: string) => redactText(text);
 const NOW = Date.parse('2025-12-02T12:00:00Z');
 
 let n = 0;

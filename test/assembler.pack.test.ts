@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactForOutput } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { RankedPackage } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { pack, type CountTokens } from '../skills/context-assembler/scripts/lib/core/pack.ts';
@@ -17,7 +17,7 @@ import { makeTokenCounter } from '../skills/context-assembler/scripts/lib/tokens
 
 /** Deterministic counter: one token per started group of four characters (code points). */
 const quarter: CountTokens = (text) => Math.ceil(Array.from(text).length / 4);
-const redact = (text: string) => redactForOutput(text, { mode: 'both', allowlist: [] }).text;
+const redact = (text: string) => redactText(text);
 
 const SECRET = 'sk-ant-api03-Zx9Qw7Er5Ty3Ui1Op8As6Df4Gh2Jk0LmNbVcXz';
 

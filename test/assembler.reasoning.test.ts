@@ -4,7 +4,7 @@
  * characters, packed within the level budget with every skip reported.
  */
 import { describe, expect, it } from 'vitest';
-import { redactForOutput } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import { SPAWNED_AGENTS as AGENTS } from '../skills/bazinga-db/scripts/lib/enums.ts';
 import type { CountTokens } from '../skills/context-assembler/scripts/lib/core/pack.ts';
@@ -12,7 +12,7 @@ import { selectReasoning, type ReasoningRowInput, type SelectReasoningInput } fr
 import { renderReasoningEntry } from '../skills/context-assembler/scripts/lib/core/render.ts';
 
 const quarter: CountTokens = (text) => Math.ceil(Array.from(text).length / 4);
-const redact = (text: string) => redactForOutput(text, { mode: 'both', allowlist: [] }).text;
+const redact = (text: string) => redactText(text);
 const cfg = DEFAULT_CONFIG.reasoning;
 
 let nextId = 1;

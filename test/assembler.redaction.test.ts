@@ -1,10 +1,16 @@
 /**
- * Emit-time redaction (spec/assembler.md §5): `redactForOutput`. A table of secret formats that
+ * The redaction engine (spec/assembler.md §5) as the assembler runs it at emit. A table of secret formats that
  * must not survive (key names kept for key=value forms), a table of benign look-alikes that must
  * come back byte-identical, the three modes, and the allowlist.
  */
 import { describe, expect, it } from 'vitest';
-import { redactForOutput, shannonEntropy, type RedactionMode } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { redact, shannonEntropy, type RedactionMode, type RedactionPolicy } from '../skills/bazinga-db/scripts/lib/redact.ts';
+
+/** Text and number of replacements, the shape these tables were written against. */
+const redactForOutput = (text: string, policy: RedactionPolicy) => {
+  const r = redact(text, policy);
+  return { text: r.text, count: Object.values(r.hits).reduce((a, b) => a + b, 0) };
+};
 
 const both = (text: string) => redactForOutput(text, { mode: 'both', allowlist: [] });
 const PEM_BODY = 'MIIEowIBAAKCAQEAv3Xy9Zk2mQd8Lr4Tn6Wc1Hs0Pf7Ja5Gb2Ke9Uo3Ri8Ny4Mx\nq7Vt2Bw5Cz1Dn6Em0Fo3Gp8Hq4Ir9Js2Kt7Lu1Mv6Nw0Ox5Py3Qz8Ra2Sb7Tc4Ud\n';
@@ -148,9 +154,9 @@ describe('secrets are removed (mode both)', () => {
   });
 
   it('the replacement keeps the key name and says what was removed', () => {
-    expect(both('password=hunter2hunter2').text).toBe('password=[REDACTED:secret]');
+    expect(both('password=hunter2hunter2').text).toBe('password=[REDACTED:password]');
     expect(both('"token": "abc123def456ghi789"').text).toBe('"token": "[REDACTED:token]"');
-    expect(both('postgres://app:pw1@db/x').text).toBe('postgres://app:[REDACTED:password]@db/x');
+    expect(both('postgres://app:pw1@db/x').text).toBe('postgres://app:[REDACTED:url_password]@db/x');
   });
 
   it('redacting twice changes nothing more', () => {
@@ -197,7 +203,7 @@ describe('modes', () => {
   });
 
   it('pattern_only uses the pattern tags; entropy the high_entropy tag', () => {
-    expect(redactForOutput(lowEntropyPassword, { mode: 'pattern_only', allowlist: [] }).text).toBe('password=[REDACTED:secret]');
+    expect(redactForOutput(lowEntropyPassword, { mode: 'pattern_only', allowlist: [] }).text).toBe('password=[REDACTED:password]');
     expect(redactForOutput(entropyOnly, { mode: 'entropy', allowlist: [] }).text).toBe('use [REDACTED:high_entropy] for the webhook');
   });
 
@@ -218,7 +224,7 @@ describe('allowlist', () => {
   it('a whole key=value can be allowlisted', () => {
     const text = 'password=fixture-only-pw1';
     expect(redactForOutput(text, { mode: 'both', allowlist: [/password=fixture-only-\w+/] }).text).toBe(text);
-    expect(redactForOutput(text, { mode: 'both', allowlist: [] }).text).toBe('password=[REDACTED:secret]');
+    expect(redactForOutput(text, { mode: 'both', allowlist: [] }).text).toBe('password=[REDACTED:password]');
   });
 
   it('allowlisted high-entropy text is kept in entropy mode', () => {

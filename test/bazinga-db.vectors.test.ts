@@ -16,7 +16,7 @@ import {
   normaliseErrorType,
   strategyId,
 } from '../skills/bazinga-db/scripts/lib/hashing.ts';
-import { redactAtIngest } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { redact, redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { S1, S2, bazingaDb, copyFixture, makeProject, writeArtifact, type Project, type RunResult } from './helpers.ts';
 
 // ------------------------------------------------------------------------------------ helpers
@@ -532,7 +532,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
         size_bytes: 96,
         version: 1,
         supersedes_id: null,
-        summary: 'Handoff: token=REDACTED rotated',
+        summary: 'Handoff: token=[REDACTED:token] rotated',
       });
       expect(db.prepare('SELECT agent_type, consumed_at, iteration FROM context_package_consumers WHERE package_id = 8 ORDER BY id').all()).toEqual([
         { agent_type: 'qa_expert', consumed_at: null, iteration: 1 },
@@ -1034,7 +1034,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
       ok(bazingaDb(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed with password hunter2', 'password: abc123 was wrong'])),
     ).toMatchObject({ pattern_hash: hash, operation: 'created', redacted: true });
     const row = patternRow(hash);
-    expect(row.solution).toBe('password=REDACTED was wrong');
+    expect(row.solution).toBe('password: [REDACTED:password] was wrong');
     expect(JSON.parse(row.signature_json).message_pattern).toBe('login failed with password hunter2');
   });
 
@@ -1042,19 +1042,19 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
     const out = ok(bazingaDb(p, ['save-error-pattern', 'proj1', 'KeyError', 'bad key sk-ant-abcdefghijklmnopqrstuvwxyz in config', 'use env var']));
     expect(out).toMatchObject({ operation: 'created', redacted: true });
     const row = patternRow(out.pattern_hash);
-    expect(JSON.parse(row.signature_json).message_pattern).toBe('bad key ANTHROPIC_KEY_REDACTED in config');
+    expect(JSON.parse(row.signature_json).message_pattern).toBe('bad key [REDACTED:anthropic_key] in config');
     expect(row.signature_json).not.toContain('sk-ant-');
   });
 
   it('§7.1 AuthError with a secret at the end of the message → port redacts field by field (F6)', () => {
-    const hash = '9e4c3aef10110cc2fcc9f95add1c93602b32e9093d2e1c8707975abbd67554f5';
+    const hash = '87f5c6f5fcde7400643a6ab54a1bf447310278e5b819c276d1fe602630381273';
     expect(ok(bazingaDb(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed password=hunter2', 'rotate it']))).toMatchObject({
       pattern_hash: hash,
       operation: 'created',
       redacted: true,
     });
     expect(patternRow(hash).signature_json).toBe(
-      '{"error_type": "AuthError", "message_pattern": "login failed password=REDACTED", "context_hints": [], "stack_pattern": []}',
+      '{"error_type": "AuthError", "message_pattern": "login failed password=[REDACTED:password]", "context_hints": [], "stack_pattern": []}',
     );
   });
 
@@ -1128,10 +1128,10 @@ describe('§9.5 strategies and §7.3 ids (fresh project proj1)', () => {
 
   it('§7.3: the insight is redacted before hashing and storing (F6)', () => {
     const out = ok(bazingaDb(p, ['save-strategy', 'proj1', 'methodology', 'Rotate token=abcdefghijklmnopqrstuvwxyz012345 weekly']));
-    expect(out).toMatchObject({ strategy_id: 'proj1_methodology_2e69eb2e1905b48c', topic: 'methodology', redacted: true });
+    expect(out).toMatchObject({ strategy_id: 'proj1_methodology_d7f635a09ba8f973', topic: 'methodology', redacted: true });
     withDb(p, (db) => {
-      expect(db.prepare("SELECT insight FROM strategies WHERE strategy_id = 'proj1_methodology_2e69eb2e1905b48c'").get()).toEqual({
-        insight: 'Rotate token=REDACTED weekly',
+      expect(db.prepare("SELECT insight FROM strategies WHERE strategy_id = 'proj1_methodology_d7f635a09ba8f973'").get()).toEqual({
+        insight: 'Rotate token=[REDACTED:token] weekly',
       });
     });
   });
@@ -1140,6 +1140,7 @@ describe('§9.5 strategies and §7.3 ids (fresh project proj1)', () => {
     ['proj1', 'general', 'Use small PRs', 'proj1_general_f378e270eb910c01'],
     ['proj1', 'implementation', 'Use small PRs', 'proj1_implementation_f378e270eb910c01'],
     ['proj1', 'methodology', 'Rotate token=REDACTED weekly', 'proj1_methodology_2e69eb2e1905b48c'],
+    ['proj1', 'methodology', 'Rotate token=[REDACTED:token] weekly', 'proj1_methodology_d7f635a09ba8f973'],
     ['proj1', 'methodology', 'Rotate token=abcdefghijklmnopqrstuvwxyz012345 weekly', 'proj1_methodology_4a289c6eadf45982'],
   ])('§7.3 strategyId(%s, %s, %j) = %s', (project, topic, insight, expected) => {
     expect(strategyId(project, topic, insight)).toBe(expected);
@@ -1179,12 +1180,12 @@ describe('§9.5 reasoning redaction and references (fresh sess_A)', () => {
       group_id: 'grp1',
       agent_type: 'developer',
       reasoning_phase: 'understanding',
-      content_length: 30,
+      content_length: 41,
       redacted: true,
     });
     const row = logRow(out.log_id);
     expect(row).toMatchObject({
-      content: 'Plan: password=REDACTED in env',
+      content: 'Plan: password=[REDACTED:password] in env',
       references_json: '["src/a.ts"]',
       redacted: 1,
       iteration: 1,
@@ -1194,7 +1195,7 @@ describe('§9.5 reasoning redaction and references (fresh sess_A)', () => {
     });
     const listed = ok(bazingaDb(p, ['get-reasoning', 'sess_A', '--group_id', 'grp1']));
     expect(listed).toHaveLength(1);
-    expect(listed[0]).toMatchObject({ id: out.log_id, references: ['src/a.ts'], content: 'Plan: password=REDACTED in env', redacted: true });
+    expect(listed[0]).toMatchObject({ id: out.log_id, references: ['src/a.ts'], content: 'Plan: password=[REDACTED:password] in env', redacted: true });
   });
 
   it.each<[string, string | null]>([
@@ -1206,43 +1207,64 @@ describe('§9.5 reasoning redaction and references (fresh sess_A)', () => {
   });
 });
 
-// ====================================================================== §9.5 redaction table
+// ====================================================================== §9.5 redaction table (F22)
 
+/**
+ * The original's redaction inputs (§6.1, §9.5), as the full engine stores them (F22): markers
+ * name the rule, and the cases the original missed (`my_api_key=`, `client_secret=`, connection
+ * strings, a bare bearer token, a quoted value with blanks) are caught.
+ */
 const REDACTION_TABLE: [input: string, output: string, redacted: boolean][] = [
-  ['api_key=abcdefghijklmnopqrstuvwxyz123', 'api_key=REDACTED', true],
-  ["APIKEY: 'abcdefghijklmnopqrstuvwxyz'", 'APIKEY=REDACTED', true],
-  ['pwd=x', 'pwd=REDACTED', true],
-  ['token=abcdefghij.klmnopqrstu', 'token=REDACTED', true],
-  ['key sk-proj-abcdefghijklmnopqrstuvwx end', 'key OPENAI_KEY_REDACTED end', true],
-  ['gh ghp_abcdefghijklmnopqrstuvwxyz0123456789 x', 'gh GITHUB_TOKEN_REDACTED x', true],
-  ['github_pat_11ABCDEFG0123456789_abcdefghij', 'GITHUB_PAT_REDACTED', true],
-  ['id AKIAABCDEFGHIJKLMNOP here', 'id AWS_ACCESS_KEY_REDACTED here', true],
-  ['aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key=REDACTED', true],
-  ['-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----', 'PRIVATE_KEY_REDACTED', true],
-  ['slack xoxb-1234567890-abcdef', 'slack SLACK_TOKEN_REDACTED', true],
-  ['pk_test_abcdefghij12 and sk_live_abcdefghij12', 'STRIPE_PK_REDACTED and STRIPE_SK_REDACTED', true],
-  ['Authorization: Bearer abcdefghijkl.mnop', 'Authorization: Bearer REDACTED', true],
-  ['Use api_key=sk_live_ABCDEFGHIJKLMNOPQRSTUV1234 for calls', 'Use api_key=REDACTED for calls', true],
-  ['DB at postgres://admin:pw@db.example.com:5432/x', 'DB at postgres://admin:pw@db.example.com:5432/x', false],
+  ['api_key=abcdefghijklmnopqrstuvwxyz123', 'api_key=[REDACTED:api_key]', true],
+  ["APIKEY: 'abcdefghijklmnopqrstuvwxyz'", "APIKEY: '[REDACTED:api_key]'", true],
+  ['pwd=x', 'pwd=[REDACTED:password]', true],
+  ['token=abcdefghij.klmnopqrstu', 'token=[REDACTED:token]', true],
+  ['key sk-proj-abcdefghijklmnopqrstuvwx end', 'key [REDACTED:openai_key] end', true],
+  ['gh ghp_abcdefghijklmnopqrstuvwxyz0123456789 x', 'gh [REDACTED:github_token] x', true],
+  ['github_pat_11ABCDEFG0123456789_abcdefghij', '[REDACTED:github_token]', true],
+  ['id AKIAABCDEFGHIJKLMNOP here', 'id [REDACTED:aws_access_key_id] here', true],
+  ['aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = [REDACTED:secret]', true],
+  ['-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----', '[REDACTED:private_key]', true],
+  ['slack xoxb-1234567890-abcdef', 'slack [REDACTED:slack_token]', true],
+  ['pk_test_abcdefghij12 and sk_live_abcdefghij12', '[REDACTED:stripe_key] and [REDACTED:stripe_key]', true],
+  ['Authorization: Bearer abcdefghijkl.mnop', 'Authorization: Bearer [REDACTED:authorization]', true],
+  ['Use api_key=sk_live_ABCDEFGHIJKLMNOPQRSTUV1234 for calls', 'Use api_key=[REDACTED:stripe_key] for calls', true],
+  ['DB at postgres://admin:pw@db.example.com:5432/x', 'DB at postgres://admin:[REDACTED:url_password]@db.example.com:5432/x', true],
   ['password=REDACTED', 'password=REDACTED', true],
-  // §6.1 consequences
-  ['my_api_key=abcdefghijklmnopqrstuvwxyz123', 'my_api_key=abcdefghijklmnopqrstuvwxyz123', false],
-  ['client_secret=hunter2', 'client_secret=hunter2', false],
-  ['access_token=abcdefghijklmnopqrstuvwxyz', 'access_token=abcdefghijklmnopqrstuvwxyz', false],
-  ['api_key=short123', 'api_key=short123', false],
-  ['Bearer abcdefghijklmnopqrstuvwxyz', 'Bearer abcdefghijklmnopqrstuvwxyz', false],
-  ['PASSWORD="hunter2 and more"', 'PASSWORD=REDACTED and more"', true],
-  [`aws_secret_access_key=${'A'.repeat(44)}`, 'aws_secret_access_key=REDACTEDAAAA', true],
-  // §6.1 row 4 before row 5: an Anthropic key wins
-  ['k sk-ant-abcdefghijklmnopqrstuvwxyz end', 'k ANTHROPIC_KEY_REDACTED end', true],
-  // §6.4: Python's Unicode-aware word boundary
+  // §6.1 consequences: what the original misses, the engine catches
+  ['my_api_key=abcdefghijklmnopqrstuvwxyz123', 'my_api_key=[REDACTED:api_key]', true],
+  ['client_secret=hunter2', 'client_secret=[REDACTED:secret]', true],
+  ['access_token=abcdefghijklmnopqrstuvwxyz', 'access_token=[REDACTED:token]', true],
+  ['api_key=short123', 'api_key=[REDACTED:api_key]', true],
+  ['Bearer abcdefghijklmnopqrstuvwxyz', 'Bearer [REDACTED:bearer]', true],
+  ['PASSWORD="hunter2 and more"', 'PASSWORD="[REDACTED:password]"', true],
+  [`aws_secret_access_key=${'A'.repeat(44)}`, 'aws_secret_access_key=[REDACTED:secret]', true],
+  ['k sk-ant-abcdefghijklmnopqrstuvwxyz end', 'k [REDACTED:anthropic_key] end', true],
+  // §6.4: a key inside a longer Unicode word is not a key
   ['épassword=x', 'épassword=x', false],
-  ['-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----', 'SSH_KEY_REDACTED', true],
+  ['-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----', '[REDACTED:private_key]', true],
 ];
 
+/** True when `output` equals `input` except that each marker in it stands for some removed text. */
+function differsOnlyAtMarkers(input: string, output: string): boolean {
+  const parts = output.split(/\[REDACTED:[a-z0-9_]+\]/);
+  const pattern = parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]+?');
+  return new RegExp(`^${pattern}$`).test(input);
+}
+
 describe('§9.5 redaction table', () => {
-  it.each(REDACTION_TABLE)('redactAtIngest(%j) → %j (redacted %s)', (input, output, redacted) => {
-    expect(redactAtIngest(input)).toEqual({ text: output, redacted });
+  it.each(REDACTION_TABLE)('redact(%j) → %j (redacted %s)', (input, output, redacted) => {
+    const r = redact(input);
+    expect({ text: r.text, redacted: r.redacted }).toEqual({ text: output, redacted });
+  });
+
+  it.each(REDACTION_TABLE)('differential: %j differs from what it stores only where a secret was removed', (input, output) => {
+    expect(differsOnlyAtMarkers(input, output)).toBe(true);
+  });
+
+  it('the differential check can fail', () => {
+    expect(differsOnlyAtMarkers('password=x and more', 'password=[REDACTED:password] and less')).toBe(false);
+    expect(differsOnlyAtMarkers('a b', 'a [REDACTED:x] b')).toBe(false);
   });
 
   describe('through the CLI (save-reasoning stores the redacted content)', () => {
@@ -1304,12 +1326,12 @@ describe('§7.1 worked hash examples', () => {
       'AuthError',
       'login failed password=hunter2',
       [],
-      'login failed password=REDACTED',
-      '9e4c3aef10110cc2fcc9f95add1c93602b32e9093d2e1c8707975abbd67554f5',
+      'login failed password=[REDACTED:password]',
+      '87f5c6f5fcde7400643a6ab54a1bf447310278e5b819c276d1fe602630381273',
     ],
   ])('%s / %j', (errorType, message, hints, pattern, hash) => {
-    const type = redactAtIngest(normaliseErrorType(errorType)).text;
-    const messagePattern = redactAtIngest(normaliseErrorMessage(message)).text;
+    const type = redactText(normaliseErrorType(errorType));
+    const messagePattern = redactText(normaliseErrorMessage(message));
     expect(messagePattern).toBe(pattern);
     const digest = errorPatternHash({ error_type: type, message_pattern: messagePattern, context_hints: hints, stack_pattern: [] });
     expect(digest).toMatch(/^[0-9a-f]{64}$/);

@@ -369,7 +369,7 @@ describe('every relevance key does something', () => {
   });
 
   it('relevance.index_budget_ms bounds one call on a backlog; bazinga-db reads it (and artifact_index_bytes) from the project config', async () => {
-    const { indexSettings } = await import('../skills/bazinga-db/scripts/lib/indexSettings.ts');
+    const { indexSettings } = await import('../skills/bazinga-db/scripts/lib/settings.ts');
     const { resetSearchIndex, syncSearchIndex } = await import('../skills/bazinga-db/scripts/lib/repo/searchIndex.ts');
     const project = track(makeProject());
     const cfg = path.join(project.root, 'bazinga', 'skills_config.json');

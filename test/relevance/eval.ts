@@ -31,7 +31,7 @@ import { addStrategyHelpfulness, upsertStrategy } from '../../skills/bazinga-db/
 import { upsertTaskGroup } from '../../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { SEARCH_TABLES, searchDdl } from '../../skills/bazinga-db/scripts/lib/schema.ts';
 import { SEARCH_TOKENIZER } from '../../skills/bazinga-db/scripts/lib/searchText.ts';
-import { redactForOutput } from '../../skills/bazinga-db/scripts/lib/redact.ts';
+import { redactText } from '../../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG, type Config } from '../../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyDoc, AssemblyRequest } from '../../skills/context-assembler/scripts/lib/contract.ts';
 import { rankStep, reasoningStep, zoneStep, type Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
@@ -217,7 +217,7 @@ export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weigh
   const deps: Deps = {
     config,
     countTokens: (text) => Math.ceil(text.length / 4),
-    redact: (t) => redactForOutput(t, { mode: 'both', allowlist: [] }).text,
+    redact: (t) => redactText(t),
     db: () => built.db,
     projectRoot: built.root,
     explain: false,

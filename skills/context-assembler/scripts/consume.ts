@@ -16,6 +16,8 @@ import { consumeIds, consumeIdsRequest } from './lib/consumeIds.ts';
 import { main } from './lib/main.ts';
 import { exitQuietlyOnEpipe } from './lib/stdio.ts';
 import { COMMON_FLAGS, ParamError, parseFlags } from './lib/params.ts';
+import { redactPrinted } from './lib/print.ts';
+import { DEFAULT_POLICY } from '../../bazinga-db/scripts/lib/redact.ts';
 
 const argv = process.argv.slice(2);
 const standalone = argv.some((a) => a === '--ids' || a.startsWith('--ids='));
@@ -43,7 +45,7 @@ if (!standalone) {
     process.exitCode = consumeIds(consumeIdsRequest(flags), flags, io);
   } catch (err) {
     const code = err instanceof ParamError ? err.code : 'DB_ERROR';
-    process.stderr.write(JSON.stringify({ success: false, error: (err as Error).message, code }) + '\n');
+    process.stderr.write(redactPrinted(JSON.stringify({ success: false, error: (err as Error).message, code }) + '\n', DEFAULT_POLICY));
     process.exitCode = err instanceof ParamError ? 2 : 1;
   }
 }

@@ -6,7 +6,8 @@
 import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
 import { tokenize } from './args.ts';
 import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
-import { indexSettings } from './indexSettings.ts';
+import { indexSettings, redactionPolicy } from './settings.ts';
+import { DEFAULT_POLICY, Redactor, redactJson, type RedactionPolicy } from './redact.ts';
 import { syncSearchIndex } from './repo/searchIndex.ts';
 import { BazingaError, toBazingaError, usage, invalid } from './errors.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
@@ -115,6 +116,15 @@ function keepIndexInStep(db: DB, projectRoot: string, notice: (line: string) => 
   }
 }
 
+/**
+ * Keys whose values this product made itself (hashes, row and scope ids): printed as they are,
+ * since a hash would otherwise read as a random token to the entropy check.
+ */
+const PRODUCT_IDS: ReadonlySet<string> = new Set([
+  'pattern_hash', 'scope_id', 'strategy_id', 'strategy_ids', 'session_id', 'group_id', 'project_id', 'id',
+  'package_id', 'log_id', 'idempotency_key', 'text_hash', 'hash',
+]);
+
 /** Runs one bazinga-db invocation; returns the exit code. */
 export function runCli(argv: readonly string[], io: CliIo): number {
   let quiet = argv.slice(0, Math.max(0, argv.findIndex((t) => !t.startsWith('-')))).includes('--quiet');
@@ -137,6 +147,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     };
     let paths: ResolvedPaths | undefined;
     let db: DB | undefined;
+    let policy: RedactionPolicy | undefined;
     const ctx: CommandContext = {
       cwd: io.cwd,
       env: io.env,
@@ -148,6 +159,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
         }
         return db;
       },
+      redactor: () => new Redactor((policy ??= redactionPolicy(ctx.paths().projectRoot))),
       readOnlyDb: () => {
         ctx.db();
         const ro = openReadOnly(ctx.paths().dbPath, opts.busyTimeoutMs);
@@ -155,14 +167,22 @@ export function runCli(argv: readonly string[], io: CliIo): number {
         return ro;
       },
     };
+    // What is printed is redacted like what is stored (rows written by older tools included).
+    const printPolicy = (): RedactionPolicy => {
+      try {
+        return (policy ??= redactionPolicy(ctx.paths().projectRoot));
+      } catch {
+        return DEFAULT_POLICY;
+      }
+    };
     const args = tokenize(opts.rest, command.flags, command.maxPositionals);
     const result = command.run(args, ctx);
     if (command.indexes && db) keepIndexInStep(db, ctx.paths().projectRoot, notice);
-    io.stdout(JSON.stringify(result, null, 2) + '\n');
+    io.stdout(JSON.stringify(redactJson(result, printPolicy(), PRODUCT_IDS).value, null, 2) + '\n');
     return 0;
   } catch (err) {
     const e: BazingaError = toBazingaError(err);
-    io.stderr(JSON.stringify(e.toJSON()) + '\n');
+    io.stderr(JSON.stringify(redactJson(e.toJSON()).value) + '\n');
     return e.exitCode;
   } finally {
     for (const db of opened.reverse()) {

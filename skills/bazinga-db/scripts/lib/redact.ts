@@ -1,193 +1,525 @@
 /**
- * Secret redaction, one module for both places it runs:
- * - at ingest, by bazinga-db, with the original tool's sixteen patterns (`redactAtIngest`), so
- *   rows written here look like rows the original would have written, minus the secrets;
- * - at emit, by the context-assembler (added with the assembler), over every string it prints.
+ * The redaction engine: one module that every text this product stores or prints goes through.
+ * bazinga-db runs it on each field before writing a row; the context-assembler runs it on each
+ * string it emits. A secret is replaced by a marker that names the rule that found it and keeps
+ * what identifies it (the key, the user of a URL): `password=[REDACTED:password]`,
+ * `[REDACTED:jwt]`. Text between `<private>` and `</private>` is removed whole.
  *
- * Pure functions: text in, text out.
+ * Stages, in order (each sees the previous one's output):
+ *   1. `<private>…</private>` blocks (always);
+ *   2. allowlisted matches are set aside and put back unchanged at the end;
+ *   3. patterns (unless mode is `entropy`): private-key blocks, provider tokens (redactRules.ts),
+ *      URL credentials, Authorization headers, cookies, command-line secrets, key = value
+ *      assignments whose key names a secret, and the wrapped tail of a redacted value;
+ *   4. the entropy check (unless mode is `pattern_only`): long random-looking tokens that are not
+ *      an obvious non-secret (UUIDs, hashes in a commit or checksum context, paths, base64 prose).
+ *
+ * Linear time: every regex is anchored to a literal or a word start and bounded, the key = value
+ * scanner consumes what it reads, so no input makes the engine backtrack for long (see
+ * bench/redaction.ts). Pure functions: text in, text out.
  */
-
-/** Python's Unicode-aware `\b`, before and after a word: letters, digits and `_` of any script. */
-const WB_BEFORE = '(?<![\\p{L}\\p{N}_])';
-const WB_AFTER = '(?![\\p{L}\\p{N}_])';
-const SEP = '\\s*[=:]\\s*';
-const Q = '["\']?';
-
-interface IngestPattern {
-  name: string;
-  regex: RegExp;
-  replace: string | ((match: string, ...groups: string[]) => string);
-}
-
-const keepKey = (_m: string, key: string) => `${key}=REDACTED`;
-
-/** The original's SECRET_PATTERNS, in its order; each sees the previous one's output. */
-const INGEST_PATTERNS: readonly IngestPattern[] = [
-  { name: 'api_key', regex: new RegExp(`${WB_BEFORE}(api[_-]?key)${SEP}${Q}[A-Za-z0-9_\\-]{20,}${Q}`, 'giu'), replace: keepKey },
-  { name: 'password', regex: new RegExp(`${WB_BEFORE}(secret|password|passwd|pwd)${SEP}${Q}[^\\s"']+${Q}`, 'giu'), replace: keepKey },
-  { name: 'token', regex: new RegExp(`${WB_BEFORE}(token)${SEP}${Q}[A-Za-z0-9_.\\-]{20,}${Q}`, 'giu'), replace: keepKey },
-  { name: 'anthropic', regex: new RegExp(`${WB_BEFORE}sk-ant-[A-Za-z0-9\\-]{20,}${WB_AFTER}`, 'gu'), replace: 'ANTHROPIC_KEY_REDACTED' },
-  { name: 'openai', regex: new RegExp(`${WB_BEFORE}sk-[A-Za-z0-9\\-]{20,}${WB_AFTER}`, 'gu'), replace: 'OPENAI_KEY_REDACTED' },
-  { name: 'github_token', regex: new RegExp(`${WB_BEFORE}ghp_[A-Za-z0-9]{36}${WB_AFTER}`, 'gu'), replace: 'GITHUB_TOKEN_REDACTED' },
-  { name: 'github_oauth', regex: new RegExp(`${WB_BEFORE}gho_[A-Za-z0-9]{36}${WB_AFTER}`, 'gu'), replace: 'GITHUB_OAUTH_REDACTED' },
-  { name: 'github_pat', regex: new RegExp(`${WB_BEFORE}github_pat_[A-Za-z0-9_]{22,}${WB_AFTER}`, 'gu'), replace: 'GITHUB_PAT_REDACTED' },
-  { name: 'aws_access_key', regex: new RegExp(`${WB_BEFORE}AKIA[0-9A-Z]{16}${WB_AFTER}`, 'gu'), replace: 'AWS_ACCESS_KEY_REDACTED' },
-  { name: 'aws_secret', regex: new RegExp(`${WB_BEFORE}(aws[_-]?secret[_-]?access[_-]?key)${SEP}${Q}[A-Za-z0-9/+=]{40}${Q}`, 'giu'), replace: keepKey },
-  { name: 'private_key', regex: /-----BEGIN (?:RSA |EC |DSA )?PRIVATE KEY-----[\s\S]*?-----END (?:RSA |EC |DSA )?PRIVATE KEY-----/gu, replace: 'PRIVATE_KEY_REDACTED' },
-  { name: 'ssh_key', regex: /-----BEGIN OPENSSH PRIVATE KEY-----[\s\S]*?-----END OPENSSH PRIVATE KEY-----/gu, replace: 'SSH_KEY_REDACTED' },
-  { name: 'slack', regex: new RegExp(`${WB_BEFORE}xox[baprs]-[A-Za-z0-9\\-]{10,}${WB_AFTER}`, 'gu'), replace: 'SLACK_TOKEN_REDACTED' },
-  { name: 'stripe_pk', regex: new RegExp(`${WB_BEFORE}pk_(?:test|live)_[A-Za-z0-9]{10,}${WB_AFTER}`, 'gu'), replace: 'STRIPE_PK_REDACTED' },
-  { name: 'stripe_sk', regex: new RegExp(`${WB_BEFORE}sk_(?:test|live)_[A-Za-z0-9]{10,}${WB_AFTER}`, 'gu'), replace: 'STRIPE_SK_REDACTED' },
-  { name: 'bearer', regex: new RegExp(`${WB_BEFORE}(authorization):\\s*bearer\\s+[A-Za-z0-9._\\-]{10,}`, 'giu'), replace: (_m: string, key: string) => `${key}: Bearer REDACTED` },
-];
-
-export interface RedactionResult {
-  text: string;
-  /** True when any pattern matched, even if the replacement equals what it replaced. */
-  redacted: boolean;
-}
-
-/**
- * Applies the original tool's sixteen secret patterns in order. `redacted` is true when any of
- * them matched at least once (so already-redacted text such as `password=REDACTED` reports true,
- * as the original does).
- */
-export function redactAtIngest(text: string): RedactionResult {
-  let out = text;
-  let redacted = false;
-  for (const p of INGEST_PATTERNS) {
-    p.regex.lastIndex = 0;
-    if (!p.regex.test(out)) continue;
-    redacted = true;
-    p.regex.lastIndex = 0;
-    out = typeof p.replace === 'string' ? out.replace(p.regex, p.replace) : out.replace(p.regex, p.replace as (m: string, ...g: string[]) => string);
-  }
-  return { text: out, redacted };
-}
-
-// ------------------------------------------------------------------------------------- emit
+import { TOKEN_RULES, type TokenRule } from './redactRules.ts';
 
 export type RedactionMode = 'pattern_only' | 'entropy' | 'both';
 export const REDACTION_MODES: readonly RedactionMode[] = ['pattern_only', 'entropy', 'both'];
 
-export interface EmitRedactionOptions {
+export interface RedactionPolicy {
   mode: RedactionMode;
-  /** Regexes; text they match is never redacted. */
+  /** Regexes; text they match is never redacted (private blocks excepted). */
   allowlist: readonly RegExp[];
 }
 
-interface EmitPattern {
-  kind: string;
-  regex: RegExp;
-  /** Builds the replacement from the match; `kind` says what was removed. */
-  replace: (m: string, ...groups: string[]) => string;
+export const DEFAULT_POLICY: RedactionPolicy = Object.freeze({ mode: 'both', allowlist: Object.freeze([]) as readonly RegExp[] });
+
+export interface Redaction {
+  text: string;
+  /** True when any rule fired, even on a value that was already redacted (the original's meaning). */
+  redacted: boolean;
+  /** Replacements made, per rule id. */
+  hits: Record<string, number>;
 }
 
-const tag = (kind: string) => `[REDACTED:${kind}]`;
+/** The marker a rule leaves. */
+export const marker = (rule: string) => `[REDACTED:${rule}]`;
 
-/** Key names whose value is a secret whatever it looks like (DB_PASS-style names included). */
-const SECRET_KEYS =
-  '(?:[\\w.-]*(?:password|passwd|pwd|passphrase|secret|private[_-]?key|credentials?)[\\w.-]*|(?:[\\w.-]*[_.-])?(?:db|database|smtp|mail|email|redis|mysql|mongo|pg|postgres|ftp|sftp|admin|root|user|key|ldap|proxy|amqp|rabbitmq|sql|ssh)[_.-]?pass(?![\\w]))';
-/** Key names whose value is a secret when it looks like a token (long, with a digit); `auth` only as a whole name or suffix (DOCKER_AUTH). */
-const TOKEN_KEYS =
-  '(?:[\\w.-]*(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|token|session[_-]?key|signing[_-]?key|(?:account|client|service|master|encryption)[_-]?key)[\\w.-]*' +
-  '|(?<![\\w.-])(?:[\\w.-]*[_.-])?auth(?![\\w]))';
-/**
- * A key name starts where a run of name characters starts. Without this anchor the leading
- * `[\w.-]*` of the key patterns rescans a long run from every offset (quadratic: 40 KB took 4 s).
- */
-const KEY_START = '(?<![\\w.-])';
-/** `=>` before `=`: otherwise `'password' => 'x'` matches `=` and takes `>` for the value. */
-const ASSIGN = `(["']?)\\s*(=>|[=:])\\s*`;
-
-/**
- * The emit patterns, most specific first. Each keeps what identifies the secret (the key name,
- * the user of a connection string) and replaces only the value.
- */
-const EMIT_PATTERNS: readonly EmitPattern[] = [
-  {
-    kind: 'private_key',
-    regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END \1?(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-    replace: () => tag('private_key'),
-  },
-  {
-    kind: 'jwt',
-    regex: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
-    replace: () => tag('jwt'),
-  },
-  {
-    kind: 'connection_string',
-    // The user may be empty: `redis://:password@host`.
-    // Anchored at the start of the scheme: an unanchored scheme rescans long words from every offset.
-    regex: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]*):([^\s@/]+)@/gi,
-    replace: (_m, scheme: string, user: string) => `${scheme}${user}:${tag('password')}@`,
-  },
-  {
-    kind: 'bearer',
-    regex: /\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/-]{16,}=*)/gi,
-    replace: (_m, scheme: string, space: string, value: string) =>
-      /\d/.test(value) || value.length >= 24 ? `${scheme}${space}${tag('credential')}` : _m,
-  },
-  {
-    kind: 'vendor_key',
-    regex: new RegExp(
-      [
-        'sk-ant-[A-Za-z0-9_-]{20,}',
-        'sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}',
-        'gh[pousr]_[A-Za-z0-9]{36,}',
-        'github_pat_[A-Za-z0-9_]{22,}',
-        '(?:AKIA|ASIA)[0-9A-Z]{16}',
-        'xox[abeprs]-[A-Za-z0-9-]{10,}',
-        'xapp-[A-Za-z0-9-]{10,}',
-        '(?:sk|pk|rk)_(?:test|live)_[A-Za-z0-9]{10,}',
-        'AIza[0-9A-Za-z_-]{35}',
-        'glpat-[A-Za-z0-9_-]{20,}',
-        'npm_[A-Za-z0-9]{36}',
-        'SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{16,}',
-        'hf_[A-Za-z0-9]{30,}',
-        'shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}',
-        'dop_v1_[a-f0-9]{64}',
-        'SK[0-9a-fA-F]{32}',
-        'T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/[A-Za-z0-9]{24}', // the secret path of a Slack incoming webhook
-      ]
-        .map((p) => `(?<![A-Za-z0-9_])${p}(?![A-Za-z0-9_])`)
-        .join('|'),
-      'g',
-    ),
-    replace: () => tag('api_key'),
-  },
-  {
-    kind: 'secret_assignment',
-    regex: new RegExp(`(["']?)${KEY_START}(${SECRET_KEYS})${ASSIGN}("[^"\\n]*"|'[^'\\n]*'|[^\\s"',;}]+)`, 'gi'),
-    replace: (m, q1: string, key: string, q2: string, op: string, value: string) =>
-      isAlreadyRedacted(value) ? m : `${q1}${key}${q2}${op === '=>' ? ' => ' : op === ':' ? ': ' : '='}${quoteLike(value, tag('secret'))}`,
-  },
-  {
-    // Command lines: `--password hunter2`, `--api-key abc…` (the `=` form is an assignment above).
-    kind: 'cli_flag',
-    regex: /(?<![\w-])(--?(?:password|passwd|pwd|secret|client-secret|token|api-key|apikey|access-key))(\s+)(?!-)("[^"\n]*"|'[^'\n]*'|[^\s"']+)/gi,
-    replace: (m, flag: string, space: string, value: string) => (isAlreadyRedacted(value) ? m : `${flag}${space}${quoteLike(value, tag('secret'))}`),
-  },
-  {
-    kind: 'token_assignment',
-    regex: new RegExp(`(["']?)${KEY_START}(${TOKEN_KEYS})${ASSIGN}("[^"\\n]*"|'[^'\\n]*'|[^\\s"',;}]+)`, 'gi'),
-    replace: (m, q1: string, key: string, q2: string, op: string, value: string) => {
-      const bare = value.replace(/^["']|["']$/g, '');
-      // Long enough to be a token: 20+ characters, or 12+ with a digit (prose after "token:" is neither).
-      if (isAlreadyRedacted(value) || /\s/.test(bare) || !(bare.length >= 20 || (bare.length >= 12 && /\d/.test(bare)))) return m;
-      return `${q1}${key}${q2}${op === '=>' ? ' => ' : op === ':' ? ': ' : '='}${quoteLike(value, tag('token'))}`;
-    },
-  },
+/** Every rule id the engine can name, in the order it runs (for docs, counts and tests). */
+export const RULE_IDS: readonly string[] = [
+  'private',
+  'private_key',
+  ...TOKEN_RULES.map((r) => r.id),
+  'url_password',
+  'authorization',
+  'bearer',
+  'cookie',
+  'cli_password',
+  'password',
+  'secret',
+  'api_key',
+  'token',
+  'credential',
+  'continuation',
+  'high_entropy',
 ];
 
-function isAlreadyRedacted(value: string): boolean {
-  return /^["']?(?:\[?REDACTED[^\s"']*\]?|\*{3,})["']?$/.test(value);
+// ------------------------------------------------------------------------------------ helpers
+
+class Run {
+  redacted = false;
+  readonly hits: Record<string, number> = {};
+  hit(rule: string): void {
+    this.redacted = true;
+    this.hits[rule] = (this.hits[rule] ?? 0) + 1;
+  }
 }
 
-function quoteLike(original: string, replacement: string): string {
-  const q = original[0];
-  return q === '"' || q === "'" ? `${q}${replacement}${q}` : replacement;
+/** Already a marker: the original's `REDACTED` words, this engine's `[REDACTED:x]`, masks. */
+const ALREADY_REDACTED = /^(?:\[REDACTED(?::[a-z_]+)?\]|[A-Z_]*REDACTED[A-Z_]*|\*{3,}|x{4,}|X{4,}|•{3,}|<redacted>)$/;
+
+/** Private-use characters that wrap an allowlisted match while the rules run. */
+const HOLD_OPEN = '\uE000';
+const HOLD_CLOSE = '\uE001';
+const HELD_ONLY = /^(?:\uE000\d+\uE001)+$/;
+
+// ------------------------------------------------------------------------------------ 1. private
+
+const PRIVATE_OPEN = /<private>/gi;
+
+function removePrivate(text: string, run: Run): string {
+  if (!/<private>/i.test(text)) return text;
+  const lower = text.toLowerCase();
+  let out = '';
+  let from = 0;
+  PRIVATE_OPEN.lastIndex = 0;
+  for (let m = PRIVATE_OPEN.exec(text); m; m = PRIVATE_OPEN.exec(text)) {
+    const close = lower.indexOf('</private>', m.index + m[0].length);
+    out += text.slice(from, m.index) + marker('private');
+    run.hit('private');
+    if (close === -1) return out; // unterminated: everything after the tag is private
+    from = close + '</private>'.length;
+    PRIVATE_OPEN.lastIndex = from;
+  }
+  return out + text.slice(from);
 }
+
+// ------------------------------------------------------------------------------------ 3a. key blocks
+
+const KEY_BLOCK_BEGIN = /-----BEGIN ((?:[A-Z0-9]{1,12} ){0,3})PRIVATE KEY(?: BLOCK)?-----/g;
+const KEY_BLOCK_END = /-----END (?:[A-Z0-9]{1,12} ){0,3}PRIVATE KEY(?: BLOCK)?-----/g;
+
+/** PEM, OpenSSH and PGP private-key blocks; one without its END line is cut to the end of the text. */
+function redactKeyBlocks(text: string, run: Run): string {
+  if (!text.includes('PRIVATE KEY')) return text;
+  let out = '';
+  let from = 0;
+  KEY_BLOCK_BEGIN.lastIndex = 0;
+  for (let m = KEY_BLOCK_BEGIN.exec(text); m; m = KEY_BLOCK_BEGIN.exec(text)) {
+    KEY_BLOCK_END.lastIndex = m.index + m[0].length;
+    const end = KEY_BLOCK_END.exec(text);
+    out += text.slice(from, m.index) + marker('private_key');
+    run.hit('private_key');
+    if (!end) return out;
+    from = end.index + end[0].length;
+    KEY_BLOCK_BEGIN.lastIndex = from;
+  }
+  return out + text.slice(from);
+}
+
+// ------------------------------------------------------------------------------------ 3b. tokens
+
+interface CompiledTokenRule {
+  rule: TokenRule;
+  regex: RegExp;
+}
+
+const COMPILED_TOKEN_RULES: readonly CompiledTokenRule[] = TOKEN_RULES.map((rule) => {
+  const b = rule.boundary ?? 'A-Za-z0-9_';
+  const source = b === '' ? `(?:${rule.pattern})` : `(?<![${b}])(?:${rule.pattern})(?![${b}])`;
+  return { rule, regex: new RegExp(source, rule.caseInsensitive ? 'gi' : 'g') };
+});
+
+function redactTokens(text: string, run: Run): string {
+  let out = text;
+  let lower = out.toLowerCase();
+  for (const { rule, regex } of COMPILED_TOKEN_RULES) {
+    if (!rule.needles.some((n) => lower.includes(n))) continue;
+    regex.lastIndex = 0;
+    let changed = false;
+    out = out.replace(regex, (m: string, kept: unknown) => {
+      changed = true;
+      run.hit(rule.id);
+      return (rule.keepsPrefix && typeof kept === 'string' ? kept : '') + marker(rule.id);
+    });
+    if (changed) lower = out.toLowerCase();
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------ 3c. URLs, headers, command lines
+
+/** `scheme://user:password@host`: the password goes, the user stays; an empty user is allowed. */
+const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/@'"]{0,256}):([^\s@/'"]{1,512})@/g;
+
+/** `Authorization: <scheme> <credentials>` (also Proxy-Authorization), quoted or not. */
+const AUTHORIZATION = /(?<![\w-])((?:proxy-)?authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|dpop|hmac)[ \t]{1,8})?)([^\s"',;]{8,4096})/gi;
+
+/** `Bearer <token>` and `Basic <base64>` outside a header (curl lines, prose). */
+const BEARER = /(?<![\w-])((?:bearer|basic)[ \t]{1,4})([A-Za-z0-9._~+/-]{16,4096}=*)(?![A-Za-z0-9._~+/=-])/gi;
+
+/** `Cookie:` and `Set-Cookie:` header lines. */
+const COOKIE_HEADER = /(?<![\w-])((?:set-)?cookie[ \t]{0,4}:[ \t]{0,8})([^\n]{1,8192})/gi;
+const COOKIE_PAIR = /([^\s=;,]{1,128})=("[^"\n]{0,4096}"|[^\s;,]{0,4096})/g;
+const COOKIE_ATTRIBUTES = new Set(['path', 'domain', 'expires', 'max-age', 'samesite', 'priority', 'version', 'comment']);
+
+/** Session cookies named outside a header: `PHPSESSID=…`, `connect.sid=…`. */
+const SESSION_COOKIE =
+  /(?<![\w.-])(PHPSESSID|JSESSIONID|ASP\.NET_SessionId|connect\.sid|sessionid|laravel_session|_gh_sess|__Secure-next-auth\.session-token|next-auth\.session-token)(=)([^\s;,&"']{8,4096})/g;
+
+/** `curl -u user:password`, `--user user:password`. */
+const CLI_USER = /(?<![\w-])(-u|--user)([ \t]{1,4}|=)(["']?)([^\s:'"]{1,256}):([^\s'"]{1,512})\3/g;
+
+/** PowerShell's `ConvertTo-SecureString "…" -AsPlainText`. */
+const SECURE_STRING = /(ConvertTo-SecureString[ \t]{1,8}(?:-String[ \t]{1,8})?)("[^"\n]{1,1024}"|'[^'\n]{1,1024}')/gi;
+
+function redactUrlsHeadersCli(text: string, run: Run): string {
+  let out = text;
+  if (out.includes('://')) {
+    out = out.replace(URL_CREDENTIALS, (m, scheme: string, user: string, password: string) => {
+      run.hit('url_password');
+      if (isAlreadyRedacted(password) || isReference(password)) return m;
+      return `${scheme}${user}:${marker('url_password')}@`;
+    });
+  }
+  const lower = out.toLowerCase();
+  if (lower.includes('authorization')) {
+    out = out.replace(AUTHORIZATION, (m, head: string, value: string) => {
+      if (isAlreadyRedacted(value) || isReference(value)) return m;
+      run.hit('authorization');
+      return head + marker('authorization');
+    });
+  }
+  if (lower.includes('bearer') || lower.includes('basic')) {
+    out = out.replace(BEARER, (m, head: string, value: string) => {
+      if (!/\d/.test(value) && value.length < 24) return m;
+      run.hit('bearer');
+      return head + marker('bearer');
+    });
+  }
+  if (lower.includes('cookie')) {
+    out = out.replace(COOKIE_HEADER, (_m, head: string, pairs: string) => head + redactCookiePairs(pairs, /^set-/i.test(head), run));
+  }
+  if (/phpsessid|jsessionid|sessionid|connect\.sid|laravel_session|_gh_sess|session-token/i.test(out)) {
+    out = out.replace(SESSION_COOKIE, (m, name: string, eq: string, value: string) => {
+      if (isAlreadyRedacted(value)) return m;
+      run.hit('cookie');
+      return name + eq + marker('cookie');
+    });
+  }
+  if (/(?:^|\s)(?:-u|--user)[ \t=]/.test(out)) {
+    out = out.replace(CLI_USER, (m, flag: string, sep: string, q: string, user: string, password: string) => {
+      if (isAlreadyRedacted(password) || isReference(password) || user.startsWith('-')) return m;
+      run.hit('cli_password');
+      return `${flag}${sep}${q}${user}:${marker('cli_password')}${q}`;
+    });
+  }
+  if (lower.includes('convertto-securestring')) {
+    out = out.replace(SECURE_STRING, (m, head: string, value: string) => {
+      run.hit('cli_password');
+      return head + value[0] + marker('cli_password') + value[0];
+    });
+  }
+  return out;
+}
+
+function redactCookiePairs(pairs: string, setCookie: boolean, run: Run): string {
+  let first = true;
+  return pairs.replace(COOKIE_PAIR, (m, name: string, value: string) => {
+    const isFirst = first;
+    first = false;
+    if (setCookie && !isFirst) return m; // Set-Cookie: only the first pair is the cookie; the rest are attributes
+    if (COOKIE_ATTRIBUTES.has(name.toLowerCase()) || value.replace(/"/g, '').length < 6) return m;
+    if (isAlreadyRedacted(value)) return m;
+    run.hit('cookie');
+    return `${name}=${marker('cookie')}`;
+  });
+}
+
+// ------------------------------------------------------------------------------------ 3d. key = value
+
+type KeyClass = 'password' | 'secret' | 'api_key' | 'token' | 'credential' | null;
+
+/** Words that, ending a key, say its value is a name, a setting or a pointer, not a secret. */
+const NOT_A_VALUE = new Set([
+  'name', 'names', 'ref', 'arn', 'path', 'file', 'files', 'url', 'uri', 'urls', 'endpoint', 'id', 'ids', 'version',
+  'length', 'len', 'size', 'rounds', 'policy', 'policies', 'field', 'fields', 'header', 'headers', 'type', 'types',
+  'count', 'counts', 'enabled', 'disabled', 'enable', 'required', 'hint', 'label', 'prompt', 'regex', 'pattern',
+  'min', 'max', 'ttl', 'expiry', 'expires', 'expiration', 'expired', 'strength', 'mode', 'format', 'location', 'dir',
+  'stdin', 'env', 'var', 'variable', 'source', 'provider', 'manager', 'store', 'helper', 'command', 'cmd',
+  'hash', 'algorithm', 'algo', 'reset', 'prefix', 'suffix', 'limit', 'index', 'kind', 'style', 'lifetime',
+  'placeholder', 'description', 'desc', 'help', 'usage', 'changed', 'set', 'valid', 'invalid', 'error', 'errors',
+  'input', 'class', 'scope', 'scopes', 'audience', 'issuer', 'used', 'usage', 'budget', 'estimate', 'estimator',
+  'chars', 'bytes', 'bits', 'tokens', 'rules', 'rule', 'requirements', 'complexity', 'hint',
+]);
+
+/** Splits a key into lower-case words: `X-API-Key` → x api key, `secretKey` → secret key. */
+function keyWords(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+const KEY_QUALIFIERS = new Set([
+  'secret', 'private', 'master', 'encryption', 'signing', 'client', 'service', 'account', 'app', 'license',
+  'shared', 'primary', 'secondary', 'session', 'consumer', 'webhook', 'access', 'api', 'auth', 'admin', 'root',
+  'storage', 'sas', 'hmac', 'jwt', 'subscription', 'deploy', 'ingestion', 'write', 'read', 'personal', 'server',
+]);
+
+/** What a `pass` or `pw` key word may follow and still mean a password. */
+const PASS_OWNERS = new Set([
+  'db', 'database', 'smtp', 'mail', 'email', 'redis', 'mysql', 'mongo', 'mongodb', 'pg', 'postgres', 'ftp', 'sftp', 'admin',
+  'root', 'user', 'key', 'ldap', 'proxy', 'amqp', 'rabbitmq', 'rabbit', 'sql', 'ssh', 'app', 'api', 'service', 'bind', 'vpn',
+  'wifi', 'keystore', 'truststore', 'store', 'login', 'account', 'basic', 'auth', 'http', 'registry', 'docker', 'git',
+]);
+
+/** What a key says its value is; null for keys that hold no secret. */
+export function classifyKey(key: string): KeyClass {
+  const words = keyWords(key);
+  if (words.length === 0 || words.length > 12) return null;
+  const last = words[words.length - 1] as string;
+  if (NOT_A_VALUE.has(last) && !(last === 'tokens' && words.length === 1)) return null;
+  // One compound word: `passwordrules`, `tokenurl`.
+  const tail = /^(?:password|passwd|secret|token|apikey|auth)(.+)$/.exec(last);
+  if (tail && NOT_A_VALUE.has(tail[1] as string)) return null;
+  const joined = words.join('');
+  if (/passw|passphrase|passwd/.test(joined) || words.some((w) => w === 'pwd' || w === 'pword')) return 'password';
+  // `pass` alone or after what it unlocks (DB_PASS, SMTP_PASS), not `first_pass` or `bypass`.
+  const passAt = words.findIndex((w) => w === 'pass' || w === 'pw');
+  if (passAt === 0 ? words.length === 1 : passAt > 0 && PASS_OWNERS.has(words[passAt - 1] as string)) return 'password';
+  if (words.some((w) => w.startsWith('secret') || w.endsWith('secret'))) return 'secret';
+  if (words.some((w) => w === 'apikey' || w === 'apikeys') || /api(?:key|_key)/.test(joined) || (words.includes('api') && words.includes('key'))) return 'api_key';
+  const keyIndex = words.findIndex((w) => w === 'key' || w === 'keys');
+  if (keyIndex > 0 && KEY_QUALIFIERS.has(words[keyIndex - 1] as string)) return words[keyIndex - 1] === 'private' ? 'secret' : 'api_key';
+  if (words.some((w) => /^(?:accesskey|secretkey|privatekey|authkey|masterkey|signingkey|encryptionkey|accountkey|sharedaccesskey|clientkey|sessionkey)$/.test(w))) return 'api_key';
+  if (words.some((w) => (/token$/.test(w) || w === 'tokens' || /^token/.test(w)) && !/^tokeni[sz]/.test(w))) return 'token';
+  if (words.some((w) => /^(?:credential|credentials|creds|cred)$/.test(w))) return 'credential';
+  if (last === 'auth' || words.includes('authorization') || words.includes('bearer') || words.includes('sig') || words.includes('signature')) return 'credential';
+  if (words.includes('private') && words.length > 1) return 'secret';
+  return null;
+}
+
+/** Values that point to a secret instead of holding it. */
+function isReference(value: string): boolean {
+  const v = value.replace(/^\\?["'`]|\\?["'`]$/g, '');
+  return (
+    v === '' ||
+    /^\$\{[^}]*\}$|^\$[A-Za-z_][\w]*$|^\$\([^)]*\)$|^%[A-Za-z_][\w]*%$|^\{\{[^}]*\}\}$|^<[^>]*>$|^\[[A-Z_ ]*\]$/.test(v) ||
+    /^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|env\(|ENV\[|getenv\(|secrets\.|vault:|op:\/\/|arn:aws:secretsmanager|ssm:|\{\{)/.test(v)
+  );
+}
+
+const PLAIN_VALUES = new Set([
+  'true', 'false', 'null', 'none', 'nil', 'undefined', 'yes', 'no', 'on', 'off', 'required', 'optional', 'enabled',
+  'disabled', 'inherit', 'include', 'omit', 'same-origin', 'bearer', 'basic', 'string', 'str', 'number', 'int',
+  'boolean', 'bool', 'any', 'object', 'text', 'password', 'secret', 'token', 'hidden', 'new', 'await', 'self',
+  'this', 'input', 'changeme', 'default', 'empty', 'unset', 'redacted', 'masked', 'sensitive', 'none,',
+]);
+
+function isAlreadyRedacted(value: string): boolean {
+  return ALREADY_REDACTED.test(value.replace(/^\\?["'`]|\\?["'`]$/g, ''));
+}
+
+/** A value long and random enough to be a token: 8+ characters with a digit and a letter, or 16+, no blanks. */
+function looksLikeToken(bare: string): boolean {
+  if (/\s/.test(bare)) return false;
+  return bare.length >= 16 || (bare.length >= 8 && /\d/.test(bare) && /[A-Za-z]/.test(bare));
+}
+
+/**
+ * Finds `key <op> ` where the key is a whole run of name characters (up to 64): `=`, `:`, `:=`,
+ * `=>`, with optional quotes around the key (also JSON-escaped ones). Starts only where a name
+ * starts, so it costs O(64) per name in the text.
+ */
+const ASSIGNMENT_HEAD = /(?<![\p{L}\p{N}_.$-])([\w.$-]{1,64})(?![\p{L}\p{N}_.$-])(\\?["'`]?)([ \t]{0,32})(=>|:=|[=:])([ \t]{0,32})/gu;
+/** A command-line flag and a blank: `--password hunter2`. */
+const FLAG_HEAD = /(?<![\w-])(--?[A-Za-z][\w-]{0,62})(?![\w-])([ \t]{1,4})(?=[^\s-])/g;
+/** PHP `define('AUTH_KEY', '…')`. */
+const DEFINE_HEAD = /(?<![\w$])(define\([ \t]{0,8}['"])([A-Za-z_]\w{0,63})(['"][ \t]{0,32},[ \t]{0,32})(?=["'])/g;
+/** .NET config `<add key="SmtpPassword" value="…"/>`. */
+const XML_KV_HEAD = /(?<![\w-])((?:key|name)[ \t]{0,4}=[ \t]{0,4}")([\w.:-]{1,64})("[ \t]{1,8}value[ \t]{0,4}=[ \t]{0,4})(?=["'])/gi;
+/** Shell forms that set a variable without `=`: fish `set -x KEY value`, csh `setenv KEY value`, Dockerfile `ENV KEY value`. */
+const SET_HEAD = /(?<![\w-])((?:set[ \t]{1,4}-[a-zA-Z]{1,4}|setenv|ENV)[ \t]{1,4})([A-Za-z_]\w{0,63})([ \t]{1,8})(?=[^\s=])/g;
+
+const MAX_VALUE = 1024;
+const CLOSERS: Record<string, string> = { '"': '"', "'": "'", '`': '`' };
+
+interface ValueSpan {
+  start: number;
+  end: number;
+  /** The opening quote (`"`, `'`, `` ` ``, `\"`), '' when bare. */
+  quote: string;
+  /** The value without its quotes. */
+  bare: string;
+  /** True when the quoted value had no closing quote within reach: everything read is taken. */
+  open: boolean;
+}
+
+/**
+ * Where a bare value stops: a blank, a quote, a closing bracket; `,` `;` `&` only when what follows
+ * is another `name=` (a query string, a connection string) or nothing, since passwords use them.
+ */
+function endsBareValue(text: string, i: number): boolean {
+  const ch = text[i] as string;
+  if (/[\s"'`)\]}<>|]/.test(ch)) return true;
+  if (ch !== ',' && ch !== ';' && ch !== '&') return false;
+  const next = text.slice(i + 1, i + 67);
+  return next === '' || /^[\s,;&]/.test(next) || /^[ \t]*[\w.-]{1,64}=/.test(next);
+}
+
+/** Reads the value that starts at `pos` (after the operator), bounded by MAX_VALUE characters. */
+function readValue(text: string, pos: number): ValueSpan | null {
+  const c = text[pos];
+  if (c === undefined || c === '\n' || c === '\r') return null;
+  const placed = /^\[REDACTED(?::[a-z_]+)?\]|^\$\{[^}\n]{0,256}\}|^\{\{[^}\n]{0,256}\}\}/.exec(text.slice(pos, pos + 300));
+  if (placed) return { start: pos, end: pos + placed[0].length, quote: '', bare: placed[0], open: false };
+  let quote = '';
+  if (c === '\\' && text[pos + 1] === '"') quote = '\\"';
+  else if (c in CLOSERS) quote = c;
+  if (quote !== '') {
+    const first = pos + quote.length;
+    const limit = Math.min(text.length, first + MAX_VALUE);
+    for (let i = first; i < limit; i++) {
+      const ch = text[i];
+      if (ch === '\n') return { start: pos, end: i, quote, bare: text.slice(first, i), open: true };
+      if (quote === '\\"') {
+        if (ch === '\\' && text[i + 1] === '"') return { start: pos, end: i + 2, quote, bare: text.slice(first, i), open: false };
+        continue;
+      }
+      if (ch === '\\' && quote === '"') {
+        i++;
+        continue;
+      }
+      if (ch === quote) return { start: pos, end: i + 1, quote, bare: text.slice(first, i), open: false };
+    }
+    return { start: pos, end: limit, quote, bare: text.slice(first, limit), open: true };
+  }
+  const limit = Math.min(text.length, pos + MAX_VALUE);
+  let i = pos;
+  while (i < limit && !endsBareValue(text, i)) i++;
+  // A long run goes whole: the part past the bound is as secret as the rest.
+  if (i === limit) while (i < text.length && !endsBareValue(text, i)) i++;
+  // A full stop that ends the sentence is not part of the value.
+  if (i > pos + 1 && text[i - 1] === '.' && (i === text.length || /\s/.test(text[i] as string))) i--;
+  if (i === pos) return null;
+  return { start: pos, end: i, quote: '', bare: text.slice(pos, i), open: false };
+}
+
+/** Decides whether a value read after a key of class `cls` is a secret to remove. */
+function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spacedOperator: boolean, text: string): boolean {
+  const bare = v.bare;
+  if (bare.trim() === '' || isReference(bare) || HELD_ONLY.test(bare)) return false;
+  if (v.quote === '' && PLAIN_VALUES.has(bare.toLowerCase())) return false;
+  if (v.quote === '') {
+    // The value is the next key (`password: password = "…"`): the real value comes after it.
+    if (/^[ \t]{0,8}(?:=>|:=|[=:])/.test(text.slice(v.end, v.end + 10)) && !/[=:]/.test(bare)) return false;
+    // Code, not a literal: a call, an index, a member of an object, an identifier after a spaced `=`.
+    if (/[()[\]]/.test(bare) && /^[A-Za-z_$][\w$.]*[([]/.test(bare)) return false;
+    if (/^(?:this|self|config|settings|options|opts|env|props|params|args|req|request|ctx|context|cfg|os|process|window|document)\./.test(bare)) return false;
+    if (spacedOperator && /^[A-Za-z_$][A-Za-z_$.]*$/.test(bare) && !/\d/.test(bare)) return false;
+    if (/^-?\d+(?:\.\d+)?$/.test(bare) && cls !== 'password') return false;
+  }
+  switch (cls) {
+    case 'password':
+      return true;
+    case 'secret':
+      return bare.length >= 6 && !(v.quote === '' && /^[a-z]+(?:-[a-z]+)*$/.test(bare));
+    default:
+      return looksLikeToken(bare);
+  }
+}
+
+function replaceValue(v: ValueSpan, rule: string, text: string): string {
+  if (v.quote === '') return marker(rule);
+  const close = v.open ? '' : v.quote;
+  return v.quote + marker(rule) + close + (v.open ? text.slice(v.start + v.quote.length + v.bare.length, v.end) : '');
+}
+
+/**
+ * Replaces the values of secret-named keys. A scanner, not one regex: it finds `key op`, asks
+ * classifyKey, reads the value with bounded loops, and moves on past what it replaced (or past the
+ * key when it did not), so each character is read a bounded number of times.
+ */
+function redactAssignments(text: string, run: Run): string {
+  let out = '';
+  let from = 0;
+  const heads: { re: RegExp; key: number }[] = [
+    { re: ASSIGNMENT_HEAD, key: 1 },
+    { re: FLAG_HEAD, key: 1 },
+    { re: SET_HEAD, key: 2 },
+    { re: DEFINE_HEAD, key: 2 },
+    { re: XML_KV_HEAD, key: 2 },
+  ];
+  // One pass per head form, each over the output of the previous.
+  let work = text;
+  for (const { re, key } of heads) {
+    out = '';
+    from = 0;
+    re.lastIndex = 0;
+    for (let m = re.exec(work); m; m = re.exec(work)) {
+      const name = m[key] as string;
+      const cls = classifyKey(name.replace(/^-+/, ''));
+      if (cls === null) {
+        re.lastIndex = m.index + Math.max(1, name.length);
+        continue;
+      }
+      const valueAt = m.index + m[0].length;
+      const v = readValue(work, valueAt);
+      if (v === null) {
+        re.lastIndex = m.index + Math.max(1, name.length);
+        continue;
+      }
+      if (isAlreadyRedacted(v.bare)) {
+        run.redacted = true; // a rule fired on a value already removed
+        re.lastIndex = v.end;
+        continue;
+      }
+      const spaced = re === ASSIGNMENT_HEAD && (m[3] !== '' || m[5] !== '') && m[4] === '=';
+      if (re === FLAG_HEAD && v.quote === '' && /^-/.test(v.bare)) {
+        re.lastIndex = m.index + name.length;
+        continue;
+      }
+      if (!isSecretValue(cls, v, spaced, work)) {
+        re.lastIndex = m.index + Math.max(1, name.length);
+        continue;
+      }
+      const rule = re === FLAG_HEAD && cls === 'password' ? 'cli_password' : cls;
+      run.hit(rule);
+      out += work.slice(from, valueAt) + replaceValue(v, rule, work);
+      from = v.end;
+      re.lastIndex = v.end;
+    }
+    work = out + work.slice(from);
+  }
+  return work;
+}
+
+/**
+ * The tail of a value wrapped onto the next line (a shell `\` continuation, a key broken across
+ * lines in a code fence): a line holding nothing but one token right after a redacted value.
+ */
+const CONTINUATION = /(\[REDACTED:[a-z_]+\]["'`]?[ \t]*\\?[ \t]*\r?\n)([ \t]*)([A-Za-z0-9+/_.~-]{8,4096}={0,3})(?=[ \t]*(?:\\?\r?\n|$|["'`]))/g;
+
+function redactContinuations(text: string, run: Run): string {
+  if (!text.includes('[REDACTED:')) return text;
+  return text.replace(CONTINUATION, (m, head: string, indent: string, value: string) => {
+    if (!/\d/.test(value) && !/[A-Z]/.test(value)) return m;
+    if (/^\[REDACTED/.test(value) || /^[-=`~]{3,}$/.test(value)) return m;
+    run.hit('continuation');
+    return head + indent + marker('continuation');
+  });
+}
+
+// ------------------------------------------------------------------------------------ 4. entropy
 
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(s: string): number {
@@ -203,10 +535,15 @@ export function shannonEntropy(s: string): number {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Words that, just before a hex run, say it is a content hash or a commit, not a credential. */
-const HASH_CONTEXT_RE = /(?:commit|commits|sha\d*|hash|checksum|integrity|digest|revision|rev|merge|head|blob|tree|etag|object|cherry-pick|revert)\W{0,4}$/i;
+const HASH_CONTEXT_RE =
+  /(?:commit|commits|sha\d*|hash|checksum|integrity|digest|revision|rev|merge|head|blob|tree|etag|object|cherry-pick|revert|fingerprint|(?:rsa|dsa|ecdsa|gpg|pgp|public|signing) key|\bh1|\bid(?:-\d)?|request-id|trace-id|span-id|ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+)\W{0,4}$/i;
+/** Words that, shortly before a hex run, say it is a credential. */
+const SECRET_CONTEXT_RE = /(?:key|secret|token|passw|auth|credential|signature|signing)[^\n]{0,12}$/i;
 
-/** A relative path: slash-separated segments, ending in a file extension or all lower-case segments. */
+/** A path: absolute, or relative with segments ending in a file extension or all lower-case. */
 function isPathLike(token: string): boolean {
+  // Absolute paths (`/var/lib/…`, `~/Library/…`): any segments.
+  if (/^\/[\w.-]+(?:\/[\w.-]*)+$/.test(token)) return true;
   if (!/^[\w.-]+(?:\/[\w.-]+)+\/?$/.test(token)) return false;
   return /\.[A-Za-z0-9]{1,8}$/.test(token) || token.split('/').every((seg) => /^[a-z0-9_.-]*$/.test(seg));
 }
@@ -223,91 +560,165 @@ function decodesToText(candidate: string): boolean {
 }
 
 /** Candidate tokens for the entropy check: runs of base64/hex-like characters. */
-const TOKEN_RE = /[A-Za-z0-9+/=_-]{20,}/g;
+const ENTROPY_TOKEN = /[A-Za-z0-9+/=_-]{20,}/g;
 
 /**
  * True when a long token looks like a credential: high-entropy base64-like (≥ 20 chars, > 4.5
- * bits/char) or hex (≥ 32 chars, > 3.0 bits/char), and not an obvious non-secret (UUID, a hash
- * in a commit/checksum/lockfile context, a path, base64 of readable text).
+ * bits/char), or hex (≥ 32 chars, > 3.0 bits/char) that a key word shortly before calls a secret;
+ * and not an obvious non-secret (UUID, a hash in a commit/checksum/lockfile context, a path,
+ * base64 of readable text).
  */
 function isHighEntropySecret(token: string, before: string): boolean {
   if (UUID_RE.test(token)) return false;
   if (isPathLike(token)) return false;
-  if (/[/.\\]$/.test(before) || /(?:^|[\s(])[.~]?\/\S*$/.test(before)) return false;
+  if (/[/.\\@]$/.test(before) || /(?:^|[\s(])[.~]?\/\S*$/.test(before)) return false;
   if (/^sha\d+-/i.test(token) || /(?:sha\d*|md5)[:-]$/i.test(before)) return false;
   if (/^[0-9a-f]+$/i.test(token)) {
     if (token.length < 32) return false;
     if (HASH_CONTEXT_RE.test(before) || /[@#]$/.test(before)) return false;
-    return shannonEntropy(token) > 3.0;
+    return SECRET_CONTEXT_RE.test(before) && shannonEntropy(token) > 3.0;
   }
   if (/^[A-Za-z_-]+$/.test(token) || /^[0-9_-]+$/.test(token)) return false;
+  if (/^[A-Za-z][a-z]+(?:[A-Z0-9][a-z0-9]+)+$/.test(token)) return false; // camelCase identifiers
   if (HASH_CONTEXT_RE.test(before)) return false;
   if (decodesToText(token)) return false;
   return shannonEntropy(token) > 4.5;
 }
 
-function redactHighEntropy(text: string): { text: string; count: number } {
-  let count = 0;
-  const out = text.replace(TOKEN_RE, (token: string, offset: number) => {
-    if (token.startsWith('REDACTED')) return token;
-    const before = text.slice(Math.max(0, offset - 24), offset);
-    // KEY=value in one run: judge the value alone and keep the key name (ENCRYPTION_KEY=[REDACTED:high_entropy]).
-    const kv = /^([A-Za-z_][\w.-]*=)([^=]+=*)$/.exec(token);
+const PUBLIC_BLOCK_BEGIN = /-----BEGIN ((?:[A-Z0-9]{1,12} ){0,3}(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|PUBLIC KEY BLOCK|SIGNATURE|SIGNED MESSAGE))-----/g;
+
+/** Public keys, certificates and signatures are random by design and not secret: set aside from the entropy check. */
+function holdPublicBlocks(text: string, held: string[]): string {
+  if (!text.includes('-----BEGIN ')) return text;
+  let out = '';
+  let from = 0;
+  PUBLIC_BLOCK_BEGIN.lastIndex = 0;
+  for (let m = PUBLIC_BLOCK_BEGIN.exec(text); m; m = PUBLIC_BLOCK_BEGIN.exec(text)) {
+    const endTag = `-----END ${m[1]}-----`;
+    const end = text.indexOf(endTag, m.index + m[0].length);
+    if (end === -1) break;
+    held.push(text.slice(m.index, end + endTag.length));
+    out += text.slice(from, m.index) + `${HOLD_OPEN}${held.length - 1}${HOLD_CLOSE}`;
+    from = end + endTag.length;
+    PUBLIC_BLOCK_BEGIN.lastIndex = from;
+  }
+  return out + text.slice(from);
+}
+
+function redactHighEntropy(text: string, run: Run): string {
+  return text.replace(ENTROPY_TOKEN, (token: string, offset: number) => {
+    if (token.includes('REDACTED')) return token;
+    const before = text.slice(Math.max(0, offset - 32), offset);
+    // KEY=value in one run: judge the value alone and keep the key name.
+    const kv = /^([A-Za-z_][\w.-]{0,63}=)([^=]+=*)$/.exec(token);
     if (kv) {
       const [, key, value] = kv as unknown as [string, string, string];
-      if (value.length < 20 || !isHighEntropySecret(value, before + key)) return token;
-      count++;
-      return key + tag('high_entropy');
+      if (value.length < 20 || NOT_A_VALUE.has(keyWords(key).pop() ?? '') || !isHighEntropySecret(value, before + key)) return token;
+      run.hit('high_entropy');
+      return key + marker('high_entropy');
     }
     if (!isHighEntropySecret(token, before)) return token;
-    count++;
-    return tag('high_entropy');
+    run.hit('high_entropy');
+    return marker('high_entropy');
   });
-  return { text: out, count };
 }
 
-export interface EmitRedactionResult {
-  text: string;
-  /** How many values were replaced. */
-  count: number;
-}
+// ------------------------------------------------------------------------------------ engine
 
-const PLACEHOLDER = (i: number) => `\u0000${i}\u0000`;
-
-/**
- * Redacts a string about to be emitted (summary, reasoning, error text, strategy): the emit
- * patterns (unless mode is `entropy`) and the high-entropy check (unless `pattern_only`).
- * Allowlisted matches are set aside first and put back unchanged.
- */
-export function redactForOutput(text: string, opts: EmitRedactionOptions): EmitRedactionResult {
-  const kept: string[] = [];
-  let work = text;
-  for (const allow of opts.allowlist) {
+/** Redacts one text under a policy. Idempotent: redacting the output again changes nothing. */
+export function redact(text: string, policy: RedactionPolicy = DEFAULT_POLICY): Redaction {
+  const run = new Run();
+  let work = removePrivate(text, run);
+  const held: string[] = [];
+  for (const allow of policy.allowlist) {
     const re = new RegExp(allow.source, allow.flags.includes('g') ? allow.flags : allow.flags + 'g');
     work = work.replace(re, (m) => {
-      kept.push(m);
-      return PLACEHOLDER(kept.length - 1);
+      if (m === '') return m;
+      held.push(m);
+      return `${HOLD_OPEN}${held.length - 1}${HOLD_CLOSE}`;
     });
   }
-  let count = 0;
-  if (opts.mode !== 'entropy') {
-    for (const p of EMIT_PATTERNS) {
-      p.regex.lastIndex = 0;
-      work = work.replace(p.regex, (...args: unknown[]) => {
-        const m = args[0] as string;
-        const groups = args.slice(1, -2).map((g) => (typeof g === 'string' ? g : ''));
-        const replaced = p.replace(m, ...groups);
-        if (replaced !== m) count++;
-        return replaced;
-      });
+  if (policy.mode !== 'entropy') {
+    work = redactKeyBlocks(work, run);
+    work = redactTokens(work, run);
+    work = redactUrlsHeadersCli(work, run);
+    work = redactAssignments(work, run);
+    work = redactContinuations(work, run);
+  }
+  if (policy.mode !== 'pattern_only') work = holdPublicBlocks(work, held);
+  if (policy.mode !== 'pattern_only') work = redactHighEntropy(work, run);
+  if (held.length > 0) work = work.replace(/\uE000(\d+)\uE001/g, (_m, i: string) => held[Number(i)] ?? '');
+  return { text: work, redacted: run.redacted, hits: run.hits };
+}
+
+/** Redacts a text and returns only the text. */
+export const redactText = (text: string, policy: RedactionPolicy = DEFAULT_POLICY): string => redact(text, policy).text;
+
+/**
+ * Redacts every string inside a JSON value (keys kept), for documents printed or stored as JSON.
+ * A value under a key that is a key = value secret by itself (`{"password": "x"}`) is redacted
+ * even when the engine would not know it from the string alone. Strings under `skipKeys` (ids and
+ * hashes the product itself made) are left alone.
+ */
+export function redactJson<T>(value: T, policy: RedactionPolicy = DEFAULT_POLICY, skipKeys: ReadonlySet<string> = NO_KEYS): { value: T; redacted: boolean; hits: Record<string, number> } {
+  const total = new Run();
+  const walk = (v: unknown, key: string | null): unknown => {
+    if (typeof v === 'string') {
+      if (key !== null && skipKeys.has(key)) return v;
+      let r = redact(v, policy);
+      const cls = key === null ? null : classifyKey(key);
+      if (cls !== null && policy.mode !== 'entropy' && r.text === v && !isAlreadyRedacted(v)) {
+        const span: ValueSpan = { start: 0, end: v.length, quote: '"', bare: v, open: false };
+        if (isSecretValue(cls, span, false, '')) r = { text: marker(cls), redacted: true, hits: { [cls]: 1 } };
+      }
+      if (r.redacted) total.redacted = true;
+      for (const [rule, n] of Object.entries(r.hits)) total.hits[rule] = (total.hits[rule] ?? 0) + n;
+      return r.text;
     }
+    if (Array.isArray(v)) return v.map((item) => walk(item, key));
+    if (v !== null && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) out[k] = walk(item, k);
+      return out;
+    }
+    return v;
+  };
+  const out = walk(value, null) as T;
+  return { value: out, redacted: total.redacted, hits: total.hits };
+}
+
+const NO_KEYS: ReadonlySet<string> = new Set();
+
+/** Adds one redaction's hits to a running total (for counts per rule). */
+export function addHits(total: Record<string, number>, hits: Record<string, number>): void {
+  for (const [rule, n] of Object.entries(hits)) total[rule] = (total[rule] ?? 0) + n;
+}
+
+/**
+ * Redacts the texts of one write (or one printed document) under one policy and remembers
+ * whether any rule fired and how often each did.
+ */
+export class Redactor {
+  redacted = false;
+  readonly hits: Record<string, number> = {};
+  constructor(readonly policy: RedactionPolicy = DEFAULT_POLICY) {}
+
+  text(value: string): string {
+    return this.take(redact(value, this.policy)).text;
   }
-  if (opts.mode !== 'pattern_only') {
-    const r = redactHighEntropy(work);
-    work = r.text;
-    count += r.count;
+
+  /** A text that may be null (an optional column). */
+  optional(value: string | null | undefined): string | null {
+    return value === null || value === undefined ? null : this.text(value);
   }
-  // eslint-disable-next-line no-control-regex
-  work = work.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => kept[Number(i)] ?? '');
-  return { text: work, count };
+
+  json<T>(value: T, skipKeys?: ReadonlySet<string>): T {
+    return this.take(redactJson(value, this.policy, skipKeys)).value;
+  }
+
+  private take<R extends { redacted: boolean; hits: Record<string, number> }>(r: R): R {
+    if (r.redacted) this.redacted = true;
+    addHits(this.hits, r.hits);
+    return r;
+  }
 }

@@ -1,6 +1,7 @@
 /** Input checks shared by the commands; each throws a VALIDATION BazingaError naming the problem. */
 import { invalid } from './errors.ts';
 import { RESERVED_TASK_GROUP_IDS } from './enums.ts';
+import { redact } from './redact.ts';
 
 const INTEGER_RE = /^\s*[+-]?[0-9]+\s*$/;
 
@@ -71,4 +72,15 @@ export function parseJsonOrThrow(text: string, prefix: string): unknown {
   } catch (err) {
     throw invalid(`${prefix}${(err as Error).message}`);
   }
+}
+
+const PATTERNS_ONLY = { mode: 'pattern_only', allowlist: [] } as const;
+
+/**
+ * Identifiers (session, group, project and strategy ids) are stored as given, since later calls
+ * look rows up by them; one that holds a known secret format is refused instead of stored.
+ */
+export function rejectSecret(field: string, value: string): void {
+  const rules = Object.keys(redact(value, PATTERNS_ONLY).hits);
+  if (rules.length > 0) throw invalid(`${field} holds a secret (rule ${rules.join(', ')}); use an identifier without it`);
 }

@@ -4,7 +4,7 @@
  * each has the value it has. A missing file or key means the defaults; a malformed one is an
  * error naming the file and the key (never silently ignored).
  */
-import type { RedactionMode } from '../../../bazinga-db/scripts/lib/redact.ts';
+import type { RedactionMode, RedactionPolicy } from '../../../bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
 
 
@@ -292,4 +292,9 @@ export function lookupByModel(table: Record<string, number>, model: string, fall
     .filter((k) => k !== 'default' && m.includes(k.toLowerCase()))
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))[0];
   return table[key ?? 'default'] ?? table.default ?? fallback;
+}
+
+/** The redaction policy a configuration asks for (its regexes were checked by parseConfig). */
+export function redactionPolicyOf(config: Config): RedactionPolicy {
+  return { mode: config.redaction_mode, allowlist: config.redaction_allowlist.map((src) => new RegExp(src, 'g')) };
 }

@@ -4,6 +4,7 @@
  * nothing: every id is checked first (exists, belongs to --session when given, the agent is a
  * designated consumer); one bad id writes nothing.
  */
+import { guardIo } from './print.ts';
 import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
 import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts';
 import { findPackage, hasConsumer, type PackageRow } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
@@ -34,7 +35,8 @@ export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
 }
 
 /** Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written). */
-export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, io: ScriptIo): number {
+export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo): number {
+  const io = guardIo(rawIo).io;
   const env = loadEnvironment(flags, io);
   const { deps, close } = makeDeps(env, 'sonnet', flags, (m) => io.stderr(`⚠ ${m}\n`));
   try {

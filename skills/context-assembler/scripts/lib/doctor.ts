@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ParamError, parseFlags } from './params.ts';
+import { guardIo } from './print.ts';
 
 export interface Check {
   check: string;
@@ -149,7 +150,8 @@ function table(checks: readonly Check[]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
 }
 
-export async function runDoctor(argv: readonly string[], io: DoctorIo): Promise<number> {
+export async function runDoctor(argv: readonly string[], rawIo: DoctorIo): Promise<number> {
+  const io = guardIo(rawIo).io;
   let flags;
   try {
     flags = parseFlags(argv, FLAGS);

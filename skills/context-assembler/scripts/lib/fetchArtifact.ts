@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import { findPackage } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { locateArtifact } from '../../../bazinga-db/scripts/lib/artifacts.ts';
-import { lookupByModel } from './config.ts';
+import { lookupByModel, redactionPolicyOf } from './config.ts';
+import { guardIo } from './print.ts';
 import { excerpt } from './core/excerpt.ts';
 import { makeTokenCounter } from './tokens.ts';
 import { ParamError, parseFlags } from './params.ts';
@@ -42,7 +43,9 @@ export function resolveArtifact(projectRoot: string, filePath: string): string {
   }
 }
 
-export function runFetch(io: ScriptIo): number {
+export function runFetch(rawIo: ScriptIo): number {
+  const guarded = guardIo(rawIo);
+  const io = guarded.io;
   const fail = (code: string, message: string, exit: number) => {
     io.stderr(JSON.stringify({ success: false, error: message, code }) + '\n');
     return exit;
@@ -74,6 +77,7 @@ export function runFetch(io: ScriptIo): number {
   let close = () => {};
   try {
     const env = loadEnvironment(flags, io);
+    guarded.setPolicy(redactionPolicyOf(env.config));
     const made = makeDeps(env, 'sonnet', flags, (m) => io.stderr(`⚠ ${m}\n`));
     close = made.close;
     const pkg = findPackage(made.deps.db(), id);

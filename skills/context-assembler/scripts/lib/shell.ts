@@ -10,8 +10,9 @@ import path from 'node:path';
 import { openDatabase, writeTransaction, type DB } from '../../../bazinga-db/scripts/lib/db.ts';
 import { findTokenCount, saveTokenCounts } from '../../../bazinga-db/scripts/lib/repo/tokenCounts.ts';
 import { resolvePaths } from '../../../bazinga-db/scripts/lib/paths.ts';
-import { redactForOutput } from '../../../bazinga-db/scripts/lib/redact.ts';
-import { lookupByModel, parseConfig, type Config } from './config.ts';
+import { redactText } from '../../../bazinga-db/scripts/lib/redact.ts';
+import { lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
+import { guardIo } from './print.ts';
 import { DocError, validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
 import { renderDisabled, renderFallback, renderMarkdown } from './core/render.ts';
 import {
@@ -185,11 +186,11 @@ export function makeDeps(env: Environment, model: string, flags: ParsedFlags, wa
     },
     put: (hash, tokens) => fresh.set(hash, tokens),
   };
-  const allowlist = env.config.redaction_allowlist.map((src) => new RegExp(src, 'g'));
+  const policy = redactionPolicyOf(env.config);
   const deps: Deps = {
     config: env.config,
     countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model, 1.2), cache),
-    redact: (text) => redactForOutput(text, { mode: env.config.redaction_mode, allowlist }).text,
+    redact: (text) => redactText(text, policy),
     db: openDb,
     projectRoot: env.projectRoot,
     explain: flags.bools.has('--explain'),
@@ -212,7 +213,9 @@ export function makeDeps(env: Environment, model: string, flags: ParsedFlags, wa
 }
 
 /** Runs one step script (or assemble, with step 'consume'); returns the exit code. */
-export function runScript(spec: ScriptSpec, io: ScriptIo): number {
+export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
+  const guarded = guardIo(rawIo);
+  const io = guarded.io;
   let flags: ParsedFlags;
   let format: OutputFormat;
   let start: Start;
@@ -235,6 +238,7 @@ export function runScript(spec: ScriptSpec, io: ScriptIo): number {
   let close = () => {};
   try {
     const env = loadEnvironment(flags, io);
+    guarded.setPolicy(redactionPolicyOf(env.config));
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
     const made = makeDeps(env, request.model, flags, warn);
     close = made.close;

@@ -6,7 +6,6 @@ import { invalid, notFound, usage } from '../errors.ts';
 import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
 import { errorPatternHash, normaliseErrorMessage, normaliseErrorType, strategyId, type ErrorSignature } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
-import { redactAtIngest } from '../redact.ts';
 import {
   deleteExpiredErrorPatterns,
   findErrorPattern,
@@ -23,6 +22,7 @@ import {
   parseInteger,
   parseJsonOrThrow,
   pyTypeName,
+  rejectSecret,
   validateGroupId,
   validateGroupOnly,
 } from '../validate.ts';
@@ -94,7 +94,11 @@ const saveReasoning: Command = {
     references?.forEach((ref, i) => {
       if (typeof ref !== 'string') throw invalid(`references[${i}] must be a string, got ${pyTypeName(ref)}`);
     });
-    const redaction = redactAtIngest(content);
+    rejectSecret('agent_type', agentType);
+    const redactor = ctx.redactor();
+    const stored = redactor.text(content);
+    const storedReferences = references && references.length > 0 ? pyJsonDumps(redactor.json(references)) : null;
+    const agentId = redactor.optional(args.values.get('--agent_id'));
     const db = ctx.db();
     const saved = writeTransaction(db, () => {
       if (!sessionExists(db, sessionId)) throw notFound(`Session not found: ${sessionId}`);
@@ -102,13 +106,13 @@ const saveReasoning: Command = {
         sessionId,
         groupId,
         agentType,
-        agentId: args.values.get('--agent_id') ?? null,
+        agentId,
         iteration,
         phase,
         confidence,
-        content: redaction.text,
-        referencesJson: references && references.length > 0 ? pyJsonDumps(references) : null,
-        redacted: redaction.redacted,
+        content: stored,
+        referencesJson: storedReferences,
+        redacted: redactor.redacted,
       });
     });
     return {
@@ -118,9 +122,9 @@ const saveReasoning: Command = {
       group_id: groupId,
       agent_type: agentType,
       reasoning_phase: phase,
-      content_length: charLength(redaction.text),
+      content_length: charLength(stored),
       timestamp: saved.timestamp,
-      redacted: redaction.redacted,
+      redacted: redactor.redacted,
     };
   },
 };
@@ -218,27 +222,19 @@ const saveErrorPattern: Command = {
       throw invalid('Invalid JSON for --context_hints: context_hints must be a JSON array of strings');
     }
     const [projectId, errorType, message, rawSolution] = args.positionals as [string, string, string, string];
-    let redacted = false;
-    const redact = (text: string) => {
-      const r = redactAtIngest(text);
-      redacted ||= r.redacted;
-      return r.text;
-    };
+    rejectSecret('project_id', projectId);
+    // Field by field, never the serialised JSON: a replacement must not break the JSON around it.
+    const redactor = ctx.redactor();
     const signature: ErrorSignature = {
-      error_type: redact(normaliseErrorType(errorType)),
-      message_pattern: redact(normaliseErrorMessage(message)),
-      context_hints: (hints as string[]).map(redact),
-      stack_pattern: stack.map(function redactDeep(item: unknown): unknown {
-        // Secrets can sit at any depth of a stack item (objects, nested arrays).
-        if (typeof item === 'string') return redact(item);
-        if (Array.isArray(item)) return item.map(redactDeep);
-        if (item !== null && typeof item === 'object') {
-          return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, redactDeep(v)]));
-        }
-        return item;
-      }),
+      error_type: redactor.text(normaliseErrorType(errorType)),
+      message_pattern: redactor.text(normaliseErrorMessage(message)),
+      context_hints: redactor.json(hints as string[]),
+      // Secrets can sit at any depth of a stack item (objects, nested arrays).
+      stack_pattern: redactor.json(stack),
     };
-    const solution = redact(rawSolution);
+    const solution = redactor.text(rawSolution);
+    const lang = redactor.optional(args.values.get('--lang'));
+    const redacted = redactor.redacted;
     const hash = errorPatternHash(signature);
     const db = ctx.db();
     return writeTransaction(db, () => {
@@ -249,7 +245,7 @@ const saveErrorPattern: Command = {
           projectId,
           signatureJson: pyJsonDumps(signature),
           solution,
-          lang: args.values.get('--lang') ?? null,
+          lang,
         });
         return { success: true, pattern_hash: hash, operation: 'created', occurrences: 1, confidence: 0.5, redacted };
       }
@@ -358,20 +354,24 @@ const saveStrategy: Command = {
     rejectProblem(args);
     const [projectId, rawTopic, rawInsight] = args.positionals as [string, string, string];
     const topic = normaliseTopic(rawTopic);
-    const redaction = redactAtIngest(rawInsight);
-    const id = args.values.get('--strategy_id') ?? strategyId(projectId, topic, redaction.text);
+    rejectSecret('project_id', projectId);
+    const givenId = args.values.get('--strategy_id');
+    if (givenId !== undefined) rejectSecret('--strategy_id', givenId);
+    const redactor = ctx.redactor();
+    const insight = redactor.text(rawInsight);
+    const id = givenId ?? strategyId(projectId, topic, insight);
     const db = ctx.db();
     const operation = writeTransaction(db, () =>
       upsertStrategy(db, {
         strategyId: id,
         projectId,
         topic,
-        insight: truncateChars(redaction.text, INSIGHT_MAX_CHARS),
-        lang: args.values.get('--lang') ?? null,
-        framework: args.values.get('--framework') ?? null,
+        insight: truncateChars(insight, INSIGHT_MAX_CHARS),
+        lang: redactor.optional(args.values.get('--lang')),
+        framework: redactor.optional(args.values.get('--framework')),
       }),
     );
-    return { success: true, strategy_id: id, project_id: projectId, topic, operation, redacted: redaction.redacted };
+    return { success: true, strategy_id: id, project_id: projectId, topic, operation, redacted: redactor.redacted };
   },
 };
 
@@ -441,13 +441,15 @@ const extractStrategies: Command = {
     } catch (err) {
       throw invalid(`Invalid group_id: ${(err as Error).message}`);
     }
-    const lang = args.values.get('--lang') ?? null;
-    const framework = args.values.get('--framework') ?? null;
+    rejectSecret('project_id', projectId);
+    const redactor = ctx.redactor();
+    const lang = redactor.optional(args.values.get('--lang'));
+    const framework = redactor.optional(args.values.get('--framework'));
     const db = ctx.db();
     const ids = writeTransaction(db, () =>
       listStrategySourceReasoning(db, sessionId, groupId).map((row) => {
         const topic = PHASE_TOPIC[row.reasoning_phase ?? ''] ?? 'general';
-        const insight = redactAtIngest(row.content).text;
+        const insight = redactor.text(row.content);
         const id = strategyId(projectId, topic, insight);
         upsertStrategy(db, { strategyId: id, projectId, topic, insight: truncateChars(insight, INSIGHT_MAX_CHARS), lang, framework });
         return id;

@@ -15,7 +15,6 @@ import {
 import { consumptionScopeId } from '../hashing.ts';
 import { markPackageConsumed } from '../consume.ts';
 import { isStrictlyInside, resolveLikePython } from '../paths.ts';
-import { redactAtIngest } from '../redact.ts';
 import { insertConsumptionScope, listConsumption } from '../repo/consumption.ts';
 import {
   countEligiblePackages,
@@ -102,8 +101,9 @@ const saveContextPackage: Command = {
     }
     if (consumers.length === 0) throw invalid('At least one valid consumer agent is required');
     const { stored, sizeBytes } = resolveArtifactPath(filePath, sessionId, ctx.paths().projectRoot);
-    const redaction = redactAtIngest(rawSummary.replace(/[\r\n]/g, ' '));
-    const summary = truncateWithEllipsis(redaction.text, SUMMARY_MAX_CHARS);
+    const redactor = ctx.redactor();
+    const summary = truncateWithEllipsis(redactor.text(rawSummary.replace(/[\r\n]/g, ' ')), SUMMARY_MAX_CHARS);
+    const filePathStored = redactor.text(stored);
     const global = groupId === 'global';
     const db = ctx.db();
     return writeTransaction(db, () => {
@@ -113,7 +113,7 @@ const saveContextPackage: Command = {
         groupId: global ? null : groupId,
         scope: global ? 'global' : 'group',
         packageType,
-        filePath: stored,
+        filePath: filePathStored,
         producerAgent: producer,
         priority,
         summary,
@@ -123,9 +123,9 @@ const saveContextPackage: Command = {
       return {
         success: true,
         package_id: packageId,
-        file_path: stored,
+        file_path: filePathStored,
         consumers_created: consumers.length,
-        redacted: redaction.redacted,
+        redacted: redactor.redacted,
       };
     });
   },

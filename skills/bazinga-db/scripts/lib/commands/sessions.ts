@@ -6,7 +6,7 @@ import { isStrictlyInside, resolveLikePython } from '../paths.ts';
 import { pyJsonDumps } from '../pyjson.ts';
 import { findSession, insertSession, listSessions, sessionExists, setSessionStatus } from '../repo/sessions.ts';
 import { findTaskGroup, listTaskGroups, setContextReferences, upsertTaskGroup } from '../repo/taskGroups.ts';
-import { parseInteger, parseJsonOrThrow, validateTaskGroupId } from '../validate.ts';
+import { parseInteger, parseJsonOrThrow, rejectSecret, validateTaskGroupId } from '../validate.ts';
 import { pos, rejectProblem, requirePositionals, type Command } from './types.ts';
 
 /** Local time as Python's `datetime.now().isoformat()` prints it (fraction omitted when zero). */
@@ -33,17 +33,25 @@ const createSession: Command = {
     if (sessionId.trim() === '') throw invalid('session_id cannot be empty');
     if (mode !== 'simple' && mode !== 'parallel') throw invalid(`Invalid mode: ${mode}. Must be 'simple' or 'parallel'`);
     if (requirements.trim() === '') throw invalid('requirements cannot be empty');
-    const metadata = args.values.get('--metadata') ?? null;
+    let metadata = args.values.get('--metadata') ?? null;
+    let parsedMetadata: unknown;
     if (metadata !== null) {
-      let parsed: unknown;
       try {
-        parsed = JSON.parse(metadata);
+        parsedMetadata = JSON.parse(metadata);
       } catch {
         throw invalid('metadata must be a JSON object');
       }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid('metadata must be a JSON object');
+      if (parsedMetadata === null || typeof parsedMetadata !== 'object' || Array.isArray(parsedMetadata)) throw invalid('metadata must be a JSON object');
     }
-    const initialBranch = args.values.get('--initial_branch') ?? 'main';
+    rejectSecret('session_id', sessionId);
+    const redactor = ctx.redactor();
+    const storedRequirements = redactor.text(requirements);
+    const initialBranch = redactor.text(args.values.get('--initial_branch') ?? 'main');
+    if (metadata !== null) {
+      // Stored as written unless a value had to go; then re-serialised from the redacted object.
+      const redacted = redactor.json(parsedMetadata);
+      if (JSON.stringify(redacted) !== JSON.stringify(parsedMetadata)) metadata = pyJsonDumps(redacted);
+    }
     const db = ctx.db();
     return writeTransaction(db, () => {
       const existing = findSession(db, sessionId);
@@ -51,7 +59,7 @@ const createSession: Command = {
         const { mode: m, status, start_time, created_at } = existing;
         return { success: true, existing: true, session_id: sessionId, mode: m, status, start_time, created_at };
       }
-      insertSession(db, { sessionId, mode, requirements, initialBranch, metadata });
+      insertSession(db, { sessionId, mode, requirements: storedRequirements, initialBranch, metadata });
       const row = findSession(db, sessionId)!;
       return {
         success: true,
@@ -183,23 +191,25 @@ const createTaskGroup: Command = {
     if (status !== undefined && !isOneOf(TASK_GROUP_STATUSES, status)) {
       throw invalid(`Invalid status: ${status}. Must be one of: ${TASK_GROUP_STATUSES.join(', ')}`);
     }
+    const redactor = ctx.redactor();
     let specializationsJson: string | undefined;
     if (specializations !== undefined) {
       const root = ctx.paths().projectRoot;
-      specializationsJson = pyJsonDumps(specializations.map((p) => normaliseSpecializationPath(p, root)));
+      specializationsJson = pyJsonDumps(specializations.map((p) => redactor.text(normaliseSpecializationPath(p, root))));
     }
+    const componentPath = args.values.get('--component_path');
     const db = ctx.db();
     return writeTransaction(db, () => {
       if (!sessionExists(db, sessionId)) throw notFound(`Session not found: ${sessionId}`);
       upsertTaskGroup(db, {
         id: groupId,
         sessionId,
-        name,
+        name: redactor.text(name),
         status,
-        assignedTo,
+        assignedTo: assignedTo === undefined ? undefined : redactor.text(assignedTo),
         specializations: specializationsJson,
         itemCount,
-        componentPath: args.values.get('--component_path'),
+        componentPath: componentPath === undefined ? undefined : redactor.text(componentPath),
         initialTier,
         complexity,
       });

@@ -2,6 +2,7 @@
 import type { DB } from '../db.ts';
 import type { FlagKind, ParsedArgs } from '../args.ts';
 import type { ResolvedPaths } from '../paths.ts';
+import type { Redactor } from '../redact.ts';
 import { usage } from '../errors.ts';
 
 export interface CommandContext {
@@ -11,6 +12,8 @@ export interface CommandContext {
   db(): DB;
   /** A read-only connection for `query`. */
   readOnlyDb(): DB;
+  /** A fresh redactor under the project's redaction policy: every text a command stores goes through one. */
+  redactor(): Redactor;
   cwd: string;
   env: NodeJS.ProcessEnv;
 }

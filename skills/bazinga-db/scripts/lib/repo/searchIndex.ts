@@ -16,7 +16,7 @@
  */
 import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { stmt, type DB } from '../db.ts';
-import { redactForOutput } from '../redact.ts';
+import { redactText } from '../redact.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
 
 /** How much of each artifact file is indexed unless the caller says otherwise (16 KiB). */
@@ -66,7 +66,7 @@ export function indexedArtifactText(projectRoot: string | null, filePath: string
   // recognisable, so it must be removed while it is whole.
   const raw = artifactHead(projectRoot, filePath, bytes + REDACTION_MARGIN_BYTES, dir ?? artifactsDir(projectRoot));
   if (raw === '') return '';
-  const redacted = redactForOutput(raw, { mode: 'both', allowlist: [] }).text;
+  const redacted = redactText(raw);
   if (Buffer.byteLength(raw) <= bytes) return redacted;
   // Cut at the bound and drop the last, possibly partial, word.
   return Buffer.from(redacted).subarray(0, bytes).toString('utf8').replace(/\S*$/, '');

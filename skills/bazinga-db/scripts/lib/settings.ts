@@ -1,0 +1,66 @@
+/**
+ * The settings bazinga-db takes from the project's configuration, `bazinga/skills_config.json`,
+ * section `context_engineering` — the keys the context-assembler reads — so that a text is
+ * indexed and redacted alike whichever tool writes it:
+ *   relevance.artifact_index_bytes  how much of each artifact file is indexed;
+ *   relevance.index_budget_ms       how long one call may spend indexing a backlog of older rows;
+ *   redaction_mode                  pattern_only | entropy | both, at ingest as at emit;
+ *   redaction_allowlist             regexes whose matches are stored and printed as written.
+ * Read leniently: the assembler reports a malformed file; here a missing, unreadable or invalid
+ * value means the default (an allowlist entry that is not a valid regex is skipped).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { readHead } from './artifacts.ts';
+import { DEFAULT_POLICY, REDACTION_MODES, type RedactionMode, type RedactionPolicy } from './redact.ts';
+import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from './repo/searchIndex.ts';
+
+/** A configuration file larger than this is not read here. */
+const MAX_CONFIG_BYTES = 1_048_576;
+
+export interface IndexSettings {
+  artifactBytes: number;
+  budgetMs: number;
+}
+
+const whole = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : fallback);
+
+/** The `context_engineering` section, or {} when there is none or it cannot be read. */
+function configSection(projectRoot: string): Record<string, unknown> {
+  const file = path.join(projectRoot, 'bazinga', 'skills_config.json');
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_CONFIG_BYTES) return {};
+    const parsed = JSON.parse(readHead(file, MAX_CONFIG_BYTES)) as { context_engineering?: unknown };
+    const section = parsed?.context_engineering;
+    return section !== null && typeof section === 'object' && !Array.isArray(section) ? (section as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function indexSettings(projectRoot: string): IndexSettings {
+  const defaults = { artifactBytes: DEFAULT_ARTIFACT_INDEX_BYTES, budgetMs: DEFAULT_INDEX_BUDGET_MS };
+  const relevance = configSection(projectRoot).relevance;
+  const r = relevance !== null && typeof relevance === 'object' ? (relevance as Record<string, unknown>) : {};
+  const bytes = whole(r.artifact_index_bytes, defaults.artifactBytes);
+  return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: whole(r.index_budget_ms, defaults.budgetMs) };
+}
+
+/** The redaction policy every write applies (the assembler's defaults when the file says nothing). */
+export function redactionPolicy(projectRoot: string): RedactionPolicy {
+  const section = configSection(projectRoot);
+  const mode = REDACTION_MODES.includes(section.redaction_mode as RedactionMode) ? (section.redaction_mode as RedactionMode) : DEFAULT_POLICY.mode;
+  const allowlist: RegExp[] = [];
+  if (Array.isArray(section.redaction_allowlist)) {
+    for (const source of section.redaction_allowlist) {
+      if (typeof source !== 'string' || source === '') continue;
+      try {
+        allowlist.push(new RegExp(source, 'g'));
+      } catch {
+        // Not a regex: the assembler names it when it loads the file.
+      }
+    }
+  }
+  return mode === DEFAULT_POLICY.mode && allowlist.length === 0 ? DEFAULT_POLICY : { mode, allowlist };
+}

@@ -1,0 +1,42 @@
+/**
+ * The one way the context-assembler scripts print: every text written to stdout or stderr goes
+ * through the redaction engine first, whatever produced it (the block, a JSON document, --explain,
+ * fetch, an echoed --task or --error, a warning, an error line). Items are also redacted one by
+ * one before packing, so that budgets count what is printed; this is the guarantee at the door.
+ */
+import { DEFAULT_POLICY, redactJson, redactText, type RedactionPolicy } from '../../../bazinga-db/scripts/lib/redact.ts';
+
+export interface PrintIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/**
+ * Redacts a printed text. A JSON document is redacted value by value and printed again in the
+ * same layout (a replacement inside a serialised string could otherwise break its escaping).
+ */
+export function redactPrinted(text: string, policy: RedactionPolicy): string {
+  const trimmed = text.trim();
+  if ((trimmed.startsWith('{') && trimmed.endsWith('}')) || (trimmed.startsWith('[') && trimmed.endsWith(']'))) {
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch {
+      return redactText(text, policy);
+    }
+    const indented = /\n\s/.test(trimmed);
+    return JSON.stringify(redactJson(value, policy).value, null, indented ? 2 : undefined) + (text.endsWith('\n') ? '\n' : '');
+  }
+  return redactText(text, policy);
+}
+
+/** Wraps stdout and stderr so that nothing leaves unredacted; `setPolicy` applies the project's policy once known. */
+export function guardIo<T extends PrintIo>(io: T): { io: T; setPolicy: (policy: RedactionPolicy) => void } {
+  let policy = DEFAULT_POLICY;
+  return {
+    io: { ...io, stdout: (t: string) => io.stdout(redactPrinted(t, policy)), stderr: (t: string) => io.stderr(redactPrinted(t, policy)) },
+    setPolicy: (p) => {
+      policy = p;
+    },
+  };
+}
