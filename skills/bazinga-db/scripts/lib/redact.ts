@@ -42,24 +42,39 @@ export interface Redaction {
 /** The marker a rule leaves. */
 export const marker = (rule: string) => `[REDACTED:${rule}]`;
 
-/** Every rule id the engine can name, in the order it runs (for docs, counts and tests). */
-export const RULE_IDS: readonly string[] = [
-  'private',
-  'private_key',
-  ...TOKEN_RULES.map((r) => r.id),
-  'url_password',
-  'authorization',
-  'bearer',
-  'cookie',
-  'cli_password',
-  'password',
-  'secret',
-  'api_key',
-  'token',
-  'credential',
-  'continuation',
-  'high_entropy',
+export interface RuleDoc {
+  id: string;
+  title: string;
+  example: { removes: string; keeps: string };
+}
+
+const doc = (id: string, title: string, removes: string, keeps: string): RuleDoc => ({ id, title, example: { removes, keeps } });
+
+/** The rules that are not provider token formats, in the order they run around those. */
+const LEADING_RULES: readonly RuleDoc[] = [
+  doc('private', 'text between <private> and </private> (the tags too); an unclosed tag hides the rest', 'notes <private>call Dana on 555-0100</private> done', 'the private_key_id field is public'),
+  doc('private_key', 'PEM, OpenSSH and PGP private-key blocks; one without END is cut to the end of the text', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----'),
 ];
+const TRAILING_RULES: readonly RuleDoc[] = [
+  doc('url_password', 'the password of credentials in any URL (database and broker URLs, basic auth, git remotes); the user stays', 'DATABASE_URL=postgres://shop:Tr0ub4dor-and-3@db.internal:5432/shop', 'git@github.com:acme/shop.git and https://registry.npmjs.org/@types/node'),
+  doc('authorization', 'the credentials of an Authorization or Proxy-Authorization header, any scheme', 'Authorization: Basic c2hvcDpUcjB1YjRkb3ItYW5kLTM=', 'Authorization header missing'),
+  doc('bearer', 'a Bearer or Basic credential outside a header', 'curl with Bearer 9f8e7d6c5b4a39281706f5e4', 'the bearer token expired'),
+  doc('cookie', 'cookie values in Cookie / Set-Cookie headers and named session cookies (PHPSESSID, connect.sid, …)', 'Cookie: sessionid=k2j4h5g6f7d8s9a0; theme=dark', 'credentials: include'),
+  doc('cli_password', 'passwords on command lines: --password x, curl -u user:pass, ConvertTo-SecureString', 'psql --password Qz8pLm4Nv2 -h db', 'docker login --password-stdin'),
+  doc('password', 'the value of a key naming a password (password, passwd, pwd, passphrase, DB_PASS, …) in env, shell, YAML, JSON, TOML, INI, code', 'DATABASE_PASSWORD=correct-horse-battery-9', 'password_reset_url: https://example.com/reset'),
+  doc('secret', 'the value of a key naming a secret (client_secret, SECRET_KEY, private_key, …)', 'export SECRET_KEY="d8Kq2LmZ9xR4vB7n"', 'secret_name: prod-db-credentials'),
+  doc('api_key', 'a token-like value of a key naming an API, access, account or signing key', '"apiKey": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"', 'apiKeyHeader: "X-API-Key"'),
+  doc('token', 'a token-like value of a key naming a token (access_token, API_TOKEN, _authToken, …)', 'GITHUB_TOKEN: abcd1234efgh5678ijkl', 'tokenizer: cl100k_base and max_tokens: 4096'),
+  doc('credential', 'a token-like value of a key naming credentials, auth or a signature', 'DOCKER_AUTH=dXNlcjpwYXNzd29yZDEyMw', 'auth: true'),
+  doc('continuation', 'the tail of a redacted value wrapped onto the next line (a `\\` continuation, a key broken in a code fence)', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDEN\\\nG/bPxRfiCYzq8LmNoP12', 'API_KEY=[REDACTED:api_key]\nLOG_LEVEL=info'),
+  doc('high_entropy', 'a long random-looking token (base64-like over 4.5 bits/char, or hex after a key word) that is not a UUID, hash, path or base64 prose', 'the secret was Zq3X9vL2mN8pR4tW7yB1cF6hJ0kS5dG', 'commit 3f9a2c7e1b8d4f6a0c5e9b2d7f1a4c8e6b3d9f2a'),
+];
+
+/** Every rule, in the order it runs, with what it removes and an example of each side. */
+export const RULE_DOCS: readonly RuleDoc[] = [...LEADING_RULES, ...TOKEN_RULES.map((r) => ({ id: r.id, title: r.title, example: r.example })), ...TRAILING_RULES];
+
+/** Every rule id the engine can name (for counts and tests). */
+export const RULE_IDS: readonly string[] = RULE_DOCS.map((d) => d.id);
 
 // ------------------------------------------------------------------------------------ helpers
 

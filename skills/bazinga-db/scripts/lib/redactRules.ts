@@ -55,7 +55,7 @@ export const TOKEN_RULES: readonly TokenRule[] = [
     title: 'Groq, Replicate, Perplexity and xAI keys',
     needles: ['gsk_', 'r8_', 'pplx-', 'xai-'],
     pattern: '(?:gsk_[A-Za-z0-9]{48,56}|r8_[A-Za-z0-9]{37}|pplx-[A-Za-z0-9]{48}|xai-[A-Za-z0-9]{70,90})',
-    example: { removes: 'GROQ_API_KEY=gsk_Wb7Rt2Lm9Qx4Zc8Vn1Hd5Jf3Kp6Sa0Ge2Uo7Iy4Tw9Rb1Mn8Qz5Xc3Vd6Lh2', keeps: 'r8_ is a prefix' },
+    example: { removes: 'Groq key 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', keeps: 'r8_ is a prefix' },
   },
   // ------------------------------------------------------------------------------ cloud
   {
@@ -104,7 +104,7 @@ export const TOKEN_RULES: readonly TokenRule[] = [
     title: 'DigitalOcean personal, OAuth and refresh tokens',
     needles: ['dop_v1_', 'doo_v1_', 'dor_v1_'],
     pattern: 'do[opr]_v1_[a-f0-9]{64}',
-    example: { removes: 'DIGITALOCEAN_TOKEN=dop_v1_3f9a2c7e1b8d4f6a0c5e9b2d7f1a4c8e6b3d9f2a7c1e5b8d4f0a6c2e9b7d3f1a5c', keeps: 'dop_v1 tokens start with dop_v1_' },
+    example: { removes: 'deploy with dop_v1_536b3216fdaeeb975729fae923d5a4fd12aabfe228f219e9cb0eb53f16947ccf', keeps: 'dop_v1 tokens start with dop_v1_' },
   },
   // ------------------------------------------------------------------------------ source hosting and CI
   {
@@ -149,7 +149,7 @@ export const TOKEN_RULES: readonly TokenRule[] = [
     title: 'npm access tokens',
     needles: ['npm_'],
     pattern: 'npm_[A-Za-z0-9]{36}',
-    example: { removes: '//registry.npmjs.org/:_authToken=npm_Rt2Lm9Qx4Zc8Vn1Hd5Jf3Kp6Sa0Ge2Uo7Iy4T', keeps: 'npm_config_cache=/tmp/npm' },
+    example: { removes: 'publish token npm_FKcZjR4I0b3jRtaWr4Y9OJFLJOqOAf1lLQSA', keeps: 'npm_config_cache=/tmp/npm' },
   },
   {
     id: 'pypi_token',
@@ -171,7 +171,7 @@ export const TOKEN_RULES: readonly TokenRule[] = [
     title: 'NuGet API keys',
     needles: ['oy2'],
     pattern: 'oy2[a-z0-9]{43}',
-    example: { removes: 'dotnet nuget push -k oy2rt2lm9qx4zc8vn1hd5jf3kp6sa0ge2uo7iy4tw9rb1mn8', keeps: 'oy2 alone' },
+    example: { removes: 'dotnet nuget push -k oy2zdmen2khvdgaj8gxbenyjqwx4hh5344tfjgvq4k7bn7', keeps: 'oy2 alone' },
   },
   // ------------------------------------------------------------------------------ chat
   {
@@ -217,7 +217,7 @@ export const TOKEN_RULES: readonly TokenRule[] = [
     // Also inside a Bot API URL, where `bot` sits right before the id.
     pattern: `(?:(?<=bot)|(?<![A-Za-z0-9_-]))[0-9]{8,10}:AA[${B64URL}]{33}(?![A-Za-z0-9_-])`,
     boundary: '',
-    example: { removes: 'TELEGRAM_BOT_TOKEN=7012345678:AARt2Lm9Qx4Zc8Vn1Hd5Jf3Kp6Sa0Ge2Uo7I', keeps: 'started at 12:AA' },
+    example: { removes: 'bot 7012345678:AAJaiXnkU8Is2g8nprvDd53x83rzjZZZZGe posts alerts', keeps: 'started at 12:AA' },
   },
   // ------------------------------------------------------------------------------ payments, mail, messaging
   {
@@ -286,7 +286,7 @@ export const TOKEN_RULES: readonly TokenRule[] = [
       'AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}',
     ].join('|'),
     boundary: 'A-Za-z0-9_-',
-    example: { removes: 'NOTION_TOKEN=secret_Rt2Lm9Qx4Zc8Vn1Hd5Jf3Kp6Sa0Ge2Uo7Iy4Tw9Rb1Mn8', keeps: 'secret_name: prod-db' },
+    example: { removes: 'notion integration secret_XJsi6BwhTp3Fs2QhX6KWxOiixgVoOnzyw2MzP0ZvzOM', keeps: 'secret_name: prod-db' },
   },
   // ------------------------------------------------------------------------------ generic formats
   {

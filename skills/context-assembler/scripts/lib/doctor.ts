@@ -78,11 +78,13 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
 
   const { loadEnvironment } = await import('./shell.ts').catch(() => ({ loadEnvironment: undefined }));
   let dbPath: string | undefined;
+  let projectRoot: string | undefined;
   try {
     const { resolvePaths } = await import('../../../bazinga-db/scripts/lib/paths.ts');
     const p = resolvePaths({ db: flags.values.get('--db'), projectRoot: flags.values.get('--project-root'), cwd: io.cwd, env: io.env });
     add('project root', 'ok', `${p.projectRoot} (${p.detectionSource})`);
     dbPath = p.dbPath;
+    projectRoot = p.projectRoot;
   } catch (err) {
     add('project root', 'fail', message(err), 'pass --project-root DIR, set CLAUDE_PROJECT_DIR, or run inside the project');
   }
@@ -110,6 +112,7 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
             else if (s.version >= 19 && s.missingCoreTables.length === 0) add('schema', 'ok', `v${s.version}`);
             else if (s.version < 19) add('schema', 'fail', `v${s.version} (older than v19)`, 'open it once with the original BAZINGA tool to migrate it');
             else add('schema', 'fail', `missing tables: ${s.missingCoreTables.join(', ')}`, 'not a complete BAZINGA database; check --db');
+            if (s.missingCoreTables.length === 0 && projectRoot !== undefined) add(...(await secretsCheck(db, projectRoot)));
           } finally {
             db.close();
           }
@@ -140,6 +143,29 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     add('tokenizer', 'fail', message(err), `cd "${BUNDLE_ROOT}" && ${NPM_INSTALL}`);
   }
   return checks;
+}
+
+/** How many of each table's newest rows doctor looks at for unredacted text. */
+const SECRETS_SCAN_ROWS = 10_000;
+
+/** Rows that hold text the redaction engine would remove (written by the original tool or an older version). */
+async function secretsCheck(db: import('../../../bazinga-db/scripts/lib/db.ts').DB, projectRoot: string): Promise<[string, Check['status'], string, string?]> {
+  const { redactExistingRows } = await import('../../../bazinga-db/scripts/lib/repo/redactExisting.ts');
+  const { redactionPolicy } = await import('../../../bazinga-db/scripts/lib/settings.ts');
+  const r = redactExistingRows(db, redactionPolicy(projectRoot), { dryRun: true, limitPerTable: SECRETS_SCAN_ROWS });
+  const scope = `newest ${SECRETS_SCAN_ROWS} rows per table`;
+  if (r.rows_changed === 0) return ['secrets', 'ok', `no unredacted text in ${r.rows_scanned} rows (${scope})`];
+  const tables = Object.entries(r.tables)
+    .filter(([, c]) => c.changed > 0)
+    .map(([t, c]) => `${t} ${c.changed}`)
+    .join(', ');
+  const rules = Object.keys(r.rules).sort().join(', ');
+  return [
+    'secrets',
+    'warn',
+    `${r.rows_changed} rows hold text the redaction engine would remove (${tables}; rules ${rules}; ${scope})`,
+    'bazinga-db redact-existing --dry-run, then bazinga-db redact-existing',
+  ];
 }
 
 function table(checks: readonly Check[]): string {

@@ -1,8 +1,11 @@
-/** Commands: read-only query, integrity check, path detection. */
+/** Commands: read-only query, integrity check, path detection, re-redaction of stored rows. */
 import path from 'node:path';
 import { BazingaError, invalid, usage } from '../errors.ts';
-import { stmt } from '../db.ts';
+import { stmt, writeTransaction } from '../db.ts';
+import { redactExistingRows } from '../repo/redactExisting.ts';
+import { resetSearchIndex } from '../repo/searchIndex.ts';
 import { rejectProblem, type Command } from './types.ts';
+import { redactionPolicy } from '../settings.ts';
 
 type Bindable = string | number | bigint | null;
 
@@ -93,4 +96,29 @@ const detectPaths: Command = {
   },
 };
 
-export const utilityCommands: Command[] = [query, integrityCheck, detectPaths];
+const redactExisting: Command = {
+  name: 'redact-existing',
+  indexes: true,
+  synopsis: 'redact-existing [--dry-run]',
+  flags: { '--dry-run': 'bool' },
+  maxPositionals: 0,
+  run(args, ctx) {
+    rejectProblem(args);
+    const dryRun = args.bools.has('--dry-run');
+    const policy = redactionPolicy(ctx.paths().projectRoot);
+    const db = ctx.db();
+    // Overwritten and freed content is zeroed, so the old text does not linger in free pages.
+    if (!dryRun) db.pragma('secure_delete = ON');
+    const result = writeTransaction(db, () => {
+      const r = redactExistingRows(db, policy, { dryRun });
+      // The index holds the words of the old text: rebuilt from the redacted rows.
+      if (!dryRun && r.rows_changed > 0) resetSearchIndex(db);
+      return r;
+    });
+    // Nothing of the old pages stays in the write-ahead log either.
+    if (!dryRun && result.rows_changed > 0) db.pragma('wal_checkpoint(TRUNCATE)');
+    return { success: true, dry_run: dryRun, ...result, search_index_reset: !dryRun && result.rows_changed > 0 };
+  },
+};
+
+export const utilityCommands: Command[] = [query, integrityCheck, detectPaths, redactExisting];

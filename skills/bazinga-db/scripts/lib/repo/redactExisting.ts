@@ -1,0 +1,128 @@
+/**
+ * Re-redaction of rows already in a database: those the original tool wrote (it stores package
+ * summaries, strategies and most fields as given) or an older version of this one wrote (fewer
+ * rules). Every free-text column of every table a command can fill is run through the engine;
+ * JSON columns value by value, so the JSON stays valid. Artifact files are never touched.
+ */
+import type { DB } from '../db.ts';
+import { pyJsonDumps } from '../pyjson.ts';
+import { Redactor, type RedactionPolicy } from '../redact.ts';
+
+interface ColumnSpec {
+  name: string;
+  json?: true;
+}
+
+interface TableSpec {
+  table: string;
+  columns: readonly ColumnSpec[];
+  /** A 0/1 column set to 1 on a row whose text changed. */
+  flag?: string;
+}
+
+/** The tables and columns that hold text a caller wrote (ids, enums and timestamps excepted). */
+export const REDACTABLE: readonly TableSpec[] = [
+  { table: 'sessions', columns: [{ name: 'original_requirements' }, { name: 'metadata', json: true }, { name: 'initial_branch' }] },
+  {
+    table: 'orchestration_logs',
+    columns: [{ name: 'content' }, { name: 'references_json', json: true }, { name: 'event_payload', json: true }, { name: 'agent_id' }],
+    flag: 'redacted',
+  },
+  { table: 'task_groups', columns: [{ name: 'name' }, { name: 'component_path' }, { name: 'assigned_to' }, { name: 'feature_branch' }, { name: 'specializations', json: true }] },
+  { table: 'context_packages', columns: [{ name: 'summary' }, { name: 'file_path' }] },
+  { table: 'error_patterns', columns: [{ name: 'signature_json', json: true }, { name: 'solution' }, { name: 'lang' }] },
+  { table: 'strategies', columns: [{ name: 'insight' }, { name: 'lang' }, { name: 'framework' }] },
+  { table: 'state_snapshots', columns: [{ name: 'state_data', json: true }] },
+  { table: 'skill_outputs', columns: [{ name: 'output_data', json: true }] },
+  { table: 'development_plans', columns: [{ name: 'original_prompt' }, { name: 'plan_text' }, { name: 'phases', json: true }, { name: 'metadata', json: true }] },
+  { table: 'success_criteria', columns: [{ name: 'criterion' }, { name: 'actual' }, { name: 'evidence' }] },
+];
+
+export interface TableCount {
+  scanned: number;
+  changed: number;
+}
+
+export interface RedactExistingResult {
+  rows_scanned: number;
+  rows_changed: number;
+  tables: Record<string, TableCount>;
+  rules: Record<string, number>;
+}
+
+const PAGE_ROWS = 1000;
+
+const quoteId = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function existingColumns(db: DB, table: string): Set<string> {
+  const rows = db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Redacts one stored value; JSON that does not parse is redacted as text. */
+function redactStored(redactor: Redactor, value: string, json: boolean): string {
+  if (json) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return redactor.text(value);
+    }
+    const redacted = redactor.json(parsed);
+    return JSON.stringify(redacted) === JSON.stringify(parsed) ? value : pyJsonDumps(redacted);
+  }
+  return redactor.text(value);
+}
+
+/**
+ * Scans every redactable row; unless `dryRun`, writes the changed ones (the caller holds the
+ * transaction). `limitPerTable` scans only the newest rows of each table (doctor's quick look).
+ */
+export function redactExistingRows(db: DB, policy: RedactionPolicy, opts: { dryRun: boolean; limitPerTable?: number }): RedactExistingResult {
+  const result: RedactExistingResult = { rows_scanned: 0, rows_changed: 0, tables: {}, rules: {} };
+  for (const spec of REDACTABLE) {
+    const present = existingColumns(db, spec.table);
+    const columns = spec.columns.filter((c) => present.has(c.name));
+    if (columns.length === 0) continue;
+    const count: TableCount = { scanned: 0, changed: 0 };
+    result.tables[spec.table] = count;
+    // Newest first, a page at a time (a statement cannot stay open across the updates).
+    const page = db.prepare(
+      `SELECT rowid AS rid, ${columns.map((c) => quoteId(c.name)).join(', ')} FROM ${quoteId(spec.table)} WHERE rowid < ? ORDER BY rowid DESC LIMIT ?`,
+    );
+    const flag = spec.flag !== undefined && present.has(spec.flag) ? spec.flag : undefined;
+    const sets = [...columns.map((c) => `${quoteId(c.name)} = ?`), ...(flag ? [`${quoteId(flag)} = 1`] : [])].join(', ');
+    const update = opts.dryRun ? null : db.prepare(`UPDATE ${quoteId(spec.table)} SET ${sets} WHERE rowid = ?`);
+    const limit = opts.limitPerTable ?? Number.MAX_SAFE_INTEGER;
+    const rows = function* () {
+      let below: bigint | number = Number.MAX_SAFE_INTEGER;
+      let left = limit;
+      while (left > 0) {
+        const batch = page.all(below, Math.min(PAGE_ROWS, left)) as Record<string, unknown>[];
+        if (batch.length === 0) return;
+        yield* batch;
+        left -= batch.length;
+        below = batch[batch.length - 1]!.rid as number;
+      }
+    };
+    for (const row of rows()) {
+      count.scanned++;
+      const redactor = new Redactor(policy);
+      let changed = false;
+      const next = columns.map((c) => {
+        const value = row[c.name];
+        if (typeof value !== 'string') return value;
+        const out = redactStored(redactor, value, c.json === true);
+        if (out !== value) changed = true;
+        return out;
+      });
+      if (!changed) continue;
+      count.changed++;
+      for (const [rule, n] of Object.entries(redactor.hits)) result.rules[rule] = (result.rules[rule] ?? 0) + n;
+      update?.run(...(next as (string | null)[]), row.rid as number);
+    }
+    result.rows_scanned += count.scanned;
+    result.rows_changed += count.changed;
+  }
+  return result;
+}

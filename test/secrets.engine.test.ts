@@ -1,0 +1,127 @@
+/**
+ * The redaction engine on the corpus (test/secrets/corpus.ts): no secret survives, what
+ * identifies it stays, benign look-alikes come back byte-identical, redacting twice changes
+ * nothing; each rule's documented example behaves as documented; modes, allowlist, `<private>`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RULE_DOCS, RULE_IDS, redact, redactJson, type RedactionPolicy } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { redactPrinted } from '../skills/context-assembler/scripts/lib/print.ts';
+import { ruleTable } from '../scripts/redaction-rules.ts';
+import { BENIGN_CASES, SECRET_CASES } from './secrets/corpus.ts';
+import { REPO_ROOT } from './helpers.ts';
+
+const BOTH: RedactionPolicy = { mode: 'both', allowlist: [] };
+const PATTERNS: RedactionPolicy = { mode: 'pattern_only', allowlist: [] };
+
+describe('corpus size', () => {
+  it('holds at least 120 secret formats and 80 benign look-alikes', () => {
+    expect(SECRET_CASES.length).toBeGreaterThanOrEqual(120);
+    expect(BENIGN_CASES.length).toBeGreaterThanOrEqual(80);
+    expect(new Set(SECRET_CASES.map((c) => c.family)).size).toBeGreaterThanOrEqual(25);
+  });
+});
+
+describe('every secret is removed, what identifies it is kept', () => {
+  it.each(SECRET_CASES.map((c) => [c.id, c] as const))('%s', (_id, c) => {
+    const r = redact(c.text, BOTH);
+    for (const secret of c.secrets) expect(r.text, `leaked ${secret}`).not.toContain(secret);
+    for (const keep of c.keeps ?? []) expect(r.text, `lost ${keep}`).toContain(keep);
+    expect(r.redacted).toBe(true);
+    expect(r.text).toMatch(/\[REDACTED:[a-z0-9_]+\]/);
+    expect(redact(r.text, BOTH).text).toBe(r.text);
+  });
+});
+
+describe('benign look-alikes come back byte-identical', () => {
+  it.each(BENIGN_CASES.map((c) => [c.id, c] as const))('%s', (_id, c) => {
+    for (const policy of [BOTH, PATTERNS]) {
+      const r = redact(c.text, policy);
+      expect(r.text).toBe(c.text);
+      expect(r.hits).toEqual({});
+    }
+  });
+});
+
+describe('printed documents', () => {
+  it('a JSON document is redacted value by value and stays valid JSON in the same layout', () => {
+    for (const c of SECRET_CASES) {
+      const doc = JSON.stringify({ task: c.text, nested: [{ summary: c.text }] }, null, 2) + '\n';
+      const printed = redactPrinted(doc, BOTH);
+      const parsed = JSON.parse(printed) as { task: string };
+      for (const secret of c.secrets) expect(printed).not.toContain(secret);
+      expect(printed.endsWith('}\n')).toBe(true);
+      expect(parsed.task).toBe(redact(c.text, BOTH).text);
+    }
+  });
+
+  it('plain text is redacted as a whole', () => {
+    const all = SECRET_CASES.map((c) => c.text).join('\n\n');
+    const printed = redactPrinted(all, BOTH);
+    for (const c of SECRET_CASES) for (const secret of c.secrets) expect(printed).not.toContain(secret);
+  });
+
+  it('a value under a secret key is redacted in JSON even when the string alone would not be', () => {
+    expect(redactJson({ password: 'hunter2', note: 'hunter2' }).value).toEqual({ password: '[REDACTED:password]', note: 'hunter2' });
+    expect(redactJson({ password: '${DB_PASSWORD}', secrets: 'inherit' }).value).toEqual({ password: '${DB_PASSWORD}', secrets: 'inherit' });
+  });
+});
+
+describe('rules', () => {
+  it('every rule the engine names has a documented example', () => {
+    expect(RULE_DOCS.map((d) => d.id).sort()).toEqual([...RULE_IDS].sort());
+  });
+
+  it.each(RULE_DOCS.map((d) => [d.id, d] as const))('%s removes its example and keeps its look-alike', (id, doc) => {
+    const removed = redact(doc.example.removes, BOTH);
+    expect(removed.text).toContain(`[REDACTED:${id}]`);
+    expect(removed.hits[id]).toBeGreaterThan(0);
+    expect(redact(doc.example.keeps, BOTH).text).toBe(doc.example.keeps);
+  });
+
+  it('references/redaction.md lists every rule, as generated from the rule table', () => {
+    const md = fs.readFileSync(path.join(REPO_ROOT, 'references', 'redaction.md'), 'utf8');
+    expect(md).toContain(ruleTable());
+  });
+});
+
+describe('markers, modes, allowlist, private blocks', () => {
+  it('the marker keeps the key and names the rule, the same on every run', () => {
+    const text = 'password = "correct-horse-battery-9" and eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXZhbHVl';
+    const once = redact(text).text;
+    expect(once).toBe('password = "[REDACTED:password]" and [REDACTED:jwt]');
+    expect(redact(text).text).toBe(once);
+  });
+
+  it('a key word repeated before its value does not hide the value', () => {
+    expect(redact('password: password = "correct-horse-battery-9"').text).toBe('password: password = "[REDACTED:password]"');
+  });
+
+  it('the redacted flag is true when a rule fired on a value already removed (the original meaning)', () => {
+    expect(redact('password=REDACTED')).toEqual({ text: 'password=REDACTED', redacted: true, hits: {} });
+    expect(redact('nothing here').redacted).toBe(false);
+  });
+
+  it('pattern_only skips the entropy check; entropy skips the patterns', () => {
+    const random = 'use Zq3X9vL2mN8pR4tW7yB1cF6hJ0kS5dG for the webhook';
+    expect(redact(random, PATTERNS).text).toBe(random);
+    expect(redact(random, { mode: 'entropy', allowlist: [] }).text).toBe('use [REDACTED:high_entropy] for the webhook');
+    expect(redact('password=hunter2', { mode: 'entropy', allowlist: [] }).text).toBe('password=hunter2');
+  });
+
+  it('an allowlisted match is kept as written, everything else on the line is still redacted', () => {
+    const text = 'fixture key AKIAZ7Q4RW2LMX8NC5TB and password=hunter2';
+    expect(redact(text, { mode: 'both', allowlist: [/AKIAZ7Q4RW2LMX8NC5TB/g] }).text).toBe('fixture key AKIAZ7Q4RW2LMX8NC5TB and password=[REDACTED:password]');
+  });
+
+  it('<private> blocks are removed whole, unterminated ones to the end, whatever the allowlist says', () => {
+    expect(redact('keep <private>my notes, hunter2</private> this').text).toBe('keep [REDACTED:private] this');
+    expect(redact('a <PRIVATE>x</Private> b <private>y').text).toBe('a [REDACTED:private] b [REDACTED:private]');
+    expect(redact('<private>allowed</private>', { mode: 'both', allowlist: [/allowed/g] }).text).toBe('[REDACTED:private]');
+  });
+
+  it('a private key block without its END line is cut to the end of the text', () => {
+    expect(redact('key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAv3Xy9Zk2\nmore').text).toBe('key:\n[REDACTED:private_key]');
+  });
+});
