@@ -30,6 +30,7 @@ import { parseFlags, COMMON_FLAGS, requestFromFlags } from '../skills/context-as
 import { countCl100k } from '../skills/context-assembler/scripts/lib/tokens.ts';
 import { BENCH_SESSION, generate } from './generate.ts';
 import { benchIndexBuild, benchRelevanceCalls, indexedCopy } from './relevance.ts';
+import { benchRedaction, printRedactionTable } from './redaction.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(REPO, 'bench', 'out');
@@ -214,6 +215,11 @@ function main(): number {
   const tokens = countCl100k(text);
   const tokenMs = performance.now() - tokStart;
 
+  // Redaction of 1 MB adversarial inputs: time and the 1 MB / 100 KB ratio (linear ≈ 10).
+  const redaction = benchRedaction(REPEATS);
+  const worstRedaction = redaction.reduce((a, b) => (b.ms_1mb > a.ms_1mb ? b : a));
+  const worstRatio = Math.max(...redaction.map((r) => r.ratio));
+
   const rss = SCALES.map((n) => peakRssKb(requestArgs((byScale.get(n) as { root: string }).root)));
 
   // Relevance: realistic calls with it off / implicit / explicit, and the index build.
@@ -237,6 +243,8 @@ function main(): number {
       { target: `relevance on (implicit task) − off at ${r.scale / 1000}k ≤ 0.2 × node -e 0`, value: (r.implicit_ms - r.off_ms) / floor, limit: 0.2, unit: '×' },
       { target: `relevance on (--task) − off at ${r.scale / 1000}k ≤ 0.2 × node -e 0`, value: (r.explicit_ms - r.off_ms) / floor, limit: 0.2, unit: '×' },
     ]),
+    { target: `redaction of 1 MB adversarial text (slowest: ${worstRedaction.input}) < 200 ms`, value: worstRedaction.ms_1mb, limit: 200, unit: 'ms' },
+    { target: 'redaction time 1 MB / 100 KB, worst input ≤ 15 (linear ≈ 10)', value: worstRatio, limit: 15, unit: '×' },
     { target: 'first read of a 100k database never indexed < 5 s', value: indexBuild.first_read_ms / 1000, limit: 5, unit: 's' },
   ];
   const rows = [
@@ -257,6 +265,7 @@ function main(): number {
       `whole build without a budget ${(indexBuild.full_build_ms / 1000).toFixed(1)} s; first orchestrator call on it never indexed ${(indexBuild.first_read_ms / 1000).toFixed(2)} s ` +
       `(default budget ${DEFAULT_CONFIG.relevance.index_budget_ms} ms, ${indexBuild.first_read_backlog} older rows left for later calls)`,
   );
+  printRedactionTable(redaction);
   console.log('\n| target | measured | result |\n|---|---:|---|');
   let ok = true;
   for (const t of targets) {
@@ -274,6 +283,7 @@ function main(): number {
     peak_rss_kb: Object.fromEntries(SCALES.map((n, i) => [String(n), rss[i]])),
     relevance_calls: relevanceCalls,
     index_build_100k: indexBuild,
+    redaction_1mb: redaction,
     targets: targets.map((t) => ({ ...t, value: Number(t.value.toFixed(3)), pass: t.value <= t.limit })),
     all_pass: ok,
   };

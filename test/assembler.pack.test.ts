@@ -237,7 +237,7 @@ describe('packPackages: redaction', () => {
 
   it('a secret inside text is replaced, the package kept', () => {
     const out = packPackages(input({ selected: [pkg({ id: 1, summary: 'Set DB_PASSWORD=hunter2hunter2 in .env' })] }));
-    expect(out.packages[0]?.summary).toBe('Set DB_PASSWORD=[REDACTED:secret] in .env');
+    expect(out.packages[0]?.summary).toBe('Set DB_PASSWORD=[REDACTED:password] in .env');
     expect(out.excluded).toEqual([]);
   });
 

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, S1, bazingaDb, copyFixture, makeProject, type Project } from './helpers.ts';
 
 const BIN = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.mjs');
-const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'config', 'tokenizer'];
+const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'secrets', 'config', 'tokenizer'];
 
 /** No inherited project hints: only flags (or the cwd) choose the project. */
 const ENV: NodeJS.ProcessEnv = { ...process.env };

@@ -297,8 +297,13 @@ const PASS_OWNERS = new Set([
   'wifi', 'keystore', 'truststore', 'store', 'login', 'account', 'basic', 'auth', 'http', 'registry', 'docker', 'git',
 ]);
 
+/** Every key classifyKey can name contains one of these. */
+const SECRETISH_KEY = /pass|pwd|pw|secret|key|token|cred|auth|sig|bearer|private/i;
+
 /** What a key says its value is; null for keys that hold no secret. */
 export function classifyKey(key: string): KeyClass {
+  // Most names in a text name nothing secret: one cheap test before splitting them into words.
+  if (!SECRETISH_KEY.test(key)) return null;
   const words = keyWords(key);
   if (words.length === 0 || words.length > 12) return null;
   const last = words[words.length - 1] as string;
@@ -683,7 +688,7 @@ export function redactJson<T>(value: T, policy: RedactionPolicy = DEFAULT_POLICY
       let r = redact(v, policy);
       const cls = key === null ? null : classifyKey(key);
       if (cls !== null && policy.mode !== 'entropy' && r.text === v && !isAlreadyRedacted(v)) {
-        const span: ValueSpan = { start: 0, end: v.length, quote: '"', bare: v, open: false };
+        const span: ValueSpan = { start: 0, end: v.length, quote: '', bare: v, open: false };
         if (isSecretValue(cls, span, false, '')) r = { text: marker(cls), redacted: true, hits: { [cls]: 1 } };
       }
       if (r.redacted) total.redacted = true;

@@ -227,7 +227,9 @@ const saveErrorPattern: Command = {
     const redactor = ctx.redactor();
     const signature: ErrorSignature = {
       error_type: redactor.text(normaliseErrorType(errorType)),
-      message_pattern: redactor.text(normaliseErrorMessage(message)),
+      // Redacted before normalising too: normalising cuts paths and quotes, and a secret it cuts
+      // in half is no longer recognisable.
+      message_pattern: redactor.text(normaliseErrorMessage(redactor.text(message))),
       context_hints: redactor.json(hints as string[]),
       // Secrets can sit at any depth of a stack item (objects, nested arrays).
       stack_pattern: redactor.json(stack),

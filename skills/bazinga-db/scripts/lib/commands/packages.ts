@@ -102,7 +102,8 @@ const saveContextPackage: Command = {
     if (consumers.length === 0) throw invalid('At least one valid consumer agent is required');
     const { stored, sizeBytes } = resolveArtifactPath(filePath, sessionId, ctx.paths().projectRoot);
     const redactor = ctx.redactor();
-    const summary = truncateWithEllipsis(redactor.text(rawSummary.replace(/[\r\n]/g, ' ')), SUMMARY_MAX_CHARS);
+    // Redacted while its lines are still lines (a value wrapped onto the next one is recognised), then flattened.
+    const summary = truncateWithEllipsis(redactor.text(redactor.text(rawSummary).replace(/[\r\n]/g, ' ')), SUMMARY_MAX_CHARS);
     const filePathStored = redactor.text(stored);
     const global = groupId === 'global';
     const db = ctx.db();
@@ -153,9 +154,13 @@ const getContextPackages: Command = {
     validateGroupId(groupId);
     const query: EligibilityQuery = { sessionId, groupId, agentType: normaliseAgent(rawAgent), iteration };
     const db = ctx.db();
-    const packages = listEligiblePackages(db, query, limit);
-    if (!args.bools.has('--with-total')) return packages;
-    return { packages, total_available: countEligiblePackages(db, query) };
+    // One read transaction: the list and the total come from the same snapshot, even while
+    // another process is writing.
+    return db.transaction(() => {
+      const packages = listEligiblePackages(db, query, limit);
+      if (!args.bools.has('--with-total')) return packages;
+      return { packages, total_available: countEligiblePackages(db, query) };
+    })();
   },
 };
 

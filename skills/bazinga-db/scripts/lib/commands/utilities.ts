@@ -4,6 +4,7 @@ import { BazingaError, invalid, usage } from '../errors.ts';
 import { stmt, writeTransaction } from '../db.ts';
 import { redactExistingRows } from '../repo/redactExisting.ts';
 import { resetSearchIndex } from '../repo/searchIndex.ts';
+import { SEARCH_TABLES } from '../schema.ts';
 import { rejectProblem, type Command } from './types.ts';
 import { redactionPolicy } from '../settings.ts';
 
@@ -112,11 +113,19 @@ const redactExisting: Command = {
     const result = writeTransaction(db, () => {
       const r = redactExistingRows(db, policy, { dryRun });
       // The index holds the words of the old text: rebuilt from the redacted rows.
-      if (!dryRun && r.rows_changed > 0) resetSearchIndex(db);
+      if (!dryRun && r.rows_changed > 0) {
+        resetSearchIndex(db);
+        // A deleted FTS5 row stays in the index segments until they are merged.
+        for (const table of SEARCH_TABLES) db.prepare(`INSERT INTO ${table}(${table}) VALUES ('optimize')`).run();
+      }
       return r;
     });
-    // Nothing of the old pages stays in the write-ahead log either.
-    if (!dryRun && result.rows_changed > 0) db.pragma('wal_checkpoint(TRUNCATE)');
+    // Pages b-tree rebalancing moved or freed may still hold the old text: the file is rebuilt,
+    // and nothing of the old pages stays in the write-ahead log either.
+    if (!dryRun && result.rows_changed > 0) {
+      db.exec('VACUUM');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    }
     return { success: true, dry_run: dryRun, ...result, search_index_reset: !dryRun && result.rows_changed > 0 };
   },
 };
