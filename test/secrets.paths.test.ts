@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../skills/bazinga-db/scripts/lib/cli.ts';
+import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { makeProject, type Project } from './helpers.ts';
@@ -255,6 +256,19 @@ describe('redact-existing on a database written unredacted', () => {
   });
   afterAll(() => p.cleanup());
 
+  const doctor = async () => {
+    let out = '';
+    const code = await runDoctor(['--project-root', p.root, '--format', 'json'], { cwd: p.root, env: {}, stdout: (t) => (out += t), stderr: () => {} });
+    return { code, check: (JSON.parse(out) as { checks: { check: string; status: string; detail: string; fix: string }[] }).checks.find((c) => c.check === 'secrets') };
+  };
+
+  it('doctor warns that rows hold unredacted text, naming the tables and the command', async () => {
+    const { code, check } = await doctor();
+    expect(code).toBe(0);
+    expect(check).toMatchObject({ status: 'warn', fix: expect.stringContaining('bazinga-db redact-existing') });
+    expect(check?.detail).toMatch(new RegExp(`^${4 * SECRET_CASES.length} rows hold text the redaction engine would remove \\(.*context_packages ${SECRET_CASES.length}`));
+  });
+
   it('--dry-run counts per table and per rule and writes nothing', () => {
     const rows = () => JSON.stringify(ok(p, ['query', 'SELECT summary FROM context_packages ORDER BY id']));
     const before = rows();
@@ -281,5 +295,9 @@ describe('redact-existing on a database written unredacted', () => {
     expect(flags).toEqual([{ redacted: 1 }]);
     for (const row of patterns) expect(() => JSON.parse(row.signature_json)).not.toThrow();
     expect(ok(p, ['redact-existing'])).toMatchObject({ rows_changed: 0, search_index_reset: false });
+  });
+
+  it('afterwards doctor finds nothing to redact', async () => {
+    expect((await doctor()).check).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^no unredacted text in \d+ rows/) });
   });
 });

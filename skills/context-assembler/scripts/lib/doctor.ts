@@ -37,7 +37,8 @@ const HELP = `doctor: check that context-assembler can run here
 
 Usage: doctor [--db PATH] [--project-root DIR] [--config PATH] [--format table|json]
 
-Checks Node, better-sqlite3, FTS5, the project root and database, the schema version, the config
+Checks Node, better-sqlite3, FTS5, the project root and database, the schema version, unredacted
+text in the newest rows (a warning: run bazinga-db redact-existing), the config
 and the tokenizer. Exit 0 when nothing failed, 1 when a check failed (its row says what to do).
 `;
 
