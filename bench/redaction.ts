@@ -22,6 +22,11 @@ export const ADVERSARIAL: Record<string, (bytes: number) => string> = {
   'long base64 run': (n) => fill('QmFzZTY0IHRleHQgdGhhdCBuZXZlciBlbmRz', n),
   'unterminated private blocks': (n) => fill('-----BEGIN PRIVATE KEY----- <private', n),
   'URLs with colons, no @': (n) => fill('postgres://user:pass:word/', n),
+  'keys whose values are code (token=this.)': (n) => fill('token=this.', n),
+  'rejected values after keys (secret=config.)': (n) => fill('secret=config.', n),
+  'query strings (password=a&)': (n) => fill('password=a&', n),
+  'SAS-like parameters (&sig=)': (n) => fill('&sig=', n),
+  'YAML keys without values (token: )': (n) => fill('token: ', n),
   'corpus text (real secrets)': (n) => fill(SECRET_CASES.map((c) => c.text).join('\n'), n),
 };
 

@@ -86,6 +86,33 @@ describe('rules', () => {
   });
 });
 
+describe('code and tool output around secret-named keys stay as written', () => {
+  it.each([
+    'if (password == null) return;',
+    'if (token === undefined || secret !== expected) throw err;',
+    'at validate (src/auth/password.ts:12:5)',
+    'src/auth/password.ts:12:5 - error TS2322',
+    'pass: 12 fail: 0',
+    '"password": {"type": "string", "minLength": 12}',
+    'password: { type: String, required: true }',
+    'password: user.password',
+    'UPDATE users SET password = ? WHERE id = ?',
+    'environment: password: ${DB_PASSWORD:-changeme}',
+    'Action: secretsmanager:GetSecretValue',
+    'private_ip: 10.0.0.12 and private_repo: acme/shop',
+    'DB_PASSWORD=[REDACTED:password]\nREADME.md',
+    'Cookie: theme=darkmode; lang=en',
+  ])('%s', (text) => {
+    expect(redact(text).text).toBe(text);
+  });
+
+  it('a token used as the user of a URL leaves one whole marker', () => {
+    expect(redact('git clone https://ghp_Rt2Lm9Qx4Zc8Vn1Hd5Jf3Kp6Sa0Ge2Uo7Iy4T@github.com/acme/shop').text).toBe(
+      'git clone https://[REDACTED:github_token]@github.com/acme/shop',
+    );
+  });
+});
+
 describe('markers, modes, allowlist, private blocks', () => {
   it('the marker keeps the key and names the rule, the same on every run', () => {
     const text = 'password = "correct-horse-battery-9" and eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXZhbHVl';

@@ -7,7 +7,7 @@ import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext }
 import { tokenize } from './args.ts';
 import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
 import { indexSettings, redactionPolicy } from './settings.ts';
-import { DEFAULT_POLICY, Redactor, redactJson, type RedactionPolicy } from './redact.ts';
+import { DEFAULT_POLICY, Redactor, redactJson, redactText, type RedactionPolicy } from './redact.ts';
 import { syncSearchIndex } from './repo/searchIndex.ts';
 import { BazingaError, toBazingaError, usage, invalid } from './errors.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
@@ -143,7 +143,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       throw usage(`Unknown command: ${opts.command}`);
     }
     const notice = (line: string) => {
-      if (!quiet) io.stderr(line + '\n');
+      if (!quiet) io.stderr(redactText(line) + '\n');
     };
     let paths: ResolvedPaths | undefined;
     let db: DB | undefined;

@@ -172,7 +172,7 @@ function redactTokens(text: string, run: Run): string {
 // ------------------------------------------------------------------------------------ 3c. URLs, headers, command lines
 
 /** `scheme://user:password@host`: the password goes, the user stays; an empty user is allowed. */
-const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/@'"]{0,256}):([^\s@/'"]{1,512})@/g;
+const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/@'"[\]]{0,256}):([^\s@/'"]{1,512})@/g;
 
 /** `Authorization: <scheme> <credentials>` (also Proxy-Authorization), quoted or not. */
 const AUTHORIZATION = /(?<![\w-])((?:proxy-)?authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|dpop|hmac)[ \t]{1,8})?)([^\s"',;]{8,4096})/gi;
@@ -251,7 +251,8 @@ function redactCookiePairs(pairs: string, setCookie: boolean, run: Run): string 
     const isFirst = first;
     first = false;
     if (setCookie && !isFirst) return m; // Set-Cookie: only the first pair is the cookie; the rest are attributes
-    if (COOKIE_ATTRIBUTES.has(name.toLowerCase()) || value.replace(/"/g, '').length < 6) return m;
+    const bare = value.replace(/"/g, '');
+    if (COOKIE_ATTRIBUTES.has(name.toLowerCase()) || bare.length < 6 || !(/\d/.test(bare) || bare.length >= 16)) return m;
     if (isAlreadyRedacted(value)) return m;
     run.hit('cookie');
     return `${name}=${marker('cookie')}`;
@@ -270,9 +271,9 @@ const NOT_A_VALUE = new Set([
   'min', 'max', 'ttl', 'expiry', 'expires', 'expiration', 'expired', 'strength', 'mode', 'format', 'location', 'dir',
   'stdin', 'env', 'var', 'variable', 'source', 'provider', 'manager', 'store', 'helper', 'command', 'cmd',
   'hash', 'algorithm', 'algo', 'reset', 'prefix', 'suffix', 'limit', 'index', 'kind', 'style', 'lifetime',
-  'placeholder', 'description', 'desc', 'help', 'usage', 'changed', 'set', 'valid', 'invalid', 'error', 'errors',
+  'placeholder', 'description', 'desc', 'help', 'changed', 'set', 'valid', 'invalid', 'error', 'errors',
   'input', 'class', 'scope', 'scopes', 'audience', 'issuer', 'used', 'usage', 'budget', 'estimate', 'estimator',
-  'chars', 'bytes', 'bits', 'tokens', 'rules', 'rule', 'requirements', 'complexity', 'hint',
+  'chars', 'bytes', 'bits', 'tokens', 'rules', 'rule', 'requirements', 'complexity', 'confirmation', 'ip', 'repo', 'zone', 'dns',
 ]);
 
 /** Splits a key into lower-case words: `X-API-Key` → x api key, `secretKey` → secret key. */
@@ -304,6 +305,21 @@ const SECRETISH_KEY = /pass|pwd|pw|secret|key|token|cred|auth|sig|bearer|private
 export function classifyKey(key: string): KeyClass {
   // Most names in a text name nothing secret: one cheap test before splitting them into words.
   if (!SECRETISH_KEY.test(key)) return null;
+  const known = KEY_CLASSES.get(key);
+  if (known !== undefined) return known;
+  if (KEY_CLASSES.size >= 4096) KEY_CLASSES.clear();
+  const cls = classifyWords(key);
+  KEY_CLASSES.set(key, cls);
+  return cls;
+}
+
+/** Keys repeat within a text (and across a run of redact-existing): each is split into words once. */
+const KEY_CLASSES = new Map<string, KeyClass>();
+
+function classifyWords(key: string): KeyClass {
+  // A file name (`password.ts:12:5` in a stack trace), an AWS service prefix.
+  if (/\.(?:[cm]?[jt]sx?|py|java|kt|go|rb|php|cs|rs|swift|c|h|cpp|md|json|ya?ml|toml|xml|html?|css|scss|sql|sh|txt|env)$/i.test(key)) return null;
+  if (/^secretsmanager$/i.test(key)) return null;
   const words = keyWords(key);
   if (words.length === 0 || words.length > 12) return null;
   const last = words[words.length - 1] as string;
@@ -324,7 +340,6 @@ export function classifyKey(key: string): KeyClass {
   if (words.some((w) => (/token$/.test(w) || w === 'tokens' || /^token/.test(w)) && !/^tokeni[sz]/.test(w))) return 'token';
   if (words.some((w) => /^(?:credential|credentials|creds|cred)$/.test(w))) return 'credential';
   if (last === 'auth' || words.includes('authorization') || words.includes('bearer') || words.includes('sig') || words.includes('signature')) return 'credential';
-  if (words.includes('private') && words.length > 1) return 'secret';
   return null;
 }
 
@@ -340,9 +355,9 @@ function isReference(value: string): boolean {
 
 const PLAIN_VALUES = new Set([
   'true', 'false', 'null', 'none', 'nil', 'undefined', 'yes', 'no', 'on', 'off', 'required', 'optional', 'enabled',
-  'disabled', 'inherit', 'include', 'omit', 'same-origin', 'bearer', 'basic', 'string', 'str', 'number', 'int',
+  'disabled', 'inherit', 'include', 'omit', 'same-origin', 'bearer', 'basic', 'string', 'str', 'number', 'int', '?',
   'boolean', 'bool', 'any', 'object', 'text', 'password', 'secret', 'token', 'hidden', 'new', 'await', 'self',
-  'this', 'input', 'changeme', 'default', 'empty', 'unset', 'redacted', 'masked', 'sensitive', 'none,',
+  'this', 'input', 'changeme', 'default', 'empty', 'unset', 'redacted', 'masked', 'sensitive',
 ]);
 
 function isAlreadyRedacted(value: string): boolean {
@@ -388,9 +403,11 @@ interface ValueSpan {
  * Where a bare value stops: a blank, a quote, a closing bracket; `,` `;` `&` only when what follows
  * is another `name=` (a query string, a connection string) or nothing, since passwords use them.
  */
+const BARE_STOPS = new Set([' ', '\t', '\n', '\r', '\f', '\v', '"', "'", '`', ')', ']', '}', '<', '>', '|']);
+
 function endsBareValue(text: string, i: number): boolean {
   const ch = text[i] as string;
-  if (/[\s"'`)\]}<>|]/.test(ch)) return true;
+  if (BARE_STOPS.has(ch) || (ch > '\u007f' && /\s/.test(ch))) return true;
   if (ch !== ',' && ch !== ';' && ch !== '&') return false;
   const next = text.slice(i + 1, i + 67);
   return next === '' || /^[\s,;&]/.test(next) || /^[ \t]*[\w.-]{1,64}=/.test(next);
@@ -426,27 +443,29 @@ function readValue(text: string, pos: number): ValueSpan | null {
   const limit = Math.min(text.length, pos + MAX_VALUE);
   let i = pos;
   while (i < limit && !endsBareValue(text, i)) i++;
-  // A long run goes whole: the part past the bound is as secret as the rest.
-  if (i === limit) while (i < text.length && !endsBareValue(text, i)) i++;
   // A full stop that ends the sentence is not part of the value.
   if (i > pos + 1 && text[i - 1] === '.' && (i === text.length || /\s/.test(text[i] as string))) i--;
   if (i === pos) return null;
+  // A structure, not a literal: its own keys are scanned on their own.
+  if (/^[{([]/.test(text[pos] as string)) return null;
   return { start: pos, end: i, quote: '', bare: text.slice(pos, i), open: false };
 }
 
 /** Decides whether a value read after a key of class `cls` is a secret to remove. */
-function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spacedOperator: boolean, text: string): boolean {
+function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spacedOperator: boolean, text: string, key = ''): boolean {
   const bare = v.bare;
   if (bare.trim() === '' || isReference(bare) || HELD_ONLY.test(bare)) return false;
+  // A comparison (`password == null`), a placeholder (`?`, `...`), punctuation only.
+  if (/^[=!]/.test(bare) || !/[\p{L}\p{N}]/u.test(bare)) return false;
   if (v.quote === '' && PLAIN_VALUES.has(bare.toLowerCase())) return false;
   if (v.quote === '') {
     // The value is the next key (`password: password = "…"`): the real value comes after it.
     if (/^[ \t]{0,8}(?:=>|:=|[=:])/.test(text.slice(v.end, v.end + 10)) && !/[=:]/.test(bare)) return false;
     // Code, not a literal: a call, an index, a member of an object, an identifier after a spaced `=`.
     if (/[()[\]]/.test(bare) && /^[A-Za-z_$][\w$.]*[([]/.test(bare)) return false;
-    if (/^(?:this|self|config|settings|options|opts|env|props|params|args|req|request|ctx|context|cfg|os|process|window|document)\./.test(bare)) return false;
+    if (/^(?:this|self|config|settings|options|opts|env|props|params|args|req|request|ctx|context|cfg|os|process|window|document|user|account|form|data|body|values|input|row|record|payload|state|model|auth|credentials|creds|secrets)\./.test(bare)) return false;
     if (spacedOperator && /^[A-Za-z_$][A-Za-z_$.]*$/.test(bare) && !/\d/.test(bare)) return false;
-    if (/^-?\d+(?:\.\d+)?$/.test(bare) && cls !== 'password') return false;
+    if (/^-?\d+(?:\.\d+)?%?$/.test(bare) && (cls !== 'password' || /^(?:pass|pw)$/i.test(key))) return false;
   }
   switch (cls) {
     case 'password':
@@ -503,15 +522,25 @@ function redactAssignments(text: string, run: Run): string {
         re.lastIndex = v.end;
         continue;
       }
+      // A reference (`${DB_PASSWORD:-x}`) is passed over whole, not scanned for keys inside.
+      if (isReference(v.bare)) {
+        re.lastIndex = v.end;
+        continue;
+      }
       const spaced = re === ASSIGNMENT_HEAD && (m[3] !== '' || m[5] !== '') && m[4] === '=';
       if (re === FLAG_HEAD && v.quote === '' && /^-/.test(v.bare)) {
         re.lastIndex = m.index + name.length;
         continue;
       }
-      if (!isSecretValue(cls, v, spaced, work)) {
-        re.lastIndex = m.index + Math.max(1, name.length);
+      if (!isSecretValue(cls, v, spaced, work, name)) {
+        // Past a bare value read in full (each character is read once), unless the value is the next
+        // key (`password: password = "…"`); a quoted value may hold keys of its own.
+        const nextKey = /^[ \t]{0,8}(?:=>|:=|[=:])/.test(work.slice(v.end, v.end + 10));
+        re.lastIndex = v.quote === '' && !nextKey ? Math.max(v.end, m.index + 1) : m.index + Math.max(1, name.length);
         continue;
       }
+      // A value longer than the bound goes whole: the part past it is as secret as the rest.
+      if (v.quote === '' && v.end - v.start === MAX_VALUE) while (v.end < work.length && !endsBareValue(work, v.end)) v.end++;
       const rule = re === FLAG_HEAD && cls === 'password' ? 'cli_password' : cls;
       run.hit(rule);
       out += work.slice(from, valueAt) + replaceValue(v, rule, work);
@@ -532,7 +561,8 @@ const CONTINUATION = /(\[REDACTED:[a-z_]+\]["'`]?[ \t]*\\?[ \t]*\r?\n)([ \t]*)([
 function redactContinuations(text: string, run: Run): string {
   if (!text.includes('[REDACTED:')) return text;
   return text.replace(CONTINUATION, (m, head: string, indent: string, value: string) => {
-    if (!/\d/.test(value) && !/[A-Z]/.test(value)) return m;
+    const wrapped = /\\[ \t]*\r?\n$/.test(head);
+    if (!wrapped && !(value.length >= 16 && /\d/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value))) return m;
     if (/^\[REDACTED/.test(value) || /^[-=`~]{3,}$/.test(value)) return m;
     run.hit('continuation');
     return head + indent + marker('continuation');
@@ -684,8 +714,10 @@ export function redactJson<T>(value: T, policy: RedactionPolicy = DEFAULT_POLICY
   const total = new Run();
   const walk = (v: unknown, key: string | null): unknown => {
     if (typeof v === 'string') {
-      if (key !== null && skipKeys.has(key)) return v;
-      let r = redact(v, policy);
+      // Ids and hashes the product made would read as random tokens: patterns only, no entropy.
+      const skip = key !== null && skipKeys.has(key);
+      if (skip && policy.mode === 'entropy') return v;
+      let r = redact(v, skip ? { mode: 'pattern_only', allowlist: policy.allowlist } : policy);
       const cls = key === null ? null : classifyKey(key);
       if (cls !== null && policy.mode !== 'entropy' && r.text === v && !isAlreadyRedacted(v)) {
         const span: ValueSpan = { start: 0, end: v.length, quote: '', bare: v, open: false };

@@ -99,7 +99,6 @@ const detectPaths: Command = {
 
 const redactExisting: Command = {
   name: 'redact-existing',
-  indexes: true,
   synopsis: 'redact-existing [--dry-run]',
   flags: { '--dry-run': 'bool' },
   maxPositionals: 0,

@@ -31,7 +31,7 @@ export const REDACTABLE: readonly TableSpec[] = [
   { table: 'task_groups', columns: [{ name: 'name' }, { name: 'component_path' }, { name: 'assigned_to' }, { name: 'feature_branch' }, { name: 'specializations', json: true }] },
   { table: 'context_packages', columns: [{ name: 'summary' }, { name: 'file_path' }] },
   { table: 'error_patterns', columns: [{ name: 'signature_json', json: true }, { name: 'solution' }, { name: 'lang' }] },
-  { table: 'strategies', columns: [{ name: 'insight' }, { name: 'lang' }, { name: 'framework' }] },
+  { table: 'strategies', columns: [{ name: 'insight' }, { name: 'topic' }, { name: 'lang' }, { name: 'framework' }] },
   { table: 'state_snapshots', columns: [{ name: 'state_data', json: true }] },
   { table: 'skill_outputs', columns: [{ name: 'output_data', json: true }] },
   { table: 'development_plans', columns: [{ name: 'original_prompt' }, { name: 'plan_text' }, { name: 'phases', json: true }, { name: 'metadata', json: true }] },
