@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../skills/bazinga-db/scripts/lib/cli.ts';
+import { bazingaDbInProcess } from './inProcess.ts';
 import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
@@ -29,14 +29,7 @@ function track(p: Project): Project {
 
 /** bazinga-db in process; returns the parsed JSON (throws with stderr on failure). */
 function db(project: Project, ...args: string[]): any {
-  let out = '';
-  let err = '';
-  const code = runCli(['--quiet', '--db', project.dbPath, '--project-root', project.root, ...args], {
-    cwd: project.root,
-    env: {},
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-  });
+  const { code, out, err } = bazingaDbInProcess(project, args);
   if (code !== 0) throw new Error(`bazinga-db ${args[0]} exit ${code}: ${err}`);
   return JSON.parse(out);
 }

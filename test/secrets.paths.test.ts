@@ -12,11 +12,11 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../skills/bazinga-db/scripts/lib/cli.ts';
 import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { makeProject, type Project } from './helpers.ts';
+import { bazingaDbInProcess } from './inProcess.ts';
 import { SECRET_CASES } from './secrets/corpus.ts';
 
 const ALL_SECRETS = [...new Set(SECRET_CASES.flatMap((c) => c.secrets))];
@@ -33,17 +33,7 @@ function leakedInFiles(dbPath: string): string[] {
   });
 }
 
-function cli(project: Project, args: readonly string[]): { code: number; out: string; err: string } {
-  let out = '';
-  let err = '';
-  const code = runCli(['--quiet', '--db', project.dbPath, '--project-root', project.root, ...args], {
-    cwd: project.root,
-    env: {},
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-  });
-  return { code, out, err };
-}
+const cli = bazingaDbInProcess;
 
 function ok(project: Project, args: readonly string[]): any {
   const r = cli(project, args);

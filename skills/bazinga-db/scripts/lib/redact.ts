@@ -489,8 +489,6 @@ function replaceValue(v: ValueSpan, rule: string, text: string): string {
  * key when it did not), so each character is read a bounded number of times.
  */
 function redactAssignments(text: string, run: Run): string {
-  let out = '';
-  let from = 0;
   const heads: { re: RegExp; key: number }[] = [
     { re: ASSIGNMENT_HEAD, key: 1 },
     { re: FLAG_HEAD, key: 1 },
@@ -501,8 +499,8 @@ function redactAssignments(text: string, run: Run): string {
   // One pass per head form, each over the output of the previous.
   let work = text;
   for (const { re, key } of heads) {
-    out = '';
-    from = 0;
+    let out = '';
+    let from = 0;
     re.lastIndex = 0;
     for (let m = re.exec(work); m; m = re.exec(work)) {
       const name = m[key] as string;
@@ -724,7 +722,7 @@ export function redactJson<T>(value: T, policy: RedactionPolicy = DEFAULT_POLICY
         if (isSecretValue(cls, span, false, '')) r = { text: marker(cls), redacted: true, hits: { [cls]: 1 } };
       }
       if (r.redacted) total.redacted = true;
-      for (const [rule, n] of Object.entries(r.hits)) total.hits[rule] = (total.hits[rule] ?? 0) + n;
+      addHits(total.hits, r.hits);
       return r.text;
     }
     if (Array.isArray(v)) return v.map((item) => walk(item, key));
