@@ -152,19 +152,35 @@ const COMPILED_TOKEN_RULES: readonly CompiledTokenRule[] = TOKEN_RULES.map((rule
   return { rule, regex: new RegExp(source, rule.caseInsensitive ? 'gi' : 'g') };
 });
 
+const ALL_NEEDLES = [...new Set(TOKEN_RULES.flatMap((r) => r.needles))].sort((a, b) => b.length - a.length);
+
+/**
+ * Every rule's needles in one look-ahead, longest first: tried at every position, it names the
+ * longest needle starting there; the shorter ones it hides are those it contains (CONTAINED).
+ */
+const NEEDLES = new RegExp(`(?=(${ALL_NEEDLES.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')}))`, 'g');
+
+/** For each needle, the needles inside it (itself included). */
+const CONTAINED = new Map(ALL_NEEDLES.map((n) => [n, ALL_NEEDLES.filter((m) => n.includes(m))]));
+
+/**
+ * Runs the token rules whose needles occur in the text (one scan instead of an `includes` per
+ * needle, which cost more than the rules themselves on a megabyte). The needles are found once, on
+ * the input: a replacement only removes text and inserts a bracketed marker, which no token pattern
+ * matches, so it never makes a rule match that could not match before.
+ */
 function redactTokens(text: string, run: Run): string {
+  const present = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(NEEDLES)) for (const n of CONTAINED.get(m[1] as string) ?? []) present.add(n);
+  if (present.size === 0) return text;
   let out = text;
-  let lower = out.toLowerCase();
   for (const { rule, regex } of COMPILED_TOKEN_RULES) {
-    if (!rule.needles.some((n) => lower.includes(n))) continue;
+    if (!rule.needles.some((n) => present.has(n))) continue;
     regex.lastIndex = 0;
-    let changed = false;
-    out = out.replace(regex, (m: string, kept: unknown) => {
-      changed = true;
+    out = out.replace(regex, (_m: string, kept: unknown) => {
       run.hit(rule.id);
       return (rule.keepsPrefix && typeof kept === 'string' ? kept : '') + marker(rule.id);
     });
-    if (changed) lower = out.toLowerCase();
   }
   return out;
 }
@@ -343,8 +359,12 @@ function classifyWords(key: string): KeyClass {
   return null;
 }
 
+/** Every reference form below holds one of these characters (or is empty). */
+const REFERENCE_CHARS = /[$%{<[.(:]/;
+
 /** Values that point to a secret instead of holding it. */
 function isReference(value: string): boolean {
+  if (value.length > 4 && !REFERENCE_CHARS.test(value)) return false; // longer than a pair of (escaped) quotes
   const v = value.replace(/^\\?["'`]|\\?["'`]$/g, '');
   return (
     v === '' ||
@@ -360,7 +380,11 @@ const PLAIN_VALUES = new Set([
   'this', 'input', 'changeme', 'default', 'empty', 'unset', 'redacted', 'masked', 'sensitive',
 ]);
 
+/** Every marker ALREADY_REDACTED accepts holds one of these. */
+const REDACTED_CHARS = /REDACTED|redacted|\*\*\*|xxxx|XXXX|•••/;
+
 function isAlreadyRedacted(value: string): boolean {
+  if (!REDACTED_CHARS.test(value)) return false;
   return ALREADY_REDACTED.test(value.replace(/^\\?["'`]|\\?["'`]$/g, ''));
 }
 
@@ -413,11 +437,14 @@ function endsBareValue(text: string, i: number): boolean {
   return next === '' || /^[\s,;&]/.test(next) || /^[ \t]*[\w.-]{1,64}=/.test(next);
 }
 
+/** A marker or a template reference where a value starts: read whole. */
+const PLACED = /^\[REDACTED(?::[a-z_]+)?\]|^\$\{[^}\n]{0,256}\}|^\{\{[^}\n]{0,256}\}\}/;
+
 /** Reads the value that starts at `pos` (after the operator), bounded by MAX_VALUE characters. */
 function readValue(text: string, pos: number): ValueSpan | null {
   const c = text[pos];
   if (c === undefined || c === '\n' || c === '\r') return null;
-  const placed = /^\[REDACTED(?::[a-z_]+)?\]|^\$\{[^}\n]{0,256}\}|^\{\{[^}\n]{0,256}\}\}/.exec(text.slice(pos, pos + 300));
+  const placed = c === '[' || c === '$' || c === '{' ? PLACED.exec(text.slice(pos, pos + 300)) : null;
   if (placed) return { start: pos, end: pos + placed[0].length, quote: '', bare: placed[0], open: false };
   let quote = '';
   if (c === '\\' && text[pos + 1] === '"') quote = '\\"';
@@ -607,8 +634,12 @@ function decodesToText(candidate: string): boolean {
   return printable / bytes.length >= 0.95;
 }
 
-/** Candidate tokens for the entropy check: runs of base64/hex-like characters. */
-const ENTROPY_TOKEN = /[A-Za-z0-9+/=_-]{20,}/g;
+/**
+ * Candidate tokens for the entropy check: runs of base64/hex-like characters. The look-behind makes
+ * each attempt start only where a run starts (inside a short run it fails on one character instead
+ * of reading up to 19), which matches the same runs at a fraction of the cost.
+ */
+const ENTROPY_TOKEN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}/g;
 
 /**
  * True when a long token looks like a credential: high-entropy base64-like (≥ 20 chars, > 4.5
