@@ -27,6 +27,13 @@ export const ADVERSARIAL: Record<string, (bytes: number) => string> = {
   'query strings (password=a&)': (n) => fill('password=a&', n),
   'SAS-like parameters (&sig=)': (n) => fill('&sig=', n),
   'YAML keys without values (token: )': (n) => fill('token: ', n),
+  'dense URL heads (a://:)': (n) => fill('a://:', n),
+  'Markdown table rows on one line (password cells)': (n) => fill('| password | x ', n),
+  'INI-like keys on one line (password = word )': (n) => fill('password = word ', n),
+  'YAML block headers (token: then a bar)': (n) => fill('token: |\n', n),
+  'client names without -p (mysql -u )': (n) => fill('mysql -u ', n),
+  'unclosed XML elements (<password>x)': (n) => fill('<password>x', n),
+  'netrc words (login a password )': (n) => fill('login a password ', n),
   'corpus text (real secrets)': (n) => fill(SECRET_CASES.map((c) => c.text).join('\n'), n),
 };
 

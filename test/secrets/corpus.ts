@@ -2813,6 +2813,142 @@ export const SECRET_CASES: readonly SecretCase[] = [
       'at async OrderController.confirm (/app/src/orders/controller.ts:142:5)',
     ],
   },
+  // ---- layouts -----------------------------------------------------------------------------------------
+  // Secrets in layouts beyond `key = value` on one line: YAML values below their key, Markdown
+  // tables, XML elements, .netrc and .pgpass files, short password flags, unencoded URL passwords.
+  {
+    id: 'layout-yaml-block-literal',
+    family: 'layout',
+    text: 'database:\n  host: db.internal\n  password: |\n    Wq7vLr2Xe9-block-literal\n  pool: 10\n',
+    secrets: ['Wq7vLr2Xe9-block-literal'],
+    keeps: ['database:', 'host: db.internal', 'password: |', 'pool: 10'],
+  },
+  {
+    id: 'layout-yaml-block-folded',
+    family: 'layout',
+    text: 'smtp:\n  password: >-\n    Zt4kPm8Qa1-folded-value\n',
+    secrets: ['Zt4kPm8Qa1-folded-value'],
+    keeps: ['smtp:', 'password: >-'],
+  },
+  {
+    id: 'layout-yaml-next-line',
+    family: 'layout',
+    text: 'redis:\n  auth_token:\n    Jc5nRw3Ty8Hv2Lp6Qx9Mz4B\n  port: 6379\n',
+    secrets: ['Jc5nRw3Ty8Hv2Lp6Qx9Mz4B'],
+    keeps: ['redis:', 'auth_token:', 'port: 6379'],
+  },
+  {
+    id: 'layout-markdown-table-row',
+    family: 'layout',
+    text: '| Variable | Value |\n| --- | --- |\n| DB_HOST | db.internal |\n| DB_PASSWORD | Hq3Vt8Lw2Zr6 |\n| API_TOKEN | `Pk7Xm2Nq9Rs4Tv6Wy8Za3Bc` |',
+    secrets: ['Hq3Vt8Lw2Zr6', 'Pk7Xm2Nq9Rs4Tv6Wy8Za3Bc'],
+    keeps: ['| Variable | Value |', '| DB_HOST | db.internal |', 'DB_PASSWORD', 'API_TOKEN'],
+  },
+  {
+    id: 'layout-xml-elements',
+    family: 'layout',
+    text: '<datasource>\n  <username>shop</username>\n  <password>Tm6Yq1Ws4Xe9</password>\n  <apiKey>Gd2Jh7Kl3Mn8Pq4Rs9Tu5V</apiKey>\n</datasource>',
+    secrets: ['Tm6Yq1Ws4Xe9', 'Gd2Jh7Kl3Mn8Pq4Rs9Tu5V'],
+    keeps: ['<username>shop</username>', '<password>', '</password>', '<apiKey>'],
+  },
+  {
+    id: 'layout-xml-namespaced-passphrase',
+    family: 'layout',
+    text: '<cfg:Password type="plain">correct stapler orbit</cfg:Password>',
+    secrets: ['correct stapler orbit'],
+    keeps: ['<cfg:Password type="plain">', '</cfg:Password>'],
+  },
+  {
+    id: 'layout-netrc-one-line',
+    family: 'layout',
+    text: 'machine api.heroku.com login dana@acme.io password Fy8Rk2Dp5Lx9Vn3',
+    secrets: ['Fy8Rk2Dp5Lx9Vn3'],
+    keeps: ['machine api.heroku.com login dana@acme.io password'],
+  },
+  {
+    id: 'layout-netrc-lines',
+    family: 'layout',
+    text: '# ~/.netrc\nmachine git.acme.io\n  login ci-bot\n  password Bw4Qn7Zs1Hc6Ty',
+    secrets: ['Bw4Qn7Zs1Hc6Ty'],
+    keeps: ['machine git.acme.io', 'login ci-bot', 'password'],
+  },
+  {
+    id: 'layout-pgpass',
+    family: 'layout',
+    text: '# ~/.pgpass\ndb.internal:5432:shop:shopadmin:Ur5Gt8Wm2Kv-pg\n*:*:*:replicator:Nx3Cb6Yh9Pj-pg\n',
+    secrets: ['Ur5Gt8Wm2Kv-pg', 'Nx3Cb6Yh9Pj-pg'],
+    keeps: ['db.internal:5432:shop:shopadmin:', '*:*:*:replicator:'],
+  },
+  {
+    id: 'layout-mysql-joined-p',
+    family: 'layout',
+    text: 'mysqldump -h db.internal -u root -pQs4Lf7Nb2Xw shop > shop.sql',
+    secrets: ['Qs4Lf7Nb2Xw'],
+    keeps: ['mysqldump -h db.internal -u root -p', 'shop > shop.sql'],
+  },
+  {
+    id: 'layout-mysql-quoted-p',
+    family: 'layout',
+    text: "mysql -h 127.0.0.1 -u app -p'Kz5 Wq8 Nd2' -e 'SELECT 1'",
+    secrets: ['Kz5 Wq8 Nd2'],
+    keeps: ['mysql -h 127.0.0.1 -u app -p', "-e 'SELECT 1'"],
+  },
+  {
+    id: 'layout-sshpass',
+    family: 'layout',
+    text: "sshpass -p 'Vr6Hm1Zk8Dq3' ssh deploy@10.0.4.12 'systemctl restart shop'",
+    secrets: ['Vr6Hm1Zk8Dq3'],
+    keeps: ['sshpass -p', "ssh deploy@10.0.4.12 'systemctl restart shop'"],
+  },
+  {
+    id: 'layout-docker-login-p',
+    family: 'layout',
+    text: 'docker login -u acme-ci -p Lc9Wd3Hs6Qm1Tz registry.acme.io',
+    secrets: ['Lc9Wd3Hs6Qm1Tz'],
+    keeps: ['docker login -u acme-ci -p', 'registry.acme.io'],
+  },
+  {
+    id: 'layout-url-password-with-at-and-slash',
+    family: 'layout',
+    text: 'DATABASE_URL=postgres://shop:Jm4@Kx/9Qv-raw@db.internal:5432/shop\nREDIS_URL=redis://:Hb2@Nw7Yt-raw@cache.internal:6379/0',
+    secrets: ['Jm4@Kx/9Qv-raw', 'Hb2@Nw7Yt-raw'],
+    keeps: ['postgres://shop:', '@db.internal:5432/shop', 'redis://:', '@cache.internal:6379/0'],
+  },
+  {
+    id: 'layout-ini-word-password',
+    family: 'layout',
+    text: '[mail]\nhost = smtp.acme.io\npassword = marmaladeorbit\n',
+    secrets: ['marmaladeorbit'],
+    keeps: ['[mail]', 'host = smtp.acme.io', 'password = '],
+  },
+  {
+    id: 'layout-lowercase-secret-key',
+    family: 'layout',
+    text: 'SECRET_KEY=quietlanternharbour\nDEBUG=false',
+    secrets: ['quietlanternharbour'],
+    keeps: ['SECRET_KEY=', 'DEBUG=false'],
+  },
+  {
+    id: 'layout-indexed-assignment',
+    family: 'layout',
+    text: 'os.environ["PAYMENTS_API_KEY"] = "Wk5Rt9Yp2Lm7Qz3Xc8Vb"\n$_ENV[\'DB_PASSWORD\'] = \'Gh3Jk6Lm9Np\';',
+    secrets: ['Wk5Rt9Yp2Lm7Qz3Xc8Vb', 'Gh3Jk6Lm9Np'],
+    keeps: ['os.environ["PAYMENTS_API_KEY"] = "', "$_ENV['DB_PASSWORD'] = '"],
+  },
+  {
+    id: 'layout-quoted-cookie-before-markup',
+    family: 'layout',
+    text: '<pre>Cookie: sid="Rq7Tn2Wx5Zb8Kd4M">',
+    secrets: ['Rq7Tn2Wx5Zb8Kd4M'],
+    keeps: ['<pre>Cookie: sid="', '">'],
+  },
+  {
+    id: 'layout-openssl-pass-arg',
+    family: 'layout',
+    text: '[openssl enc -aes-256-cbc -pass pass:Ys8Gc3Vn6Hq1 -in backup.tar]',
+    secrets: ['Ys8Gc3Vn6Hq1'],
+    keeps: ['[openssl enc -aes-256-cbc -pass pass:', ' -in backup.tar]'],
+  },
 ];
 
 export const BENIGN_CASES: readonly BenignCase[] = [
@@ -3564,5 +3700,48 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     id: 'markdown-unicode',
     family: 'markdown',
     text: 'Schlüssel-Rotation abgeschlossen ✅ — 新しいAPIキーは金庫にあります。Пароль не менялся.',
+  },
+
+  // ---- layouts -----------------------------------------------------------------------------------------
+  // The layouts the secret cases above cover, holding no secret.
+  {
+    id: 'layout-yaml-nested-password-policy',
+    family: 'layout',
+    text: 'password:\n  min_length: 12\n  require_digit: true\ntoken:\n  - header\n  - cookie\n',
+  },
+  {
+    id: 'layout-markdown-table-header',
+    family: 'layout',
+    text: '| Password | Description |\n|---|---|\n| optional | Set only for local runs |',
+  },
+  {
+    id: 'layout-markdown-table-types',
+    family: 'layout',
+    text: '| Field | Type |\n| --- | --- |\n| password | string |\n| token | **required** |',
+  },
+  {
+    id: 'layout-xml-policy-elements',
+    family: 'layout',
+    text: '<passwordPolicy>strict</passwordPolicy>\n<token>${API_TOKEN}</token>\n<maxTokens>4096</maxTokens>',
+  },
+  {
+    id: 'layout-ssh-port-and-prompting-clients',
+    family: 'layout',
+    text: 'ssh -p 2222 deploy@bastion.acme.io\nmysql -u root -p shop\necho "$PW" | docker login -u acme-ci --password-stdin registry.acme.io',
+  },
+  {
+    id: 'layout-url-with-port-and-email-path',
+    family: 'layout',
+    text: 'GET http://localhost:3000/users/alice@example.com and https://example.com:8443/@scope/pkg',
+  },
+  {
+    id: 'layout-compiler-output-colons',
+    family: 'layout',
+    text: 'src/auth.ts:12:5: error TS2322\n12:30:45:00:00 elapsed',
+  },
+  {
+    id: 'layout-code-assigns-variables',
+    family: 'layout',
+    text: '    password = userInput;\n    self.password = password\n    token = await getToken()',
   },
 ];

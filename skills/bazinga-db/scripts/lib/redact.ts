@@ -56,12 +56,12 @@ const LEADING_RULES: readonly RuleDoc[] = [
   doc('private_key', 'PEM, OpenSSH and PGP private-key blocks; one without END is cut to the end of the text', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----'),
 ];
 const TRAILING_RULES: readonly RuleDoc[] = [
-  doc('url_password', 'the password of credentials in any URL (database and broker URLs, basic auth, git remotes); the user stays', 'DATABASE_URL=postgres://shop:Tr0ub4dor-and-3@db.internal:5432/shop', 'git@github.com:acme/shop.git and https://registry.npmjs.org/@types/node'),
+  doc('url_password', 'the password of credentials in any URL (database and broker URLs, basic auth, git remotes), also one holding an unencoded @ or /; the user stays', 'DATABASE_URL=postgres://shop:Tr0ub4dor-and-3@db.internal:5432/shop', 'git@github.com:acme/shop.git and https://registry.npmjs.org/@types/node'),
   doc('authorization', 'the credentials of an Authorization or Proxy-Authorization header, any scheme', 'Authorization: Basic c2hvcDpUcjB1YjRkb3ItYW5kLTM=', 'Authorization header missing'),
   doc('bearer', 'a Bearer or Basic credential outside a header', 'curl with Bearer 9f8e7d6c5b4a39281706f5e4', 'the bearer token expired'),
   doc('cookie', 'cookie values in Cookie / Set-Cookie headers and named session cookies (PHPSESSID, connect.sid, …)', 'Cookie: sessionid=k2j4h5g6f7d8s9a0; theme=dark', 'credentials: include'),
-  doc('cli_password', 'passwords on command lines: --password x, curl -u user:pass, ConvertTo-SecureString', 'psql --password Qz8pLm4Nv2 -h db', 'docker login --password-stdin'),
-  doc('password', 'the value of a key naming a password (password, passwd, pwd, passphrase, DB_PASS, …) in env, shell, YAML, JSON, TOML, INI, code', 'DATABASE_PASSWORD=correct-horse-battery-9', 'password_reset_url: https://example.com/reset'),
+  doc('cli_password', 'passwords on command lines: --password x, curl -u user:pass, mysql -pX, sshpass -p x, docker login -p x, ConvertTo-SecureString', 'psql --password Qz8pLm4Nv2 -h db', 'docker login --password-stdin'),
+  doc('password', 'the value of a key naming a password (password, passwd, pwd, passphrase, DB_PASS, …) in env, shell, YAML (also a block or next-line value), JSON, TOML, INI, XML elements, Markdown table rows, code; .netrc and .pgpass entries', 'DATABASE_PASSWORD=correct-horse-battery-9', 'password_reset_url: https://example.com/reset'),
   doc('secret', 'the value of a key naming a secret (client_secret, SECRET_KEY, private_key, …)', 'export SECRET_KEY="d8Kq2LmZ9xR4vB7n"', 'secret_name: prod-db-credentials'),
   doc('api_key', 'a token-like value of a key naming an API, access, account or signing key', '"apiKey": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"', 'apiKeyHeader: "X-API-Key"'),
   doc('token', 'a token-like value of a key naming a token (access_token, API_TOKEN, _authToken, …)', 'GITHUB_TOKEN: abcd1234efgh5678ijkl', 'tokenizer: cl100k_base and max_tokens: 4096'),
@@ -187,8 +187,85 @@ function redactTokens(text: string, run: Run): string {
 
 // ------------------------------------------------------------------------------------ 3c. URLs, headers, command lines
 
-/** `scheme://user:password@host`: the password goes, the user stays; an empty user is allowed. */
-const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/@'"[\]]{0,256}):([^\s@/'"]{1,512})@/g;
+/** Where URL credentials start: `scheme://user:` (an empty user is allowed); the password follows. */
+const URL_USER_HEAD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/@'"[\]]{0,256}):/g;
+/** What follows the `@` that ends a password: a dotted name, a name with a port, localhost or an IPv6 literal. */
+const HOST_AFTER_AT = /(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,16}|[A-Za-z0-9-]{1,63}(?=:\d)|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?(?:[/?#\s'",;)]|$)/y;
+/** A password that reads as a port and a path (`localhost:3000/users/a@b.com`) is a path. */
+const PORT_AND_PATH = /\d{1,5}(?:[/?#@]|$)/y;
+const MAX_URL_PASSWORD = 512;
+/** How many `@` a password may hold before the one that ends it. */
+const MAX_URL_ATS = 4;
+
+/** The next position at or after `from` where `re` (global) matches, or `text.length`; cached while `from` only grows. */
+class NextMatch {
+  private at = -1;
+  constructor(private readonly text: string, private readonly re: RegExp) {}
+  from(from: number): number {
+    if (this.at < from) {
+      this.re.lastIndex = from;
+      const m = this.re.exec(this.text);
+      this.at = m === null ? this.text.length : m.index;
+    }
+    return this.at;
+  }
+}
+
+/**
+ * The password of `scheme://user:password@host`. It ends at the first `@` that a host follows, so
+ * one holding an unencoded `@`, `/` or `:` goes whole; when no `@` within reach is followed by a
+ * host (`amqp://guest:guest@rabbitmq/`), at the first `@` with no `/` before it. The user stays.
+ * Linear: the next `@`, blank and `/` are cached cursors, and each `@` is checked for a host once.
+ */
+function redactUrlCredentials(text: string, run: Run): string {
+  const ats: number[] = [];
+  for (let i = text.indexOf('@'); i !== -1; i = text.indexOf('@', i + 1)) ats.push(i);
+  if (ats.length === 0) return text;
+  const nextBreak = new NextMatch(text, /[\s'"]/g);
+  const nextSlash = new NextMatch(text, /\//g);
+  const hostAfter = new Map<number, boolean>();
+  const hostOk = (at: number) => {
+    let ok = hostAfter.get(at);
+    if (ok === undefined) {
+      HOST_AFTER_AT.lastIndex = at + 1;
+      ok = HOST_AFTER_AT.test(text);
+      hostAfter.set(at, ok);
+    }
+    return ok;
+  };
+  let out = '';
+  let from = 0;
+  let k = 0; // index into ats, only grows
+  URL_USER_HEAD.lastIndex = 0;
+  for (let m = URL_USER_HEAD.exec(text); m; m = URL_USER_HEAD.exec(text)) {
+    const p = m.index + m[0].length;
+    while (k < ats.length && (ats[k] as number) < p) k++;
+    const end = Math.min(p + MAX_URL_PASSWORD + 1, nextBreak.from(p));
+    PORT_AND_PATH.lastIndex = p;
+    let at = -1;
+    if (!PORT_AND_PATH.test(text)) {
+      for (let j = k; j < Math.min(ats.length, k + MAX_URL_ATS) && (ats[j] as number) < end; j++) {
+        if ((ats[j] as number) > p && hostOk(ats[j] as number)) {
+          at = ats[j] as number;
+          break;
+        }
+      }
+    }
+    if (at === -1 && k < ats.length && (ats[k] as number) > p && (ats[k] as number) < end && (ats[k] as number) < nextSlash.from(p)) at = ats[k] as number;
+    if (at === -1) continue;
+    const password = text.slice(p, at);
+    URL_USER_HEAD.lastIndex = at + 1;
+    if (isReference(password)) continue;
+    if (isAlreadyRedacted(password)) {
+      run.redacted = true;
+      continue;
+    }
+    run.hit('url_password');
+    out += text.slice(from, p) + marker('url_password');
+    from = at;
+  }
+  return out + text.slice(from);
+}
 
 /** `Authorization: <scheme> <credentials>` (also Proxy-Authorization), quoted or not. */
 const AUTHORIZATION = /(?<![\w-])((?:proxy-)?authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|dpop|hmac)[ \t]{1,8})?)([^\s"',;]{8,4096})/gi;
@@ -208,18 +285,75 @@ const SESSION_COOKIE =
 /** `curl -u user:password`, `--user user:password`. */
 const CLI_USER = /(?<![\w-])(-u|--user)([ \t]{1,4}|=)(["']?)([^\s:'"]{1,256}):([^\s'"]{1,512})\3/g;
 
+/**
+ * Commands whose `-p` takes the password: the mysql clients (`-pX`, joined: a lone `-p` prompts),
+ * `sshpass -p X`, `docker login -p X`. Elsewhere `-p` is a port or a path and stays.
+ */
+const CLI_CLIENT = /(?<![\w-])(?:(mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)|sshpass|docker[ \t]{1,4}login)(?=[ \t])/g;
+/** How many words after the command name are read for its `-p`. */
+const MAX_CLI_WORDS = 64;
+
+/** True for the characters that end a command-line word: blanks, line ends, `|`, `;`, `&`. */
+const endsWord = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 124 || c === 59 || c === 38;
+
+/**
+ * Walks the words after each client name up to the end of the command (`|`, `;`, `&`, a line
+ * end) and replaces the password its `-p` gives. Walks never overlap, so each character is read once.
+ */
+function redactShortPasswordFlags(text: string, run: Run): string {
+  let out = '';
+  let from = 0;
+  CLI_CLIENT.lastIndex = 0;
+  for (let m = CLI_CLIENT.exec(text); m; m = CLI_CLIENT.exec(text)) {
+    const joined = m[1] !== undefined;
+    let i = m.index + m[0].length;
+    let passwordNext = false;
+    for (let words = 0; words < MAX_CLI_WORDS && i < text.length; words++) {
+      while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+      if (i >= text.length || endsWord(text.charCodeAt(i))) break;
+      // A quoted word, or a joined `-p'…'`: read to the closing quote on the line.
+      const quoteAt = joined && text.startsWith('-p', i) ? i + 2 : i;
+      const c = text[quoteAt] as string;
+      const q = c === '"' || c === "'" ? c : '';
+      let j = q === '' ? i : quoteAt + 1;
+      if (q !== '') {
+        const inside = text.slice(j, j + MAX_VALUE);
+        const close = inside.indexOf(q);
+        if (close !== -1 && !inside.slice(0, close).includes('\n')) j += close + 1;
+      }
+      while (j < text.length && !endsWord(text.charCodeAt(j))) j++;
+      const word = text.slice(i, j);
+      let value = -1;
+      if (passwordNext) value = i;
+      else if (joined && word.length > 2 && word.startsWith('-p') && word[2] !== '-') value = i + 2;
+      passwordNext = !joined && word === '-p';
+      if (value !== -1) {
+        const raw = text.slice(value, j);
+        const quote = raw[0] === '"' || raw[0] === "'" ? raw[0] : '';
+        const bare = quote !== '' && raw.endsWith(quote) && raw.length > 1 ? raw.slice(1, -1) : raw;
+        if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) run.redacted = true;
+        else if (bare !== '' && !isReference(bare)) {
+          run.hit('cli_password');
+          out += text.slice(from, value) + (quote !== '' && bare !== raw ? quote + marker('cli_password') + quote : marker('cli_password'));
+          from = j;
+        }
+      }
+      i = j;
+    }
+    CLI_CLIENT.lastIndex = Math.max(i, m.index + m[0].length);
+  }
+  return out + text.slice(from);
+}
+
+/** A .pgpass line, `host:port:database:user:password`; the host has a letter (or is `*`), the port is a number or `*`. */
+const PGPASS_LINE = /^([A-Za-z0-9.*_-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,64}:[\w.@*-]{1,64}:)([^\s]{1,512})(?=\r?$)/gm;
+
 /** PowerShell's `ConvertTo-SecureString "…" -AsPlainText`. */
 const SECURE_STRING = /(ConvertTo-SecureString[ \t]{1,8}(?:-String[ \t]{1,8})?)("[^"\n]{1,1024}"|'[^'\n]{1,1024}')/gi;
 
 function redactUrlsHeadersCli(text: string, run: Run): string {
   let out = text;
-  if (out.includes('://')) {
-    out = out.replace(URL_CREDENTIALS, (m, scheme: string, user: string, password: string) => {
-      run.hit('url_password');
-      if (isAlreadyRedacted(password) || isReference(password)) return m;
-      return `${scheme}${user}:${marker('url_password')}@`;
-    });
-  }
+  if (out.includes('://')) out = redactUrlCredentials(out, run);
   const lower = out.toLowerCase();
   if (lower.includes('authorization')) {
     out = out.replace(AUTHORIZATION, (m, head: string, value: string) => {
@@ -252,6 +386,12 @@ function redactUrlsHeadersCli(text: string, run: Run): string {
       return `${flag}${sep}${q}${user}:${marker('cli_password')}${q}`;
     });
   }
+  if (/mysql|mariadb|sshpass|docker/.test(lower)) out = redactShortPasswordFlags(out, run);
+  out = out.replace(PGPASS_LINE, (m, head: string, password: string) => {
+    if (!/[A-Za-z*]/.test(head.slice(0, head.indexOf(':'))) || isAlreadyRedacted(password)) return m;
+    run.hit('password');
+    return head + marker('password');
+  });
   if (lower.includes('convertto-securestring')) {
     out = out.replace(SECURE_STRING, (m, head: string, value: string) => {
       run.hit('cli_password');
@@ -269,9 +409,10 @@ function redactCookiePairs(pairs: string, setCookie: boolean, run: Run): string 
     if (setCookie && !isFirst) return m; // Set-Cookie: only the first pair is the cookie; the rest are attributes
     const bare = value.replace(/"/g, '');
     if (COOKIE_ATTRIBUTES.has(name.toLowerCase()) || bare.length < 6 || !(/\d/.test(bare) || bare.length >= 16)) return m;
-    if (isAlreadyRedacted(value)) return m;
+    if (isAlreadyRedacted(value) || value.includes('[REDACTED:')) return m;
     run.hit('cookie');
-    return `${name}=${marker('cookie')}`;
+    const q = value.startsWith('"') && value.endsWith('"') && value.length > 1 ? '"' : '';
+    return `${name}=${q}${marker('cookie')}${q}`;
   });
 }
 
@@ -396,10 +537,11 @@ function looksLikeToken(bare: string): boolean {
 
 /**
  * Finds `key <op> ` where the key is a whole run of name characters (up to 64): `=`, `:`, `:=`,
- * `=>`, with optional quotes around the key (also JSON-escaped ones). Starts only where a name
+ * `=>`, with optional quotes around the key (also JSON-escaped ones) and an index closing after
+ * them (`os.environ["API_KEY"] = …`). Starts only where a name
  * starts, so it costs O(64) per name in the text.
  */
-const ASSIGNMENT_HEAD = /(?<![\p{L}\p{N}_.$-])([\w.$-]{1,64})(?![\p{L}\p{N}_.$-])(\\?["'`]?)([ \t]{0,32})(=>|:=|[=:])([ \t]{0,32})/gu;
+const ASSIGNMENT_HEAD = /(?<![\p{L}\p{N}_.$-])([\w.$-]{1,64})(?![\p{L}\p{N}_.$-])((?:\\?["'`]\]?)?)([ \t]{0,32})(=>|:=|[=:])([ \t]{0,32})/gu;
 /** A command-line flag and a blank: `--password hunter2`. */
 const FLAG_HEAD = /(?<![\w-])(--?[A-Za-z][\w-]{0,62})(?![\w-])([ \t]{1,4})(?=[^\s-])/g;
 /** PHP `define('AUTH_KEY', '…')`. */
@@ -408,6 +550,11 @@ const DEFINE_HEAD = /(?<![\w$])(define\([ \t]{0,8}['"])([A-Za-z_]\w{0,63})(['"][
 const XML_KV_HEAD = /(?<![\w-])((?:key|name)[ \t]{0,4}=[ \t]{0,4}")([\w.:-]{1,64})("[ \t]{1,8}value[ \t]{0,4}=[ \t]{0,4})(?=["'])/gi;
 /** Shell forms that set a variable without `=`: fish `set -x KEY value`, csh `setenv KEY value`, Dockerfile `ENV KEY value`. */
 const SET_HEAD = /(?<![\w-])((?:set[ \t]{1,4}-[a-zA-Z]{1,4}|setenv|ENV)[ \t]{1,4})([A-Za-z_]\w{0,63})([ \t]{1,8})(?=[^\s=])/g;
+
+/** .netrc: `machine host login user password value`, on one line or several. */
+const NETRC_HEAD = /(?<![\w-])(login[ \t]{1,8}[^\s]{1,256}\s{1,64})(password|passwd)([ \t]{1,8})(?=[^\s])/g;
+/** A Markdown table row's key cell: `| DB_PASSWORD | value |`. */
+const TABLE_HEAD = /(?<=\|)([ \t]{0,8}`?)([A-Za-z_][\w.-]{0,63})(`?[ \t]{0,8}\|[ \t]{0,8})(?=[^\s|])/g;
 
 const MAX_VALUE = 1024;
 const CLOSERS: Record<string, string> = { '"': '"', "'": "'", '`': '`' };
@@ -498,7 +645,7 @@ function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spacedOperato
     case 'password':
       return true;
     case 'secret':
-      return bare.length >= 6 && !(v.quote === '' && /^[a-z]+(?:-[a-z]+)*$/.test(bare));
+      return bare.length >= 6;
     default:
       return looksLikeToken(bare);
   }
@@ -522,12 +669,15 @@ function redactAssignments(text: string, run: Run): string {
     { re: SET_HEAD, key: 2 },
     { re: DEFINE_HEAD, key: 2 },
     { re: XML_KV_HEAD, key: 2 },
+    { re: NETRC_HEAD, key: 2 },
+    { re: TABLE_HEAD, key: 2 },
   ];
   // One pass per head form, each over the output of the previous.
   let work = text;
   for (const { re, key } of heads) {
     let out = '';
     let from = 0;
+    const lines = new LineStarts(work);
     re.lastIndex = 0;
     for (let m = re.exec(work); m; m = re.exec(work)) {
       const name = m[key] as string;
@@ -537,13 +687,25 @@ function redactAssignments(text: string, run: Run): string {
         continue;
       }
       const valueAt = m.index + m[0].length;
+      if (re === ASSIGNMENT_HEAD && m[4] === ':') {
+        const block = readYamlBlock(work, lines, m.index, valueAt);
+        if (block !== null) {
+          if (isSecretValue(cls, block, false, work, name)) {
+            run.hit(cls);
+            out += work.slice(from, block.start) + marker(cls);
+            from = block.end;
+          }
+          re.lastIndex = block.end;
+          continue;
+        }
+      }
       const v = readValue(work, valueAt);
       if (v === null) {
         re.lastIndex = m.index + Math.max(1, name.length);
         continue;
       }
-      if (isAlreadyRedacted(v.bare)) {
-        run.redacted = true; // a rule fired on a value already removed
+      if (isAlreadyRedacted(v.bare) || v.bare.includes('[REDACTED:')) {
+        run.redacted = true; // a rule fired on (part of) this value already
         re.lastIndex = v.end;
         continue;
       }
@@ -552,7 +714,12 @@ function redactAssignments(text: string, run: Run): string {
         re.lastIndex = v.end;
         continue;
       }
-      const spaced = re === ASSIGNMENT_HEAD && (m[3] !== '' || m[5] !== '') && m[4] === '=';
+      if (re === TABLE_HEAD && !isTableValue(work, lines, m.index, v)) {
+        re.lastIndex = v.end;
+        continue;
+      }
+      // `password = hunter` is code assigning a variable, unless it is a whole INI-style line.
+      const spaced = re === ASSIGNMENT_HEAD && (m[3] !== '' || m[5] !== '') && m[4] === '=' && !isIniLine(work, lines, m.index, v);
       if (re === FLAG_HEAD && v.quote === '' && /^-/.test(v.bare)) {
         re.lastIndex = m.index + name.length;
         continue;
@@ -574,7 +741,110 @@ function redactAssignments(text: string, run: Run): string {
     }
     work = out + work.slice(from);
   }
-  return work;
+  return redactXmlElements(work, run);
+}
+
+/** `<password>…</password>`, `<ns:apiKey attr="x">…</ns:apiKey>` on one line. */
+const XML_ELEMENT = /<([A-Za-z_][\w.-]{0,63}(?::[A-Za-z_][\w.-]{0,63})?)((?:[ \t][^<>\n]{0,256})?>)([^<\n]{1,1024})(<\/\1[ \t]{0,8}>)/g;
+
+function redactXmlElements(text: string, run: Run): string {
+  if (!text.includes('</')) return text;
+  return text.replace(XML_ELEMENT, (m, name: string, attrs: string, content: string, close: string, offset: number) => {
+    const cls = classifyKey(name.replace(/^[^:]*:/, ''));
+    if (cls === null) return m;
+    const bare = content.trim();
+    if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) return m;
+    const start = offset + name.length + 1 + attrs.length;
+    if (!isSecretValue(cls, { start, end: start + content.length, quote: '', bare, open: false }, false, text, name)) return m;
+    run.hit(cls);
+    return `<${name}${attrs}${marker(cls)}${close}`;
+  });
+}
+
+/**
+ * Where the line holding a position starts, for positions asked in increasing order (the scanner's
+ * keys): a cursor over the newlines, so a long line costs its length once, not once per key on it.
+ */
+class LineStarts {
+  private start = 0;
+  private next: number;
+  constructor(private readonly text: string) {
+    this.next = text.indexOf('\n');
+  }
+  of(at: number): number {
+    if (at < this.start) return this.text.lastIndexOf('\n', at - 1) + 1; // asked out of order: not on the scanner's path
+    while (this.next !== -1 && this.next < at) {
+      this.start = this.next + 1;
+      this.next = this.text.indexOf('\n', this.start);
+    }
+    return this.start;
+  }
+  /** Where the line holding `at` ends (its newline, or the text's end); `at` on the line last asked about is free. */
+  endOf(at: number): number {
+    const nl = at >= this.start && (this.next === -1 || at <= this.next) ? this.next : this.text.indexOf('\n', at);
+    return nl === -1 ? this.text.length : nl;
+  }
+}
+
+/** A YAML block scalar header (`|`, `>-`, `|2+`) and an optional comment, ending the line. */
+const BLOCK_HEADER = /^[|>](?:[1-9][+-]?|[+-][1-9]?)?[ \t]*(?:#[^\n]*)?\r?\n/;
+/** A line that opens structure, not a scalar: a key, a list item, a comment, a flow collection. */
+const STRUCTURE_LINE = /^[ \t]*(?:[\w."'$-]{1,64}[ \t]*:(?:[ \t]|\r?$)|-(?:[ \t]|\r?$)|#|[{[]|---|\.\.\.)/;
+
+/**
+ * A YAML value below its key: a block scalar (`password: |` then indented lines) or a plain
+ * scalar on the next, deeper line. Reads the lines indented past the key's column (blank lines
+ * inside a block scalar included), up to MAX_VALUE characters; the span starts at the first
+ * content character, so the indentation stays. Null when the value is on the key's line, or what
+ * follows is a nested mapping, a list or nothing.
+ */
+function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: number): ValueSpan | null {
+  const rest = text.slice(valueAt, valueAt + 80);
+  const header = BLOCK_HEADER.exec(rest);
+  const bareNewline = /^\r?\n/.exec(rest);
+  if (header === null && bareNewline === null) return null;
+  const start0 = valueAt + (header ?? bareNewline)![0].length;
+  const keyColumn = keyAt - lines.of(keyAt);
+  let end = start0;
+  let first = -1;
+  let count = 0;
+  const limit = Math.min(text.length, start0 + MAX_VALUE);
+  for (let at = start0; at < limit; ) {
+    const nl = text.indexOf('\n', at);
+    const lineEnd = nl === -1 || nl > limit ? limit : nl;
+    const line = text.slice(at, lineEnd);
+    const indent = /^[ \t]*/.exec(line)![0].length;
+    if (line.trim() === '') {
+      if (header === null) break; // a plain scalar ends at a blank line
+    } else {
+      if (indent <= keyColumn) break;
+      if (first === -1) {
+        if (header === null && STRUCTURE_LINE.test(line)) return null;
+        first = at + indent;
+      }
+      end = at + line.replace(/\s+$/, '').length;
+      count++;
+    }
+    if (nl === -1 || nl >= limit) break;
+    at = nl + 1;
+  }
+  if (first === -1 || count === 0) return null;
+  const bare = text.slice(first, end).split(/\r?\n[ \t]*/).join(header !== null && header[0][0] === '|' ? '\n' : ' ');
+  return { start: first, end, quote: '', bare: count > 1 ? bare : bare.trim(), open: false };
+}
+
+/** A table value cell holds one token, starts with a letter or digit, and is not a header (the next line is not `|---|`). */
+function isTableValue(text: string, lines: LineStarts, keyAt: number, v: ValueSpan): boolean {
+  if (!/^[ \t]*\|/.test(text.slice(lines.of(keyAt), keyAt + 1))) return false;
+  if (!/^[ \t]*\|/.test(text.slice(v.end, v.end + 10)) || !/^[\p{L}\p{N}]/u.test(v.bare) || PLAIN_VALUES.has(v.bare.toLowerCase())) return false;
+  const nl = lines.endOf(v.end);
+  return nl === text.length || !/^[ \t]*\|?[ \t]*:?-{3,}/.test(text.slice(nl + 1, nl + 40));
+}
+
+/** `password = hunter` alone on its line, the key first: an INI or config-file literal, not code. */
+function isIniLine(text: string, lines: LineStarts, keyAt: number, v: ValueSpan): boolean {
+  if (v.quote !== '' || !/^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)$/.test(v.bare)) return false;
+  return /^[ \t]*$/.test(text.slice(lines.of(keyAt), keyAt)) && /^(?:[ \t]+#[^\n]*|[ \t]*)(?:\r?\n|$)/.test(text.slice(v.end, v.end + 256));
 }
 
 /**
