@@ -34,6 +34,9 @@ export const ADVERSARIAL: Record<string, (bytes: number) => string> = {
   'client names without -p (mysql -u )': (n) => fill('mysql -u ', n),
   'unclosed XML elements (<password>x)': (n) => fill('<password>x', n),
   'netrc words (login a password )': (n) => fill('login a password ', n),
+  'digit runs in identifier-like tokens (Ab000…_)': (n) => fill('Ab' + '0'.repeat(26) + '_ ', n),
+  'blank runs after a redacted value': (n) => fill('password=hunter2' + ' '.repeat(1000) + '\n', n),
+  'wide indented lines under YAML keys': (n) => fill('password: |\n' + ' '.repeat(1010) + 'x\n', n),
   'corpus text (real secrets)': (n) => fill(SECRET_CASES.map((c) => c.text).join('\n'), n),
 };
 

@@ -82,11 +82,13 @@ describe('ingest: every command that stores text, every case', () => {
     const text = c.text;
     const json = JSON.stringify([text]);
     const session = `S-${i}`;
+    // Fields that get a prefix keep the text on lines of its own: line-oriented layouts (.pgpass,
+    // YAML blocks, command lines) are recognised where a line starts.
     const results = [
-      ok(p, ['create-session', session, 'simple', text, '--metadata', JSON.stringify({ note: text }), '--initial_branch', `main ${text}`]),
+      ok(p, ['create-session', session, 'simple', text, '--metadata', JSON.stringify({ note: text }), '--initial_branch', `main\n${text}`]),
       ok(p, ['create-task-group', `G${i}`, session, text, '--component_path', text, '--specializations', '["typescript"]']),
       ok(p, ['save-context-package', 'S1', 'AUTH', 'research', 'bazinga/artifacts/S1/notes.md', 'developer', '["qa_expert"]', 'high', text]),
-      ok(p, ['save-reasoning', 'S1', 'AUTH', 'developer', 'completion', text, '--references', json, '--agent_id', `dev ${text}`]),
+      ok(p, ['save-reasoning', 'S1', 'AUTH', 'developer', 'completion', text, '--references', json, '--agent_id', `dev\n${text}`]),
       ok(p, ['save-error-pattern', 'proj', 'Error', text, text, '--context_hints', json, '--stack_pattern', JSON.stringify([{ frame: text }]), '--lang', text]),
       ok(p, ['save-strategy', 'proj', 'implementation', text, '--lang', text, '--framework', text]),
     ];

@@ -60,7 +60,7 @@ const TRAILING_RULES: readonly RuleDoc[] = [
   doc('authorization', 'the credentials of an Authorization or Proxy-Authorization header, any scheme', 'Authorization: Basic c2hvcDpUcjB1YjRkb3ItYW5kLTM=', 'Authorization header missing'),
   doc('bearer', 'a Bearer or Basic credential outside a header', 'curl with Bearer 9f8e7d6c5b4a39281706f5e4', 'the bearer token expired'),
   doc('cookie', 'cookie values in Cookie / Set-Cookie headers and named session cookies (PHPSESSID, connect.sid, …)', 'Cookie: sessionid=k2j4h5g6f7d8s9a0; theme=dark', 'credentials: include'),
-  doc('cli_password', 'passwords on command lines: --password x, curl -u user:pass, mysql -pX, sshpass -p x, docker login -p x, ConvertTo-SecureString', 'psql --password Qz8pLm4Nv2 -h db', 'docker login --password-stdin'),
+  doc('cli_password', 'passwords on command lines: --password x, curl -u user:pass, mysql -pX, sshpass -p x, docker login -p x (joined too, across \\ continuations), ConvertTo-SecureString', 'psql --password Qz8pLm4Nv2 -h db', 'docker login --password-stdin'),
   doc('password', 'the value of a key naming a password (password, passwd, pwd, passphrase, DB_PASS, …) in env, shell, YAML (also a block or next-line value), JSON, TOML, INI, XML elements, Markdown table rows, code; .netrc and .pgpass entries', 'DATABASE_PASSWORD=correct-horse-battery-9', 'password_reset_url: https://example.com/reset'),
   doc('secret', 'the value of a key naming a secret (client_secret, SECRET_KEY, private_key, …)', 'export SECRET_KEY="d8Kq2LmZ9xR4vB7n"', 'secret_name: prod-db-credentials'),
   doc('api_key', 'a token-like value of a key naming an API, access, account or signing key', '"apiKey": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"', 'apiKeyHeader: "X-API-Key"'),
@@ -188,11 +188,16 @@ function redactTokens(text: string, run: Run): string {
 // ------------------------------------------------------------------------------------ 3c. URLs, headers, command lines
 
 /** Where URL credentials start: `scheme://user:` (an empty user is allowed); the password follows. */
-const URL_USER_HEAD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/@'"[\]]{0,256}):/g;
+const URL_USER_HEAD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/'"[\]]{0,256}):/g;
 /** What follows the `@` that ends a password: a dotted name, a name with a port, localhost or an IPv6 literal. */
-const HOST_AFTER_AT = /(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,16}|[A-Za-z0-9-]{1,63}(?=:\d)|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?(?:[/?#\s'",;)]|$)/y;
-/** A password that reads as a port and a path (`localhost:3000/users/a@b.com`) is a path. */
-const PORT_AND_PATH = /\d{1,5}(?:[/?#@]|$)/y;
+const HOST_AFTER_AT = /(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,16}|[A-Za-z0-9-]{1,63}(?=:\d)|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?(?![\w@-])/y;
+/** A host with neither a dot nor a port (`@db/app`): taken only when no `@` within reach is followed by a HOST_AFTER_AT. */
+const BARE_HOST_AFTER_AT = /[A-Za-z][A-Za-z0-9-]{0,62}(?=[/?#\s'"`,;)>}\]\\]|$)/y;
+/**
+ * A "password" that reads as a port and a path is a path: `localhost:3000/users/a@b.com`,
+ * `$HOST:$PORT/invite?email=b@c.io`, `host:port/…`, `file://C:/Users/b@corp.com`.
+ */
+const PORT_AND_PATH = /(?:\d{1,5}|\$\{?\w{1,64}\}?|<\w{1,64}>|\{\{[ \t]{0,4}\w{1,64}[ \t]{0,4}\}\}|port)?(?:[/?#]|$)/iy;
 const MAX_URL_PASSWORD = 512;
 /** How many `@` a password may hold before the one that ends it. */
 const MAX_URL_ATS = 4;
@@ -214,7 +219,8 @@ class NextMatch {
 /**
  * The password of `scheme://user:password@host`. It ends at the first `@` that a host follows, so
  * one holding an unencoded `@`, `/` or `:` goes whole; when no `@` within reach is followed by a
- * host (`amqp://guest:guest@rabbitmq/`), at the first `@` with no `/` before it. The user stays.
+ * host (`amqp://guest:guest@rabbitmq/`), at the first `@` with no `/` before it, else at the last
+ * one a bare host name follows. The user stays (an e-mail address as the user too).
  * Linear: the next `@`, blank and `/` are cached cursors, and each `@` is checked for a host once.
  */
 function redactUrlCredentials(text: string, run: Run): string {
@@ -242,16 +248,28 @@ function redactUrlCredentials(text: string, run: Run): string {
     while (k < ats.length && (ats[k] as number) < p) k++;
     const end = Math.min(p + MAX_URL_PASSWORD + 1, nextBreak.from(p));
     PORT_AND_PATH.lastIndex = p;
+    if (PORT_AND_PATH.test(text)) continue;
+    // The `@`s within reach, in order: the first one a host follows; else the first with no `/`
+    // before it; else the last one a bare host name follows (`kT9/vQ2@db/app`).
     let at = -1;
-    if (!PORT_AND_PATH.test(text)) {
-      for (let j = k; j < Math.min(ats.length, k + MAX_URL_ATS) && (ats[j] as number) < end; j++) {
-        if ((ats[j] as number) > p && hostOk(ats[j] as number)) {
-          at = ats[j] as number;
-          break;
-        }
+    let last = -1;
+    for (let j = k; j < Math.min(ats.length, k + MAX_URL_ATS) && (ats[j] as number) < end; j++) {
+      const a = ats[j] as number;
+      if (a === p) break; // an empty password
+      if (hostOk(a)) {
+        at = a;
+        break;
+      }
+      last = a;
+    }
+    if (at === -1 && last !== -1) {
+      const first = ats[k] as number;
+      if (first < nextSlash.from(p)) at = first;
+      else {
+        BARE_HOST_AFTER_AT.lastIndex = last + 1;
+        if (BARE_HOST_AFTER_AT.test(text)) at = last;
       }
     }
-    if (at === -1 && k < ats.length && (ats[k] as number) > p && (ats[k] as number) < end && (ats[k] as number) < nextSlash.from(p)) at = ats[k] as number;
     if (at === -1) continue;
     const password = text.slice(p, at);
     URL_USER_HEAD.lastIndex = at + 1;
@@ -268,7 +286,7 @@ function redactUrlCredentials(text: string, run: Run): string {
 }
 
 /** `Authorization: <scheme> <credentials>` (also Proxy-Authorization), quoted or not. */
-const AUTHORIZATION = /(?<![\w-])((?:proxy-)?authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|dpop|hmac)[ \t]{1,8})?)([^\s"',;]{8,4096})/gi;
+const AUTHORIZATION = /(?<![\w-])((?:proxy-)?authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|dpop|hmac)[ \t]{1,8})?)([^\s"'`,;)\]}>]{8,4096})/gi;
 
 /** `Bearer <token>` and `Basic <base64>` outside a header (curl lines, prose). */
 const BEARER = /(?<![\w-])((?:bearer|basic)[ \t]{1,4})([A-Za-z0-9._~+/-]{16,4096}=*)(?![A-Za-z0-9._~+/=-])/gi;
@@ -286,33 +304,53 @@ const SESSION_COOKIE =
 const CLI_USER = /(?<![\w-])(-u|--user)([ \t]{1,4}|=)(["']?)([^\s:'"]{1,256}):([^\s'"]{1,512})\3/g;
 
 /**
- * Commands whose `-p` takes the password: the mysql clients (`-pX`, joined: a lone `-p` prompts),
- * `sshpass -p X`, `docker login -p X`. Elsewhere `-p` is a port or a path and stays.
+ * Commands whose `-p` takes the password: the mysql clients, `sshpass`, `docker login` (`-p X` or
+ * joined `-pX`; a mysql `-p` alone prompts). Where the name starts a command (a line start or
+ * prompt, after `|`, `;`, `&`, `(`, a backtick, `sudo`, `exec`, `time`) any value goes; in the
+ * middle of prose only one with a letter and a digit, or 8+ characters, so `then cp -pr` and
+ * `docker run -p 8080:80` stay. Elsewhere `-p` is a port or a path and stays.
  */
-const CLI_CLIENT = /(?<![\w-])(?:(mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)|sshpass|docker[ \t]{1,4}login)(?=[ \t])/g;
+const CLI_CLIENT = /(?<![\w-])(?:(mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)|(sshpass)|docker[ \t]{1,4}login)(?=[ \t])/g;
+/** What comes right before a command name that starts a command (checked on the 32 characters before it). */
+const COMMAND_START = /(?:\n|[|;&(`]|[$#>][ \t]|\b(?:sudo|exec|time|xargs|nohup)[ \t])[ \t]{0,16}$/;
+const COMMAND_START_OF_TEXT = /(?:^|\n|[|;&(`]|[$#>][ \t]|\b(?:sudo|exec|time|xargs|nohup)[ \t])[ \t]{0,16}$/;
 /** How many words after the command name are read for its `-p`. */
 const MAX_CLI_WORDS = 64;
+/** sshpass options that take a value; its own options end at the first other word (the command it runs). */
+const SSHPASS_VALUE_FLAGS = new Set(['-f', '-d', '-P']);
 
 /** True for the characters that end a command-line word: blanks, line ends, `|`, `;`, `&`. */
 const endsWord = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 124 || c === 59 || c === 38;
 
 /**
- * Walks the words after each client name up to the end of the command (`|`, `;`, `&`, a line
- * end) and replaces the password its `-p` gives. Walks never overlap, so each character is read once.
+ * Walks the words after each client name up to the end of the command (`|`, `;`, `&`, a line end
+ * that no `\` continues) and replaces the password its `-p` gives. Walks never overlap, so each
+ * character is read once. A value starting with `$` or a backtick (a variable, `$(…)`) stays
+ * unless single-quoted.
  */
 function redactShortPasswordFlags(text: string, run: Run): string {
   let out = '';
   let from = 0;
   CLI_CLIENT.lastIndex = 0;
   for (let m = CLI_CLIENT.exec(text); m; m = CLI_CLIENT.exec(text)) {
-    const joined = m[1] !== undefined;
+    const mysql = m[1] !== undefined;
+    const sshpass = m[2] !== undefined;
+    const before = text.slice(Math.max(0, m.index - 32), m.index);
+    const atCommand = (m.index <= 32 ? COMMAND_START_OF_TEXT : COMMAND_START).test(before);
     let i = m.index + m[0].length;
     let passwordNext = false;
+    let skipNext = false;
     for (let words = 0; words < MAX_CLI_WORDS && i < text.length; words++) {
-      while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+      // Blanks and `\` line continuations between words.
+      for (;;) {
+        const c = text.charCodeAt(i);
+        if (c === 32 || c === 9) i++;
+        else if (c === 92 && (text.charCodeAt(i + 1) === 10 || (text.charCodeAt(i + 1) === 13 && text.charCodeAt(i + 2) === 10))) i += text.charCodeAt(i + 1) === 10 ? 2 : 3;
+        else break;
+      }
       if (i >= text.length || endsWord(text.charCodeAt(i))) break;
       // A quoted word, or a joined `-p'…'`: read to the closing quote on the line.
-      const quoteAt = joined && text.startsWith('-p', i) ? i + 2 : i;
+      const quoteAt = text.startsWith('-p', i) ? i + 2 : i;
       const c = text[quoteAt] as string;
       const q = c === '"' || c === "'" ? c : '';
       let j = q === '' ? i : quoteAt + 1;
@@ -325,28 +363,39 @@ function redactShortPasswordFlags(text: string, run: Run): string {
       const word = text.slice(i, j);
       let value = -1;
       if (passwordNext) value = i;
-      else if (joined && word.length > 2 && word.startsWith('-p') && word[2] !== '-') value = i + 2;
-      passwordNext = !joined && word === '-p';
-      if (value !== -1) {
-        const raw = text.slice(value, j);
-        const quote = raw[0] === '"' || raw[0] === "'" ? raw[0] : '';
-        const bare = quote !== '' && raw.endsWith(quote) && raw.length > 1 ? raw.slice(1, -1) : raw;
-        if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) run.redacted = true;
-        else if (bare !== '' && !isReference(bare)) {
-          run.hit('cli_password');
-          out += text.slice(from, value) + (quote !== '' && bare !== raw ? quote + marker('cli_password') + quote : marker('cli_password'));
-          from = j;
-        }
-      }
+      else if (word.length > 2 && word.startsWith('-p') && word[2] !== '-' && !(sshpass && word === '-pass')) value = i + 2;
+      else if (skipNext) skipNext = false;
+      else if (sshpass && !word.startsWith('-')) break; // the command sshpass runs: its flags are its own
+      passwordNext = word === '-p' && !mysql;
+      skipNext = sshpass && SSHPASS_VALUE_FLAGS.has(word);
+      if (value !== -1) replaceWord(value, j, atCommand);
       i = j;
     }
     CLI_CLIENT.lastIndex = Math.max(i, m.index + m[0].length);
   }
   return out + text.slice(from);
+
+  function replaceWord(value: number, end: number, atCommand: boolean): void {
+    const raw = text.slice(value, end);
+    const quote = raw[0] === '"' || raw[0] === "'" ? raw[0] : '';
+    const bare = quote !== '' && raw.endsWith(quote) && raw.length > 1 ? raw.slice(1, -1) : raw;
+    if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) {
+      run.redacted = true;
+      return;
+    }
+    if (bare === '' || (quote !== "'" && /^[$`]/.test(bare)) || (quote === "'" ? false : isReference(bare))) return;
+    if (!atCommand && !(bare.length >= 8 || (/\p{L}/u.test(bare) && /\d/.test(bare)))) return;
+    run.hit('cli_password');
+    out += text.slice(from, value) + (quote !== '' && bare !== raw ? quote + marker('cli_password') + quote : marker('cli_password'));
+    from = end;
+  }
 }
 
-/** A .pgpass line, `host:port:database:user:password`; the host has a letter (or is `*`), the port is a number or `*`. */
-const PGPASS_LINE = /^([A-Za-z0-9.*_-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,64}:[\w.@*-]{1,64}:)([^\s]{1,512})(?=\r?$)/gm;
+/**
+ * A .pgpass line, `host:port:database:user:password` (indented in a code block or not); the host
+ * has a letter, is an IPv4 address or `*`; the port is a number or `*`.
+ */
+const PGPASS_LINE = /^([ \t]{0,16}([A-Za-z0-9.*_-]{1,253}):(?:\d{1,5}|\*):[\w.*-]{1,64}:[\w.@*-]{1,64}:)([^\s]{1,512})(?=[ \t]{0,16}\r?$)/gm;
 
 /** PowerShell's `ConvertTo-SecureString "…" -AsPlainText`. */
 const SECURE_STRING = /(ConvertTo-SecureString[ \t]{1,8}(?:-String[ \t]{1,8})?)("[^"\n]{1,1024}"|'[^'\n]{1,1024}')/gi;
@@ -357,7 +406,7 @@ function redactUrlsHeadersCli(text: string, run: Run): string {
   const lower = out.toLowerCase();
   if (lower.includes('authorization')) {
     out = out.replace(AUTHORIZATION, (m, head: string, value: string) => {
-      if (isAlreadyRedacted(value) || isReference(value)) return m;
+      if (isAlreadyRedacted(value) || value.includes('[REDACTED') || isReference(value)) return m;
       run.hit('authorization');
       return head + marker('authorization');
     });
@@ -387,8 +436,8 @@ function redactUrlsHeadersCli(text: string, run: Run): string {
     });
   }
   if (/mysql|mariadb|sshpass|docker/.test(lower)) out = redactShortPasswordFlags(out, run);
-  out = out.replace(PGPASS_LINE, (m, head: string, password: string) => {
-    if (!/[A-Za-z*]/.test(head.slice(0, head.indexOf(':'))) || isAlreadyRedacted(password)) return m;
+  out = out.replace(PGPASS_LINE, (m, head: string, host: string, password: string) => {
+    if (!(/[A-Za-z*]/.test(host) || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host)) || isAlreadyRedacted(password)) return m;
     run.hit('password');
     return head + marker('password');
   });
@@ -509,7 +558,7 @@ function isReference(value: string): boolean {
   const v = value.replace(/^\\?["'`]|\\?["'`]$/g, '');
   return (
     v === '' ||
-    /^\$\{[^}]*\}$|^\$[A-Za-z_][\w]*$|^\$\([^)]*\)$|^%[A-Za-z_][\w]*%$|^\{\{[^}]*\}\}$|^<[^>]*>$|^\[[A-Z_ ]*\]$/.test(v) ||
+    /^\$\{[^}]*\}$|^\$[A-Z_][A-Z0-9_]*$|^\$[a-z_][a-z0-9_]*$|^\$\([^)]*\)$|^%[A-Za-z_][\w]*%$|^\{\{[^}]*\}\}$|^<[^>]*>$|^\[[A-Z_ ]*\]$/.test(v) ||
     /^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|env\(|ENV\[|getenv\(|secrets\.|vault:|op:\/\/|arn:aws:secretsmanager|ssm:|\{\{)/.test(v)
   );
 }
@@ -551,8 +600,8 @@ const XML_KV_HEAD = /(?<![\w-])((?:key|name)[ \t]{0,4}=[ \t]{0,4}")([\w.:-]{1,64
 /** Shell forms that set a variable without `=`: fish `set -x KEY value`, csh `setenv KEY value`, Dockerfile `ENV KEY value`. */
 const SET_HEAD = /(?<![\w-])((?:set[ \t]{1,4}-[a-zA-Z]{1,4}|setenv|ENV)[ \t]{1,4})([A-Za-z_]\w{0,63})([ \t]{1,8})(?=[^\s=])/g;
 
-/** .netrc: `machine host login user password value`, on one line or several. */
-const NETRC_HEAD = /(?<![\w-])(login[ \t]{1,8}[^\s]{1,256}\s{1,64})(password|passwd)([ \t]{1,8})(?=[^\s])/g;
+/** .netrc: `machine host [login user] [account a] password value`, tokens in any order, on one line or several. */
+const NETRC_HEAD = /(?<![\w-])((?:machine[ \t]{1,8}[^\s]{1,253}|default)(?:\s{1,64}(?:login|account|port)\s{1,64}[^\s]{1,256}){0,4}\s{1,64})(password|passwd)([ \t]{1,8})(?=[^\s])/g;
 /** A Markdown table row's key cell: `| DB_PASSWORD | value |`. */
 const TABLE_HEAD = /(?<=\|)([ \t]{0,8}`?)([A-Za-z_][\w.-]{0,63})(`?[ \t]{0,8}\|[ \t]{0,8})(?=[^\s|])/g;
 
@@ -571,7 +620,7 @@ interface ValueSpan {
 }
 
 /**
- * Where a bare value stops: a blank, a quote, a closing bracket; `,` `;` `&` only when what follows
+ * Where a bare value stops: a blank, a quote, a closing bracket, an escaped `\n`; `,` `;` `&` only when what follows
  * is another `name=` (a query string, a connection string) or nothing, since passwords use them.
  */
 const BARE_STOPS = new Set([' ', '\t', '\n', '\r', '\f', '\v', '"', "'", '`', ')', ']', '}', '<', '>', '|']);
@@ -579,6 +628,8 @@ const BARE_STOPS = new Set([' ', '\t', '\n', '\r', '\f', '\v', '"', "'", '`', ')
 function endsBareValue(text: string, i: number): boolean {
   const ch = text[i] as string;
   if (BARE_STOPS.has(ch) || (ch > '\u007f' && /\s/.test(ch))) return true;
+  // An escaped line break or tab inside a JSON string (`"auth: true\nttl: 30"`) ends the line.
+  if (ch === '\\') return /[nrt]/.test(text[i + 1] ?? '');
   if (ch !== ',' && ch !== ';' && ch !== '&') return false;
   const next = text.slice(i + 1, i + 67);
   return next === '' || /^[\s,;&]/.test(next) || /^[ \t]*[\w.-]{1,64}=/.test(next);
@@ -629,8 +680,8 @@ function readValue(text: string, pos: number): ValueSpan | null {
 function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spacedOperator: boolean, text: string, key = ''): boolean {
   const bare = v.bare;
   if (bare.trim() === '' || isReference(bare) || HELD_ONLY.test(bare)) return false;
-  // A comparison (`password == null`), a placeholder (`?`, `...`), punctuation only.
-  if (/^[=!]/.test(bare) || !/[\p{L}\p{N}]/u.test(bare)) return false;
+  // A comparison (`password == null`, `!= ''`), a placeholder (`?`, `...`), punctuation only.
+  if ((v.quote === '' && /^(?:=|!=)/.test(bare)) || !/[\p{L}\p{N}]/u.test(bare)) return false;
   if (v.quote === '' && PLAIN_VALUES.has(bare.toLowerCase())) return false;
   if (v.quote === '') {
     // The value is the next key (`password: password = "…"`): the real value comes after it.
@@ -645,7 +696,8 @@ function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spacedOperato
     case 'password':
       return true;
     case 'secret':
-      return bare.length >= 6;
+      // Lower-case words joined by hyphens name a resource (`existingSecret: postgres-credentials`).
+      return bare.length >= 6 && !(v.quote === '' && /^[a-z]+(?:-[a-z0-9]+)+$/.test(bare));
     default:
       return looksLikeToken(bare);
   }
@@ -678,6 +730,8 @@ function redactAssignments(text: string, run: Run): string {
     let out = '';
     let from = 0;
     const lines = new LineStarts(work);
+    const configDocument = re === ASSIGNMENT_HEAD && CONFIG_DOCUMENT.test(work);
+    let wholeUntil = 0;
     re.lastIndex = 0;
     for (let m = re.exec(work); m; m = re.exec(work)) {
       const name = m[key] as string;
@@ -687,19 +741,27 @@ function redactAssignments(text: string, run: Run): string {
         continue;
       }
       const valueAt = m.index + m[0].length;
-      if (re === ASSIGNMENT_HEAD && m[4] === ':') {
-        const block = readYamlBlock(work, lines, m.index, valueAt);
-        if (block !== null) {
-          if (isSecretValue(cls, block, false, work, name)) {
-            run.hit(cls);
-            out += work.slice(from, block.start) + marker(cls);
-            from = block.end;
-          }
+      const keyFirst = re === ASSIGNMENT_HEAD && startsLine(work, lines, m.index);
+      let v: ValueSpan | null;
+      if (keyFirst && m[4] === ':' && /^\r?\n|^[|>]/.test(work.slice(valueAt, valueAt + 2))) {
+        // A YAML value below its key. One that is not a secret is scanned key by key (it may hold a config file).
+        // A password or secret block is read whole, once: keys inside one kept are read two lines at a time.
+        const whole = (cls === 'password' || cls === 'secret') && m.index >= wholeUntil;
+        const block = readYamlBlock(work, lines, m.index, valueAt, whole);
+        if (whole && block !== null) wholeUntil = block.end;
+        if (block !== null && block.quote === '' && isSecretValue(cls, block, false, work, name)) {
+          run.hit(cls);
+          out += work.slice(from, block.start) + marker(cls);
+          from = block.end;
           re.lastIndex = block.end;
           continue;
         }
-      }
-      const v = readValue(work, valueAt);
+        v = block !== null && block.quote !== '' ? block : null;
+        if (v === null) {
+          re.lastIndex = valueAt;
+          continue;
+        }
+      } else v = readValue(work, valueAt);
       if (v === null) {
         re.lastIndex = m.index + Math.max(1, name.length);
         continue;
@@ -719,7 +781,7 @@ function redactAssignments(text: string, run: Run): string {
         continue;
       }
       // `password = hunter` is code assigning a variable, unless it is a whole INI-style line.
-      const spaced = re === ASSIGNMENT_HEAD && (m[3] !== '' || m[5] !== '') && m[4] === '=' && !isIniLine(work, lines, m.index, v);
+      const spaced = re === ASSIGNMENT_HEAD && (m[3] !== '' || m[5] !== '') && m[4] === '=' && !(keyFirst && isIniLine(work, lines, m.index, v));
       if (re === FLAG_HEAD && v.quote === '' && /^-/.test(v.bare)) {
         re.lastIndex = m.index + name.length;
         continue;
@@ -733,9 +795,11 @@ function redactAssignments(text: string, run: Run): string {
       }
       // A value longer than the bound goes whole: the part past it is as secret as the rest.
       if (v.quote === '' && v.end - v.start === MAX_VALUE) while (v.end < work.length && !endsBareValue(work, v.end)) v.end++;
+      // `password: correct horse battery staple`: a plain value at the start of a line runs to its end.
+      if (keyFirst && configDocument && v.quote === '' && (cls === 'password' || cls === 'secret') && m[4] !== '=>') v.end = restOfLine(work, lines, v.end);
       const rule = re === FLAG_HEAD && cls === 'password' ? 'cli_password' : cls;
       run.hit(rule);
-      out += work.slice(from, valueAt) + replaceValue(v, rule, work);
+      out += work.slice(from, v.start) + replaceValue(v, rule, work);
       from = v.end;
       re.lastIndex = v.end;
     }
@@ -744,13 +808,15 @@ function redactAssignments(text: string, run: Run): string {
   return redactXmlElements(work, run);
 }
 
-/** `<password>…</password>`, `<ns:apiKey attr="x">…</ns:apiKey>` on one line. */
-const XML_ELEMENT = /<([A-Za-z_][\w.-]{0,63}(?::[A-Za-z_][\w.-]{0,63})?)((?:[ \t][^<>\n]{0,256})?>)([^<\n]{1,1024})(<\/\1[ \t]{0,8}>)/g;
+/** `<password>…</password>`, `<ns:apiKey attr="x">…</ns:apiKey>`, `<entry key="db.password">…</entry>`, CDATA too, on one line. */
+const XML_ELEMENT = /<([A-Za-z_][\w.-]{0,63}(?::[A-Za-z_][\w.-]{0,63})?)((?:[ \t][^<>\n]{0,256})?>(?:<!\[CDATA\[)?)([^<\]\n]{1,1024})((?:\]\]>)?<\/\1[ \t]{0,8}>)/g;
 
 function redactXmlElements(text: string, run: Run): string {
   if (!text.includes('</')) return text;
   return text.replace(XML_ELEMENT, (m, name: string, attrs: string, content: string, close: string, offset: number) => {
-    const cls = classifyKey(name.replace(/^[^:]*:/, ''));
+    // The element names the value (`<password>`), or its key attribute does (`<entry key="db.password">`).
+    const keyAttr = /^(?:entry|property|param|parameter|setting|env|variable|var|item)$/i.test(name) ? /[ \t](?:key|name)[ \t]{0,4}=[ \t]{0,4}["']([\w.:-]{1,64})["']/.exec(attrs) : null;
+    const cls = classifyKey(name.replace(/^[^:]*:/, '')) ?? (keyAttr ? classifyKey(keyAttr[1] as string) : null);
     if (cls === null) return m;
     const bare = content.trim();
     if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) return m;
@@ -786,19 +852,45 @@ class LineStarts {
   }
 }
 
-/** A YAML block scalar header (`|`, `>-`, `|2+`) and an optional comment, ending the line. */
-const BLOCK_HEADER = /^[|>](?:[1-9][+-]?|[+-][1-9]?)?[ \t]*(?:#[^\n]*)?\r?\n/;
-/** A line that opens structure, not a scalar: a key, a list item, a comment, a flow collection. */
-const STRUCTURE_LINE = /^[ \t]*(?:[\w."'$-]{1,64}[ \t]*:(?:[ \t]|\r?$)|-(?:[ \t]|\r?$)|#|[{[]|---|\.\.\.)/;
+/**
+ * A text with a `key: value` or `key = value` line after its first line: a config document, where
+ * a value runs to the end of its line. In a one-line message (`password: abc123 was wrong`) the
+ * words after the value are the message.
+ */
+const CONFIG_DOCUMENT = /\n[ \t]{0,64}(?:-[ \t]{1,8})?["']?[\w.-]{1,64}["']?[ \t]{0,8}(?::[ \t]|:\r?$|=)/m;
+
+/** True when only indentation, a list dash or `export` come before `at` on its line. */
+function startsLine(text: string, lines: LineStarts, at: number): boolean {
+  return /^[ \t]*(?:-[ \t]+|export[ \t]+)?["']?$/.test(text.slice(lines.of(at), at));
+}
 
 /**
- * A YAML value below its key: a block scalar (`password: |` then indented lines) or a plain
- * scalar on the next, deeper line. Reads the lines indented past the key's column (blank lines
- * inside a block scalar included), up to MAX_VALUE characters; the span starts at the first
- * content character, so the indentation stays. Null when the value is on the key's line, or what
- * follows is a nested mapping, a list or nothing.
+ * Where a plain value starting a line's value ends when it is several words: the end of the line,
+ * before a ` #` comment and trailing blanks; `end` itself when what follows is not more words
+ * (punctuation, another `key=`/`key: `).
  */
-function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: number): ValueSpan | null {
+function restOfLine(text: string, lines: LineStarts, end: number): number {
+  const lineEnd = lines.endOf(end);
+  const rest = text.slice(end, lineEnd);
+  if (!/^[ \t]+[^\s#;]/.test(rest) || /(?:^|[ \t])[\w.-]{1,64}(?:=|:[ \t])/.test(rest)) return end;
+  const comment = rest.search(/[ \t]#/);
+  return end + (comment === -1 ? rest : rest.slice(0, comment)).trimEnd().length;
+}
+
+/** A YAML block scalar header (`|`, `>-`, `|2+`) and an optional comment, ending the line. */
+const BLOCK_HEADER = /^[|>](?:[1-9][+-]?|[+-][1-9]?)?[ \t]*(?:#[^\n]*)?\r?\n/;
+/** A line that opens structure, not a plain scalar: a key, a list item, a comment, a flow collection, an indicator. */
+const STRUCTURE_LINE = /^[ \t]*(?:[\w."'$-]{1,64}[ \t]*:(?:[ \t]|\r?$)|-(?:[ \t]|\r?$)|[#{[|>!&*%@`?:,\]}]|---|\.\.\.)/;
+
+/**
+ * A YAML value below its key: a block scalar (`password: |` then indented lines), a plain scalar
+ * on the next, deeper lines, or a quoted scalar there (returned as read by readValue, quotes kept).
+ * Reads the lines indented past the key's column (blank lines inside a block scalar included); the
+ * span starts at the first content character, so the indentation stays. `whole` reads every line
+ * (the value will go whole); otherwise at most two, since a token is one line. Null when what
+ * follows is a nested mapping, a list, code or nothing.
+ */
+function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: number, whole: boolean): ValueSpan | null {
   const rest = text.slice(valueAt, valueAt + 80);
   const header = BLOCK_HEADER.exec(rest);
   const bareNewline = /^\r?\n/.exec(rest);
@@ -808,10 +900,9 @@ function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: 
   let end = start0;
   let first = -1;
   let count = 0;
-  const limit = Math.min(text.length, start0 + MAX_VALUE);
-  for (let at = start0; at < limit; ) {
+  for (let at = start0; at < text.length && (whole || count < 2); ) {
     const nl = text.indexOf('\n', at);
-    const lineEnd = nl === -1 || nl > limit ? limit : nl;
+    const lineEnd = nl === -1 ? text.length : nl;
     const line = text.slice(at, lineEnd);
     const indent = /^[ \t]*/.exec(line)![0].length;
     if (line.trim() === '') {
@@ -819,13 +910,16 @@ function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: 
     } else {
       if (indent <= keyColumn) break;
       if (first === -1) {
-        if (header === null && STRUCTURE_LINE.test(line)) return null;
         first = at + indent;
+        if (header === null && /^["']/.test(line.slice(indent))) return readValue(text, first);
+        if (header === null && STRUCTURE_LINE.test(line)) return null;
+        // `KEY=value` lines in a block (an env file): their keys are scanned on their own.
+        if (!whole && /^[\w.-]{1,64}[ \t]*[=:]/.test(line.slice(indent))) return null;
       }
-      end = at + line.replace(/\s+$/, '').length;
+      end = at + line.trimEnd().length;
       count++;
     }
-    if (nl === -1 || nl >= limit) break;
+    if (nl === -1) break;
     at = nl + 1;
   }
   if (first === -1 || count === 0) return null;
@@ -833,25 +927,37 @@ function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: 
   return { start: first, end, quote: '', bare: count > 1 ? bare : bare.trim(), open: false };
 }
 
-/** A table value cell holds one token, starts with a letter or digit, and is not a header (the next line is not `|---|`). */
+/**
+ * A table value cell: a two-cell row (`| DB_PASSWORD | value |`) of a table whose next line is not
+ * its `|---|` separator (a header), the value one token of 6+ characters with a letter and a digit
+ * or a symbol (so `N/A`, `varchar`, `64`, `bcrypt` in documentation tables stay).
+ */
 function isTableValue(text: string, lines: LineStarts, keyAt: number, v: ValueSpan): boolean {
-  if (!/^[ \t]*\|/.test(text.slice(lines.of(keyAt), keyAt + 1))) return false;
+  const start = lines.of(keyAt);
+  const end = lines.endOf(v.end);
+  if (end - start > 512 || !/^[ \t]*\|/.test(text.slice(start, keyAt + 1))) return false;
+  const row = text.slice(start, end).trim();
+  if (!/^\|[^|]*\|[^|]*\|$/.test(row)) return false;
   if (!/^[ \t]*\|/.test(text.slice(v.end, v.end + 10)) || !/^[\p{L}\p{N}]/u.test(v.bare) || PLAIN_VALUES.has(v.bare.toLowerCase())) return false;
-  const nl = lines.endOf(v.end);
-  return nl === text.length || !/^[ \t]*\|?[ \t]*:?-{3,}/.test(text.slice(nl + 1, nl + 40));
+  if (v.bare.length < 6 || !/\p{L}/u.test(v.bare) || !/[\p{N}\W_]/u.test(v.bare)) return false;
+  return end === text.length || !/^[ \t]*\|?[ \t]*:?-{3,}/.test(text.slice(end + 1, end + 40));
 }
 
-/** `password = hunter` alone on its line, the key first: an INI or config-file literal, not code. */
+/**
+ * `password = hunter` as an INI or properties line: the key at the start of an unindented line
+ * (code assigning a variable is indented in its function), then words up to the line's end or a
+ * ` #`/` ;` comment.
+ */
 function isIniLine(text: string, lines: LineStarts, keyAt: number, v: ValueSpan): boolean {
-  if (v.quote !== '' || !/^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)$/.test(v.bare)) return false;
-  return /^[ \t]*$/.test(text.slice(lines.of(keyAt), keyAt)) && /^(?:[ \t]+#[^\n]*|[ \t]*)(?:\r?\n|$)/.test(text.slice(v.end, v.end + 256));
+  if (v.quote !== '' || /[.([]/.test(v.bare) || lines.of(keyAt) !== keyAt) return false;
+  return /^(?:[ \t]+[#;][^\n]*|[ \t]*)(?:\r?\n|$)/.test(text.slice(v.end, v.end + 256)) || restOfLine(text, lines, v.end) > v.end;
 }
 
 /**
  * The tail of a value wrapped onto the next line (a shell `\` continuation, a key broken across
  * lines in a code fence): a line holding nothing but one token right after a redacted value.
  */
-const CONTINUATION = /(\[REDACTED:[a-z_]+\]["'`]?[ \t]*\\?[ \t]*\r?\n)([ \t]*)([A-Za-z0-9+/_.~-]{8,4096}={0,3})(?=[ \t]*(?:\\?\r?\n|$|["'`]))/g;
+const CONTINUATION = /(\[REDACTED:[a-z_]+\]["'`]?[ \t]{0,64}(?:\\[ \t]{0,64})?\r?\n)([ \t]{0,64})([A-Za-z0-9+/_.~-]{8,4096}={0,3})(?=[ \t]{0,64}(?:\\?\r?\n|$|["'`]))/g;
 
 function redactContinuations(text: string, run: Run): string {
   if (!text.includes('[REDACTED:')) return text;
@@ -928,7 +1034,8 @@ function isHighEntropySecret(token: string, before: string): boolean {
     return SECRET_CONTEXT_RE.test(before) && shannonEntropy(token) > 3.0;
   }
   if (/^[A-Za-z_-]+$/.test(token) || /^[0-9_-]+$/.test(token)) return false;
-  if (/^[A-Za-z][a-z]+(?:[A-Z0-9][a-z0-9]+)+$/.test(token)) return false; // camelCase identifiers
+  // camelCase identifiers; each segment is maximal (the look-ahead), so a run of digits splits one way only
+  if (/^[A-Za-z][a-z]+(?:[A-Z0-9][a-z0-9]+(?![a-z0-9]))+$/.test(token)) return false;
   if (HASH_CONTEXT_RE.test(before)) return false;
   if (decodesToText(token)) return false;
   return shannonEntropy(token) > 4.5;
