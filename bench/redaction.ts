@@ -37,6 +37,7 @@ export const ADVERSARIAL: Record<string, (bytes: number) => string> = {
   'digit runs in identifier-like tokens (Ab000…_)': (n) => fill('Ab' + '0'.repeat(26) + '_ ', n),
   'blank runs after a redacted value': (n) => fill('password=hunter2' + ' '.repeat(1000) + '\n', n),
   'wide indented lines under YAML keys': (n) => fill('password: |\n' + ' '.repeat(1010) + 'x\n', n),
+  'URL credentials before runs of @ (a://b:c@@@@ )': (n) => fill('a://b:c@@@@ ', n),
   'corpus text (real secrets)': (n) => fill(SECRET_CASES.map((c) => c.text).join('\n'), n),
 };
 

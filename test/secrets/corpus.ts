@@ -3033,6 +3033,41 @@ export const SECRET_CASES: readonly SecretCase[] = [
     secrets: ['kT9/vQ2+mZ8x', 'Qp4@Zx8w', '2024@Summer9', 'Gm7Hk2Lq9'],
     keeps: ['postgres://app:', '@db/app', 'postgres://shop:', '@db.internal` first.', '@db.internal:5432/app', 'smtp://me@example.com:', '@smtp.gmail.com:587'],
   },
+  {
+    id: 'layout-review-leaks',
+    family: 'layout',
+    text: 'postgres://admin:#Hx4Secr3tQ@db.internal:5432/app\n<password>Pz]7ssw0rdK</password>\n{"db": {"password":\n  "Yt6Gb3Nm9Kq"}}\npassword: &pw Vc2Xz5Lk8Jh\n',
+    secrets: ['#Hx4Secr3tQ', 'Pz]7ssw0rdK', 'Yt6Gb3Nm9Kq', 'Vc2Xz5Lk8Jh'],
+    keeps: ['postgres://admin:', '@db.internal:5432/app', '<password>', '{"db": {"password":', 'password: &pw '],
+  },
+  {
+    id: 'layout-yaml-comment-and-wrapped-token',
+    family: 'layout',
+    text: 'password: # from vault\n  Qm8Wn2Ek5Rt\nsigning_key: |\n  Zx7Cv4Bn1Ml9Kj6Hg3Fd8Sa5Pq2Wo4Ei\n  Ru7Ty1Ui8Op3As6Df9Gh2Jk5Lz\n',
+    secrets: ['Qm8Wn2Ek5Rt', 'Zx7Cv4Bn1Ml9Kj6Hg3Fd8Sa5Pq2Wo4Ei', 'Ru7Ty1Ui8Op3As6Df9Gh2Jk5Lz'],
+    keeps: ['password: # from vault', 'signing_key: |'],
+  },
+  {
+    id: 'layout-escaped-json-env',
+    family: 'layout',
+    text: '{"env": "A=1\\nDB_PASS=Tr5Yu8Io2Pq\\naccess_key=Kf3Jd6Hs9La2Mn4B\\n"}',
+    secrets: ['Tr5Yu8Io2Pq', 'Kf3Jd6Hs9La2Mn4B'],
+    keeps: ['{"env": "A=1\\nDB_PASS=', '\\naccess_key='],
+  },
+  {
+    id: 'layout-cli-in-prose-and-markup',
+    family: 'layout',
+    text: '- mysql -u root -pBx5Nv8Cm2 shop\nI ran "mysql -uroot -pLq7Wz3Rt6" and it failed\n{"cmd": "mysql -uroot -pHd4Jf8Ks1", "x": 1}',
+    secrets: ['Bx5Nv8Cm2', 'Lq7Wz3Rt6', 'Hd4Jf8Ks1'],
+    keeps: ['- mysql -u root -p', ' shop', 'I ran "mysql -uroot -p', '" and it failed', '{"cmd": "mysql -uroot -p', '", "x": 1}'],
+  },
+  {
+    id: 'layout-secret-of-short-words',
+    family: 'layout',
+    text: 'a: 1\nclient_secret: Zq3 X9v L2m\n',
+    secrets: ['Zq3 X9v L2m'],
+    keeps: ['a: 1', 'client_secret: '],
+  },
 ];
 
 export const BENIGN_CASES: readonly BenignCase[] = [
@@ -3867,5 +3902,15 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     id: 'layout-indented-python-assignments',
     family: 'layout',
     text: 'for line in f:\n    password = line\n    token = pw',
+  },
+  {
+    id: 'layout-review-look-alikes',
+    family: 'layout',
+    text: 'Change the default password before going live\nThe machine account password is rotated every 30 days\npip install git+ssh://git@gitlab.com:group/project.git@main\nworker:8080:queue:jobs:started\npostgres://USER:PASSWORD@HOST:PORT/DB\npassword: *prod_pw\npassword := pw',
+  },
+  {
+    id: 'layout-docstrings-and-prose-commands',
+    family: 'layout',
+    text: '    Args:\n        password: The user password.\n        token: Optional token for the API.\nmysql dumps: find /backups -name "*.sql" -print\nDo docker login and then docker compose -p project2 up',
   },
 ];

@@ -197,7 +197,7 @@ const BARE_HOST_AFTER_AT = /[A-Za-z][A-Za-z0-9-]{0,62}(?=[/?#\s'"`,;)>}\]\\]|$)/
  * A "password" that reads as a port and a path is a path: `localhost:3000/users/a@b.com`,
  * `$HOST:$PORT/invite?email=b@c.io`, `host:port/…`, `file://C:/Users/b@corp.com`.
  */
-const PORT_AND_PATH = /(?:\d{1,5}|\$\{?\w{1,64}\}?|<\w{1,64}>|\{\{[ \t]{0,4}\w{1,64}[ \t]{0,4}\}\}|port)?(?:[/?#]|$)/iy;
+const PORT_AND_PATH = /(?:\d{1,5}|\$\{?\w{1,64}\}?|<\w{1,64}>|\{\{[ \t]{0,4}\w{1,64}[ \t]{0,4}\}\}|port)(?:[/?#]|$)/iy;
 const MAX_URL_PASSWORD = 512;
 /** How many `@` a password may hold before the one that ends it. */
 const MAX_URL_ATS = 4;
@@ -229,15 +229,14 @@ function redactUrlCredentials(text: string, run: Run): string {
   if (ats.length === 0) return text;
   const nextBreak = new NextMatch(text, /[\s'"]/g);
   const nextSlash = new NextMatch(text, /\//g);
-  const hostAfter = new Map<number, boolean>();
-  const hostOk = (at: number) => {
-    let ok = hostAfter.get(at);
-    if (ok === undefined) {
-      HOST_AFTER_AT.lastIndex = at + 1;
-      ok = HOST_AFTER_AT.test(text);
-      hostAfter.set(at, ok);
+  // Whether a host follows each `@` (by its index in ats): 0 not yet checked, 1 yes, 2 no.
+  const hostAfter = new Int8Array(ats.length);
+  const hostOk = (j: number) => {
+    if (hostAfter[j] === 0) {
+      HOST_AFTER_AT.lastIndex = (ats[j] as number) + 1;
+      hostAfter[j] = HOST_AFTER_AT.test(text) ? 1 : 2;
     }
-    return ok;
+    return hostAfter[j] === 1;
   };
   let out = '';
   let from = 0;
@@ -249,6 +248,10 @@ function redactUrlCredentials(text: string, run: Run): string {
     const end = Math.min(p + MAX_URL_PASSWORD + 1, nextBreak.from(p));
     PORT_AND_PATH.lastIndex = p;
     if (PORT_AND_PATH.test(text)) continue;
+    const user = m[2] as string;
+    if (/^[A-Za-z]$/.test(user) && text[p] === '/') continue; // file://C:/Users/…: a drive, not a user
+    // A user with an `@` (an e-mail address, or `git@host:path` in an ssh URL) takes only an `@` a host follows.
+    const emailUser = user.includes('@');
     // The `@`s within reach, in order: the first one a host follows; else the first with no `/`
     // before it; else the last one a bare host name follows (`kT9/vQ2@db/app`).
     let at = -1;
@@ -256,13 +259,13 @@ function redactUrlCredentials(text: string, run: Run): string {
     for (let j = k; j < Math.min(ats.length, k + MAX_URL_ATS) && (ats[j] as number) < end; j++) {
       const a = ats[j] as number;
       if (a === p) break; // an empty password
-      if (hostOk(a)) {
+      if (hostOk(j)) {
         at = a;
         break;
       }
       last = a;
     }
-    if (at === -1 && last !== -1) {
+    if (at === -1 && last !== -1 && !emailUser) {
       const first = ats[k] as number;
       if (first < nextSlash.from(p)) at = first;
       else {
@@ -273,7 +276,8 @@ function redactUrlCredentials(text: string, run: Run): string {
     if (at === -1) continue;
     const password = text.slice(p, at);
     URL_USER_HEAD.lastIndex = at + 1;
-    if (isReference(password)) continue;
+    if (isReference(password) || PLAIN_VALUES.has(password.toLowerCase())) continue; // `${DB_PASS}`, `USER:PASSWORD@HOST`
+    if (emailUser && password.includes('/')) continue; // `git+ssh://git@host:group/repo.git@v1.2`: a path and a ref
     if (isAlreadyRedacted(password)) {
       run.redacted = true;
       continue;
@@ -312,8 +316,12 @@ const CLI_USER = /(?<![\w-])(-u|--user)([ \t]{1,4}|=)(["']?)([^\s:'"]{1,256}):([
  */
 const CLI_CLIENT = /(?<![\w-])(?:(mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)|(sshpass)|docker[ \t]{1,4}login)(?=[ \t])/g;
 /** What comes right before a command name that starts a command (checked on the 32 characters before it). */
-const COMMAND_START = /(?:\n|[|;&(`]|[$#>][ \t]|\b(?:sudo|exec|time|xargs|nohup)[ \t])[ \t]{0,16}$/;
-const COMMAND_START_OF_TEXT = /(?:^|\n|[|;&(`]|[$#>][ \t]|\b(?:sudo|exec|time|xargs|nohup)[ \t])[ \t]{0,16}$/;
+const COMMAND_START = /(?:\n|[|;&(`"':]|[$#>*-][ \t]|\d\.[ \t]|\b(?:sudo|exec|time|xargs|nohup)[ \t])[ \t]{0,16}$/;
+const COMMAND_START_OF_TEXT = /(?:^|\n|[|;&(`"':]|[$#>*-][ \t]|\d\.[ \t]|\b(?:sudo|exec|time|xargs|nohup)[ \t])[ \t]{0,16}$/;
+/** Words that end a client's arguments in prose or a pipeline: another command, a conjunction. */
+const ENDS_CLI_ARGS = new Set(['docker', 'mysql', 'sshpass', 'and', 'then', 'or', 'to', 'with']);
+/** Other tools' flags that start with `-p` and sit on the same line as a mysql command (find, cp, mkdir). */
+const NOT_A_JOINED_PASSWORD = new Set(['-print', '-print0', '-printf', '-prune', '-perm', '-path', '-pr', '-pv', '-pf', '-pa']);
 /** How many words after the command name are read for its `-p`. */
 const MAX_CLI_WORDS = 64;
 /** sshpass options that take a value; its own options end at the first other word (the command it runs). */
@@ -321,6 +329,14 @@ const SSHPASS_VALUE_FLAGS = new Set(['-f', '-d', '-P']);
 
 /** True for the characters that end a command-line word: blanks, line ends, `|`, `;`, `&`. */
 const endsWord = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 124 || c === 59 || c === 38;
+/**
+ * What ends an unquoted word inside the text around a command: a quote, backtick or bracket that
+ * closes the string or the span holding it, a comma, an escaped `\n` of a JSON string.
+ */
+const endsWordInText = (text: string, j: number) => {
+  const c = text.charCodeAt(j);
+  return endsWord(c) || c === 34 || c === 39 || c === 96 || c === 41 || c === 93 || c === 125 || c === 44 || (c === 92 && /[nrt]/.test(text[j + 1] ?? ''));
+};
 
 /**
  * Walks the words after each client name up to the end of the command (`|`, `;`, `&`, a line end
@@ -359,11 +375,13 @@ function redactShortPasswordFlags(text: string, run: Run): string {
         const close = inside.indexOf(q);
         if (close !== -1 && !inside.slice(0, close).includes('\n')) j += close + 1;
       }
-      while (j < text.length && !endsWord(text.charCodeAt(j))) j++;
+      while (j < text.length && !endsWordInText(text, j)) j++;
+      if (j === i) break; // a closing quote or bracket: the command ended
       const word = text.slice(i, j);
+      if (ENDS_CLI_ARGS.has(word)) break;
       let value = -1;
       if (passwordNext) value = i;
-      else if (word.length > 2 && word.startsWith('-p') && word[2] !== '-' && !(sshpass && word === '-pass')) value = i + 2;
+      else if (word.length > 2 && word.startsWith('-p') && word[2] !== '-' && !NOT_A_JOINED_PASSWORD.has(word)) value = i + 2;
       else if (skipNext) skipNext = false;
       else if (sshpass && !word.startsWith('-')) break; // the command sshpass runs: its flags are its own
       passwordNext = word === '-p' && !mysql;
@@ -391,11 +409,14 @@ function redactShortPasswordFlags(text: string, run: Run): string {
   }
 }
 
+/** PostgreSQL's ports (and pgbouncer's): a five-field line with another port is a .pgpass line only in a text that says pgpass. */
+const PGPASS_PORTS = new Set(['5432', '5433', '6432', '*']);
+
 /**
  * A .pgpass line, `host:port:database:user:password` (indented in a code block or not); the host
  * has a letter, is an IPv4 address or `*`; the port is a number or `*`.
  */
-const PGPASS_LINE = /^([ \t]{0,16}([A-Za-z0-9.*_-]{1,253}):(?:\d{1,5}|\*):[\w.*-]{1,64}:[\w.@*-]{1,64}:)([^\s]{1,512})(?=[ \t]{0,16}\r?$)/gm;
+const PGPASS_LINE = /^([ \t]{0,16}([A-Za-z0-9.*_-]{1,253}):(\d{1,5}|\*):[\w.*-]{1,64}:[\w.@*-]{1,64}:)([^\s]{1,512})(?=[ \t]{0,16}\r?$)/gm;
 
 /** PowerShell's `ConvertTo-SecureString "…" -AsPlainText`. */
 const SECURE_STRING = /(ConvertTo-SecureString[ \t]{1,8}(?:-String[ \t]{1,8})?)("[^"\n]{1,1024}"|'[^'\n]{1,1024}')/gi;
@@ -436,8 +457,10 @@ function redactUrlsHeadersCli(text: string, run: Run): string {
     });
   }
   if (/mysql|mariadb|sshpass|docker/.test(lower)) out = redactShortPasswordFlags(out, run);
-  out = out.replace(PGPASS_LINE, (m, head: string, host: string, password: string) => {
+  const pgpassFile = /pgpass/i.test(out);
+  out = out.replace(PGPASS_LINE, (m, head: string, host: string, port: string, password: string) => {
     if (!(/[A-Za-z*]/.test(host) || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host)) || isAlreadyRedacted(password)) return m;
+    if (!pgpassFile && !PGPASS_PORTS.has(port)) return m; // `worker:8080:queue:jobs:started` is a log line
     run.hit('password');
     return head + marker('password');
   });
@@ -550,7 +573,7 @@ function classifyWords(key: string): KeyClass {
 }
 
 /** Every reference form below holds one of these characters (or is empty). */
-const REFERENCE_CHARS = /[$%{<[.(:]/;
+const REFERENCE_CHARS = /[$%{<[.(:*]/;
 
 /** Values that point to a secret instead of holding it. */
 function isReference(value: string): boolean {
@@ -558,10 +581,17 @@ function isReference(value: string): boolean {
   const v = value.replace(/^\\?["'`]|\\?["'`]$/g, '');
   return (
     v === '' ||
-    /^\$\{[^}]*\}$|^\$[A-Z_][A-Z0-9_]*$|^\$[a-z_][a-z0-9_]*$|^\$\([^)]*\)$|^%[A-Za-z_][\w]*%$|^\{\{[^}]*\}\}$|^<[^>]*>$|^\[[A-Z_ ]*\]$/.test(v) ||
+    /^\$\{[^}]*\}$|^\$[A-Z_][A-Z0-9_]*$|^\$[a-z_][a-z0-9_]*$|^\$\([^)]*\)$|^%[A-Za-z_][\w]*%$|^\{\{[^}]*\}\}$|^<[^>]*>$|^\[[A-Z_ ]*\]$|^\*[A-Za-z_][\w-]{0,63}$/.test(v) ||
     /^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|env\(|ENV\[|getenv\(|secrets\.|vault:|op:\/\/|arn:aws:secretsmanager|ssm:|\{\{)/.test(v)
   );
 }
+
+/** First words of a description, not of a passphrase. */
+const PROSE_STARTS = new Set([
+  'the', 'a', 'an', 'your', 'our', 'their', 'its', 'this', 'that', 'these', 'user', "user's", 'users', 'enter', 'optional',
+  'required', 'must', 'should', 'used', 'use', 'set', 'see', 'if', 'when', 'defaults', 'default', 'password', 'secret',
+  'token', 'is', 'was', 'will', 'for', 'to', 'of', 'in', 'not', 'no',
+]);
 
 const PLAIN_VALUES = new Set([
   'true', 'false', 'null', 'none', 'nil', 'undefined', 'yes', 'no', 'on', 'off', 'required', 'optional', 'enabled',
@@ -692,6 +722,8 @@ function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spacedOperato
     if (spacedOperator && /^[A-Za-z_$][A-Za-z_$.]*$/.test(bare) && !/\d/.test(bare)) return false;
     if (/^-?\d+(?:\.\d+)?%?$/.test(bare) && (cls !== 'password' || /^(?:pass|pw)$/i.test(key))) return false;
   }
+  // Several words opening like a sentence (`password: The user password.`) describe the value.
+  if (v.quote === '' && /\s/.test(bare.trim()) && PROSE_STARTS.has((bare.trim().split(/\s/)[0] as string).toLowerCase())) return false;
   switch (cls) {
     case 'password':
       return true;
@@ -734,7 +766,9 @@ function redactAssignments(text: string, run: Run): string {
     let wholeUntil = 0;
     re.lastIndex = 0;
     for (let m = re.exec(work); m; m = re.exec(work)) {
-      const name = m[key] as string;
+      let name = m[key] as string;
+      // `"A=1\nPASS=x"`: inside an escaped JSON string the key follows a `\n`, `\r` or `\t` escape.
+      if (re === ASSIGNMENT_HEAD && /^[nrt]/.test(name) && work[m.index - 1] === '\\') name = name.slice(1);
       const cls = classifyKey(name.replace(/^-+/, ''));
       if (cls === null) {
         re.lastIndex = m.index + Math.max(1, name.length);
@@ -743,11 +777,15 @@ function redactAssignments(text: string, run: Run): string {
       const valueAt = m.index + m[0].length;
       const keyFirst = re === ASSIGNMENT_HEAD && startsLine(work, lines, m.index);
       let v: ValueSpan | null;
-      if (keyFirst && m[4] === ':' && /^\r?\n|^[|>]/.test(work.slice(valueAt, valueAt + 2))) {
+      const below = m[4] === ':' ? VALUE_BELOW.exec(work.slice(valueAt, valueAt + 258)) : null;
+      if (below !== null && !keyFirst && below[1] !== undefined) {
+        // `{"db": {"password":\n  "x"}}`: a quoted value on the next line.
+        v = readValue(work, valueAt + below[0].length - 1);
+      } else if (keyFirst && (below !== null || /^[|>]/.test(work[valueAt] ?? ''))) {
         // A YAML value below its key. One that is not a secret is scanned key by key (it may hold a config file).
-        // A password or secret block is read whole, once: keys inside one kept are read two lines at a time.
-        const whole = (cls === 'password' || cls === 'secret') && m.index >= wholeUntil;
-        const block = readYamlBlock(work, lines, m.index, valueAt, whole);
+        // A block is read whole once; keys inside one that was kept are read two lines at a time.
+        const whole = m.index >= wholeUntil;
+        const block = readYamlBlock(work, lines, m.index, valueAt, whole, cls === 'password' || cls === 'secret');
         if (whole && block !== null) wholeUntil = block.end;
         if (block !== null && block.quote === '' && isSecretValue(cls, block, false, work, name)) {
           run.hit(cls);
@@ -761,7 +799,11 @@ function redactAssignments(text: string, run: Run): string {
           re.lastIndex = valueAt;
           continue;
         }
-      } else v = readValue(work, valueAt);
+      } else {
+        // A YAML anchor before the value (`password: &pw value`) is not the value.
+        const anchor = keyFirst && m[4] === ':' ? /^&[\w-]{1,64}[ \t]{1,8}(?=\S)/.exec(work.slice(valueAt, valueAt + 80)) : null;
+        v = readValue(work, valueAt + (anchor ? anchor[0].length : 0));
+      }
       if (v === null) {
         re.lastIndex = m.index + Math.max(1, name.length);
         continue;
@@ -776,12 +818,23 @@ function redactAssignments(text: string, run: Run): string {
         re.lastIndex = v.end;
         continue;
       }
+      // A .netrc entry names its login (before the password or after it): `default password is admin` is prose.
+      if (re === NETRC_HEAD && !/\blogin\s/.test(m[1] as string) && !/^\s{1,64}login\s/.test(work.slice(v.end, v.end + 80))) {
+        re.lastIndex = v.end;
+        continue;
+      }
       if (re === TABLE_HEAD && !isTableValue(work, lines, m.index, v)) {
         re.lastIndex = v.end;
         continue;
       }
-      // `password = hunter` is code assigning a variable, unless it is a whole INI-style line.
-      const spaced = re === ASSIGNMENT_HEAD && (m[3] !== '' || m[5] !== '') && m[4] === '=' && !(keyFirst && isIniLine(work, lines, m.index, v));
+      // `password = hunter` (or Go's `password := pw`) is code assigning a variable, unless it is a whole INI-style line.
+      const spaced = re === ASSIGNMENT_HEAD && (((m[3] !== '' || m[5] !== '') && m[4] === '=' && !(keyFirst && isIniLine(work, lines, m.index, v))) || m[4] === ':=');
+      // In a config document a plain password or secret value at the start of a line runs to the line's
+      // end (`password: correct horse battery staple`); not after a tight `=` (`PGPASSWORD=x psql …`).
+      if (keyFirst && configDocument && v.quote === '' && (cls === 'password' || cls === 'secret') && (m[4] === ':' || (m[4] === '=' && m[5] !== ''))) {
+        const end = restOfLine(work, lines, v.end);
+        if (end > v.end) v = { ...v, end, bare: work.slice(v.start, end) };
+      }
       if (re === FLAG_HEAD && v.quote === '' && /^-/.test(v.bare)) {
         re.lastIndex = m.index + name.length;
         continue;
@@ -795,8 +848,6 @@ function redactAssignments(text: string, run: Run): string {
       }
       // A value longer than the bound goes whole: the part past it is as secret as the rest.
       if (v.quote === '' && v.end - v.start === MAX_VALUE) while (v.end < work.length && !endsBareValue(work, v.end)) v.end++;
-      // `password: correct horse battery staple`: a plain value at the start of a line runs to its end.
-      if (keyFirst && configDocument && v.quote === '' && (cls === 'password' || cls === 'secret') && m[4] !== '=>') v.end = restOfLine(work, lines, v.end);
       const rule = re === FLAG_HEAD && cls === 'password' ? 'cli_password' : cls;
       run.hit(rule);
       out += work.slice(from, v.start) + replaceValue(v, rule, work);
@@ -809,21 +860,23 @@ function redactAssignments(text: string, run: Run): string {
 }
 
 /** `<password>…</password>`, `<ns:apiKey attr="x">…</ns:apiKey>`, `<entry key="db.password">…</entry>`, CDATA too, on one line. */
-const XML_ELEMENT = /<([A-Za-z_][\w.-]{0,63}(?::[A-Za-z_][\w.-]{0,63})?)((?:[ \t][^<>\n]{0,256})?>(?:<!\[CDATA\[)?)([^<\]\n]{1,1024})((?:\]\]>)?<\/\1[ \t]{0,8}>)/g;
+const XML_ELEMENT = /<([A-Za-z_][\w.-]{0,63}(?::[A-Za-z_][\w.-]{0,63})?)((?:[ \t][^<>\n]{0,256})?>)(<!\[CDATA\[[^\]\n]{1,1024}\]\]>|[^<\n]{1,1024})(<\/\1[ \t]{0,8}>)/g;
 
 function redactXmlElements(text: string, run: Run): string {
   if (!text.includes('</')) return text;
-  return text.replace(XML_ELEMENT, (m, name: string, attrs: string, content: string, close: string, offset: number) => {
+  return text.replace(XML_ELEMENT, (m, name: string, attrs: string, element: string, close: string, offset: number) => {
+    const cdata = element.startsWith('<![CDATA[');
+    const content = cdata ? element.slice(9, -3) : element;
     // The element names the value (`<password>`), or its key attribute does (`<entry key="db.password">`).
     const keyAttr = /^(?:entry|property|param|parameter|setting|env|variable|var|item)$/i.test(name) ? /[ \t](?:key|name)[ \t]{0,4}=[ \t]{0,4}["']([\w.:-]{1,64})["']/.exec(attrs) : null;
     const cls = classifyKey(name.replace(/^[^:]*:/, '')) ?? (keyAttr ? classifyKey(keyAttr[1] as string) : null);
     if (cls === null) return m;
     const bare = content.trim();
     if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) return m;
-    const start = offset + name.length + 1 + attrs.length;
+    const start = offset + name.length + 1 + attrs.length + (cdata ? 9 : 0);
     if (!isSecretValue(cls, { start, end: start + content.length, quote: '', bare, open: false }, false, text, name)) return m;
     run.hit(cls);
-    return `<${name}${attrs}${marker(cls)}${close}`;
+    return cdata ? `<${name}${attrs}<![CDATA[${marker(cls)}]]>${close}` : `<${name}${attrs}${marker(cls)}${close}`;
   });
 }
 
@@ -877,6 +930,9 @@ function restOfLine(text: string, lines: LineStarts, end: number): number {
   return end + (comment === -1 ? rest : rest.slice(0, comment)).trimEnd().length;
 }
 
+/** The end of a key's line with no value on it (a comment allowed), then the next line's indentation; group 1 when a quote starts it. */
+const VALUE_BELOW = /^(?:[ \t]{0,8}#[^\n]{0,200})?\r?\n[ \t]{0,32}(["'])?/;
+
 /** A YAML block scalar header (`|`, `>-`, `|2+`) and an optional comment, ending the line. */
 const BLOCK_HEADER = /^[|>](?:[1-9][+-]?|[+-][1-9]?)?[ \t]*(?:#[^\n]*)?\r?\n/;
 /** A line that opens structure, not a plain scalar: a key, a list item, a comment, a flow collection, an indicator. */
@@ -886,14 +942,15 @@ const STRUCTURE_LINE = /^[ \t]*(?:[\w."'$-]{1,64}[ \t]*:(?:[ \t]|\r?$)|-(?:[ \t]
  * A YAML value below its key: a block scalar (`password: |` then indented lines), a plain scalar
  * on the next, deeper lines, or a quoted scalar there (returned as read by readValue, quotes kept).
  * Reads the lines indented past the key's column (blank lines inside a block scalar included); the
- * span starts at the first content character, so the indentation stays. `whole` reads every line
- * (the value will go whole); otherwise at most two, since a token is one line. Null when what
- * follows is a nested mapping, a list, code or nothing.
+ * span starts at the first content character, so the indentation stays. `whole` reads every line;
+ * otherwise at most two. `words` (a password or secret) joins lines with their breaks; otherwise
+ * lines that are each one token join into one (a wrapped key). Null when what follows is a nested
+ * mapping, a list, code or nothing.
  */
-function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: number, whole: boolean): ValueSpan | null {
-  const rest = text.slice(valueAt, valueAt + 80);
+function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: number, whole: boolean, words: boolean): ValueSpan | null {
+  const rest = text.slice(valueAt, valueAt + 256);
   const header = BLOCK_HEADER.exec(rest);
-  const bareNewline = /^\r?\n/.exec(rest);
+  const bareNewline = /^(?:[ \t]{0,8}#[^\n]{0,200})?\r?\n/.exec(rest);
   if (header === null && bareNewline === null) return null;
   const start0 = valueAt + (header ?? bareNewline)![0].length;
   const keyColumn = keyAt - lines.of(keyAt);
@@ -914,7 +971,7 @@ function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: 
         if (header === null && /^["']/.test(line.slice(indent))) return readValue(text, first);
         if (header === null && STRUCTURE_LINE.test(line)) return null;
         // `KEY=value` lines in a block (an env file): their keys are scanned on their own.
-        if (!whole && /^[\w.-]{1,64}[ \t]*[=:]/.test(line.slice(indent))) return null;
+        if (/^[\w.-]{1,64}[ \t]*[=:]/.test(line.slice(indent))) return null;
       }
       end = at + line.trimEnd().length;
       count++;
@@ -923,14 +980,17 @@ function readYamlBlock(text: string, lines: LineStarts, keyAt: number, valueAt: 
     at = nl + 1;
   }
   if (first === -1 || count === 0) return null;
-  const bare = text.slice(first, end).split(/\r?\n[ \t]*/).join(header !== null && header[0][0] === '|' ? '\n' : ' ');
+  const parts = text.slice(first, end).split(/\r?\n[ \t]*/);
+  // A token wrapped over lines (a base64 key under `signing_key: |`) is one token; words keep their breaks.
+  const bare = !words && parts.every((l) => !/\s/.test(l)) ? parts.join('') : parts.join(header !== null && header[0][0] === '|' ? '\n' : ' ');
   return { start: first, end, quote: '', bare: count > 1 ? bare : bare.trim(), open: false };
 }
 
 /**
  * A table value cell: a two-cell row (`| DB_PASSWORD | value |`) of a table whose next line is not
- * its `|---|` separator (a header), the value one token of 6+ characters with a letter and a digit
- * or a symbol (so `N/A`, `varchar`, `64`, `bcrypt` in documentation tables stay).
+ * its `|---|` separator (a header), the value one token of 6+ characters, not Markdown emphasis,
+ * with a letter and a digit or a symbol (so `N/A`, `varchar`, `64`, `bcrypt` in documentation
+ * tables stay).
  */
 function isTableValue(text: string, lines: LineStarts, keyAt: number, v: ValueSpan): boolean {
   const start = lines.of(keyAt);
@@ -938,7 +998,7 @@ function isTableValue(text: string, lines: LineStarts, keyAt: number, v: ValueSp
   if (end - start > 512 || !/^[ \t]*\|/.test(text.slice(start, keyAt + 1))) return false;
   const row = text.slice(start, end).trim();
   if (!/^\|[^|]*\|[^|]*\|$/.test(row)) return false;
-  if (!/^[ \t]*\|/.test(text.slice(v.end, v.end + 10)) || !/^[\p{L}\p{N}]/u.test(v.bare) || PLAIN_VALUES.has(v.bare.toLowerCase())) return false;
+  if (!/^[ \t]*\|/.test(text.slice(v.end, v.end + 10)) || /^[\s*_~-]/.test(v.bare) || PLAIN_VALUES.has(v.bare.toLowerCase())) return false;
   if (v.bare.length < 6 || !/\p{L}/u.test(v.bare) || !/[\p{N}\W_]/u.test(v.bare)) return false;
   return end === text.length || !/^[ \t]*\|?[ \t]*:?-{3,}/.test(text.slice(end + 1, end + 40));
 }
@@ -953,21 +1013,32 @@ function isIniLine(text: string, lines: LineStarts, keyAt: number, v: ValueSpan)
   return /^(?:[ \t]+[#;][^\n]*|[ \t]*)(?:\r?\n|$)/.test(text.slice(v.end, v.end + 256)) || restOfLine(text, lines, v.end) > v.end;
 }
 
+/** How many wrapped lines after a redacted value are followed (each pass of CONTINUATION takes one more). */
+const MAX_CONTINUED_LINES = 16;
+
 /**
  * The tail of a value wrapped onto the next line (a shell `\` continuation, a key broken across
  * lines in a code fence): a line holding nothing but one token right after a redacted value.
  */
-const CONTINUATION = /(\[REDACTED:[a-z_]+\]["'`]?[ \t]{0,64}(?:\\[ \t]{0,64})?\r?\n)([ \t]{0,64})([A-Za-z0-9+/_.~-]{8,4096}={0,3})(?=[ \t]{0,64}(?:\\?\r?\n|$|["'`]))/g;
+const CONTINUATION = /(\[REDACTED:(?!high_entropy\])[a-z_]+\]["'`]?[ \t]{0,64}(?:\\[ \t]{0,64})?\r?\n)([ \t]{0,64})([A-Za-z0-9+/_.~-]{8,4096}={0,3})(?=[ \t]{0,64}(?:\\?\r?\n|$|["'`]))/g;
 
 function redactContinuations(text: string, run: Run): string {
   if (!text.includes('[REDACTED:')) return text;
-  return text.replace(CONTINUATION, (m, head: string, indent: string, value: string) => {
-    const wrapped = /\\[ \t]*\r?\n$/.test(head);
-    if (!wrapped && !(value.length >= 16 && /\d/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value))) return m;
-    if (/^\[REDACTED/.test(value) || /^[-=`~]{3,}$/.test(value)) return m;
-    run.hit('continuation');
-    return head + indent + marker('continuation');
-  });
+  // A tail that is itself continued is found on the next pass (its marker heads the next line).
+  let out = text;
+  for (let pass = 0; pass < MAX_CONTINUED_LINES; pass++) {
+    let changed = false;
+    out = out.replace(CONTINUATION, (m, head: string, indent: string, value: string) => {
+      const wrapped = /\\[ \t]*\r?\n$/.test(head);
+      if (!wrapped && !(value.length >= 16 && /\d/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value))) return m;
+      if (/^\[REDACTED/.test(value) || /^[-=`~]{3,}$/.test(value)) return m;
+      run.hit('continuation');
+      changed = true;
+      return head + indent + marker('continuation');
+    });
+    if (!changed) break;
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------------------------ 4. entropy
