@@ -177,6 +177,7 @@ function main(): number {
       request: { agent: 'developer' } as never,
       zone: 'Normal',
       usage_pct: 0,
+      summary_cap: 400,
       effective_limit: 170000,
       remaining_budget: 170000,
       context_budget: 34000,

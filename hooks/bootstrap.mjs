@@ -25,7 +25,6 @@ function dependenciesLoad() {
     "require('better-sqlite3')(':memory:').close()",
     "require.resolve('tsx/esm/api')",
     "require.resolve('js-tiktoken/lite')",
-    "require.resolve('yaml')",
   ].join(';');
   const r = spawnSync(process.execPath, ['-e', probe], { cwd: root, stdio: 'ignore', timeout: 30000 });
   return r.status === 0;

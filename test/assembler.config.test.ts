@@ -6,21 +6,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../skills/context-assembler/scripts/lib/config.ts';
-import { COMMON_FLAGS, ParamError, formatFromFlags, parseFlags, requestFromFlags } from '../skills/context-assembler/scripts/lib/params.ts';
+import { DEFAULT_CONFIG, parseConfig } from '../skills/context-assembler/scripts/lib/config.ts';
+import { COMMON_FLAGS, formatFromFlags, parseFlags, requestFromFlags } from '../skills/context-assembler/scripts/lib/params.ts';
+import { BazingaError } from '../skills/bazinga-db/scripts/lib/index.ts';
 import { REPO_ROOT } from './helpers.ts';
 
 const FILE = '/proj/bazinga/skills_config.json';
 const ce = (section: unknown) => JSON.stringify({ context_engineering: section });
 
-function configError(text: string): ConfigError {
+function configError(text: string): BazingaError {
   try {
     parseConfig(text, FILE);
   } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return err as ConfigError;
+    expect(err).toBeInstanceOf(BazingaError);
+    expect((err as BazingaError).code).toBe('CONFIG');
+    return err as BazingaError;
   }
-  throw new Error('expected a ConfigError');
+  throw new Error('expected a CONFIG error');
 }
 
 describe('parseConfig: defaults', () => {
@@ -120,7 +122,7 @@ describe('parseConfig: partial overrides merge with the defaults', () => {
 describe('parseConfig: errors name the file and the dotted key', () => {
   it('malformed JSON → ConfigError naming the file', () => {
     const err = configError('{ "context_engineering": { "enable_fts5": tru }');
-    expect(err.file).toBe(FILE);
+    expect(err.extra.file).toBe(FILE);
     expect(err.message.startsWith(`${FILE}:`)).toBe(true);
     expect(err.message).toMatch(/not valid JSON/);
   });
@@ -130,8 +132,8 @@ describe('parseConfig: errors name the file and the dotted key', () => {
     { name: 'section is not an object', text: ce('yes'), key: '' },
   ])('$name → ConfigError naming the file', ({ text, key }) => {
     const err = configError(text);
-    expect(err.file).toBe(FILE);
-    expect(err.key).toBe(key);
+    expect(err.extra.file).toBe(FILE);
+    expect(err.extra.key).toBe(key);
     expect(err.message).toContain(FILE);
   });
 
@@ -162,8 +164,8 @@ describe('parseConfig: errors name the file and the dotted key', () => {
     { name: 'section object replaced by array', section: { ranking: [] }, key: 'ranking', says: /an object, got an array/ },
   ])('$name → key $key', ({ section, key, says }) => {
     const err = configError(ce(section));
-    expect(err.file).toBe(FILE);
-    expect(err.key).toBe(key);
+    expect(err.extra.file).toBe(FILE);
+    expect(err.extra.key).toBe(key);
     expect(err.message).toContain(FILE);
     expect(err.message).toContain(`context_engineering.${key}`);
     expect(err.message).toMatch(says);
@@ -176,14 +178,14 @@ const NOW = () => new Date('2025-12-02T12:00:00.000Z');
 const request = (argv: string[]) => requestFromFlags(parseFlags(argv, COMMON_FLAGS), NOW);
 const base = ['--session', 's1', '--agent', 'developer'];
 
-function paramError(fn: () => unknown): ParamError {
+function paramError(fn: () => unknown): BazingaError {
   try {
     fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(ParamError);
-    return err as ParamError;
+    expect(err).toBeInstanceOf(BazingaError);
+    return err as BazingaError;
   }
-  throw new Error('expected a ParamError');
+  throw new Error('expected a BazingaError');
 }
 
 describe('requestFromFlags: valid requests and defaults', () => {
@@ -233,13 +235,13 @@ describe('parameter errors with exact codes', () => {
     { name: 'blank session', argv: ['--session', '  ', '--agent', 'developer'], code: 'USAGE', says: /--session is required/ },
     { name: 'missing agent', argv: ['--session', 's1'], code: 'USAGE', says: /--agent is required: one of developer, senior_software_engineer, qa_expert, tech_lead, investigator, requirements_engineer/ },
     { name: 'bad agent lists the valid ones', argv: ['--session', 's1', '--agent', 'pm'], code: 'VALIDATION', says: /--agent must be one of developer, senior_software_engineer, qa_expert, tech_lead, investigator, requirements_engineer, got 'pm'/ },
-    { name: 'iteration -1', argv: [...base, '--iteration', '-1'], code: 'VALIDATION', says: /--iteration must be a non-negative integer, got '-1'/ },
-    { name: 'iteration x', argv: [...base, '--iteration', 'x'], code: 'VALIDATION', says: /--iteration must be a non-negative integer, got 'x'/ },
+    { name: 'iteration -1', argv: [...base, '--iteration', '-1'], code: 'VALIDATION', says: /--iteration must be >= 0, got -1/ },
+    { name: 'iteration x', argv: [...base, '--iteration', 'x'], code: 'VALIDATION', says: /--iteration must be an integer, got 'x'/ },
     { name: 'iteration 1.5', argv: [...base, '--iteration', '1.5'], code: 'VALIDATION', says: /--iteration/ },
     { name: 'iteration empty', argv: [...base, '--iteration='], code: 'VALIDATION', says: /--iteration/ },
-    { name: 'current tokens negative', argv: [...base, '--current-tokens', '-5'], code: 'VALIDATION', says: /--current-tokens must be a non-negative integer/ },
-    { name: 'limit 0', argv: [...base, '--limit', '0'], code: 'VALIDATION', says: /--limit must be between 1 and 50, got '0'/ },
-    { name: 'limit 51', argv: [...base, '--limit', '51'], code: 'VALIDATION', says: /--limit must be a non-negative integer up to 50, got '51'/ },
+    { name: 'current tokens negative', argv: [...base, '--current-tokens', '-5'], code: 'VALIDATION', says: /--current-tokens must be >= 0, got -5/ },
+    { name: 'limit 0', argv: [...base, '--limit', '0'], code: 'VALIDATION', says: /--limit must be between 1 and 50 \(got 0\)/ },
+    { name: 'limit 51', argv: [...base, '--limit', '51'], code: 'VALIDATION', says: /--limit must be between 1 and 50 \(got 51\)/ },
     { name: 'limit abc', argv: [...base, '--limit', 'abc'], code: 'VALIDATION', says: /--limit/ },
     { name: 'bad --now', argv: [...base, '--now', 'yesterday'], code: 'VALIDATION', says: /--now must be an ISO-8601 date-time.*got 'yesterday'/ },
     { name: '--now impossible date', argv: [...base, '--now', '2025-13-45T00:00:00Z'], code: 'VALIDATION', says: /--now/ },

@@ -1,6 +1,12 @@
 /**
- * End-to-end: the context-assembler scripts (spec/assembler.md) run as real processes on real
- * SQLite files, copies of the v19 fixture made by the original tool (spec/bazinga-db.md §9.1).
+ * End-to-end: the context-assembler scripts (spec/assembler.md) on real SQLite files, copies of the
+ * v19 fixture made by the original tool (spec/bazinga-db.md §9.1). Most calls run the scripts'
+ * own entry functions in this process (`runScript` of lib/shell.ts with each script's spec,
+ * `runFetch`), with the argv, working directory, environment and stdin a process would get; real
+ * processes remain where the process is the point: the step pipe through bash (whose output must
+ * equal the in-process assemble), a stdin pipe that never closes, each step script's exit 2 for a
+ * bad parameter, `consume.ts --ids` (its logic lives in the script), and a lock held by another
+ * process's connection.
  * Eligibility and iteration re-delivery (§3.2), consumption (§3.7), the step pipe (§2), reasoning
  * (§3.6), the JSON document (§6), determinism, error-pattern TTL and --error (§3.4), parameter
  * errors and never-block (§3.8), and on-demand fetch (§7).
@@ -16,6 +22,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
+import { runScript, type ScriptSpec } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
 
 const SCRIPTS = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts');
@@ -37,7 +45,46 @@ interface Run {
   ms: number;
 }
 
+/** The specs of the step scripts (each skills/context-assembler/scripts/<name> passes its own to main()). */
+const SPECS: Record<string, ScriptSpec> = {
+  'assemble.ts': { name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' },
+  'zone.ts': { name: 'zone.ts', step: 'zone', defaultFormat: 'json', readsStdin: false, summary: '' },
+  'rank.ts': { name: 'rank.ts', step: 'rank', defaultFormat: 'json', readsStdin: true, summary: '' },
+  'pack.ts': { name: 'pack.ts', step: 'pack', defaultFormat: 'json', readsStdin: true, summary: '' },
+  'reasoning.ts': { name: 'reasoning.ts', step: 'reasoning', defaultFormat: 'json', readsStdin: true, summary: '' },
+  'consume.ts': { name: 'consume.ts', step: 'consume', defaultFormat: 'json', readsStdin: true, summary: '' },
+};
+
+/**
+ * Runs a script in this process, as its entry file would (same argv, working directory,
+ * environment, and stdin as `runProcess` gives it); `consume.ts --ids` always as a process.
+ */
 function run(script: string, args: readonly string[], opts: { cwd?: string; input?: string } = {}): Run {
+  if (script === 'consume.ts' && args.some((a) => a === '--ids' || a.startsWith('--ids='))) return runProcess(script, args, opts);
+  const started = Date.now();
+  let stdout = '';
+  let stderr = '';
+  const io = {
+    argv: args,
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: ENV,
+    stdout: (t: string) => (stdout += t),
+    stderr: (t: string) => (stderr += t),
+    readStdin: () => opts.input ?? '',
+    now: () => new Date(),
+  };
+  let code: number;
+  if (script === 'fetch.ts') code = runFetch({ ...io, readStdin: () => undefined });
+  else {
+    const spec = SPECS[script];
+    if (!spec) throw new Error(`no in-process spec for ${script}`);
+    code = runScript(spec, io);
+  }
+  return { code, stdout, stderr, ms: Date.now() - started };
+}
+
+/** Runs a script as a real `tsx` process. */
+function runProcess(script: string, args: readonly string[], opts: { cwd?: string; input?: string } = {}): Run {
   const started = Date.now();
   const r = spawnSync(process.execPath, ['--import', TSX, path.join(SCRIPTS, script), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
@@ -489,13 +536,15 @@ describe('JSON output (§6)', () => {
 describe('determinism', () => {
   const fx = sharedFixture();
 
-  it.each(['markdown', 'json'])('two runs with the same --now print the same bytes (%s)', (format) => {
+  it.each(['markdown', 'json'])('two runs with the same --now print the same bytes (%s), a real process and in process alike', (format) => {
     const args = [...req(fx.get(), { iteration: 2 }), '--format', format, '--dry-run', '--explain'];
-    const a = run('assemble.ts', args);
+    const a = runProcess('assemble.ts', args);
     const b = run('assemble.ts', args);
+    const c = run('assemble.ts', args);
     expect(a.code).toBe(0);
     expect(a.stdout.length).toBeGreaterThan(100);
-    expect(b.stdout).toBe(a.stdout);
+    expect({ code: b.code, stdout: b.stdout, stderr: b.stderr }).toEqual({ code: a.code, stdout: a.stdout, stderr: a.stderr });
+    expect(c.stdout).toBe(b.stdout);
   });
 
   it('a different --now changes recency (so the clock really is the injected one)', () => {
@@ -547,8 +596,8 @@ describe('invalid parameters exit 2 with one JSON error naming the flag (§3.8)'
 
   it.each([
     { name: 'unknown --agent', flags: ['--agent', 'intern'], mentions: ['--agent', AGENTS, 'intern'] },
-    { name: '--iteration -1', flags: ['--iteration', '-1'], mentions: ['--iteration', 'non-negative integer', '-1'] },
-    { name: '--iteration x', flags: ['--iteration', 'x'], mentions: ['--iteration', 'non-negative integer', "'x'"] },
+    { name: '--iteration -1', flags: ['--iteration', '-1'], mentions: ['--iteration', 'must be >= 0', '-1'] },
+    { name: '--iteration x', flags: ['--iteration', 'x'], mentions: ['--iteration', 'must be an integer', "'x'"] },
     { name: '--limit 0', flags: ['--limit', '0'], mentions: ['--limit', '1 and 50'] },
     { name: '--reasoning-level huge', flags: ['--reasoning-level', 'huge'], mentions: ['--reasoning-level', 'minimal, medium, full'] },
     { name: '--format xml', flags: ['--format', 'xml'], mentions: ['--format', 'markdown, json'] },
@@ -576,7 +625,8 @@ describe('invalid parameters exit 2 with one JSON error naming the flag (§3.8)'
   });
 
   it.each(['zone.ts', 'rank.ts', 'pack.ts', 'reasoning.ts', 'consume.ts'])('%s validates the same way', (script) => {
-    const out = run(script, ['--project-root', fx.get().root, '--session', S1, '--agent', 'developer', '--iteration', '-1']);
+    // A real process per step script: exit 2 and one JSON error line on its stderr.
+    const out = runProcess(script, ['--project-root', fx.get().root, '--session', S1, '--agent', 'developer', '--iteration', '-1']);
     expect(out.code).toBe(2);
     expect(out.stdout).toBe('');
     expect(JSON.parse(out.stderr).error).toContain('--iteration');
@@ -628,7 +678,8 @@ describe('never block (§3.8): fallback block on stdout, warning on stderr, exit
       const db = new Database(p.dbPath);
       try {
         db.exec('PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE');
-        const out = run('assemble.ts', ['--project-root', p.root, ...request]);
+        // The lock is another process's connection: the assembler runs as a real process.
+        const out = runProcess('assemble.ts', ['--project-root', p.root, ...request]);
         expectFallback(out);
         expect(out.stderr).toContain('locked');
       } finally {
@@ -782,6 +833,16 @@ describe('fetch.ts (§7)', () => {
       const ok = run('fetch.ts', ['3', '--project-root', p.root]);
       expect(ok.code).toBe(0);
       expect(ok.stdout).toContain('# JWT research');
+    });
+  });
+
+  it('a real fetch.ts process prints the same bytes as the in-process run: a redacted artifact (exit 0), an unknown id (exit 1), a bad id (exit 2)', () => {
+    withFixture((p) => {
+      for (const args of [['4', '--project-root', p.root], ['999', '--project-root', p.root], ['abc', '--project-root', p.root]]) {
+        const real = runProcess('fetch.ts', args);
+        const local = run('fetch.ts', args);
+        expect({ code: local.code, stdout: local.stdout, stderr: local.stderr }, args[0]).toEqual({ code: real.code, stdout: real.stdout, stderr: real.stderr });
+      }
     });
   });
 

@@ -9,6 +9,10 @@
  *   UPDATE_GOLDEN=1 npx vitest run test/assembler.golden.test.ts
  * then review `git diff test/golden/` against §6 before committing.
  *
+ * The blocks come from `runScript` (the shell every step script runs) in this process, with
+ * assemble.ts's spec; one test runs assemble.ts as a real process and checks it prints the same
+ * bytes.
+ *
  * Zones for the sonnet window (effective limit floor(200000 × 0.85) = 170000): Normal 0 tokens,
  * Soft_Warning 110000 (64.7 %), Conservative 130000 (76.4 %), Wrap-up 150000 (88.2 %), Emergency
  * 165000 (97.0 %): the banner rounds down, so 94.99 % never reads 95.0.
@@ -18,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
 
 const ASSEMBLE = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts', 'assemble.ts');
@@ -31,8 +36,8 @@ const ENV: NodeJS.ProcessEnv = { ...process.env };
 delete ENV.CLAUDE_PROJECT_DIR;
 delete ENV.BAZINGA_ROOT;
 
-/** Runs assemble.ts (markdown); expects exit 0 and returns stdout and stderr. */
-function assemble(args: readonly string[]): { stdout: string; stderr: string } {
+/** Runs assemble.ts as a real process (markdown); expects exit 0 and returns stdout and stderr. */
+function assembleProcess(args: readonly string[]): { stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, ['--import', TSX, ASSEMBLE, ...args], {
     cwd: REPO_ROOT,
     env: ENV,
@@ -42,6 +47,32 @@ function assemble(args: readonly string[]): { stdout: string; stderr: string } {
   });
   expect(r.status, r.stderr).toBe(0);
   return { stdout: r.stdout, stderr: r.stderr };
+}
+
+/** assemble.ts's spec (skills/context-assembler/scripts/assemble.ts), for the in-process runs. */
+const ASSEMBLE_SPEC = {
+  name: 'assemble.ts',
+  step: 'consume',
+  defaultFormat: 'markdown',
+  readsStdin: false,
+  summary: 'every step in one process: the context block the orchestrator pastes into the spawn prompt',
+} as const;
+
+/** Runs assemble in this process, as assemble.ts would (markdown); expects exit 0 and returns stdout and stderr. */
+function assemble(args: readonly string[]): { stdout: string; stderr: string } {
+  let stdout = '';
+  let stderr = '';
+  const code = runScript(ASSEMBLE_SPEC, {
+    argv: args,
+    cwd: REPO_ROOT,
+    env: ENV,
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    readStdin: () => undefined,
+    now: () => new Date(),
+  });
+  expect(code, stderr).toBe(0);
+  return { stdout, stderr };
 }
 
 /** Compares `actual` with test/golden/<name>, or rewrites it under UPDATE_GOLDEN=1. */
@@ -81,6 +112,12 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
     expect(stdout).toContain('⚠️ **Known Issue**: "');
     expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 1 times\)$/m);
     expect(stdout.trimEnd().endsWith('📦 +1 more packages available (re-invoke with higher limit to expand)')).toBe(true);
+  });
+
+  it('a real assemble.ts process prints the same bytes as the in-process run (Normal)', () => {
+    const real = assembleProcess(request(0));
+    expect(real).toEqual(assemble(request(0)));
+    expectGolden('zone-normal.md', real.stdout);
   });
 
   it('Soft_Warning: 🔶 banner with the usage, summaries at most 200 characters, overflow line', () => {

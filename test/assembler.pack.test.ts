@@ -96,7 +96,7 @@ const arbZone = fc.constantFrom<Zone>('Normal', 'Soft_Warning', 'Conservative');
 
 function checkPackInvariants(selected: RankedPackage[], budget: number, zone: Zone, extra: number, priorityUsed: string | null, count: CountTokens) {
   const totalAvailable = selected.length + extra;
-  const summaryCap = DEFAULT_CONFIG.summary_caps[zone] as number;
+  const summaryCap = DEFAULT_CONFIG.summary_caps[zone as keyof typeof DEFAULT_CONFIG.summary_caps];
   const out = packPackages(input({ selected, zone, budget, totalAvailable, priorityUsed, summaryCap, countTokens: count }));
 
   // The section as emitted, rendered the way packPackages renders it, counted with the same counter.
@@ -187,8 +187,9 @@ describe('packPackages: summary caps per zone', () => {
     { zone: 'Soft_Warning' as Zone, cap: 200 },
     { zone: 'Conservative' as Zone, cap: 100 },
   ])('$zone: cut to $cap characters at a word boundary with "..."', ({ zone, cap }) => {
-    expect(DEFAULT_CONFIG.summary_caps[zone]).toBe(cap);
-    const out = packPackages(input({ zone, summaryCap: DEFAULT_CONFIG.summary_caps[zone] as number, selected: [pkg({ id: 1, summary: long })] }));
+    const caps = DEFAULT_CONFIG.summary_caps as Record<string, number>;
+    expect(caps[zone]).toBe(cap);
+    const out = packPackages(input({ zone, summaryCap: caps[zone] as number, selected: [pkg({ id: 1, summary: long })] }));
     const s = out.packages[0]?.summary as string;
     expect(s.length).toBeLessThanOrEqual(cap);
     expect(s.length).toBeGreaterThan(cap / 2);

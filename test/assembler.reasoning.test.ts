@@ -186,8 +186,9 @@ describe('level budgets', () => {
     { level: 'medium', budget: 800, admitted: 2 },
     { level: 'full', budget: 1200, admitted: 3 },
   ])('$level: within $budget tokens as counted ($admitted admitted); skips reported', ({ level, budget, admitted }) => {
-    expect(cfg.level_budgets[level]).toBe(budget);
-    const out = select('developer', rows(), { budget: cfg.level_budgets[level] as number, countTokens: perChar });
+    const budgets = cfg.level_budgets as Record<string, number>;
+    expect(budgets[level]).toBe(budget);
+    const out = select('developer', rows(), { budget: budgets[level] as number, countTokens: perChar });
     const sum = out.entries.reduce((n, e) => n + perChar(renderReasoningEntry(e) + '\n'), 0);
     expect(out.entries).toHaveLength(admitted);
     expect(out.used_tokens).toBe(sum);

@@ -3,8 +3,10 @@
  * inclusive lower bounds, per-agent budget shares, longest-key model lookup, remaining ≥ 0.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, lookupByModel, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
-import { computeZone, zoneFor } from '../skills/context-assembler/scripts/lib/core/zone.ts';
+import { DEFAULT_CONFIG, lookupByModel, parseConfig, ZONES, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
+import { computeZone, summaryCapOf, ZONE_RULES, zoneFor } from '../skills/context-assembler/scripts/lib/core/zone.ts';
+import { renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
+import type { AssemblyDoc } from '../skills/context-assembler/scripts/lib/contract.ts';
 
 /** sonnet: floor(200000 × (1 − 0.15)). */
 const EFFECTIVE = 170_000;
@@ -119,19 +121,22 @@ describe('model lookup: the longest matching key wins', () => {
     { model: 'sonnet', window: 200_000 },
     { model: 'gpt-something', window: 150_000 },
   ])('$model → $window', ({ model, window }) => {
-    expect(lookupByModel(config.model_context_windows, model, 1)).toBe(window);
+    expect(lookupByModel(config.model_context_windows, model)).toBe(window);
     expect(computeZone(model, 0, 'developer', config).effective_limit).toBe(window);
   });
 
   it('key order in the table does not matter', () => {
-    const a = lookupByModel({ 'opus-1m': 1_000_000, opus: 200_000 }, 'opus-1m', 1);
-    const b = lookupByModel({ opus: 200_000, 'opus-1m': 1_000_000 }, 'opus-1m', 1);
+    const a = lookupByModel({ 'opus-1m': 1_000_000, opus: 200_000, default: 1 }, 'opus-1m');
+    const b = lookupByModel({ opus: 200_000, 'opus-1m': 1_000_000, default: 1 }, 'opus-1m');
     expect(a).toBe(1_000_000);
     expect(b).toBe(1_000_000);
   });
 
-  it('no match and no default → the fallback', () => {
-    expect(lookupByModel({ opus: 5 }, 'haiku', 42)).toBe(42);
+  it('no match → the default entry (parseConfig keeps it: a file cannot remove it)', () => {
+    expect(lookupByModel({ opus: 5, default: 42 }, 'haiku')).toBe(42);
+    const config = parseConfig(JSON.stringify({ context_engineering: { model_context_windows: { opus: 1_000_000 } } }), 'x.json');
+    expect(config.model_context_windows.default).toBe(200_000);
+    expect(lookupByModel(config.model_context_windows, 'haiku')).toBe(200_000);
   });
 
   it('a 1M window changes the zone for the same usage', () => {
@@ -152,5 +157,47 @@ describe('remaining is never negative', () => {
     expect(z.remaining_budget).toBe(remaining);
     expect(z.context_budget).toBeGreaterThanOrEqual(0);
     expect(z.context_budget).toBe(Math.floor(remaining * 0.4));
+  });
+});
+
+describe('ZONE_RULES: what each zone does, in one table', () => {
+  const doc = (zone: Zone, summaryCap: number | null) =>
+    ({
+      step: 'pack',
+      request: { agent: 'developer' },
+      zone,
+      usage_pct: 61.25,
+      summary_cap: summaryCap,
+      effective_limit: 170000,
+      remaining_budget: 1000,
+      context_budget: 200,
+      limit: 3,
+      include_reasoning: false,
+      packages: [],
+      total_available: 5,
+      overflow_count: 2,
+    }) as unknown as AssemblyDoc;
+
+  it('the Soft Warning banner names the configured cap, not a fixed one', () => {
+    const config = parseConfig(JSON.stringify({ context_engineering: { summary_caps: { Soft_Warning: 150 } } }), 'x.json');
+    expect(summaryCapOf(config, 'Soft_Warning')).toBe(150);
+    expect(renderMarkdown(doc('Soft_Warning', 150))).toContain('🔶 **Token budget: Soft Warning (61.2%) - Reduced summaries (150 char)**');
+  });
+
+  it('zones that show no summaries have no cap; a cap for them is reported as unknown', () => {
+    expect(summaryCapOf(DEFAULT_CONFIG, 'Wrap-up')).toBeNull();
+    expect(summaryCapOf(DEFAULT_CONFIG, 'Emergency')).toBeNull();
+    const warnings: string[] = [];
+    parseConfig(JSON.stringify({ context_engineering: { summary_caps: { 'Wrap-up': 60 } } }), 'x.json', (m) => warnings.push(m));
+    expect(warnings).toEqual(['x.json: unknown key context_engineering.summary_caps.Wrap-up (ignored)']);
+  });
+
+  it.each(ZONES.map((z) => [z]))('%s: the renderer follows the table (overflow line, ladder header, body)', (zone) => {
+    const rules = ZONE_RULES[zone];
+    const text = renderMarkdown(doc(zone, summaryCapOf(DEFAULT_CONFIG, zone)));
+    expect(text.includes('📦 +2 more packages available')).toBe(rules.showsOverflow);
+    if (rules.body) expect(text).toContain(rules.body.join('\n'));
+    else expect(text).toContain(rules.ladder ? '### Priority Packages (0/5)' : '### Relevant Packages (0/5)');
+    expect(text.includes('Token budget')).toBe(rules.banner !== null);
   });
 });

@@ -2,11 +2,21 @@
  * Malformed invocations of the bazinga-db CLI (spec §2.1, §2.4 step 1, §3.1, §4, F14, F15): each one
  * fails with the documented exit code and error code, prints nothing on stdout, reports one JSON
  * error line on stderr without a stack trace, and leaves the database file byte-identical.
+ *
+ * Every call runs through `runCli` in this process (test/inProcess.ts), with the argv, working
+ * directory and environment a process would get and the same assertions (test/cliAssert.ts); the
+ * real-process runs of malformed calls (exit code, empty stdout, the JSON error line, no database
+ * created) are in test/bazinga-db.smoke.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BAZINGA_DB_SCRIPT, bazingaDb, makeProject, runScript, writeArtifact, type Project, type RunResult } from './helpers.ts';
+import { expectCleanFailure } from './cliAssert.ts';
+import { makeProject, writeArtifact, type Project } from './helpers.ts';
+import { bazingaDbIn, runBazingaDbInProcess } from './inProcess.ts';
+
+/** bazinga-db in process (see the header). */
+const cli = bazingaDbIn;
 
 const S = 'sess_A';
 const GROUP = 'grp1';
@@ -168,19 +178,6 @@ const rows: Row[] = [
   { label: 'mark-context-consumed by a non-consumer', args: ['mark-context-consumed', '1', 'tech_lead'], code: 'NOT_CONSUMER', text: "Agent 'tech_lead' was not designated as consumer for package 1" },
 ];
 
-function expectCleanFailure(r: RunResult, code: string, text: string): void {
-  expect(r.stdout).toBe('');
-  expect(r.code).toBe(code === 'USAGE' ? 2 : 1);
-  const lines = r.stderr.trimEnd().split('\n');
-  const last = lines[lines.length - 1] ?? '';
-  const parsed = JSON.parse(last) as Record<string, unknown>;
-  expect(parsed).toMatchObject({ success: false, code });
-  expect(typeof parsed.error).toBe('string');
-  expect(parsed.error as string).toContain(text);
-  expect(r.stderr).not.toMatch(/^\s{4}at /m);
-  expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+:\d+/);
-}
-
 describe('bazinga-db: malformed invocations change nothing', () => {
   let project: Project;
   let before: Buffer;
@@ -188,7 +185,7 @@ describe('bazinga-db: malformed invocations change nothing', () => {
   beforeAll(() => {
     project = makeProject('ca-bad-input-');
     const seed = (args: string[]) => {
-      const r = bazingaDb(project, args);
+      const r = cli(project, args);
       expect(r.code, r.stderr).toBe(0);
       return r;
     };
@@ -223,28 +220,28 @@ describe('bazinga-db: malformed invocations change nothing', () => {
   });
 
   it.each(rows)('$label → $code', ({ args, code, text }) => {
-    const r = bazingaDb(project, args);
+    const r = cli(project, args);
     expectCleanFailure(r, code, text);
     expect(fs.readFileSync(project.dbPath).equals(before)).toBe(true);
     expect(fs.existsSync(`${project.dbPath}-wal`)).toBe(false);
   });
 
   it('update-session-status errors carry valid_statuses', () => {
-    const r = bazingaDb(project, ['update-session-status', S, 'paused']);
+    const r = cli(project, ['update-session-status', S, 'paused']);
     expect(r.error.valid_statuses).toEqual(['active', 'completed', 'failed']);
-    const u = bazingaDb(project, ['update-session-status', S]);
+    const u = cli(project, ['update-session-status', S]);
     expect(u.code).toBe(2);
     expect(u.error.valid_statuses).toEqual(['active', 'completed', 'failed']);
     expect(fs.readFileSync(project.dbPath).equals(before)).toBe(true);
   });
 
   it('a well-formed read afterwards still sees exactly the seeded rows', () => {
-    const sessions = bazingaDb(project, ['list-sessions']);
+    const sessions = cli(project, ['list-sessions']);
     expect(sessions.code).toBe(0);
     expect(sessions.json.map((s: { session_id: string }) => s.session_id)).toEqual([S]);
-    const packages = bazingaDb(project, ['get-context-packages', S, GROUP, 'developer', '50', '--with-total']);
+    const packages = cli(project, ['get-context-packages', S, GROUP, 'developer', '50', '--with-total']);
     expect(packages.json.total_available).toBe(1);
-    const groups = bazingaDb(project, ['get-task-groups', S]);
+    const groups = cli(project, ['get-task-groups', S]);
     expect(groups.json.map((g: { id: string }) => g.id)).toEqual([GROUP]);
     expect(fs.readFileSync(project.dbPath).equals(before)).toBe(true);
   });
@@ -269,7 +266,7 @@ describe('bazinga-db: a malformed call never creates the database', () => {
     try {
       const dbPath = path.join(project.root, 'nested', 'deeper', 'bazinga.db');
       for (const args of malformed) {
-        const r = runScript(BAZINGA_DB_SCRIPT, ['--quiet', '--db', dbPath, ...args]);
+        const r = runBazingaDbInProcess(['--quiet', '--db', dbPath, ...args]);
         expect(r.code, args.join(' ')).toBeGreaterThan(0);
         expect(r.stdout).toBe('');
         expect(r.error?.success).toBe(false);
@@ -287,14 +284,14 @@ describe('bazinga-db: a malformed call never creates the database', () => {
       const listing = () => fs.readdirSync(path.join(project.root, 'bazinga')).sort();
       const initial = listing();
       for (const args of malformed) {
-        const r = bazingaDb(project, args);
+        const r = cli(project, args);
         expect(r.code, args.join(' ')).toBeGreaterThan(0);
         expect(r.stdout).toBe('');
         expect(fs.existsSync(project.dbPath)).toBe(false);
         expect(listing()).toEqual(initial);
       }
       // Control: a well-formed read does create it (so the checks above could fail).
-      expect(bazingaDb(project, ['list-sessions']).code).toBe(0);
+      expect(cli(project, ['list-sessions']).code).toBe(0);
       expect(fs.existsSync(project.dbPath)).toBe(true);
     } finally {
       project.cleanup();

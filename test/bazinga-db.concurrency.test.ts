@@ -2,11 +2,15 @@
  * Concurrency (spec §2.4, §5.1, F21): many CLI processes writing and reading one database at the
  * same time all succeed, lose nothing, and never report "database is locked"; a database that
  * does not exist yet is created exactly once when several processes start together.
+ *
+ * The concurrent calls are real processes; the setup before them and the checks after them (one
+ * call at a time) run through `runCli` in this process (test/inProcess.ts).
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BAZINGA_DB_SCRIPT, bazingaDb, bazingaDbAsync, makeProject, runScriptAsync, writeArtifact, type Project, type RunResult } from './helpers.ts';
+import { BAZINGA_DB_SCRIPT, bazingaDbAsync, makeProject, runScriptAsync, writeArtifact, type Project, type RunResult } from './helpers.ts';
+import { bazingaDbIn } from './inProcess.ts';
 import { CA_SCHEMA_VERSION } from '../skills/bazinga-db/scripts/lib/schema.ts';
 
 const S = 'sess_conc';
@@ -34,8 +38,8 @@ describe('bazinga-db under concurrent processes', () => {
     async () => {
       const project = makeProject('ca-conc-');
       projects.push(project);
-      expect(bazingaDb(project, ['create-session', S, 'parallel', 'Concurrency run']).code).toBe(0);
-      expect(bazingaDb(project, ['create-task-group', GROUP, S, 'Group one']).code).toBe(0);
+      expect(bazingaDbIn(project, ['create-session', S, 'parallel', 'Concurrency run']).code).toBe(0);
+      expect(bazingaDbIn(project, ['create-task-group', GROUP, S, 'Group one']).code).toBe(0);
       const artifact = (w: number, i: number) => writeArtifact(project, S, `w${w}-p${i}.md`, `# writer ${w} package ${i}\n`);
 
       let running = 0;
@@ -182,12 +186,12 @@ describe('bazinga-db under concurrent processes', () => {
       }
 
       // Seen through the CLI as well.
-      const total = bazingaDb(project, ['get-context-packages', S, GROUP, 'qa_expert', '50', '--with-total']);
+      const total = bazingaDbIn(project, ['get-context-packages', S, GROUP, 'qa_expert', '50', '--with-total']);
       expect(total.json.total_available).toBe(WRITERS * N);
       expect(total.json.packages).toHaveLength(WRITERS * N);
-      const reasoning = bazingaDb(project, ['get-reasoning', S, '--group_id', GROUP, '--limit', '1000']);
+      const reasoning = bazingaDbIn(project, ['get-reasoning', S, '--group_id', GROUP, '--limit', '1000']);
       expect(reasoning.json).toHaveLength(WRITERS * N);
-      const integrity = bazingaDb(project, ['integrity-check']);
+      const integrity = bazingaDbIn(project, ['integrity-check']);
       expect(integrity.code, integrity.stderr).toBe(0);
       expect(integrity.json).toEqual({ ok: true, details: 'Database integrity check passed' });
     },

@@ -4,10 +4,19 @@
  * before is unchanged (except the rows a write legitimately targeted, listed explicitly below),
  * the file passes `PRAGMA integrity_check`, `schema_version` and `user_version` are unchanged,
  * and the only new schema objects are `ca_*`.
+ *
+ * The commands run through `runCli` in this process (test/inProcess.ts) on the real file, with the
+ * assertions of test/cliAssert.ts; test/bazinga-db.smoke.test.ts runs each command family as a
+ * real process.
  */
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S1, bazingaDb, copyFixture, type Project, type RunResult } from './helpers.ts';
+import { ok } from './cliAssert.ts';
+import { S1, copyFixture, type Project } from './helpers.ts';
+import { bazingaDbIn } from './inProcess.ts';
+
+/** bazinga-db in process (see the header). */
+const cli = bazingaDbIn;
 import { CA_SCHEMA_VERSION } from '../skills/bazinga-db/scripts/lib/schema.ts';
 
 type Row = Record<string, unknown>;
@@ -56,13 +65,6 @@ function readState(dbPath: string): DbState {
   }
 }
 
-function ok(r: RunResult): any {
-  expect(r.stderr, `stderr: ${r.stderr}`).toBe('');
-  expect(r.code).toBe(0);
-  expect(r.json).toBeDefined();
-  return r.json;
-}
-
 /** Rows of original tables that a write below legitimately changes: table → rowid → changed columns. */
 const EXPECTED_CHANGES: Record<string, Record<number, Row>> = {
   // AUTOINCREMENT bookkeeping: one new package (8), two new consumer rows (14, 15), one new log (8).
@@ -98,7 +100,7 @@ describe('writes on a copy of the v19 fixture leave the original rows and schema
     fx = copyFixture();
     before = readState(fx.dbPath);
     const run = (name: string, args: string[]) => {
-      results[name] = ok(bazingaDb(fx, [name, ...args]));
+      results[name] = ok(cli(fx, [name, ...args]));
       return results[name];
     };
     run('create-session', [NEW_SESSION, 'simple', 'A new session', '--metadata', '{"project_id":"acme-shop"}']);
@@ -223,7 +225,7 @@ describe('writes on a copy of the v19 fixture leave the original rows and schema
     } finally {
       db.close();
     }
-    expect(ok(bazingaDb(fx, ['integrity-check']))).toEqual({ ok: true, details: 'Database integrity check passed' });
+    expect(ok(cli(fx, ['integrity-check']))).toEqual({ ok: true, details: 'Database integrity check passed' });
   });
 
   it('schema_version and user_version are unchanged', () => {

@@ -1,11 +1,19 @@
 /**
  * `query` (spec §4.8.1, F9): only a single SELECT, run on a read-only connection, with bound
  * parameters. Nothing it is given can change the database file.
+ *
+ * Every call runs through `runCli` in this process (test/inProcess.ts) with the same assertions a
+ * process run gets; test/bazinga-db.smoke.test.ts runs `query` (a read and a refused write) as a
+ * real process and checks its bytes equal the in-process run.
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S1, S2, bazingaDb, copyFixture, type Project } from './helpers.ts';
+import { S1, S2, copyFixture, type Project } from './helpers.ts';
+import { bazingaDbIn } from './inProcess.ts';
+
+/** bazinga-db in process (see the header). */
+const cli = bazingaDbIn;
 
 /** Row count of every table (sqlite_master included) of the database at `dbPath`. */
 function rowCounts(dbPath: string): Record<string, number> {
@@ -78,7 +86,7 @@ describe('bazinga-db query', () => {
   beforeAll(() => {
     project = copyFixture('ca-query-');
     // First open: WAL header change and the ca_* objects (§5.5). Everything after must change nothing.
-    const first = bazingaDb(project, ['list-sessions']);
+    const first = cli(project, ['list-sessions']);
     expect(first.code, first.stderr).toBe(0);
     expect(fs.existsSync(`${project.dbPath}-wal`)).toBe(false);
     beforeBytes = fs.readFileSync(project.dbPath);
@@ -90,7 +98,7 @@ describe('bazinga-db query', () => {
   afterAll(() => project?.cleanup());
 
   it.each(refused)('refuses $label ($code)', ({ sql, code, text }) => {
-    const r = bazingaDb(project, ['query', sql]);
+    const r = cli(project, ['query', sql]);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(1);
     expect(r.error).toMatchObject({ success: false, code });
@@ -100,23 +108,23 @@ describe('bazinga-db query', () => {
   });
 
   it('refuses writes spread over unquoted tokens', () => {
-    const r = bazingaDb(project, ['query', 'DELETE', 'FROM', 'sessions', 'WHERE', '1=1']);
+    const r = cli(project, ['query', 'DELETE', 'FROM', 'sessions', 'WHERE', '1=1']);
     expect(r.code).toBe(1);
     expect(r.error).toMatchObject({ code: 'VALIDATION', error: ONLY_SELECT });
     expectUnchanged();
   });
 
   it('runs a plain SELECT (leading blanks, lower case) and joins unquoted tokens', () => {
-    const r = bazingaDb(project, ['query', '  select 1 as x']);
+    const r = cli(project, ['query', '  select 1 as x']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toEqual([{ x: 1 }]);
-    const joined = bazingaDb(project, ['query', 'SELECT', 'count(*)', 'AS', 'n', 'FROM', 'sessions']);
+    const joined = cli(project, ['query', 'SELECT', 'count(*)', 'AS', 'n', 'FROM', 'sessions']);
     expect(joined.json).toEqual([{ n: 2 }]);
     expectUnchanged();
   });
 
   it('binds --param values as TEXT, in order', () => {
-    const r = bazingaDb(project, [
+    const r = cli(project, [
       'query',
       "SELECT COALESCE(json_extract(metadata,'$.project_id'),'default') AS pid FROM sessions WHERE session_id = ?",
       '--param',
@@ -125,7 +133,7 @@ describe('bazinga-db query', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toEqual([{ pid: 'acme-shop' }]);
 
-    const two = bazingaDb(project, [
+    const two = cli(project, [
       'query',
       'SELECT session_id FROM sessions WHERE session_id IN (?, ?) ORDER BY session_id',
       '--param',
@@ -135,21 +143,21 @@ describe('bazinga-db query', () => {
     ]);
     expect(two.json).toEqual([{ session_id: S1 }, { session_id: S2 }]);
 
-    const typed = bazingaDb(project, ['query', 'SELECT typeof(?) AS t, ? AS v', '--param', '42', '--param', '42']);
+    const typed = cli(project, ['query', 'SELECT typeof(?) AS t, ? AS v', '--param', '42', '--param', '42']);
     expect(typed.json).toEqual([{ t: 'text', v: '42' }]);
 
     // Column affinity: text '1' matches an INTEGER column value 1.
-    const affinity = bazingaDb(project, ['query', 'SELECT id FROM context_packages WHERE id = ?', '--param', '1']);
+    const affinity = cli(project, ['query', 'SELECT id FROM context_packages WHERE id = ?', '--param', '1']);
     expect(affinity.json).toEqual([{ id: 1 }]);
 
     // A hostile value stays a value.
-    const hostile = bazingaDb(project, ['query', 'SELECT count(*) AS n FROM sessions WHERE session_id = ?', '--param', "' OR 1=1 --"]);
+    const hostile = cli(project, ['query', 'SELECT count(*) AS n FROM sessions WHERE session_id = ?', '--param', "' OR 1=1 --"]);
     expect(hostile.json).toEqual([{ n: 0 }]);
     expectUnchanged();
   });
 
   it('binds --params with types: int, float, bool, null, string', () => {
-    const r = bazingaDb(project, [
+    const r = cli(project, [
       'query',
       'SELECT typeof(?) AS ti, typeof(?) AS tf, typeof(?) AS tt, typeof(?) AS tb, typeof(?) AS tn, typeof(?) AS ts',
       '--params',
@@ -158,7 +166,7 @@ describe('bazinga-db query', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toEqual([{ ti: 'integer', tf: 'real', tt: 'integer', tb: 'integer', tn: 'null', ts: 'text' }]);
 
-    const values = bazingaDb(project, [
+    const values = cli(project, [
       'query',
       'SELECT ? AS i, ? AS f, ? AS t, ? AS b, ? AS n, ? AS s, ? + 1 AS sum',
       '--params',
@@ -166,10 +174,10 @@ describe('bazinga-db query', () => {
     ]);
     expect(values.json).toEqual([{ i: 7, f: 2.5, t: 1, b: 0, n: null, s: 'x', sum: 42 }]);
 
-    const whole = bazingaDb(project, ['query', 'SELECT typeof(?) AS t', '--params', '[3.0]']);
+    const whole = cli(project, ['query', 'SELECT typeof(?) AS t', '--params', '[3.0]']);
     expect(whole.json).toEqual([{ t: 'integer' }]);
 
-    const rows = bazingaDb(project, [
+    const rows = cli(project, [
       'query',
       'SELECT session_id FROM sessions WHERE session_id = ? OR ? IS NULL ORDER BY session_id LIMIT ?',
       '--params',
@@ -186,7 +194,7 @@ describe('bazinga-db query', () => {
       ['query', 'SELECT 1 AS a', '--param', 'surplus'],
       ['query', 'SELECT ? AS a', '--params', '[1, 2]'],
     ]) {
-      const r = bazingaDb(project, args);
+      const r = cli(project, args);
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.error).toMatchObject({ success: false, code: 'VALIDATION' });
@@ -196,7 +204,7 @@ describe('bazinga-db query', () => {
   });
 
   it('reports when column names repeat, the last one wins', () => {
-    const r = bazingaDb(project, ['query', 'SELECT 1 AS a, 2 AS a']);
+    const r = cli(project, ['query', 'SELECT 1 AS a, 2 AS a']);
     expect(r.json).toEqual([{ a: 2 }]);
     expectUnchanged();
   });

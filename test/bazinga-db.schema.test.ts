@@ -2,12 +2,20 @@
  * Schema parity (spec §2.4, §5): a database the CLI creates has the v19 structure of the fixture,
  * table by table; opening an existing v19 file only adds `ca_*` objects; unusable files are
  * refused without ever falling back to creating a schema.
+ *
+ * The CLI runs through `runCli` in this process (test/inProcess.ts) on real files; the one
+ * informational warning (schema v20 without --quiet) is read from a real process, and
+ * test/bazinga-db.smoke.test.ts creates a database through a real process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BAZINGA_DB_SCRIPT, S1, bazingaDb, copyFixture, makeProject, runScript, type Project } from './helpers.ts';
+import { BAZINGA_DB_SCRIPT, S1, copyFixture, makeProject, runScript, type Project } from './helpers.ts';
+import { bazingaDbIn, runBazingaDbInProcess } from './inProcess.ts';
+
+/** bazinga-db in process (see the header). */
+const cli = bazingaDbIn;
 import { CA_SCHEMA_VERSION } from '../skills/bazinga-db/scripts/lib/schema.ts';
 
 type DB = Database.Database;
@@ -126,7 +134,7 @@ describe('schema parity: fresh database vs the v19 fixture', () => {
   beforeAll(() => {
     fresh = makeProject('ca-schema-fresh-');
     expect(fs.existsSync(fresh.dbPath)).toBe(false);
-    const r = bazingaDb(fresh, ['list-sessions']);
+    const r = cli(fresh, ['list-sessions']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toEqual([]);
     freshDb = openRo(fresh.dbPath);
@@ -234,7 +242,7 @@ describe('opening an existing v19 file', () => {
     try {
       const before = snapshot(project.dbPath);
       expect(before.rows.sessions).toHaveLength(2);
-      const r = bazingaDb(project, ['get-session', S1]);
+      const r = cli(project, ['get-session', S1]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.json.session_id).toBe(S1);
 
@@ -259,7 +267,7 @@ describe('opening an existing v19 file', () => {
 
       // A second open takes the fast path: the file stays byte-identical.
       const bytes = fs.readFileSync(project.dbPath);
-      expect(bazingaDb(project, ['list-sessions']).code).toBe(0);
+      expect(cli(project, ['list-sessions']).code).toBe(0);
       expect(fs.readFileSync(project.dbPath).equals(bytes)).toBe(true);
     } finally {
       project.cleanup();
@@ -293,7 +301,7 @@ describe('refusing unusable files', () => {
   it('schema_version 18 → SCHEMA, exit 1, nothing added', () => {
     const p = alteredFixture('UPDATE schema_version SET version = 18');
     const before = snapshot(p.dbPath);
-    const r = bazingaDb(p, ['list-sessions']);
+    const r = cli(p, ['list-sessions']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.error).toMatchObject({ success: false, code: 'SCHEMA' });
@@ -306,7 +314,7 @@ describe('refusing unusable files', () => {
 
   it('no schema_version table → SCHEMA (v0)', () => {
     const p = alteredFixture('DROP TABLE schema_version');
-    const r = bazingaDb(p, ['get-session', S1]);
+    const r = cli(p, ['get-session', S1]);
     expect(r.code).toBe(1);
     expect(r.error).toMatchObject({ code: 'SCHEMA' });
     expect(r.error.error).toContain('Database schema v0 is older than v19');
@@ -315,7 +323,7 @@ describe('refusing unusable files', () => {
 
   it('a missing core table → SCHEMA naming it', () => {
     const p = alteredFixture('DROP TABLE strategies');
-    const r = bazingaDb(p, ['list-sessions']);
+    const r = cli(p, ['list-sessions']);
     expect(r.code).toBe(1);
     expect(r.error).toMatchObject({ code: 'SCHEMA' });
     expect(r.error.error).toContain('strategies');
@@ -324,11 +332,14 @@ describe('refusing unusable files', () => {
 
   it('schema_version 20 → continues, with a warning unless --quiet', () => {
     const p = alteredFixture("INSERT INTO schema_version (version, description) VALUES (20, 'future')");
+    // Through a real process: the informational line reaches the process's stderr, and equals the in-process run's.
     const loud = runScript(BAZINGA_DB_SCRIPT, ['--db', p.dbPath, 'list-sessions']);
     expect(loud.code, loud.stderr).toBe(0);
     expect(loud.json).toHaveLength(2);
     expect(loud.stderr).toMatch(/⚠.*v20/);
-    const quiet = bazingaDb(p, ['list-sessions']);
+    const loudIn = runBazingaDbInProcess(['--db', p.dbPath, 'list-sessions']);
+    expect({ code: loudIn.code, stdout: loudIn.stdout, stderr: loudIn.stderr }).toEqual({ code: loud.code, stdout: loud.stdout, stderr: loud.stderr });
+    const quiet = cli(p, ['list-sessions']);
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
   });
@@ -342,7 +353,7 @@ describe('refusing unusable files', () => {
     projects.push(p);
     fs.writeFileSync(p.dbPath, content);
     for (const args of [['list-sessions'], ['create-session', 'sess_A', 'simple', 'req'], ['query', 'SELECT 1']]) {
-      const r = bazingaDb(p, args);
+      const r = cli(p, args);
       expect(r.code, args[0]).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.error).toMatchObject({ success: false, code: 'DB_ERROR' });
@@ -360,7 +371,7 @@ describe('refusing unusable files', () => {
     const db = new Database(p.dbPath);
     db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')");
     db.close();
-    const r = bazingaDb(p, ['list-sessions']);
+    const r = cli(p, ['list-sessions']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.error).toMatchObject({ success: false, code: 'SCHEMA' });
@@ -378,7 +389,7 @@ describe('refusing unusable files', () => {
     const p = makeProject('ca-schema-empty-');
     projects.push(p);
     fs.writeFileSync(p.dbPath, '');
-    const r = bazingaDb(p, ['list-sessions']);
+    const r = cli(p, ['list-sessions']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toEqual([]);
     const db = openRo(p.dbPath);

@@ -1,6 +1,10 @@
 /**
  * The vectors of spec/bazinga-db.md §9 (plus the worked examples of §7.1, §7.3 and §7.4), run
- * against the real CLI as a separate process on real SQLite files.
+ * against the CLI on real SQLite files. Every call goes through `runCli` in this process
+ * (test/inProcess.ts `bazingaDbIn`): the same argv, working directory and environment a process
+ * gets, and the same exit-code, stdout and stderr assertions (test/cliAssert.ts). The real `tsx`
+ * process of each command family, and the identity of its bytes with the in-process run, is
+ * checked in test/bazinga-db.smoke.test.ts.
  *
  * - §9.2 reads share one copy of the fixture; every §9.2 write starts from its own fresh copy.
  * - §9.3 / §9.4 / §9.5 use fresh databases created by the CLI itself.
@@ -17,7 +21,9 @@ import {
   strategyId,
 } from '../skills/bazinga-db/scripts/lib/hashing.ts';
 import { redact, redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
-import { S1, S2, bazingaDb, copyFixture, makeProject, writeArtifact, type Project, type RunResult } from './helpers.ts';
+import { fails, ok } from './cliAssert.ts';
+import { S1, S2, copyFixture, makeProject, writeArtifact, type Project } from './helpers.ts';
+import { bazingaDbIn } from './inProcess.ts';
 
 // ------------------------------------------------------------------------------------ helpers
 
@@ -26,24 +32,8 @@ const AGENT_LIST =
 const CONSUMPTION_AGENT_LIST = "['developer', 'investigator', 'qa_expert', 'senior_software_engineer', 'tech_lead']";
 const PHASE_LIST = "['approach', 'blockers', 'completion', 'decisions', 'pivot', 'risks', 'understanding']";
 
-/** Asserts a successful call (exit 0, one JSON document on stdout, nothing on stderr under --quiet). */
-function ok(r: RunResult): any {
-  expect(r.stderr, `stderr: ${r.stderr}`).toBe('');
-  expect(r.code).toBe(0);
-  expect(r.json).toBeDefined();
-  return r.json;
-}
-
-/** Asserts a failure: exit code, empty stdout, and the compact JSON error line. */
-function fails(r: RunResult, exit: number, code: string, message?: string | RegExp): void {
-  expect(r.code, `stdout: ${r.stdout} stderr: ${r.stderr}`).toBe(exit);
-  expect(r.stdout).toBe('');
-  expect(r.error).toBeDefined();
-  expect(r.error.success).toBe(false);
-  expect(r.error.code).toBe(code);
-  if (typeof message === 'string') expect(r.error.error).toBe(message);
-  else if (message) expect(r.error.error).toMatch(message);
-}
+/** bazinga-db in process (see the header). */
+const cli = bazingaDbIn;
 
 const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
 
@@ -123,7 +113,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
   ];
 
   it.each(pkgCases)('get-context-packages %s', (_label, args, expected, total) => {
-    const out = ok(bazingaDb(fx, ['get-context-packages', ...args]));
+    const out = ok(cli(fx, ['get-context-packages', ...args]));
     if (total === undefined) {
       expect(Array.isArray(out)).toBe(true);
       expect(ids(out)).toEqual(expected);
@@ -135,7 +125,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
   });
 
   it('get-context-packages prints exactly the listing fields; group_id is null for the global package', () => {
-    const out = ok(bazingaDb(fx, ['get-context-packages', S1, 'AUTH', 'developer', '10']));
+    const out = ok(cli(fx, ['get-context-packages', S1, 'AUTH', 'developer', '10']));
     expect(out).toEqual([
       {
         id: 2,
@@ -171,11 +161,11 @@ describe('§9.2 reads against a copy of the fixture', () => {
     ['0', 'limit must be between 1 and 50 (got 0)'],
     ['51', 'limit must be between 1 and 50 (got 51)'],
   ])('get-context-packages AUTH developer %s → VALIDATION', (limit, message) => {
-    fails(bazingaDb(fx, ['get-context-packages', S1, 'AUTH', 'developer', limit]), 1, 'VALIDATION', message);
+    fails(cli(fx, ['get-context-packages', S1, 'AUTH', 'developer', limit]), 1, 'VALIDATION', message);
   });
 
   it('get-session S1 → the full row, keys in column order', () => {
-    const out = ok(bazingaDb(fx, ['get-session', S1]));
+    const out = ok(cli(fx, ['get-session', S1]));
     expect(Object.keys(out)).toEqual([
       'session_id',
       'start_time',
@@ -201,14 +191,14 @@ describe('§9.2 reads against a copy of the fixture', () => {
   });
 
   it('get-session nope → NOT_FOUND', () => {
-    fails(bazingaDb(fx, ['get-session', 'nope']), 1, 'NOT_FOUND', 'Session not found: nope');
+    fails(cli(fx, ['get-session', 'nope']), 1, 'NOT_FOUND', 'Session not found: nope');
   });
 
   it.each([
     [[], [S2, S1]],
     [['1'], [S2]],
   ])('list-sessions %j', (args, expected) => {
-    const out = ok(bazingaDb(fx, ['list-sessions', ...args]));
+    const out = ok(cli(fx, ['list-sessions', ...args]));
     expect(out.map((s: any) => s.session_id)).toEqual(expected);
     expect(out[0]).toMatchObject({ session_id: S2, mode: 'simple', original_requirements: 'Fix flaky checkout tests' });
   });
@@ -218,7 +208,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
     [[S1, 'pending'], ['CART']],
     [[S2], ['CHK']],
   ])('get-task-groups %j', (args, expected) => {
-    const out = ok(bazingaDb(fx, ['get-task-groups', ...args]));
+    const out = ok(cli(fx, ['get-task-groups', ...args]));
     expect(out.map((g: any) => g.id)).toEqual(expected);
     for (const g of out) {
       expect(g).toMatchObject({ assigned_to: 'developer', initial_tier: 'Developer', item_count: 1, context_references: null });
@@ -234,7 +224,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
     ['--limit 2', ['--limit', '2'], [5, 4]],
     ['--group_id AUTH --agent_type qa_expert', ['--group_id', 'AUTH', '--agent_type', 'qa_expert'], [4]],
   ])('get-reasoning S1 %s', (_label, args, expected) => {
-    const out = ok(bazingaDb(fx, ['get-reasoning', S1, ...args]));
+    const out = ok(cli(fx, ['get-reasoning', S1, ...args]));
     expect(ids(out)).toEqual(expected);
     for (const row of out) {
       expect(row.references).toEqual([]);
@@ -245,7 +235,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
   });
 
   it('get-reasoning rows carry reasoning_phase, confidence and the redacted flag (row 5)', () => {
-    const out = ok(bazingaDb(fx, ['get-reasoning', S1, '--limit', '1']));
+    const out = ok(cli(fx, ['get-reasoning', S1, '--limit', '1']));
     expect(out).toHaveLength(1);
     expect(Object.keys(out[0])).toEqual([
       'id',
@@ -278,7 +268,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
 
   it('get-reasoning --phase thinking → VALIDATION', () => {
     fails(
-      bazingaDb(fx, ['get-reasoning', S1, '--phase', 'thinking']),
+      cli(fx, ['get-reasoning', S1, '--phase', 'thinking']),
       1,
       'VALIDATION',
       `Invalid phase: thinking. Must be one of: ${PHASE_LIST}`,
@@ -287,7 +277,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
 
   it('get-reasoning with a stray positional → USAGE', () => {
     fails(
-      bazingaDb(fx, ['get-reasoning', S1, 'stray']),
+      cli(fx, ['get-reasoning', S1, 'stray']),
       2,
       'USAGE',
       "Unexpected argument 'stray'. Use --flag syntax for options.",
@@ -295,7 +285,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
   });
 
   it('get-consumption S1 → the single scope row', () => {
-    expect(ok(bazingaDb(fx, ['get-consumption', S1]))).toEqual([
+    expect(ok(cli(fx, ['get-consumption', S1]))).toEqual([
       {
         scope_id: 'bc704573eb28d540eaf6f6dd16e17c92',
         session_id: S1,
@@ -309,7 +299,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
   });
 
   it('get-consumption S1 --group_id global → []', () => {
-    expect(ok(bazingaDb(fx, ['get-consumption', S1, '--group_id', 'global']))).toEqual([]);
+    expect(ok(cli(fx, ['get-consumption', S1, '--group_id', 'global']))).toEqual([]);
   });
 
   it.each<[string, string[], string[], number[] | undefined]>([
@@ -323,13 +313,13 @@ describe('§9.2 reads against a copy of the fixture', () => {
     ['--min_confidence 0.8 (F5)', ['--min_confidence', '0.8'], [FIXTURE_HASH.x], [0.8]],
     ['--lang python', ['--lang', 'python'], [], []],
   ])('get-error-patterns acme-shop %s', (_label, args, hashes, confidences) => {
-    const out = ok(bazingaDb(fx, ['get-error-patterns', 'acme-shop', ...args]));
+    const out = ok(cli(fx, ['get-error-patterns', 'acme-shop', ...args]));
     expect(out.map((p: any) => prefix16(p.pattern_hash))).toEqual(hashes.map(prefix16));
     expect(out.map((p: any) => p.confidence)).toEqual(confidences);
   });
 
   it('get-error-patterns output shape: full hash, parsed signature, rounded confidence', () => {
-    const out = ok(bazingaDb(fx, ['get-error-patterns', 'acme-shop', '--limit', '1']));
+    const out = ok(cli(fx, ['get-error-patterns', 'acme-shop', '--limit', '1']));
     expect(out).toHaveLength(1);
     expect(Object.keys(out[0])).toEqual(['pattern_hash', 'solution', 'confidence', 'occurrences', 'lang', 'last_seen', 'signature']);
     expect(out[0]).toMatchObject({
@@ -351,7 +341,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
     ['--topic methodology', ['--topic', 'methodology'], [M]],
     ['--lang python', ['--lang', 'python'], []],
   ])('get-strategies acme-shop %s', (_label, args, expected) => {
-    const out = ok(bazingaDb(fx, ['get-strategies', 'acme-shop', ...args]));
+    const out = ok(cli(fx, ['get-strategies', 'acme-shop', ...args]));
     expect(out.map((s: any) => s.strategy_id)).toEqual(expected);
     if (expected.length > 0) {
       expect(Object.keys(out[0])).toEqual([
@@ -370,16 +360,16 @@ describe('§9.2 reads against a copy of the fixture', () => {
   });
 
   it('query SELECT COUNT(*) → [{n:7}]', () => {
-    expect(ok(bazingaDb(fx, ['query', 'SELECT COUNT(*) AS n FROM context_packages']))).toEqual([{ n: 7 }]);
+    expect(ok(cli(fx, ['query', 'SELECT COUNT(*) AS n FROM context_packages']))).toEqual([{ n: 7 }]);
   });
 
   it('query with a bound parameter (§4.8.1 example)', () => {
     const sql = "SELECT COALESCE(json_extract(metadata,'$.project_id'),'default') AS pid FROM sessions WHERE session_id = ?";
-    expect(ok(bazingaDb(fx, ['query', sql, '--param', S1]))).toEqual([{ pid: 'acme-shop' }]);
+    expect(ok(cli(fx, ['query', sql, '--param', S1]))).toEqual([{ pid: 'acme-shop' }]);
   });
 
   it('integrity-check → ok', () => {
-    expect(ok(bazingaDb(fx, ['integrity-check']))).toEqual({ ok: true, details: 'Database integrity check passed' });
+    expect(ok(cli(fx, ['integrity-check']))).toEqual({ ok: true, details: 'Database integrity check passed' });
   });
 
   it('the read-only vectors did not change any row', () => {
@@ -407,7 +397,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
   const scopeRows = (p: Project) => withDb(p, (db) => db.prepare('SELECT * FROM consumption_scope ORDER BY rowid').all()) as any[];
 
   it('mark-context-consumed 1 developer 1 → nothing new', () => {
-    expect(ok(bazingaDb(fx, ['mark-context-consumed', '1', 'developer', '1']))).toEqual({
+    expect(ok(cli(fx, ['mark-context-consumed', '1', 'developer', '1']))).toEqual({
       success: true,
       package_id: 1,
       agent_type: 'developer',
@@ -421,13 +411,13 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
   });
 
   it('mark-context-consumed 1 developer 2 → scope row at iteration 2; consumer row keeps iteration 1', () => {
-    expect(ok(bazingaDb(fx, ['mark-context-consumed', '1', 'developer', '2']))).toMatchObject({
+    expect(ok(cli(fx, ['mark-context-consumed', '1', 'developer', '2']))).toMatchObject({
       success: true,
       consumer_row_updated: false,
       scope_id: '3d4d2c1ea31bb18e48effdb40321c5f7',
       scope_inserted: true,
     });
-    const out = ok(bazingaDb(fx, ['get-context-packages', S1, 'AUTH', 'developer', '10', '--iteration', '2']));
+    const out = ok(cli(fx, ['get-context-packages', S1, 'AUTH', 'developer', '10', '--iteration', '2']));
     expect(ids(out)).toEqual([2, 3, 4]);
     expect(consumerRow(fx, 1, 'developer')).toEqual({ consumed_at: '2025-12-01 10:00:00', iteration: 1 });
     const added = scopeRows(fx).find((r) => r.scope_id === '3d4d2c1ea31bb18e48effdb40321c5f7');
@@ -435,19 +425,19 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
   });
 
   it('mark-context-consumed 2 developer 1 → consumer row updated, scope inserted, legacy view drops 2', () => {
-    expect(ok(bazingaDb(fx, ['mark-context-consumed', '2', 'developer', '1']))).toMatchObject({
+    expect(ok(cli(fx, ['mark-context-consumed', '2', 'developer', '1']))).toMatchObject({
       consumer_row_updated: true,
       scope_id: '1da6142164592192541c18d4f2f89360',
       scope_inserted: true,
     });
-    expect(ids(ok(bazingaDb(fx, ['get-context-packages', S1, 'AUTH', 'developer', '10'])))).toEqual([3, 4]);
+    expect(ids(ok(cli(fx, ['get-context-packages', S1, 'AUTH', 'developer', '10'])))).toEqual([3, 4]);
     const row = consumerRow(fx, 2, 'developer');
     expect(row.consumed_at).not.toBeNull();
     expect(row.iteration).toBe(1);
   });
 
   it('mark-context-consumed 4 developer 1 → scope row in group global', () => {
-    expect(ok(bazingaDb(fx, ['mark-context-consumed', '4', 'developer', '1']))).toMatchObject({
+    expect(ok(cli(fx, ['mark-context-consumed', '4', 'developer', '1']))).toMatchObject({
       consumer_row_updated: true,
       scope_id: '7879f1358ec16864444ef6a81b17596a',
       scope_inserted: true,
@@ -458,7 +448,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
 
   it('mark-context-consumed 5 qa_expert 1 → NOT_CONSUMER', () => {
     fails(
-      bazingaDb(fx, ['mark-context-consumed', '5', 'qa_expert', '1']),
+      cli(fx, ['mark-context-consumed', '5', 'qa_expert', '1']),
       1,
       'NOT_CONSUMER',
       "Agent 'qa_expert' was not designated as consumer for package 5",
@@ -467,7 +457,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
   });
 
   it('save-consumption S1 AUTH developer 1 1 → inserted:false', () => {
-    expect(ok(bazingaDb(fx, ['save-consumption', S1, 'AUTH', 'developer', '1', '1']))).toEqual({
+    expect(ok(cli(fx, ['save-consumption', S1, 'AUTH', 'developer', '1', '1']))).toEqual({
       success: true,
       inserted: false,
       scope_id: 'bc704573eb28d540eaf6f6dd16e17c92',
@@ -481,7 +471,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
   });
 
   it('save-consumption S1 AUTH developer 2 1 → inserted:true', () => {
-    expect(ok(bazingaDb(fx, ['save-consumption', S1, 'AUTH', 'developer', '2', '1']))).toMatchObject({
+    expect(ok(cli(fx, ['save-consumption', S1, 'AUTH', 'developer', '2', '1']))).toMatchObject({
       inserted: true,
       scope_id: '3d4d2c1ea31bb18e48effdb40321c5f7',
     });
@@ -492,7 +482,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
 
   it('save-consumption S1 AUTH developer 1 7 → VALIDATION (F7: package of another session)', () => {
     fails(
-      bazingaDb(fx, ['save-consumption', S1, 'AUTH', 'developer', '1', '7']),
+      cli(fx, ['save-consumption', S1, 'AUTH', 'developer', '1', '7']),
       1,
       'VALIDATION',
       'Context package 7 does not belong to session bazinga_20251201_090000',
@@ -502,7 +492,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
 
   it('save-context-package S1 AUTH handoff … → package 8, summary redacted (F6)', () => {
     const out = ok(
-      bazingaDb(fx, [
+      cli(fx, [
         'save-context-package',
         S1,
         'AUTH',
@@ -548,7 +538,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
       'acme-shop_implementation_cf03b8fa480f3e54',
       'acme-shop_methodology_7cb8155058bbb47b',
     ];
-    expect(ok(bazingaDb(fx, ['extract-strategies', S1, 'AUTH', 'acme-shop']))).toEqual({
+    expect(ok(cli(fx, ['extract-strategies', S1, 'AUTH', 'acme-shop']))).toEqual({
       success: true,
       extracted_count: 4,
       session_id: S1,
@@ -571,7 +561,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
   });
 
   it('update-error-confidence 62e443af… success → 0.8 → 0.9 (F5)', () => {
-    expect(ok(bazingaDb(fx, ['update-error-confidence', FIXTURE_HASH.x, 'acme-shop', 'success']))).toEqual({
+    expect(ok(cli(fx, ['update-error-confidence', FIXTURE_HASH.x, 'acme-shop', 'success']))).toEqual({
       success: true,
       pattern_hash: FIXTURE_HASH.x,
       previous_confidence: 0.8,
@@ -591,8 +581,8 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
       set.run('-90 days', 3); // date + 90 = today → kept
       set.run('-1 days', 4); // kept
     });
-    expect(ok(bazingaDb(fx, ['cleanup-error-patterns', 'other-project']))).toEqual({ success: true, deleted_count: 0, project_id: 'other-project' });
-    expect(ok(bazingaDb(fx, ['cleanup-error-patterns']))).toEqual({ success: true, deleted_count: 2, project_id: null });
+    expect(ok(cli(fx, ['cleanup-error-patterns', 'other-project']))).toEqual({ success: true, deleted_count: 0, project_id: 'other-project' });
+    expect(ok(cli(fx, ['cleanup-error-patterns']))).toEqual({ success: true, deleted_count: 2, project_id: null });
     withDb(fx, (db) => {
       const left = db.prepare('SELECT substr(pattern_hash, 1, 16) AS h FROM error_patterns ORDER BY rowid').all();
       expect(left).toEqual([{ h: FIXTURE_HASH.typeError }, { h: FIXTURE_HASH.jest }]);
@@ -600,7 +590,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
   });
 
   it('create-task-group AUTH S1 "JWT authentication" → status stays in_progress (F11)', () => {
-    const out = ok(bazingaDb(fx, ['create-task-group', 'AUTH', S1, 'JWT authentication']));
+    const out = ok(cli(fx, ['create-task-group', 'AUTH', S1, 'JWT authentication']));
     expect(out.success).toBe(true);
     expect(out.task_group).toMatchObject({
       id: 'AUTH',
@@ -623,7 +613,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
 /** A fresh project with session sess_A and the five packages of §9.3 (created_at 10:00:01…05). */
 function setupOrdering(): Project {
   const p = makeProject();
-  ok(bazingaDb(p, ['create-session', 'sess_A', 'simple', 'Ordering vector']));
+  ok(cli(p, ['create-session', 'sess_A', 'simple', 'Ordering vector']));
   const rows: [string, string, string, string][] = [
     ['grp1', 'medium', '["developer","qa_expert"]', 'a.md'],
     ['grp1', 'critical', '["developer"]', 'b.md'],
@@ -633,7 +623,7 @@ function setupOrdering(): Project {
   ];
   rows.forEach(([group, priority, consumers, file], i) => {
     const rel = writeArtifact(p, 'sess_A', file);
-    const out = ok(bazingaDb(p, ['save-context-package', 'sess_A', group, 'research', rel, 'developer', consumers, priority, `package ${i + 1}`]));
+    const out = ok(cli(p, ['save-context-package', 'sess_A', group, 'research', rel, 'developer', consumers, priority, `package ${i + 1}`]));
     expect(out.package_id).toBe(i + 1);
   });
   withDb(p, (db) => {
@@ -664,28 +654,28 @@ describe('§9.3 ordering vector (fresh database)', () => {
     ['grp1 tech_lead 10', ['grp1', 'tech_lead', '10'], [4]],
     ['grp2 developer 10', ['grp2', 'developer', '10'], [3, 4]],
   ])('get-context-packages sess_A %s', (_label, args, expected) => {
-    expect(ids(ok(bazingaDb(p, ['get-context-packages', 'sess_A', ...args])))).toEqual(expected);
+    expect(ids(ok(cli(p, ['get-context-packages', 'sess_A', ...args])))).toEqual(expected);
   });
 
   it('grp1 developer 2 --with-total → {packages:[2,5], total_available:4}', () => {
-    const out = ok(bazingaDb(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '2', '--with-total']));
+    const out = ok(cli(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '2', '--with-total']));
     expect(ids(out.packages)).toEqual([2, 5]);
     expect(out.total_available).toBe(4);
   });
 
   it('after mark-context-consumed 2 developer 1', () => {
-    expect(ok(bazingaDb(p, ['mark-context-consumed', '2', 'developer', '1']))).toMatchObject({
+    expect(ok(cli(p, ['mark-context-consumed', '2', 'developer', '1']))).toMatchObject({
       consumer_row_updated: true,
       scope_id: '862375a254fc6ebc6667191093bbea57',
       scope_inserted: true,
     });
-    expect(ids(ok(bazingaDb(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10'])))).toEqual([5, 1, 4]);
-    expect(ids(ok(bazingaDb(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10', '--iteration', '1'])))).toEqual([5, 1, 4]);
-    expect(ids(ok(bazingaDb(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10', '--iteration', '2'])))).toEqual([2, 5, 1, 4]);
+    expect(ids(ok(cli(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10'])))).toEqual([5, 1, 4]);
+    expect(ids(ok(cli(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10', '--iteration', '1'])))).toEqual([5, 1, 4]);
+    expect(ids(ok(cli(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10', '--iteration', '2'])))).toEqual([2, 5, 1, 4]);
   });
 
   it('after also mark-context-consumed 2 developer 3', () => {
-    expect(ok(bazingaDb(p, ['mark-context-consumed', '2', 'developer', '3']))).toMatchObject({
+    expect(ok(cli(p, ['mark-context-consumed', '2', 'developer', '3']))).toMatchObject({
       consumer_row_updated: false,
       scope_id: 'b1fa880ceffeaf435c7d79fb64e7694f',
       scope_inserted: true,
@@ -698,7 +688,7 @@ describe('§9.3 ordering vector (fresh database)', () => {
         iteration: 3,
       });
     });
-    expect(ids(ok(bazingaDb(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10', '--iteration', '3'])))).toEqual([5, 1, 4]);
+    expect(ids(ok(cli(p, ['get-context-packages', 'sess_A', 'grp1', 'developer', '10', '--iteration', '3'])))).toEqual([5, 1, 4]);
   });
 });
 
@@ -710,23 +700,23 @@ describe('§9.3 tie vector (fresh database)', () => {
   afterAll(() => p.cleanup());
 
   it('same-second packages come back in descending id order (F2)', () => {
-    ok(bazingaDb(p, ['create-session', 'sess_T', 'simple', 'Tie vector']));
+    ok(cli(p, ['create-session', 'sess_T', 'simple', 'Tie vector']));
     const saved: number[] = [];
     for (const f of ['t1.md', 't2.md', 't3.md']) {
       const rel = writeArtifact(p, 'sess_T', f);
-      saved.push(ok(bazingaDb(p, ['save-context-package', 'sess_T', 'g1', 'research', rel, 'developer', '["developer"]', 'high', f])).package_id);
+      saved.push(ok(cli(p, ['save-context-package', 'sess_T', 'g1', 'research', rel, 'developer', '["developer"]', 'high', f])).package_id);
     }
     withDb(p, (db) => db.prepare("UPDATE context_packages SET created_at = '2025-12-01 10:00:00' WHERE session_id = 'sess_T'").run());
-    expect(ids(ok(bazingaDb(p, ['get-context-packages', 'sess_T', 'g1', 'developer', '10'])))).toEqual([...saved].reverse());
+    expect(ids(ok(cli(p, ['get-context-packages', 'sess_T', 'g1', 'developer', '10'])))).toEqual([...saved].reverse());
   });
 
   it('same-second reasoning rows come back in descending id order (F10)', () => {
     const saved: number[] = [];
     for (const phase of ['understanding', 'approach', 'completion']) {
-      saved.push(ok(bazingaDb(p, ['save-reasoning', 'sess_T', 'g1', 'developer', phase, `tie ${phase}`])).log_id);
+      saved.push(ok(cli(p, ['save-reasoning', 'sess_T', 'g1', 'developer', phase, `tie ${phase}`])).log_id);
     }
     withDb(p, (db) => db.prepare("UPDATE orchestration_logs SET timestamp = '2025-12-01 10:00:00' WHERE session_id = 'sess_T'").run());
-    expect(ids(ok(bazingaDb(p, ['get-reasoning', 'sess_T'])))).toEqual([...saved].reverse());
+    expect(ids(ok(cli(p, ['get-reasoning', 'sess_T'])))).toEqual([...saved].reverse());
   });
 });
 
@@ -736,7 +726,7 @@ describe('§9.4 validation and usage cases', () => {
   let p: Project;
   beforeAll(() => {
     p = setupOrdering();
-    ok(bazingaDb(p, ['create-task-group', 'grp1', 'sess_A', 'Group one']));
+    ok(cli(p, ['create-task-group', 'grp1', 'sess_A', 'Group one']));
     writeArtifact(p, 'sess_B', 'a.md');
     writeArtifact(p, 'nosess', 'a.md');
   });
@@ -903,11 +893,11 @@ describe('§9.4 validation and usage cases', () => {
   ];
 
   it.each(cases)('%s', (_label, args, exit, code, message) => {
-    fails(bazingaDb(p, args), exit, code, message);
+    fails(cli(p, args), exit, code, message);
   });
 
   it('update-session-status sess_A paused → VALIDATION with valid_statuses', () => {
-    const r = bazingaDb(p, ['update-session-status', 'sess_A', 'paused']);
+    const r = cli(p, ['update-session-status', 'sess_A', 'paused']);
     fails(r, 1, 'VALIDATION', "Invalid status 'paused'");
     expect(r.error.valid_statuses).toEqual(['active', 'completed', 'failed']);
   });
@@ -922,7 +912,7 @@ describe('§9.4 validation and usage cases', () => {
   });
 
   it('consumers ["Developer "," developer","qa_expert"] → ok, consumers_created 2', () => {
-    const out = ok(bazingaDb(p, pkg({ consumers: '["Developer "," developer","qa_expert"]' })));
+    const out = ok(cli(p, pkg({ consumers: '["Developer "," developer","qa_expert"]' })));
     expect(out.consumers_created).toBe(2);
     withDb(p, (db) => {
       expect(db.prepare('SELECT agent_type FROM context_package_consumers WHERE package_id = ? ORDER BY id').all(out.package_id)).toEqual([
@@ -933,7 +923,7 @@ describe('§9.4 validation and usage cases', () => {
   });
 
   it('save-reasoning sess_A "" … → ok, stored with group global (F1)', () => {
-    const out = ok(bazingaDb(p, ['save-reasoning', 'sess_A', '', 'developer', 'understanding', 'x']));
+    const out = ok(cli(p, ['save-reasoning', 'sess_A', '', 'developer', 'understanding', 'x']));
     expect(out.group_id).toBe('global');
     withDb(p, (db) => {
       expect(db.prepare('SELECT group_id, log_type FROM orchestration_logs WHERE id = ?').get(out.log_id)).toEqual({ group_id: 'global', log_type: 'reasoning' });
@@ -941,11 +931,11 @@ describe('§9.4 validation and usage cases', () => {
   });
 
   it('query "  select 1 as x" → [{x:1}]', () => {
-    expect(ok(bazingaDb(p, ['query', '  select 1 as x']))).toEqual([{ x: 1 }]);
+    expect(ok(cli(p, ['query', '  select 1 as x']))).toEqual([{ x: 1 }]);
   });
 
   it('query with --param sess_A → one row', () => {
-    const out = ok(bazingaDb(p, ['query', 'SELECT * FROM sessions WHERE session_id = ?', '--param', 'sess_A']));
+    const out = ok(cli(p, ['query', 'SELECT * FROM sessions WHERE session_id = ?', '--param', 'sess_A']));
     expect(out).toHaveLength(1);
     expect(out[0].session_id).toBe('sess_A');
   });
@@ -959,7 +949,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   let p: Project;
   beforeAll(() => {
     p = makeProject();
-    ok(bazingaDb(p, ['create-session', 'sess_A', 'simple', 'Learning vectors', '--metadata', '{"project_id":"proj1"}']));
+    ok(cli(p, ['create-session', 'sess_A', 'simple', 'Learning vectors', '--metadata', '{"project_id":"proj1"}']));
   });
   afterAll(() => p.cleanup());
 
@@ -969,7 +959,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   it('1. save → created, c396f13a…, confidence 0.5, not redacted', () => {
     expect(
       ok(
-        bazingaDb(p, [
+        cli(p, [
           'save-error-pattern',
           'proj1',
           'ModuleNotFoundError',
@@ -986,7 +976,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   it('2. save again with another path → updated, occurrences 2, longer solution kept', () => {
     expect(
       ok(
-        bazingaDb(p, [
+        cli(p, [
           'save-error-pattern',
           'proj1',
           'ModuleNotFoundError',
@@ -1017,7 +1007,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
       ['success', 0.2, 0.3, true],
     ];
     for (const [outcome, previous, next, injectable] of steps) {
-      expect(ok(bazingaDb(p, ['update-error-confidence', HASH_C396, 'proj1', outcome]))).toEqual({
+      expect(ok(cli(p, ['update-error-confidence', HASH_C396, 'proj1', outcome]))).toEqual({
         success: true,
         pattern_hash: HASH_C396,
         previous_confidence: previous,
@@ -1031,7 +1021,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   it('redaction in a pattern: the solution is redacted, the message without separator is not', () => {
     const hash = 'f772f8b1256da6fde1adf857ab8fbc52e0bcdd3aa23ae04ff0c3885fff3e4fc4';
     expect(
-      ok(bazingaDb(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed with password hunter2', 'password: abc123 was wrong'])),
+      ok(cli(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed with password hunter2', 'password: abc123 was wrong'])),
     ).toMatchObject({ pattern_hash: hash, operation: 'created', redacted: true });
     const row = patternRow(hash);
     expect(row.solution).toBe('password: [REDACTED:password] was wrong');
@@ -1039,7 +1029,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   });
 
   it('redaction in a pattern: an Anthropic key in the message', () => {
-    const out = ok(bazingaDb(p, ['save-error-pattern', 'proj1', 'KeyError', 'bad key sk-ant-abcdefghijklmnopqrstuvwxyz in config', 'use env var']));
+    const out = ok(cli(p, ['save-error-pattern', 'proj1', 'KeyError', 'bad key sk-ant-abcdefghijklmnopqrstuvwxyz in config', 'use env var']));
     expect(out).toMatchObject({ operation: 'created', redacted: true });
     const row = patternRow(out.pattern_hash);
     expect(JSON.parse(row.signature_json).message_pattern).toBe('bad key [REDACTED:anthropic_key] in config');
@@ -1048,7 +1038,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
 
   it('§7.1 AuthError with a secret at the end of the message → port redacts field by field (F6)', () => {
     const hash = '87f5c6f5fcde7400643a6ab54a1bf447310278e5b819c276d1fe602630381273';
-    expect(ok(bazingaDb(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed password=hunter2', 'rotate it']))).toMatchObject({
+    expect(ok(cli(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed password=hunter2', 'rotate it']))).toMatchObject({
       pattern_hash: hash,
       operation: 'created',
       redacted: true,
@@ -1061,7 +1051,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   it('§7.1 hints example through the CLI: hints stored in the given order, hashed sorted', () => {
     const hash = '788eb0abeccd8ef713e87d30d1b6a1dbb7fe8a855f0a44a44ab3523541a47960';
     expect(
-      ok(bazingaDb(p, ['save-error-pattern', 'proj1', 'ModuleNotFoundError', "Cannot find module '@/x'", 'alias', '--context_hints', '["tsconfig","import"]'])),
+      ok(cli(p, ['save-error-pattern', 'proj1', 'ModuleNotFoundError', "Cannot find module '@/x'", 'alias', '--context_hints', '["tsconfig","import"]'])),
     ).toMatchObject({ pattern_hash: hash, operation: 'created' });
     expect(JSON.parse(patternRow(hash).signature_json).context_hints).toEqual(['tsconfig', 'import']);
   });
@@ -1076,7 +1066,7 @@ describe('§9.5 strategies and §7.3 ids (fresh project proj1)', () => {
   const ID = 'proj1_general_f378e270eb910c01';
 
   it('save-strategy proj1 weird "Use small PRs" twice → created then updated, topic general', () => {
-    expect(ok(bazingaDb(p, ['save-strategy', 'proj1', 'weird', 'Use small PRs']))).toEqual({
+    expect(ok(cli(p, ['save-strategy', 'proj1', 'weird', 'Use small PRs']))).toEqual({
       success: true,
       strategy_id: ID,
       project_id: 'proj1',
@@ -1084,12 +1074,12 @@ describe('§9.5 strategies and §7.3 ids (fresh project proj1)', () => {
       operation: 'created',
       redacted: false,
     });
-    expect(ok(bazingaDb(p, ['save-strategy', 'proj1', 'weird', 'Use small PRs']))).toMatchObject({
+    expect(ok(cli(p, ['save-strategy', 'proj1', 'weird', 'Use small PRs']))).toMatchObject({
       strategy_id: ID,
       topic: 'general',
       operation: 'updated',
     });
-    const list = ok(bazingaDb(p, ['get-strategies', 'proj1']));
+    const list = ok(cli(p, ['get-strategies', 'proj1']));
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ strategy_id: ID, topic: 'general', insight: 'Use small PRs', helpfulness: 2, lang: null, framework: null });
   });
@@ -1099,7 +1089,7 @@ describe('§9.5 strategies and §7.3 ids (fresh project proj1)', () => {
     ['-3', 7, 7],
     ['500', 7, 107],
   ])('update-strategy-helpfulness %s → previous %d, new %d', (inc, previous, next) => {
-    expect(ok(bazingaDb(p, ['update-strategy-helpfulness', ID, inc]))).toEqual({
+    expect(ok(cli(p, ['update-strategy-helpfulness', ID, inc]))).toEqual({
       success: true,
       strategy_id: ID,
       previous_helpfulness: previous,
@@ -1108,7 +1098,7 @@ describe('§9.5 strategies and §7.3 ids (fresh project proj1)', () => {
   });
 
   it('--strategy_id custom_1 is used as given', () => {
-    expect(ok(bazingaDb(p, ['save-strategy', 'proj1', 'general', 'Custom insight', '--strategy_id', 'custom_1']))).toMatchObject({
+    expect(ok(cli(p, ['save-strategy', 'proj1', 'general', 'Custom insight', '--strategy_id', 'custom_1']))).toMatchObject({
       strategy_id: 'custom_1',
       operation: 'created',
     });
@@ -1123,11 +1113,11 @@ describe('§9.5 strategies and §7.3 ids (fresh project proj1)', () => {
   });
 
   it('§7.3: the same insight under another topic gets another id', () => {
-    expect(ok(bazingaDb(p, ['save-strategy', 'proj1', 'implementation', 'Use small PRs'])).strategy_id).toBe('proj1_implementation_f378e270eb910c01');
+    expect(ok(cli(p, ['save-strategy', 'proj1', 'implementation', 'Use small PRs'])).strategy_id).toBe('proj1_implementation_f378e270eb910c01');
   });
 
   it('§7.3: the insight is redacted before hashing and storing (F6)', () => {
-    const out = ok(bazingaDb(p, ['save-strategy', 'proj1', 'methodology', 'Rotate token=abcdefghijklmnopqrstuvwxyz012345 weekly']));
+    const out = ok(cli(p, ['save-strategy', 'proj1', 'methodology', 'Rotate token=abcdefghijklmnopqrstuvwxyz012345 weekly']));
     expect(out).toMatchObject({ strategy_id: 'proj1_methodology_d7f635a09ba8f973', topic: 'methodology', redacted: true });
     withDb(p, (db) => {
       expect(db.prepare("SELECT insight FROM strategies WHERE strategy_id = 'proj1_methodology_d7f635a09ba8f973'").get()).toEqual({
@@ -1151,7 +1141,7 @@ describe('§9.5 reasoning redaction and references (fresh sess_A)', () => {
   let p: Project;
   beforeAll(() => {
     p = makeProject();
-    ok(bazingaDb(p, ['create-session', 'sess_A', 'simple', 'Reasoning vectors']));
+    ok(cli(p, ['create-session', 'sess_A', 'simple', 'Reasoning vectors']));
   });
   afterAll(() => p.cleanup());
 
@@ -1159,7 +1149,7 @@ describe('§9.5 reasoning redaction and references (fresh sess_A)', () => {
 
   it('content is redacted, references stored Python-style and returned parsed', () => {
     const out = ok(
-      bazingaDb(p, [
+      cli(p, [
         'save-reasoning',
         'sess_A',
         'grp1',
@@ -1193,7 +1183,7 @@ describe('§9.5 reasoning redaction and references (fresh sess_A)', () => {
       log_type: 'reasoning',
       reasoning_phase: 'understanding',
     });
-    const listed = ok(bazingaDb(p, ['get-reasoning', 'sess_A', '--group_id', 'grp1']));
+    const listed = ok(cli(p, ['get-reasoning', 'sess_A', '--group_id', 'grp1']));
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: out.log_id, references: ['src/a.ts'], content: 'Plan: password=[REDACTED:password] in env', redacted: true });
   });
@@ -1202,7 +1192,7 @@ describe('§9.5 reasoning redaction and references (fresh sess_A)', () => {
     ['["a b","ü"]', '["a b", "\\u00fc"]'],
     ['[]', null],
   ])('--references %s is stored as %s', (refs, stored) => {
-    const out = ok(bazingaDb(p, ['save-reasoning', 'sess_A', 'grp2', 'developer', 'approach', 'refs', '--references', refs]));
+    const out = ok(cli(p, ['save-reasoning', 'sess_A', 'grp2', 'developer', 'approach', 'refs', '--references', refs]));
     expect(logRow(out.log_id).references_json).toBe(stored);
   });
 });
@@ -1271,7 +1261,7 @@ describe('§9.5 redaction table', () => {
     let p: Project;
     beforeAll(() => {
       p = makeProject();
-      ok(bazingaDb(p, ['create-session', 'sess_R', 'simple', 'Redaction through the CLI']));
+      ok(cli(p, ['create-session', 'sess_R', 'simple', 'Redaction through the CLI']));
     });
     afterAll(() => p.cleanup());
 
@@ -1281,7 +1271,7 @@ describe('§9.5 redaction table', () => {
     it('selected the four rows', () => expect(viaCli).toHaveLength(4));
 
     it.each(viaCli)('save-reasoning content %j → %j (redacted %s)', (input, output, redacted) => {
-      const out = ok(bazingaDb(p, ['save-reasoning', 'sess_R', 'grp1', 'developer', 'risks', input]));
+      const out = ok(cli(p, ['save-reasoning', 'sess_R', 'grp1', 'developer', 'risks', input]));
       expect(out.redacted).toBe(redacted);
       expect(out.content_length).toBe(Array.from(output).length);
       withDb(p, (db) => {
@@ -1374,10 +1364,10 @@ describe('§7.4 consumption scope_id examples', () => {
   it('the CLI writes the same scope_id (save-consumption on a fresh database)', () => {
     const p = makeProject();
     try {
-      ok(bazingaDb(p, ['create-session', 'sess_A', 'simple', 'scope id']));
+      ok(cli(p, ['create-session', 'sess_A', 'simple', 'scope id']));
       const rel = writeArtifact(p, 'sess_A', 'a.md');
-      expect(ok(bazingaDb(p, ['save-context-package', 'sess_A', 'grp1', 'research', rel, 'developer', '["developer"]', 'high', 's'])).package_id).toBe(1);
-      expect(ok(bazingaDb(p, ['save-consumption', 'sess_A', 'grp1', ' Developer ', '0', '1']))).toMatchObject({
+      expect(ok(cli(p, ['save-context-package', 'sess_A', 'grp1', 'research', rel, 'developer', '["developer"]', 'high', 's'])).package_id).toBe(1);
+      expect(ok(cli(p, ['save-consumption', 'sess_A', 'grp1', ' Developer ', '0', '1']))).toMatchObject({
         inserted: true,
         agent_type: 'developer',
         scope_id: 'f63d739de17d9e33154defda3df569e5',

@@ -1,10 +1,12 @@
 /**
  * First-run bootstrap of the plugin bundle, as Claude Code would see it: the repository copied
- * without node_modules (every file `git ls-files` lists, `.claude/skills` links kept as links),
+ * without node_modules (every file git would commit, `.claude/skills` links kept as links),
  * the launcher falling back before the dependencies are there, the SessionStart hook from
  * hooks/hooks.json installing them (a real `npm ci --omit=dev`, with the native build of
  * better-sqlite3), a second run staying quiet, then a real assembly from another working directory.
- * The failure and lock paths run on a second bare copy with a fake `npm`, so there is one real install.
+ * The failure and lock paths run on another bare copy with a fake `npm`, so there is one real install.
+ * Each block copies the plugin itself and the real install is the setup of its block, so every
+ * test runs alone (`-t`), in any order, and whether or not another test file ran before.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -54,10 +56,15 @@ function run(cmd: string, args: readonly string[], opts: { cwd: string; env: Nod
   });
 }
 
-/** Copies the repository as a plugin is copied: the tracked files only, symlinks kept as symlinks. */
+/**
+ * Copies the repository as a plugin is copied: the files git would commit (tracked, plus new files
+ * not ignored: in a fresh clone exactly the tracked ones; in a work tree, a source file not yet
+ * added must not make the plugin look broken), symlinks kept as symlinks, nothing ignored
+ * (node_modules, dist/).
+ */
 function copyAsPlugin(prefix: string): string {
   const dest = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const listed = spawnSync('git', ['ls-files', '-z'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
   for (const rel of listed.stdout.split('\0').filter(Boolean)) {
     const from = path.join(REPO_ROOT, rel);
@@ -99,15 +106,13 @@ afterAll(() => {
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('plugin copy without node_modules: fallback, SessionStart install, assembly', () => {
+describe('a bare plugin copy (no node_modules): what Claude Code sees before the first SessionStart', () => {
   let plugin: string;
-  let fixture: Project | undefined;
 
   beforeAll(() => {
-    plugin = copyAsPlugin('ca-plugin-');
+    plugin = copyAsPlugin('ca-plugin-bare-');
     temps.push(plugin);
   });
-  afterAll(() => fixture?.cleanup());
 
   it('is a faithful plugin copy: tracked files and lock file, skill links as symlinks, no node_modules', () => {
     expect(fs.existsSync(path.join(plugin, 'package-lock.json'))).toBe(true);
@@ -132,26 +137,42 @@ describe('plugin copy without node_modules: fallback, SessionStart install, asse
     expect(r.stderr).toContain('npm ci --omit=dev');
     expect(r.stderr).toContain(plugin);
   });
+});
 
-  it(
-    'the SessionStart hook installs the dependencies, exits 0 and leaves no lock folder',
-    async () => {
-      const r = await runHook(plugin);
-      // How long the real install took, for the record (no assertion on it).
-      console.log(`bootstrap install: ${(r.ms / 1000).toFixed(1)} s; stdout: ${r.stdout.trim()}`);
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout, r.stderr).toMatch(/installed dependencies/);
-      expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3'))).toBe(true);
-      expect(fs.existsSync(path.join(plugin, 'node_modules', 'tsx'))).toBe(true);
-      // --omit=dev: no test tooling in the plugin
-      expect(fs.existsSync(path.join(plugin, 'node_modules', 'vitest'))).toBe(false);
-      expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
-    },
-    INSTALL_TIMEOUT_MS,
-  );
+/**
+ * One real install, done by this block's own setup (not by an earlier test), so each test below
+ * runs alone (`-t`), in any order, and without any other test file having run first.
+ */
+describe('plugin copy after the SessionStart hook: install, quiet second run, assembly', () => {
+  let plugin: string;
+  let install: Run;
+  let fixture: Project | undefined;
+
+  beforeAll(async () => {
+    plugin = copyAsPlugin('ca-plugin-');
+    temps.push(plugin);
+    expect(fs.existsSync(path.join(plugin, 'node_modules'))).toBe(false);
+    install = await runHook(plugin);
+    // How long the real install took, for the record (no assertion on it).
+    console.log(`bootstrap install: ${(install.ms / 1000).toFixed(1)} s; stdout: ${install.stdout.trim()}`);
+  }, INSTALL_TIMEOUT_MS);
+  afterAll(() => fixture?.cleanup());
+
+  const installed = () =>
+    expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3')), `the install of this block's setup: ${install.stdout}`).toBe(true);
+
+  it('the SessionStart hook installs the dependencies, exits 0 and leaves no lock folder', () => {
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout, install.stderr).toMatch(/installed dependencies/);
+    installed();
+    expect(fs.existsSync(path.join(plugin, 'node_modules', 'tsx'))).toBe(true);
+    // --omit=dev: no test tooling in the plugin
+    expect(fs.existsSync(path.join(plugin, 'node_modules', 'vitest'))).toBe(false);
+    expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
+  });
 
   it('a second run is quiet: exit 0, no output', async () => {
-    expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3')), 'needs the install test').toBe(true);
+    installed();
     const r = await runHook(plugin);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
@@ -160,7 +181,7 @@ describe('plugin copy without node_modules: fallback, SessionStart install, asse
   });
 
   it('after bootstrap the launcher assembles from another working directory', async () => {
-    expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3')), 'needs the install test').toBe(true);
+    installed();
     fixture = copyFixture('ca-bootstrap-fixture-');
     const args = [
       path.join(plugin, LAUNCHER),
@@ -185,7 +206,7 @@ describe('bootstrap on a bare copy: npm failing, another session holding the loc
   let marker: string;
 
   beforeAll(() => {
-    plugin = copyAsPlugin('ca-plugin-bare-');
+    plugin = copyAsPlugin('ca-plugin-npmfail-');
     fakeBin = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-fake-npm-'));
     temps.push(plugin, fakeBin);
     marker = path.join(fakeBin, 'npm-ran');

@@ -1,8 +1,12 @@
 /**
- * `context-assembler doctor`, run as a real process through the bin launcher on copies of the v19
- * fixture: a healthy project, each broken case (no project root, database missing, corrupt file,
- * schema v18, malformed config) failing with a FAIL row and a fix, the database left untouched, and
- * a bad --format.
+ * `context-assembler doctor` on copies of the v19 fixture: a healthy project, each broken case (no
+ * project root, database missing, corrupt file, schema v18, malformed config) failing with a FAIL
+ * row and a fix, the database left untouched, and a bad --format.
+ *
+ * The JSON checks run `runDoctor` in this process (the function the doctor script and its bundle
+ * call); the table output, the exit codes of bad usage and --help, the never-modifies check and an
+ * installed project with a missing dependency run as real processes through the bin launcher, and
+ * one test checks that the launcher process and the in-process run report the same checks.
  */
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +16,9 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, S1, bazingaDb, copyFixture, makeProject, type Project } from './helpers.ts';
+import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
+import { REPO_ROOT, S1, copyFixture, makeProject, type Project } from './helpers.ts';
+import { bazingaDbIn as bazingaDb } from './inProcess.ts';
 
 const BIN = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.mjs');
 const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'secrets', 'config', 'tokenizer'];
@@ -44,14 +50,36 @@ function doctor(args: readonly string[], opts: { cwd?: string; env?: NodeJS.Proc
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-function doctorJson(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const r = doctor([...args, '--format', 'json'], opts);
+/** runDoctor in this process, with the working directory and environment a launcher process would get. */
+async function doctorIn(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runDoctor(args, {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: opts.env ?? ENV,
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+  });
+  return { code, stdout, stderr };
+}
+
+const parsed = (r: Run) => {
   const doc = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
   return { ...r, doc, row: (name: string) => doc.checks.find((c) => c.check === name) };
+};
+
+/** `doctor --format json` in process. */
+async function doctorJson(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  return parsed(await doctorIn([...args, '--format', 'json'], opts));
+}
+
+/** `doctor --format json` through the launcher, as a real process. */
+function doctorJsonProcess(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  return parsed(doctor([...args, '--format', 'json'], opts));
 }
 
 /** Asserts exit 1, ok false, and a FAIL row `name` whose detail matches and whose fix is non-empty. */
-function expectFail(r: ReturnType<typeof doctorJson>, name: string, detail: RegExp) {
+function expectFail(r: Awaited<ReturnType<typeof doctorJson>>, name: string, detail: RegExp) {
   expect(r.code, r.stdout + r.stderr).toBe(1);
   expect(r.doc.ok).toBe(false);
   const row = r.row(name);
@@ -99,8 +127,8 @@ describe('doctor on a healthy fixture copy', () => {
   });
   afterAll(() => p.cleanup());
 
-  it('json: exit 0, ok true, every check present and OK', () => {
-    const r = doctorJson(['--project-root', p.root]);
+  it('json: exit 0, ok true, every check present and OK', async () => {
+    const r = await doctorJson(['--project-root', p.root]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.doc.ok).toBe(true);
     expect(r.doc.checks.map((c) => c.check)).toEqual(CHECKS);
@@ -122,20 +150,33 @@ describe('doctor on a healthy fixture copy', () => {
     expect(r.stdout.trimEnd().endsWith('healthy')).toBe(true);
   });
 
-  it('finds the project through CLAUDE_PROJECT_DIR and through the working directory', () => {
-    const byEnv = doctorJson([], { cwd: os.tmpdir(), env: { ...ENV, CLAUDE_PROJECT_DIR: p.root } });
+  it('finds the project through CLAUDE_PROJECT_DIR and through the working directory', async () => {
+    const byEnv = await doctorJson([], { cwd: os.tmpdir(), env: { ...ENV, CLAUDE_PROJECT_DIR: p.root } });
     expect(byEnv.code).toBe(0);
     expect(byEnv.row('project root')?.detail).toContain('CLAUDE_PROJECT_DIR');
     const sub = path.join(p.root, 'bazinga', 'artifacts');
-    const byCwd = doctorJson([], { cwd: sub });
+    const byCwd = await doctorJson([], { cwd: sub });
     expect(byCwd.code).toBe(0);
     expect(byCwd.row('project root')?.detail).toContain(fs.realpathSync(p.root));
   });
 
-  it('--db and --config point it elsewhere', () => {
+  it('the launcher process reports what runDoctor reports in process (exit code, checks, statuses, details but the tokenizer time)', async () => {
+    const real = doctorJsonProcess(['--project-root', p.root]);
+    const local = await doctorJson(['--project-root', p.root]);
+    const shape = (r: typeof local) => ({
+      code: r.code,
+      stderr: r.stderr,
+      ok: r.doc.ok,
+      checks: r.doc.checks.map((c) => ({ ...c, detail: c.check === 'tokenizer' ? c.detail.replace(/ in \d+ ms$/, ' in N ms') : c.detail })),
+    });
+    expect(shape(local)).toEqual(shape(real));
+    expect(real.doc.checks.map((c) => c.check)).toEqual(CHECKS);
+  });
+
+  it('--db and --config point it elsewhere', async () => {
     const config = path.join(p.root, 'other-config.json');
     fs.copyFileSync(path.join(REPO_ROOT, 'bazinga', 'skills_config.json'), config);
-    const r = doctorJson(['--db', p.dbPath, '--config', config]);
+    const r = await doctorJson(['--db', p.dbPath, '--config', config]);
     expect(r.code).toBe(0);
     expect(r.row('config')?.detail).toBe(config);
     expect(r.row('database')?.detail).toContain(p.dbPath);
@@ -143,10 +184,10 @@ describe('doctor on a healthy fixture copy', () => {
 });
 
 describe('doctor on broken setups (each exit 1, a FAIL row with a fix)', () => {
-  it('no project root: cwd without .claude/ and bazinga/, no env', () => {
+  it('no project root: cwd without .claude/ and bazinga/, no env', async () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-doctor-noroot-'));
     try {
-      const r = doctorJson([], { cwd });
+      const r = await doctorJson([], { cwd });
       expectFail(r, 'project root', /Could not detect BAZINGA project root/);
       expect(r.row('project root')?.fix).toMatch(/--project-root/);
       // The checks that need a project are not reported as OK.
@@ -162,23 +203,23 @@ describe('doctor on broken setups (each exit 1, a FAIL row with a fix)', () => {
     }
   });
 
-  it('database missing', () => {
+  it('database missing', async () => {
     const p = makeProject('ca-doctor-nodb-');
     projects.push(p);
-    const r = doctorJson(['--project-root', p.root]);
+    const r = await doctorJson(['--project-root', p.root]);
     expectFail(r, 'database', /bazinga\.db does not exist/);
     expect(r.row('database')?.detail).toContain(p.dbPath);
     // Doctor does not create it.
     expect(fs.existsSync(p.dbPath)).toBe(false);
   });
 
-  it('corrupt database file (random bytes)', () => {
+  it('corrupt database file (random bytes)', async () => {
     const p = fixture();
     let bytes = crypto.randomBytes(64 * 1024);
     // Random bytes never start with the SQLite header in practice; make sure anyway.
     if (bytes.subarray(0, 16).toString('latin1') === 'SQLite format 3\0') bytes = Buffer.concat([Buffer.from('x'), bytes]);
     fs.writeFileSync(p.dbPath, bytes);
-    const r = doctorJson(['--project-root', p.root]);
+    const r = await doctorJson(['--project-root', p.root]);
     expectFail(r, 'schema', /not a database/i);
     expect(fs.readFileSync(p.dbPath).equals(bytes)).toBe(true);
     const table = doctor(['--project-root', p.root]);
@@ -186,12 +227,12 @@ describe('doctor on broken setups (each exit 1, a FAIL row with a fix)', () => {
     expect(table.stdout).toMatch(/^schema\s+FAIL\s/m);
   });
 
-  it('schema_version 18', () => {
+  it('schema_version 18', async () => {
     const p = fixture();
     const db = new Database(p.dbPath);
     db.prepare('UPDATE schema_version SET version = 18').run();
     db.close();
-    const r = doctorJson(['--project-root', p.root]);
+    const r = await doctorJson(['--project-root', p.root]);
     expectFail(r, 'schema', /v18.*older than v19/);
     expect(r.row('schema')?.fix).toMatch(/migrate/);
   });
@@ -199,10 +240,10 @@ describe('doctor on broken setups (each exit 1, a FAIL row with a fix)', () => {
   it.each([
     ['not JSON', '{"context_engineering": {', /skills_config\.json.*not valid JSON/],
     ['a key of the wrong type', '{"context_engineering": {"token_safety_margin": "lots"}}\n', /skills_config\.json.*context_engineering\.token_safety_margin/],
-  ])('malformed bazinga/skills_config.json: %s (the detail names the file/key)', (_label, text, detail) => {
+  ])('malformed bazinga/skills_config.json: %s (the detail names the file/key)', async (_label, text, detail) => {
     const p = fixture();
     fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), text);
-    const r = doctorJson(['--project-root', p.root]);
+    const r = await doctorJson(['--project-root', p.root]);
     expectFail(r, 'config', detail);
     expect(r.row('config')?.detail).toContain(path.join(p.root, 'bazinga', 'skills_config.json'));
     // Only the config is broken.
@@ -222,7 +263,7 @@ describe('doctor never modifies the database', () => {
     const mtime = fs.statSync(p.dbPath).mtimeMs;
 
     expect(doctor(['--project-root', p.root]).code).toBe(0);
-    expect(doctorJson(['--project-root', p.root]).code).toBe(0);
+    expect(doctorJsonProcess(['--project-root', p.root]).code).toBe(0);
 
     const after = new Map(dbFiles().map((f) => [f, sha(path.join(dir, f))]));
     expect(after.get('bazinga.db')).toBe(before.get('bazinga.db'));

@@ -48,7 +48,8 @@ export interface RunResult {
   error: any;
 }
 
-function toResult(code: number | null, stdout: string, stderr: string): RunResult {
+/** The result of one run from its exit code and output (shared by the process and in-process runners). */
+export function toResult(code: number | null, stdout: string, stderr: string): RunResult {
   const lastLine = stderr.trimEnd().split('\n').pop() ?? '';
   let error: unknown;
   try {

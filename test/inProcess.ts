@@ -1,6 +1,12 @@
-/** bazinga-db run in the test's own process (no Node start per call), on a project's database. */
+/**
+ * bazinga-db run in the test's own process (no Node start per call): `runCli` from
+ * skills/bazinga-db/scripts/lib/cli.ts with a fake io, on real SQLite files. `bazingaDbIn` returns
+ * the same RunResult as the real-process runner `bazingaDb` (helpers.ts), with the same working
+ * directory and environment by default, so the same exit-code, stdout and stderr assertions apply
+ * to both; test/bazinga-db.smoke.test.ts checks per command family that the two give identical bytes.
+ */
 import { runCli } from '../skills/bazinga-db/scripts/lib/cli.ts';
-import type { Project } from './helpers.ts';
+import { REPO_ROOT, bazingaDb, toResult, type Project, type RunOptions, type RunResult } from './helpers.ts';
 
 export function bazingaDbInProcess(project: Project, args: readonly string[]): { code: number; out: string; err: string } {
   let out = '';
@@ -12,4 +18,31 @@ export function bazingaDbInProcess(project: Project, args: readonly string[]): {
     stderr: (t) => (err += t),
   });
   return { code, out, err };
+}
+
+/** One bazinga-db invocation in process, with exactly the given argv (no global flags added). */
+export function runBazingaDbInProcess(argv: readonly string[], opts: RunOptions = {}): RunResult {
+  if (opts.input !== undefined && opts.input !== '') throw new Error('bazinga-db reads no stdin; an in-process run cannot be given input');
+  let stdout = '';
+  let stderr = '';
+  const code = runCli(argv, {
+    // The defaults of the process runner (runScript): the repository as working directory, this environment.
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: opts.env ?? { ...process.env },
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+  });
+  return toResult(code, stdout, stderr);
+}
+
+/** In-process twin of `bazingaDb`: `--quiet --db <project db> --project-root <project root>` before `args`. */
+export function bazingaDbIn(project: Project, args: readonly string[], opts: RunOptions = {}): RunResult {
+  return runBazingaDbInProcess(['--quiet', '--db', project.dbPath, '--project-root', project.root, ...args], opts);
+}
+
+export type CliMode = 'process' | 'in-process';
+
+/** The bazinga-db runner of a mode: a real `tsx` process, or runCli in this process. */
+export function bazingaDbVia(mode: CliMode): (project: Project, args: readonly string[], opts?: RunOptions) => RunResult {
+  return mode === 'process' ? bazingaDb : bazingaDbIn;
 }

@@ -141,7 +141,7 @@ describe('install into a fresh project', () => {
     // The bundle's runtime dependencies, without esbuild (it builds the bundles in the source repository only).
     const { esbuild: _builder, ...runtimeDeps } = pkg.dependencies;
     expect(runtime.dependencies).toEqual(runtimeDeps);
-    expect(Object.keys(runtime.dependencies).sort()).toEqual(['better-sqlite3', 'js-tiktoken', 'tsx', 'yaml']);
+    expect(Object.keys(runtime.dependencies).sort()).toEqual(['better-sqlite3', 'js-tiktoken', 'tsx']);
     expect(runtime.devDependencies).toBeUndefined();
 
     const manifest = readJson(path.join(p.root, MANIFEST));
@@ -373,7 +373,7 @@ describe.skipIf(resolvesFrom(os.tmpdir(), 'tsx') || resolvesFrom(os.tmpdir(), 'b
     // better-sqlite3 either path (bundle or source) misses better-sqlite3.
     it.each([
       ['no node_modules at all', [] as string[], 'tsx', { CONTEXT_ASSEMBLER_NO_BUNDLE: '1' }],
-      ['tsx and yaml but no better-sqlite3', ['tsx', 'yaml'], 'better-sqlite3', {}],
+      ['tsx but no better-sqlite3', ['tsx'], 'better-sqlite3', {}],
     ])('%s: assembly falls back (exit 0), fetch/doctor/bazinga-db exit 1, each naming the fix in .claude/skills', (_label, packages, missing, extraEnv) => {
       const { p, env: baseEnv, ca, db } = installedWith(packages);
       const env = { ...baseEnv, ...extraEnv };

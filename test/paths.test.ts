@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveLikePython } from '../skills/bazinga-db/scripts/lib/paths.ts';
-import { bazingaDb, makeProject } from './helpers.ts';
+import { makeProject } from './helpers.ts';
+import { bazingaDbIn as cli } from './inProcess.ts';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ca-paths-')));
 fs.mkdirSync(path.join(root, 'a', 'b'), { recursive: true });
@@ -38,8 +39,8 @@ describe('save-context-package refuses a path that leaves through a symlink and 
       fs.writeFileSync(path.join(outside, 'x.md'), 'x');
       fs.mkdirSync(path.join(project.root, 'bazinga', 'artifacts', 'S'), { recursive: true });
       fs.symlinkSync(path.join(outside, 'sub'), path.join(project.root, 'bazinga', 'artifacts', 'S', 'link'));
-      expect(bazingaDb(project, ['create-session', 'S', 'simple', 'req']).code).toBe(0);
-      const r = bazingaDb(project, ['save-context-package', 'S', 'global', 'research', 'bazinga/artifacts/S/link/../x.md', 'developer', '["developer"]', 'high', 's']);
+      expect(cli(project, ['create-session', 'S', 'simple', 'req']).code).toBe(0);
+      const r = cli(project, ['save-context-package', 'S', 'global', 'research', 'bazinga/artifacts/S/link/../x.md', 'developer', '["developer"]', 'high', 's']);
       expect(r.code).toBe(1);
       expect(r.error.code).toBe('VALIDATION');
       expect(r.error.error).toBe('Invalid file_path: must be within bazinga/artifacts/S. Got: bazinga/artifacts/S/link/../x.md');

@@ -15,9 +15,9 @@
 import { consumeIds, consumeIdsRequest } from './lib/consumeIds.ts';
 import { main } from './lib/main.ts';
 import { exitQuietlyOnEpipe } from './lib/stdio.ts';
-import { COMMON_FLAGS, ParamError, parseFlags } from './lib/params.ts';
+import { COMMON_FLAGS, parseFlags } from './lib/params.ts';
 import { redactPrinted } from './lib/print.ts';
-import { DEFAULT_POLICY } from '../../bazinga-db/scripts/lib/redact.ts';
+import { DEFAULT_POLICY, printError } from '../../bazinga-db/scripts/lib/index.ts';
 
 const argv = process.argv.slice(2);
 const standalone = argv.some((a) => a === '--ids' || a.startsWith('--ids='));
@@ -40,12 +40,20 @@ if (!standalone) {
     readStdin: () => undefined,
     now: () => new Date(),
   };
+  const printed = (line: string) => process.stderr.write(redactPrinted(line, DEFAULT_POLICY));
+  let flags;
+  let request;
   try {
-    const flags = parseFlags(argv, { ...COMMON_FLAGS, '--ids': 'string' });
-    process.exitCode = consumeIds(consumeIdsRequest(flags), flags, io);
+    flags = parseFlags(argv, { ...COMMON_FLAGS, '--ids': 'string' });
+    request = consumeIdsRequest(flags);
   } catch (err) {
-    const code = err instanceof ParamError ? err.code : 'DB_ERROR';
-    process.stderr.write(redactPrinted(JSON.stringify({ success: false, error: (err as Error).message, code }) + '\n', DEFAULT_POLICY));
-    process.exitCode = err instanceof ParamError ? 2 : 1;
+    process.exitCode = printError(printed, err, { exit: 2 });
+  }
+  if (flags && request) {
+    try {
+      process.exitCode = consumeIds(request, flags, io);
+    } catch (err) {
+      process.exitCode = printError(printed, err, { exit: 1 });
+    }
   }
 }

@@ -3,13 +3,15 @@
  * argument is checked before the database is opened, so a malformed call never creates or
  * touches a file.
  */
+// The driver is loaded on first open; the CLI needs it, so a missing package stops it here, at load.
+import 'better-sqlite3';
 import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
 import { tokenize } from './args.ts';
 import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
 import { indexSettings, redactionPolicy } from './settings.ts';
 import { DEFAULT_POLICY, Redactor, redactJson, redactText, type RedactionPolicy } from './redact.ts';
 import { syncSearchIndex } from './repo/searchIndex.ts';
-import { BazingaError, toBazingaError, usage, invalid } from './errors.ts';
+import { printError, usage, invalid } from './errors.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
 
 export interface CliIo {
@@ -78,7 +80,7 @@ function parseGlobal(argv: readonly string[], env: NodeJS.ProcessEnv): GlobalOpt
   return opts;
 }
 
-export function helpText(): string {
+function helpText(): string {
   const lines = [
     'bazinga-db: read and write a BAZINGA database (SQLite, schema v19)',
     '',
@@ -181,9 +183,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     io.stdout(JSON.stringify(redactJson(result, printPolicy(), PRODUCT_IDS).value, null, 2) + '\n');
     return 0;
   } catch (err) {
-    const e: BazingaError = toBazingaError(err);
-    io.stderr(JSON.stringify(redactJson(e.toJSON()).value) + '\n');
-    return e.exitCode;
+    return printError(io.stderr, err, { present: (json) => redactJson(json).value });
   } finally {
     for (const db of opened.reverse()) {
       try {

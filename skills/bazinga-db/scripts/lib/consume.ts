@@ -1,12 +1,13 @@
 /**
  * Recording that an agent was given a package: the shared rule behind `mark-context-consumed` and
- * the assembler's consumption step. Call inside a write transaction.
+ * the assembler's consumption step, and the claim that makes the assembler deliver a package at
+ * most once per (agent, iteration). Call inside a write transaction.
  */
 import type { DB } from './db.ts';
 import { CONSUMPTION_AGENTS, isOneOf } from './enums.ts';
 import { consumptionScopeId } from './hashing.ts';
 import { insertConsumptionScope } from './repo/consumption.ts';
-import { markConsumerConsumed, type PackageRow } from './repo/contextPackages.ts';
+import { findPackage, isConsumedAtIteration, markConsumerConsumed, type PackageRow } from './repo/contextPackages.ts';
 
 export interface ConsumptionMark {
   /** The agent's pending consumer row was marked (false when it was consumed already). */
@@ -40,4 +41,34 @@ export function markPackageConsumed(
     package_id: pkg.id,
   });
   return { consumer_row_updated: updated, scope_id: scopeId, scope_inserted: inserted };
+}
+
+export interface Claim {
+  /** Ids marked consumed by this claim. */
+  claimed: number[];
+  /** Ids the agent had already consumed at this iteration (recorded first by another run); left alone. */
+  taken: number[];
+}
+
+/**
+ * Claims packages for `agent` at `iteration`: each one not yet consumed at that iteration (by the
+ * eligibility rule's own test) is marked as markPackageConsumed does; the others are reported as
+ * taken. An id with no package is neither. Call inside a write transaction: SQLite's write lock
+ * then serialises the claims, each sees the marks of those before it, and no package is claimed
+ * twice at one iteration. (An agent without consumption_scope rows is only recorded at the first
+ * iteration it consumes a package: later claims find nothing to mark and nothing taken.)
+ */
+export function claimPackages(db: DB, ids: readonly number[], agent: string, iteration: number): Claim {
+  const claim: Claim = { claimed: [], taken: [] };
+  for (const id of ids) {
+    const pkg = findPackage(db, id);
+    if (!pkg) continue;
+    if (isConsumedAtIteration(db, id, agent, iteration)) {
+      claim.taken.push(id);
+    } else {
+      markPackageConsumed(db, pkg, agent, iteration);
+      claim.claimed.push(id);
+    }
+  }
+  return claim;
 }

@@ -6,8 +6,9 @@
  * and only ever gains `ca_*` objects.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { BazingaError, isBusyError, toBazingaError } from './errors.ts';
 import { resetSearchIndex } from './repo/searchIndex.ts';
 import {
@@ -25,9 +26,18 @@ import { SEARCH_TOKENIZER } from './searchText.ts';
 
 export type DB = Database.Database;
 
+/**
+ * The driver, loaded when the first database is opened, so this library (its errors, redaction,
+ * paths) can be imported where better-sqlite3 is missing: doctor reports that instead of failing
+ * to start. The scripts that open a database import better-sqlite3 up front (cli.ts, shell.ts), so
+ * a missing package still stops them at load, where the launcher names the fix.
+ */
+let driver: typeof Database | undefined;
+const loadDriver = (): typeof Database => (driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 /** Pauses between attempts when SQLite still reports busy after its own timeout. */
-export const DEFAULT_RETRY_BACKOFF_MS: readonly number[] = [100, 250, 500];
+const DEFAULT_RETRY_BACKOFF_MS: readonly number[] = [100, 250, 500];
 
 export interface OpenOptions {
   dbPath: string;
@@ -48,7 +58,7 @@ function sleepSync(ms: number): void {
  * Runs `fn`, retrying a bounded number of times with growing pauses while SQLite reports the
  * database busy or locked. The last failure surfaces as BUSY ("database is locked").
  */
-export function withBusyRetry<T>(fn: () => T, backoffMs: readonly number[] = DEFAULT_RETRY_BACKOFF_MS): T {
+function withBusyRetry<T>(fn: () => T, backoffMs: readonly number[] = DEFAULT_RETRY_BACKOFF_MS): T {
   for (let attempt = 0; ; attempt++) {
     try {
       return fn();
@@ -193,7 +203,7 @@ export function openDatabase(opts: OpenOptions): DB {
   let db: DB | undefined;
   try {
     if (fresh) fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true });
-    db = new Database(opts.dbPath, { timeout });
+    db = new (loadDriver())(opts.dbPath, { timeout });
     const conn = db;
     retryBackoff.set(conn, backoff);
     withBusyRetry(() => {
@@ -223,7 +233,7 @@ export function openDatabase(opts: OpenOptions): DB {
  */
 export function openReadOnly(dbPath: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): DB {
   try {
-    const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+    const db = new (loadDriver())(dbPath, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
     db.pragma('query_only = ON');
     return db;
   } catch (err) {

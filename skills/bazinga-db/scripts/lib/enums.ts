@@ -34,12 +34,12 @@ export type Priority = (typeof PRIORITIES)[number];
 
 /** Sort rank of a priority: critical first. */
 export const PRIORITY_RANK: Record<Priority, number> = { critical: 1, high: 2, medium: 3, low: 4 };
+/** The priorities from most to least important: the one order both skills sort by. */
+export const PRIORITY_ORDER: readonly Priority[] = [...PRIORITIES].sort((a, b) => PRIORITY_RANK[a] - PRIORITY_RANK[b]);
 
 export const REASONING_PHASES = ['understanding', 'approach', 'decisions', 'risks', 'blockers', 'pivot', 'completion'] as const;
-export type ReasoningPhase = (typeof REASONING_PHASES)[number];
 
 export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
-export const SESSION_MODES = ['simple', 'parallel'] as const;
 export const SESSION_STATUSES = ['active', 'completed', 'failed'] as const;
 export const TASK_GROUP_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'approved_pending_merge', 'merging'] as const;
 export const INITIAL_TIERS = ['Developer', 'Senior Software Engineer'] as const;

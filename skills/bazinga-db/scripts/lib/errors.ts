@@ -1,7 +1,7 @@
 /**
- * The one error class of the bazinga-db layer. Every failure a caller can act on is a
- * BazingaError with a stable code; only the CLI shell catches it and turns it into the
- * `{"success":false,"error":…,"code":…}` line on stderr and an exit code.
+ * The one error type of both skills. Every failure a caller can act on is a BazingaError with a
+ * declared code (references/errors.md lists them); only the shells catch it, and they print it with
+ * printError as the `{"success":false,"error":…,"code":…}` line on stderr.
  */
 
 export const ERROR_CODES = [
@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'NO_PROJECT_ROOT',
   'INTEGRITY',
   'DB_ERROR',
+  'REFUSED',
+  'CONFIG',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -47,6 +49,20 @@ export const usage = (message: string, extra?: Record<string, unknown>) =>
 export const invalid = (message: string, extra?: Record<string, unknown>) =>
   new BazingaError('VALIDATION', message, extra);
 export const notFound = (message: string) => new BazingaError('NOT_FOUND', message);
+
+/**
+ * Prints a failure as the one JSON line both skills use and returns its exit code (`exit`, or
+ * the error's own: 2 for USAGE, 1 otherwise). `present` may rewrite the object first (redaction).
+ */
+export function printError(
+  write: (line: string) => void,
+  err: unknown,
+  options: { exit?: number; present?: (json: Record<string, unknown>) => unknown } = {},
+): number {
+  const e = toBazingaError(err);
+  write(JSON.stringify(options.present ? options.present(e.toJSON()) : e.toJSON()) + '\n');
+  return options.exit ?? e.exitCode;
+}
 
 interface SqliteLikeError {
   code?: unknown;

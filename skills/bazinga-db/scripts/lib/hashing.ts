@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export function sha256Hex(text: string): string {
+function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
@@ -58,7 +58,7 @@ export function errorPatternHash(sig: ErrorSignature): string {
 }
 
 /** Orders strings by Unicode code point, as Python's sorted() does (JS sorts by UTF-16 unit). */
-export function compareCodePoints(a: string, b: string): number {
+function compareCodePoints(a: string, b: string): number {
   const ca = Array.from(a);
   const cb = Array.from(b);
   const n = Math.min(ca.length, cb.length);

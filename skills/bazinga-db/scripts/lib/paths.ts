@@ -31,11 +31,11 @@ function isDir(p: string): boolean {
 
 const hasBazingaDir = (dir: string) => isDir(path.join(dir, 'bazinga'));
 
-export const NO_ROOT_MESSAGE =
+const NO_ROOT_MESSAGE =
   'Could not detect BAZINGA project root. Ensure you are in a directory with both .claude/ and bazinga/ folders, or set BAZINGA_ROOT environment variable, or pass --project-root flag.';
 
 /** Finds the project root, or undefined when no source gives one (an invalid override throws). */
-export function findProjectRoot(opts: PathOptions): { root: string; source: string } | undefined {
+function findProjectRoot(opts: PathOptions): { root: string; source: string } | undefined {
   const cwd = opts.cwd ?? process.cwd();
   const env = opts.env ?? process.env;
   if (opts.projectRoot !== undefined) {

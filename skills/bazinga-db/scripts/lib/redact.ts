@@ -531,7 +531,7 @@ const PASS_OWNERS = new Set([
 const SECRETISH_KEY = /pass|pwd|pw|secret|key|token|cred|auth|sig|bearer|private/i;
 
 /** What a key says its value is; null for keys that hold no secret. */
-export function classifyKey(key: string): KeyClass {
+function classifyKey(key: string): KeyClass {
   // Most names in a text name nothing secret: one cheap test before splitting them into words.
   if (!SECRETISH_KEY.test(key)) return null;
   const known = KEY_CLASSES.get(key);
@@ -1219,7 +1219,7 @@ export function redactJson<T>(value: T, policy: RedactionPolicy = DEFAULT_POLICY
 const NO_KEYS: ReadonlySet<string> = new Set();
 
 /** Adds one redaction's hits to a running total (for counts per rule). */
-export function addHits(total: Record<string, number>, hits: Record<string, number>): void {
+function addHits(total: Record<string, number>, hits: Record<string, number>): void {
   for (const [rule, n] of Object.entries(hits)) total[rule] = (total[rule] ?? 0) + n;
 }
 

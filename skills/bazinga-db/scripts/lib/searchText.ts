@@ -64,7 +64,7 @@ const STOPWORDS = new Set(
 const REDACTION_MARKER = /\[REDACTED(?::[^\]]*)?\]|\b[A-Z_]*REDACTED\b/g;
 
 /** The text without redaction markers: they are no words of the task, and every redacted item shares them. */
-export function withoutRedactionMarkers(text: string): string {
+function withoutRedactionMarkers(text: string): string {
   return text.includes('REDACTED') ? text.replace(REDACTION_MARKER, ' ') : text;
 }
 

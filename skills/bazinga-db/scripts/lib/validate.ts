@@ -5,11 +5,25 @@ import { redact } from './redact.ts';
 
 const INTEGER_RE = /^\s*[+-]?[0-9]+\s*$/;
 
-/** Parses an optional sign plus ASCII digits (blanks around allowed), or throws `<name> must be an integer, got '<v>'`. */
-export function parseInteger(name: string, value: string): number {
+/**
+ * The one integer parser of both skills: an optional sign plus ASCII digits (blanks around
+ * allowed), or `<name> must be an integer, got '<v>'`; below `min`, `<name> must be >= <min>, got <n>`.
+ */
+export function parseInteger(name: string, value: string, min?: number): number {
   if (!INTEGER_RE.test(value)) throw invalid(`${name} must be an integer, got '${value}'`);
   const n = Number(value.trim());
   if (!Number.isSafeInteger(n)) throw invalid(`${name} must be an integer, got '${value}'`);
+  if (min !== undefined && n < min) throw invalid(`${name} must be >= ${min}, got ${n}`);
+  return n;
+}
+
+/** How many packages one request may ask for. */
+export const MAX_LIMIT = 50;
+
+/** The one limit rule of both skills: an integer from 1 to MAX_LIMIT, or `<name> must be between 1 and 50 (got <n>)`. */
+export function parseLimit(name: string, value: string): number {
+  const n = parseInteger(name, value);
+  if (n < 1 || n > MAX_LIMIT) throw invalid(`${name} must be between 1 and ${MAX_LIMIT} (got ${n})`);
   return n;
 }
 

@@ -4,25 +4,37 @@
  * each has the value it has. A missing file or key means the defaults; a malformed one is an
  * error naming the file and the key (never silently ignored).
  */
-import type { RedactionMode, RedactionPolicy } from '../../../bazinga-db/scripts/lib/redact.ts';
-import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
-
+import {
+  BazingaError,
+  DEFAULT_ARTIFACT_INDEX_BYTES,
+  DEFAULT_INDEX_BUDGET_MS,
+  MAX_ARTIFACT_INDEX_BYTES,
+  type RedactionMode,
+  type RedactionPolicy,
+} from '../../../bazinga-db/scripts/lib/index.ts';
+import type { ReasoningLevel } from './contract.ts';
 
 export const ZONES = ['Normal', 'Soft_Warning', 'Conservative', 'Wrap-up', 'Emergency'] as const;
 export type Zone = (typeof ZONES)[number];
 
+/** A table by model name: `default` answers for a model no other key names (parseConfig keeps it). */
+export type ModelTable = { default: number } & Record<string, number>;
+
 export interface Config {
   enable_context_assembler: boolean;
   enable_fts5: boolean;
-  retrieval_limits: Record<string, number>;
+  /** Packages per agent type; `unknown` for an agent not listed. */
+  retrieval_limits: { unknown: number } & Record<string, number>;
   redaction_mode: RedactionMode;
   redaction_allowlist: string[];
   token_safety_margin: number;
-  model_context_windows: Record<string, number>;
-  token_factor: Record<string, number>;
-  context_budget_share: Record<string, number>;
+  model_context_windows: ModelTable;
+  token_factor: ModelTable;
+  /** Share of the remaining window per agent type; `other` for an agent not listed. */
+  context_budget_share: { other: number } & Record<string, number>;
   zone_thresholds: { emergency: number; wrap_up: number; conservative: number; soft_warning: number };
-  summary_caps: Record<string, number>;
+  /** Summary length per zone that shows packages (Wrap-up and Emergency show none). */
+  summary_caps: Record<'Normal' | 'Soft_Warning' | 'Conservative', number>;
   ranking: {
     weights: { priority: number; same_group: number; type_affinity: number; recency: number; relevance: number; scope: number };
     priority_weights: Record<string, number>;
@@ -30,7 +42,7 @@ export interface Config {
     type_affinity: Record<string, Record<string, number>>;
   };
   reasoning: {
-    level_budgets: Record<string, number>;
+    level_budgets: Record<ReasoningLevel, number>;
     relevant_producers: Record<string, string[]>;
     max_per_producer: number;
     max_total: number;
@@ -85,7 +97,7 @@ export const DEFAULT_CONFIG: Config = {
     other: 0.2,
   },
   zone_thresholds: { emergency: 95, wrap_up: 85, conservative: 75, soft_warning: 60 },
-  summary_caps: { Normal: 400, Soft_Warning: 200, Conservative: 100, 'Wrap-up': 60 },
+  summary_caps: { Normal: 400, Soft_Warning: 200, Conservative: 100 },
   ranking: {
     weights: { priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 12, scope: 3 },
     priority_weights: { critical: 4, high: 3, medium: 2, low: 1 },
@@ -126,15 +138,9 @@ export const DEFAULT_CONFIG: Config = {
   },
 };
 
-export class ConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly key: string,
-    problem: string,
-  ) {
-    super(`${file}: ${key ? `context_engineering.${key}` : 'file'}: ${problem}`);
-    this.name = 'ConfigError';
-  }
+/** A broken config file: CONFIG, naming the file and the key (`context_engineering.<key>`, or `file`). */
+export function configError(file: string, key: string, problem: string): BazingaError {
+  return new BazingaError('CONFIG', `${file}: ${key ? `context_engineering.${key}` : 'file'}: ${problem}`, { file, key });
 }
 
 type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
@@ -151,7 +157,7 @@ const SCHEMA: { [k: string]: Shape } = {
   token_factor: 'map:positive',
   context_budget_share: 'map:fraction',
   zone_thresholds: { emergency: 'number', wrap_up: 'number', conservative: 'number', soft_warning: 'number' },
-  summary_caps: 'map:count',
+  summary_caps: { Normal: 'count', Soft_Warning: 'count', Conservative: 'count' },
   ranking: {
     // recency must not be negative: the database returns the newest packages of each bucket first.
     weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'nonnegative', relevance: 'nonnegative', scope: 'nonnegative' },
@@ -186,7 +192,7 @@ function describe(v: unknown): string {
 
 function check(shape: Shape, value: unknown, key: string, file: string, warn: (m: string) => void): void {
   const fail = (expected: string) => {
-    throw new ConfigError(file, key, `expected ${expected}, got ${describe(value)}`);
+    throw configError(file, key, `expected ${expected}, got ${describe(value)}`);
   };
   if (typeof shape === 'string' && shape.startsWith('map:')) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('an object');
@@ -232,7 +238,7 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
         try {
           new RegExp(src);
         } catch (err) {
-          throw new ConfigError(file, `${key}[${i}]`, `invalid regular expression: ${(err as Error).message}`);
+          throw configError(file, `${key}[${i}]`, `invalid regular expression: ${(err as Error).message}`);
         }
       });
       return;
@@ -271,27 +277,27 @@ export function parseConfig(text: string | undefined, file: string, warn: (m: st
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(file, '', `not valid JSON (${(err as Error).message})`);
+    throw configError(file, '', `not valid JSON (${(err as Error).message})`);
   }
-  if (!isPlainObject(parsed)) throw new ConfigError(file, '', `expected a JSON object, got ${describe(parsed)}`);
+  if (!isPlainObject(parsed)) throw configError(file, '', `expected a JSON object, got ${describe(parsed)}`);
   const section = parsed.context_engineering;
   if (section === undefined) return DEFAULT_CONFIG;
   check(SCHEMA, section, '', file, warn);
   const config = merge(DEFAULT_CONFIG, section);
   const t = config.zone_thresholds;
   if (!(t.soft_warning < t.conservative && t.conservative < t.wrap_up && t.wrap_up < t.emergency)) {
-    throw new ConfigError(file, 'zone_thresholds', 'must rise: soft_warning < conservative < wrap_up < emergency');
+    throw configError(file, 'zone_thresholds', 'must rise: soft_warning < conservative < wrap_up < emergency');
   }
   return config;
 }
 
-/** The entry of `table` whose key is the longest one contained in `model` (case-insensitive), else `default`, else `fallback`. */
-export function lookupByModel(table: Record<string, number>, model: string, fallback: number): number {
+/** The entry of `table` whose key is the longest one contained in `model` (case-insensitive), else `default`. */
+export function lookupByModel(table: ModelTable, model: string): number {
   const m = model.toLowerCase();
   const key = Object.keys(table)
     .filter((k) => k !== 'default' && m.includes(k.toLowerCase()))
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))[0];
-  return table[key ?? 'default'] ?? table.default ?? fallback;
+  return (key === undefined ? undefined : table[key]) ?? table.default;
 }
 
 /** The redaction policy a configuration asks for (its regexes were checked by parseConfig). */

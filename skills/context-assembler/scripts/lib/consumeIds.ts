@@ -5,11 +5,19 @@
  * designated consumer); one bad id writes nothing.
  */
 import { guardIo } from './print.ts';
-import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
-import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts';
-import { findPackage, hasConsumer, type PackageRow } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
-import { SPAWNED_AGENTS as AGENTS } from '../../../bazinga-db/scripts/lib/enums.ts';
-import { ParamError, type ParsedFlags } from './params.ts';
+import {
+  BazingaError,
+  findPackage,
+  hasConsumer,
+  invalid,
+  markPackageConsumed,
+  parseInteger,
+  printError,
+  SPAWNED_AGENTS as AGENTS,
+  writeTransaction,
+  type PackageRow,
+} from '../../../bazinga-db/scripts/lib/index.ts';
+import { DEFAULT_MODEL, type ParsedFlags } from './params.ts';
 import { loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
 
 export interface ConsumeIdsRequest {
@@ -23,22 +31,21 @@ export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
   const idsText = flags.values.get('--ids') ?? '';
   const parts = idsText.split(',').map((s) => s.trim());
   if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
-    throw new ParamError(`--ids must be a comma-separated list of package ids such as 3,5, got '${idsText}'`);
+    throw invalid(`--ids must be a comma-separated list of package ids such as 3,5, got '${idsText}'`);
   }
   const agent = (flags.values.get('--agent') ?? '').trim().toLowerCase();
   if (!(AGENTS as readonly string[]).includes(agent)) {
-    throw new ParamError(`--agent must be one of ${AGENTS.join(', ')}, got '${flags.values.get('--agent') ?? ''}'`, agent ? 'VALIDATION' : 'USAGE');
+    throw new BazingaError(agent ? 'VALIDATION' : 'USAGE', `--agent must be one of ${AGENTS.join(', ')}, got '${flags.values.get('--agent') ?? ''}'`);
   }
-  const iterationText = flags.values.get('--iteration') ?? '0';
-  if (!/^\d+$/.test(iterationText.trim())) throw new ParamError(`--iteration must be a non-negative integer, got '${iterationText}'`);
-  return { ids: [...new Set(parts.map(Number))], agent, iteration: Number(iterationText), session: flags.values.get('--session') ?? null };
+  const iteration = parseInteger('--iteration', flags.values.get('--iteration') ?? '0', 0);
+  return { ids: [...new Set(parts.map(Number))], agent, iteration, session: flags.values.get('--session') ?? null };
 }
 
 /** Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written). */
 export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo): number {
   const io = guardIo(rawIo).io;
   const env = loadEnvironment(flags, io);
-  const { deps, close } = makeDeps(env, 'sonnet', flags, (m) => io.stderr(`⚠ ${m}\n`));
+  const { deps, close } = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`));
   try {
     const db = deps.db();
     const problems: string[] = [];
@@ -51,8 +58,7 @@ export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: Sc
       else packages.push(pkg);
     }
     if (problems.length > 0) {
-      io.stderr(JSON.stringify({ success: false, error: `nothing marked: ${problems.join('; ')}`, code: 'VALIDATION' }) + '\n');
-      return 1;
+      return printError(io.stderr, invalid(`nothing marked: ${problems.join('; ')}`), { exit: 1 });
     }
     if (flags.bools.has('--dry-run')) {
       io.stdout(JSON.stringify({ success: true, dry_run: true, agent: req.agent, iteration: req.iteration, consumed: [] }, null, 2) + '\n');

@@ -4,8 +4,9 @@
  * the final document is the same whether the steps ran in one process or as a pipe. Documented in
  * references/assembly-document.md.
  */
-import type { SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/enums.ts';
+import { invalid, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Zone } from './config.ts';
+import { ZONE_RULES } from './core/zone.ts';
 
 export const STEPS = ['zone', 'rank', 'pack', 'reasoning', 'consume'] as const;
 export type Step = (typeof STEPS)[number];
@@ -13,7 +14,7 @@ export type Step = (typeof STEPS)[number];
 export const REASONING_LEVELS = ['minimal', 'medium', 'full'] as const;
 export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
 
-export const EXCLUSION_REASONS = ['budget', 'limit', 'zone', 'consumed', 'redaction-emptied'] as const;
+const EXCLUSION_REASONS = ['budget', 'limit', 'zone', 'consumed', 'redaction-emptied'] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 /** What the caller asked for, after validation and defaults that do not need the config. */
@@ -146,6 +147,8 @@ export interface AssemblyDoc {
   // zone
   zone: Zone;
   usage_pct: number;
+  /** Characters a package summary is cut to in this zone; null where no summaries are shown. */
+  summary_cap: number | null;
   effective_limit: number;
   remaining_budget: number;
   context_budget: number;
@@ -174,7 +177,7 @@ export interface AssemblyDoc {
 /** A document that arrived on stdin, checked enough that the next step can trust its shape. */
 export function validateDoc(value: unknown, source: string): AssemblyDoc {
   const fail = (problem: string): never => {
-    throw new DocError(`${source}: ${problem}`);
+    throw invalid(`${source}: ${problem}`);
   };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('expected a JSON object from a previous step');
   const doc = value as Record<string, unknown>;
@@ -192,19 +195,14 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
     if (req[k] === undefined) req[k] = null;
     else if (req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);
   }
-  for (const k of ['zone', 'usage_pct', 'remaining_budget', 'context_budget', 'limit', 'include_reasoning'] as const) {
+  for (const k of ['zone', 'usage_pct', 'summary_cap', 'remaining_budget', 'context_budget', 'limit', 'include_reasoning'] as const) {
     if (doc[k] === undefined) fail(`field "${k}" is missing`);
   }
+  if (doc.summary_cap !== null && !(typeof doc.summary_cap === 'number' && doc.summary_cap >= 0)) fail('field "summary_cap" must be a non-negative number or null');
+  if (doc.summary_cap === null && ZONE_RULES[doc.zone as Zone]?.queries === true) fail(`field "summary_cap" must be a number in zone ${doc.zone}`);
   const at = STEPS.indexOf(doc.step as Step);
   if (at >= STEPS.indexOf('rank') && !Array.isArray(doc.candidates) && !Array.isArray(doc.packages)) fail('field "candidates" is missing');
   if (at >= STEPS.indexOf('pack') && !Array.isArray(doc.packages)) fail('field "packages" is missing');
   if (at >= STEPS.indexOf('reasoning') && (doc.reasoning === null || typeof doc.reasoning !== 'object')) fail('field "reasoning" is missing');
   return value as AssemblyDoc;
-}
-
-export class DocError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DocError';
-  }
 }

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ParamError, parseFlags } from './params.ts';
+import { BazingaError, inspectSchema, invalid, openReadOnly, printError, redactExistingRows, redactionPolicy, resolvePaths, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
+import { parseFlags } from './params.ts';
 import { guardIo } from './print.ts';
 
 export interface Check {
@@ -81,7 +82,6 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
   let dbPath: string | undefined;
   let projectRoot: string | undefined;
   try {
-    const { resolvePaths } = await import('../../../bazinga-db/scripts/lib/paths.ts');
     const p = resolvePaths({ db: flags.values.get('--db'), projectRoot: flags.values.get('--project-root'), cwd: io.cwd, env: io.env });
     add('project root', 'ok', `${p.projectRoot} (${p.detectionSource})`);
     dbPath = p.dbPath;
@@ -105,7 +105,6 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
       else add('database', 'fail', `${dbPath} is not writable (file or folder)`, 'fix the permissions of the file and its folder (WAL needs both)');
       if (sqliteOk) {
         try {
-          const { openReadOnly, inspectSchema } = await import('../../../bazinga-db/scripts/lib/db.ts');
           const db = openReadOnly(dbPath, 1000);
           try {
             const s = inspectSchema(db);
@@ -129,7 +128,7 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
       const env = loadEnvironment(flags, { cwd: io.cwd, env: io.env, stderr: io.stderr });
       add('config', 'ok', fs.existsSync(env.configPath) ? env.configPath : `defaults (no ${env.configPath})`);
     } catch (err) {
-      if ((err as Error).name === 'ConfigError') add('config', 'fail', message(err), 'fix the named key (references/configuration.md)');
+      if (err instanceof BazingaError && err.code === 'CONFIG') add('config', 'fail', message(err), 'fix the named key (references/configuration.md)');
       else if (checks.some((c) => c.check === 'project root' && c.status === 'fail')) add('config', 'warn', 'not checked: no project root');
       else add('config', 'fail', message(err), 'fix or remove the config file');
     }
@@ -150,9 +149,7 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
 const SECRETS_SCAN_ROWS = 10_000;
 
 /** Rows that hold text the redaction engine would remove (written by the original tool or an older version). */
-async function secretsCheck(db: import('../../../bazinga-db/scripts/lib/db.ts').DB, projectRoot: string): Promise<[string, Check['status'], string, string?]> {
-  const { redactExistingRows } = await import('../../../bazinga-db/scripts/lib/repo/redactExisting.ts');
-  const { redactionPolicy } = await import('../../../bazinga-db/scripts/lib/settings.ts');
+async function secretsCheck(db: DB, projectRoot: string): Promise<[string, Check['status'], string, string?]> {
   const r = redactExistingRows(db, redactionPolicy(projectRoot), { dryRun: true, limitPerTable: SECRETS_SCAN_ROWS });
   const scope = `newest ${SECRETS_SCAN_ROWS} rows per table`;
   if (r.rows_changed === 0) return ['secrets', 'ok', `no unredacted text in ${r.rows_scanned} rows (${scope})`];
@@ -183,11 +180,9 @@ export async function runDoctor(argv: readonly string[], rawIo: DoctorIo): Promi
   try {
     flags = parseFlags(argv, FLAGS);
     const format = flags.values.get('--format') ?? 'table';
-    if (format !== 'table' && format !== 'json') throw new ParamError(`--format must be one of table, json, got '${format}'`);
+    if (format !== 'table' && format !== 'json') throw invalid(`--format must be one of table, json, got '${format}'`);
   } catch (err) {
-    if (!(err instanceof ParamError)) throw err;
-    io.stderr(JSON.stringify({ success: false, error: err.message, code: err.code }) + '\n');
-    return 2;
+    return printError(io.stderr, err, { exit: 2 });
   }
   if (flags.bools.has('--help')) {
     io.stdout(HELP);

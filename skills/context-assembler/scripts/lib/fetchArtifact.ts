@@ -1,12 +1,11 @@
 /** fetch.ts behind the shell: find the package, check its path, read, redact, shorten. */
 import fs from 'node:fs';
-import { findPackage } from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
-import { locateArtifact } from '../../../bazinga-db/scripts/lib/artifacts.ts';
+import { BazingaError, findPackage, invalid, locateArtifact, notFound, parseInteger, printError, usage } from '../../../bazinga-db/scripts/lib/index.ts';
 import { lookupByModel, redactionPolicyOf } from './config.ts';
 import { guardIo } from './print.ts';
 import { excerpt } from './core/excerpt.ts';
 import { makeTokenCounter } from './tokens.ts';
-import { ParamError, parseFlags } from './params.ts';
+import { DEFAULT_MODEL, parseFlags } from './params.ts';
 import { loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
 
 const FLAGS = {
@@ -26,8 +25,6 @@ Usage: tsx fetch.ts <package_id> [--max-tokens N] [--format text|json] [--db PAT
   --format F       text (default) or json
 `;
 
-class FetchError extends Error {}
-
 /** Resolves the artifact path and refuses anything outside <root>/bazinga/artifacts/ (after symlinks). */
 export function resolveArtifact(projectRoot: string, filePath: string): string {
   const where = locateArtifact(projectRoot, filePath);
@@ -35,21 +32,17 @@ export function resolveArtifact(projectRoot: string, filePath: string): string {
     case 'file':
       return where.path;
     case 'missing':
-      throw new FetchError(`artifact file not found: ${filePath}`);
+      throw notFound(`artifact file not found: ${filePath}`);
     case 'outside':
-      throw new FetchError(`refused: ${filePath} resolves outside bazinga/artifacts/`);
+      throw new BazingaError('REFUSED', `refused: ${filePath} resolves outside bazinga/artifacts/`);
     case 'not-file':
-      throw new FetchError(`not a regular file: ${filePath}`);
+      throw new BazingaError('REFUSED', `not a regular file: ${filePath}`);
   }
 }
 
 export function runFetch(rawIo: ScriptIo): number {
   const guarded = guardIo(rawIo);
   const io = guarded.io;
-  const fail = (code: string, message: string, exit: number) => {
-    io.stderr(JSON.stringify({ success: false, error: message, code }) + '\n');
-    return exit;
-  };
   let id: number;
   let maxTokens: number | null;
   let format: 'text' | 'json';
@@ -61,31 +54,28 @@ export function runFetch(rawIo: ScriptIo): number {
       return 0;
     }
     const idText = flags.positionals[0];
-    if (idText === undefined) throw new ParamError('fetch.ts requires <package_id>', 'USAGE');
-    if (!/^[1-9]\d*$/.test(idText)) throw new ParamError(`package_id must be a positive integer, got '${idText}'`);
-    id = Number(idText);
+    if (idText === undefined) throw usage('fetch.ts requires <package_id>');
+    id = parseInteger('package_id', idText, 1);
     const maxText = flags.values.get('--max-tokens');
-    if (maxText !== undefined && !/^[1-9]\d*$/.test(maxText)) throw new ParamError(`--max-tokens must be a positive integer, got '${maxText}'`);
-    maxTokens = maxText === undefined ? null : Number(maxText);
+    maxTokens = maxText === undefined ? null : parseInteger('--max-tokens', maxText, 1);
     const f = flags.values.get('--format') ?? 'text';
-    if (f !== 'text' && f !== 'json') throw new ParamError(`--format must be one of text, json, got '${f}'`);
+    if (f !== 'text' && f !== 'json') throw invalid(`--format must be one of text, json, got '${f}'`);
     format = f;
   } catch (err) {
-    if (err instanceof ParamError) return fail(err.code, err.message, 2);
-    throw err;
+    return printError(io.stderr, err, { exit: 2 });
   }
   let close = () => {};
   try {
     const env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
-    const made = makeDeps(env, 'sonnet', flags, (m) => io.stderr(`⚠ ${m}\n`));
+    const made = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`));
     close = made.close;
     const pkg = findPackage(made.deps.db(), id);
-    if (!pkg) return fail('NOT_FOUND', `Context package not found: ${id}`, 1);
+    if (!pkg) throw notFound(`Context package not found: ${id}`);
     const file = resolveArtifact(env.projectRoot, pkg.file_path);
     const content = made.deps.redact(fs.readFileSync(file, 'utf8'));
     // Artifact lines are counted directly: caching them would fill the count cache with one-off text.
-    const countTokens = makeTokenCounter(lookupByModel(env.config.token_factor, 'sonnet', 1.2));
+    const countTokens = makeTokenCounter(lookupByModel(env.config.token_factor, DEFAULT_MODEL));
     const result = maxTokens === null ? { text: content, truncated: false, omitted_lines: 0 } : excerpt(content, maxTokens, countTokens);
     if (format === 'text') io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
     else {
@@ -106,7 +96,7 @@ export function runFetch(rawIo: ScriptIo): number {
     }
     return 0;
   } catch (err) {
-    return fail(err instanceof FetchError ? 'REFUSED' : 'DB_ERROR', (err as Error).message, 1);
+    return printError(io.stderr, err, { exit: 1 });
   } finally {
     close();
   }

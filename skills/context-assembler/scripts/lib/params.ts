@@ -1,20 +1,10 @@
 /**
  * The flags every context-assembler script accepts (same names everywhere), parsed and checked at
- * the edge. A bad value is a ParamError naming the flag, the value and what is allowed; scripts
- * exit 2 on it.
+ * the edge. A bad value is a USAGE or VALIDATION BazingaError naming the flag, the value and what
+ * is allowed; scripts exit 2 on it.
  */
-import { SPAWNED_AGENTS as AGENTS, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/enums.ts';
+import { invalid, parseInteger, parseLimit, SPAWNED_AGENTS as AGENTS, usage, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
 import { REASONING_LEVELS, type AssemblyRequest, type ReasoningLevel } from './contract.ts';
-
-export class ParamError extends Error {
-  constructor(
-    message: string,
-    readonly code: 'USAGE' | 'VALIDATION' = 'VALIDATION',
-  ) {
-    super(message);
-    this.name = 'ParamError';
-  }
-}
 
 type Kind = 'string' | 'bool';
 
@@ -66,7 +56,7 @@ export function parseFlags(argv: readonly string[], flags: Record<string, Kind>,
       continue;
     }
     if (!token.startsWith('--')) {
-      if (out.positionals.length >= maxPositionals) throw new ParamError(`Unexpected argument '${token}'`, 'USAGE');
+      if (out.positionals.length >= maxPositionals) throw usage(`Unexpected argument '${token}'`);
       out.positionals.push(token);
       continue;
     }
@@ -74,50 +64,45 @@ export function parseFlags(argv: readonly string[], flags: Record<string, Kind>,
     const name = eq === -1 ? token : token.slice(0, eq);
     const kind = flags[name];
     if (kind === undefined) {
-      throw new ParamError(`Unknown flag '${name}'. Valid flags: ${Object.keys(flags).sort().join(', ')}`, 'USAGE');
+      throw usage(`Unknown flag '${name}'. Valid flags: ${Object.keys(flags).sort().join(', ')}`);
     }
     if (kind === 'bool') {
-      if (eq !== -1) throw new ParamError(`Flag '${name}' takes no value`, 'USAGE');
+      if (eq !== -1) throw usage(`Flag '${name}' takes no value`);
       out.bools.add(name);
       continue;
     }
     const value = eq !== -1 ? token.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new ParamError(`Flag '${name}' requires a value`, 'USAGE');
+    if (value === undefined) throw usage(`Flag '${name}' requires a value`);
     out.values.set(name, value);
   }
   return out;
 }
 
-function nonNegativeInt(flag: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) > max) {
-    throw new ParamError(`${flag} must be a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got '${value}'`);
-  }
-  return Number(value);
-}
-
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new ParamError(`${flag} must be one of ${allowed.join(', ')}, got '${value}'`);
+    throw invalid(`${flag} must be one of ${allowed.join(', ')}, got '${value}'`);
   }
   return value as T;
 }
 
 const GROUP_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** The model assumed when a call names none (`--model`, and the scripts that take no model: fetch, consume --ids). */
+export const DEFAULT_MODEL = 'sonnet';
+
 /** Builds the request from flags; `now` is the clock's reading when --now is absent. */
 export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyRequest {
   const v = (k: string) => f.values.get(k);
   const session = v('--session');
-  if (session === undefined || session.trim() === '') throw new ParamError('--session is required (the BAZINGA session id)', 'USAGE');
+  if (session === undefined || session.trim() === '') throw usage('--session is required (the BAZINGA session id)');
   const agentText = v('--agent');
-  if (agentText === undefined) throw new ParamError(`--agent is required: one of ${AGENTS.join(', ')}`, 'USAGE');
+  if (agentText === undefined) throw usage(`--agent is required: one of ${AGENTS.join(', ')}`);
   const agent = oneOf<Agent>('--agent', agentText.trim().toLowerCase(), AGENTS);
   const rawGroup = (v('--group') ?? '').trim();
   const group = rawGroup === '' ? 'global' : rawGroup;
-  if (!GROUP_RE.test(group)) throw new ParamError(`--group must be 1-64 of [A-Za-z0-9_-] (or empty/global for session-wide), got '${rawGroup}'`);
+  if (!GROUP_RE.test(group)) throw invalid(`--group must be 1-64 of [A-Za-z0-9_-] (or empty/global for session-wide), got '${rawGroup}'`);
   const limitText = v('--limit');
-  const limit = limitText === undefined ? null : nonNegativeInt('--limit', limitText, 50);
-  if (limit === 0) throw new ParamError(`--limit must be between 1 and 50, got '${limitText}'`);
+  const limit = limitText === undefined ? null : parseLimit('--limit', limitText);
   const includeText = v('--include-reasoning');
   const include = includeText === undefined ? null : oneOf('--include-reasoning', includeText, ['true', 'false'] as const) === 'true';
   const nowText = v('--now');
@@ -127,18 +112,18 @@ export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyReque
     // A date-time without a zone designator is UTC (as SQLite's times are), never the machine's zone.
     const zoned = /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(nowText) || !/\d{2}:\d{2}/.test(nowText) ? nowText : `${nowText}Z`;
     const ms = /^\d{4}-\d{2}-\d{2}/.test(nowText) ? Date.parse(zoned.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T')) : NaN;
-    if (Number.isNaN(ms)) throw new ParamError(`--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '${nowText}'`);
+    if (Number.isNaN(ms)) throw invalid(`--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '${nowText}'`);
     nowIso = new Date(ms).toISOString();
   }
-  const model = (v('--model') ?? 'sonnet').trim();
-  if (model === '') throw new ParamError("--model must be haiku, sonnet, opus or a model id, got ''");
+  const model = (v('--model') ?? DEFAULT_MODEL).trim();
+  if (model === '') throw invalid("--model must be haiku, sonnet, opus or a model id, got ''");
   return {
     session: session.trim(),
     group,
     agent,
     model,
-    current_tokens: nonNegativeInt('--current-tokens', v('--current-tokens') ?? '0'),
-    iteration: nonNegativeInt('--iteration', v('--iteration') ?? '0'),
+    current_tokens: parseInteger('--current-tokens', v('--current-tokens') ?? '0', 0),
+    iteration: parseInteger('--iteration', v('--iteration') ?? '0', 0),
     limit,
     include_reasoning: include,
     reasoning_level: oneOf<ReasoningLevel>('--reasoning-level', v('--reasoning-level') ?? 'medium', REASONING_LEVELS),

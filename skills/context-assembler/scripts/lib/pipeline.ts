@@ -5,30 +5,36 @@
  * same document. Database reads and writes go through the bazinga-db repositories; everything
  * else is the pure core.
  */
-import type { DB } from '../../../bazinga-db/scripts/lib/db.ts';
-import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
-import { markPackageConsumed } from '../../../bazinga-db/scripts/lib/consume.ts';
 import {
+  buildMatch,
+  claimPackages,
   countDesignatedPackages,
-  findPackage,
+  getProjectId,
+  isConsumedAtIteration,
   listConsumedPackages,
-} from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
-import { listErrorPatterns } from '../../../bazinga-db/scripts/lib/repo/errorPatterns.ts';
-import { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from '../../../bazinga-db/scripts/lib/repo/reasoning.ts';
-import { matchLearning, searchReasoning } from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
-import { buildMatch, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
-import { getProjectId } from '../../../bazinga-db/scripts/lib/repo/sessions.ts';
-import { listStrategies } from '../../../bazinga-db/scripts/lib/repo/strategies.ts';
-import type { Config } from './config.ts';
-import { STEPS, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
+  listErrorPatterns,
+  listReasoningByIds,
+  listRecentReasoningOf,
+  listStrategies,
+  matchLearning,
+  searchReasoning,
+  writeTransaction,
+  type Claim,
+  type DB,
+  type QueryTerm,
+  type ReasoningRow,
+} from '../../../bazinga-db/scripts/lib/index.ts';
+import type { Config, Zone } from './config.ts';
+import { STEPS, type AssemblyDoc, type AssemblyRequest, type Exclusion, type Step } from './contract.ts';
 import { selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { CountTokens } from './core/pack.ts';
 import { packPackages } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
+import { renderPackageEntry, renderPackageHeader, renderPackageSection } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
-import { computeZone } from './core/zone.ts';
+import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
 
 export interface Deps {
   config: Config;
@@ -44,7 +50,7 @@ export interface Deps {
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
-const queries = (zone: string) => zone !== 'Wrap-up' && zone !== 'Emergency';
+const queries = (zone: Zone) => ZONE_RULES[zone].queries;
 
 /** Step 1: zone and budgets; resolves the config-dependent defaults of the request. */
 export function zoneStep(request: AssemblyRequest, config: Config): AssemblyDoc {
@@ -55,10 +61,11 @@ export function zoneStep(request: AssemblyRequest, config: Config): AssemblyDoc 
     request,
     zone: z.zone,
     usage_pct: round4(z.usage_pct),
+    summary_cap: summaryCapOf(config, z.zone),
     effective_limit: z.effective_limit,
     remaining_budget: z.remaining_budget,
     context_budget: z.context_budget,
-    limit: request.limit ?? limits[request.agent] ?? limits.unknown ?? 3,
+    limit: request.limit ?? limits[request.agent] ?? limits.unknown,
     include_reasoning: request.include_reasoning ?? (request.agent !== 'developer' || request.iteration > 0),
   };
 }
@@ -158,7 +165,9 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
 export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const { candidates = [], ...rest } = doc;
   const total = doc.total_available ?? 0;
-  if (!queries(doc.zone)) {
+  // summary_cap is null exactly where the zone shows no packages (validateDoc checks a piped one).
+  const summaryCap = doc.summary_cap;
+  if (!queries(doc.zone) || summaryCap === null) {
     return { ...rest, step: 'pack', packages: [], packages_tokens: 0, overflow_count: 0 };
   }
   const packed = packPackages({
@@ -167,7 +176,7 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     totalAvailable: total,
     priorityUsed: doc.priority_used ?? null,
     budget: doc.context_budget,
-    summaryCap: deps.config.summary_caps[doc.zone] ?? 400,
+    summaryCap,
     redact: deps.redact,
     countTokens: deps.countTokens,
   });
@@ -184,7 +193,7 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
 /** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
 export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const r = doc.request;
-  const budget = deps.config.reasoning.level_budgets[r.reasoning_level] ?? 800;
+  const budget = deps.config.reasoning.level_budgets[r.reasoning_level];
   const empty = { included: false, level: r.reasoning_level, budget, used_tokens: 0, entries: [] };
   if (!doc.include_reasoning || !queries(doc.zone)) return { ...doc, step: 'reasoning', reasoning: empty };
   const cfg = deps.config.reasoning;
@@ -264,40 +273,95 @@ function reasoningScores(
 }
 
 /**
- * Step 5: in Normal and Soft_Warning, mark every delivered package consumed for (agent,
- * iteration) — the consumer row and the iteration-aware scope row — unless this is a dry run. A
- * failure here is reported, never thrown: the block was already assembled.
+ * Step 5: in Normal and Soft_Warning, unless this is a dry run, claims the delivered packages for
+ * (agent, iteration) in one write transaction (claimPackages: each still unconsumed is marked, the
+ * consumer row and the iteration-aware scope row). A package another run recorded first, as when
+ * this document waited in a pipe while a concurrent assembly ran, is withdrawn from the block and
+ * listed as excluded: consumed. A package is only delivered by the run that recorded it, so when the claim
+ * cannot be written (a busy or locked database) this throws and the shell falls back.
  */
 export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
-  const ids = (doc.packages ?? []).map((p) => p.id);
-  const done = (consumption: NonNullable<AssemblyDoc['consumption']>, consumed: number[] = []): AssemblyDoc => ({
-    ...doc,
-    step: 'consume',
-    consumed,
-    consumption,
-  });
-  if (doc.zone !== 'Normal' && doc.zone !== 'Soft_Warning') return done('skipped-zone');
-  if (ids.length === 0) return done('nothing-delivered');
-  if (deps.dryRun) return done('dry-run');
-  try {
+  if (!ZONE_RULES[doc.zone].recordsConsumption) return consumed(doc, 'skipped-zone');
+  const ids = packageIds(doc);
+  if (ids.length === 0) return consumed(doc, 'nothing-delivered');
+  if (deps.dryRun) return consumed(doc, 'dry-run');
+  const r = doc.request;
+  return recording(() => {
     const db = deps.db();
-    const r = doc.request;
-    const consumed = writeTransaction(db, () => {
-      const marked: number[] = [];
-      for (const id of ids) {
-        const pkg = findPackage(db, id);
-        if (pkg) {
-          markPackageConsumed(db, pkg, r.agent, r.iteration);
-          marked.push(id);
-        }
-      }
-      return marked;
+    return writeTransaction(db, () => claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps));
+  });
+}
+
+/**
+ * The whole assembly (rank through consume) of a run that records consumption, with choosing and
+ * marking in one write transaction. The steps run first without the write lock; then, holding it,
+ * the chosen packages are checked: when another run recorded one of them meanwhile, the steps run
+ * again inside the transaction (now seeing its marks) and this run claims the packages that ranking
+ * chooses. Runs for the same (agent, iteration) are thus served one after the other, and the write
+ * lock is held only for the check and the marks unless runs actually collide.
+ */
+function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): AssemblyDoc {
+  const choose = steps.filter((s) => s !== 'consume');
+  const chosen = runSteps(start, choose, deps);
+  if (packageIds(chosen).length === 0) return consumeStep(chosen, deps);
+  const r = start.request;
+  return recording(() => {
+    const db = deps.db();
+    return writeTransaction(db, () => {
+      const stale = packageIds(chosen).some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
+      const doc = stale ? runSteps(start, choose, deps) : chosen;
+      const ids = packageIds(doc);
+      return ids.length === 0 ? consumed(doc, 'nothing-delivered') : claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps);
     });
-    return done('recorded', consumed);
+  });
+}
+
+const packageIds = (doc: AssemblyDoc) => (doc.packages ?? []).map((p) => p.id);
+
+function consumed(doc: AssemblyDoc, consumption: NonNullable<AssemblyDoc['consumption']>, ids: number[] = []): AssemblyDoc {
+  return { ...doc, step: 'consume', consumed: ids, consumption };
+}
+
+/** The document after a claim: what was claimed recorded, what another run took withdrawn. */
+function claimed(doc: AssemblyDoc, claim: Claim, deps: Deps): AssemblyDoc {
+  if (claim.taken.length === 0) return consumed(doc, 'recorded', claim.claimed);
+  deps.warn(
+    `context-assembler: package(s) ${claim.taken.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
+  );
+  return consumed(withdrawPackages(doc, claim.taken, deps.countTokens), 'recorded', claim.claimed);
+}
+
+/** Runs a recording write; a failure means nothing may be delivered, so it is rethrown for the shell's fallback. */
+function recording(write: () => AssemblyDoc): AssemblyDoc {
+  try {
+    return write();
   } catch (err) {
-    deps.warn(`context-assembler: could not record consumption (${(err as Error).message}); the block is still valid`);
-    return done('failed');
+    throw new Error(`could not record consumption (${(err as Error).message}); no package is delivered unrecorded`);
   }
+}
+
+/**
+ * The document without the packages another run delivered first: they leave `packages` and the
+ * available count and join the exclusions as consumed (consumed first, by id, as rank lists them);
+ * the package section's tokens are counted again as it is now emitted. Pure.
+ */
+function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], countTokens: CountTokens): AssemblyDoc {
+  const gone = new Set(taken);
+  const packages = (doc.packages ?? []).filter((p) => !gone.has(p.id));
+  const total = Math.max(0, (doc.total_available ?? 0) - gone.size);
+  const isConsumed = (e: Exclusion) => e.kind === 'package' && e.reason === 'consumed';
+  const excluded = doc.excluded ?? [];
+  const consumedFirst = [...excluded.filter(isConsumed), ...taken.map((id): Exclusion => ({ kind: 'package', id, reason: 'consumed' }))].sort(
+    (a, b) => a.id - b.id,
+  );
+  const header = renderPackageHeader(doc.zone, packages.length, total, doc.priority_used ?? null);
+  return {
+    ...doc,
+    total_available: total,
+    excluded: [...consumedFirst, ...excluded.filter((e) => !isConsumed(e))],
+    packages,
+    packages_tokens: countTokens(renderPackageSection(header, packages.map(renderPackageEntry))),
+  };
 }
 
 const RUNNERS: Record<Exclude<Step, 'zone'>, (doc: AssemblyDoc, deps: Deps) => AssemblyDoc> = {
@@ -307,11 +371,19 @@ const RUNNERS: Record<Exclude<Step, 'zone'>, (doc: AssemblyDoc, deps: Deps) => A
   consume: consumeStep,
 };
 
-/** Runs every step after `doc.step` up to and including `target`. */
-export function advance(doc: AssemblyDoc, target: Step, deps: Deps): AssemblyDoc {
+function runSteps(doc: AssemblyDoc, steps: readonly Step[], deps: Deps): AssemblyDoc {
   let current = doc;
-  for (const step of STEPS.slice(STEPS.indexOf(doc.step) + 1, STEPS.indexOf(target) + 1)) {
-    current = RUNNERS[step as Exclude<Step, 'zone'>](current, deps);
-  }
+  for (const step of steps) current = RUNNERS[step as Exclude<Step, 'zone'>](current, deps);
   return current;
+}
+
+/**
+ * Runs every step after `doc.step` up to and including `target`. A run that ranks and records
+ * consumption (Normal or Soft_Warning, not a dry run) chooses and marks in one write transaction
+ * (assembleOnce); a consume step continuing a piped document claims what it was given.
+ */
+export function advance(doc: AssemblyDoc, target: Step, deps: Deps): AssemblyDoc {
+  const steps = STEPS.slice(STEPS.indexOf(doc.step) + 1, STEPS.indexOf(target) + 1);
+  const records = ZONE_RULES[doc.zone].recordsConsumption && !deps.dryRun;
+  return records && steps.includes('rank') && steps.includes('consume') ? assembleOnce(doc, steps, deps) : runSteps(doc, steps, deps);
 }

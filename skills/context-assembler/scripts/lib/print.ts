@@ -4,7 +4,7 @@
  * fetch, an echoed --task or --error, a warning, an error line). Items are also redacted one by
  * one before packing, so that budgets count what is printed; this is the guarantee at the door.
  */
-import { DEFAULT_POLICY, redactJson, redactText, type RedactionPolicy } from '../../../bazinga-db/scripts/lib/redact.ts';
+import { DEFAULT_POLICY, redactJson, redactText, type RedactionPolicy } from '../../../bazinga-db/scripts/lib/index.ts';
 
 export interface PrintIo {
   stdout: (text: string) => void;

@@ -4,28 +4,30 @@
  * eligible package would. Database reads go through the bazinga-db repositories; the signals
  * themselves are the pure core (core/relevance.ts, core/rank.ts).
  */
-import type { DB } from '../../../bazinga-db/scripts/lib/db.ts';
-import { writeTransaction } from '../../../bazinga-db/scripts/lib/db.ts';
 import {
+  buildMatch,
   findLatestSummary,
-  listBucketHeads,
-  searchRequestPackages,
-  type SearchedPackage,
-  type CandidatePackage,
-  type EligibilityQuery,
-} from '../../../bazinga-db/scripts/lib/repo/contextPackages.ts';
-import {
+  findSession,
   highlightTexts,
   indexedArtifactText,
+  listBucketHeads,
   listPackagePaths,
+  listTaskGroups,
+  pruneTerms,
+  queryTerms,
   scorePackage,
-  tokenDocCounts,
   searchIndexBehind,
+  searchRequestPackages,
+  searchToken,
   syncSearchIndex,
-} from '../../../bazinga-db/scripts/lib/repo/searchIndex.ts';
-import { findSession } from '../../../bazinga-db/scripts/lib/repo/sessions.ts';
-import { listTaskGroups } from '../../../bazinga-db/scripts/lib/repo/taskGroups.ts';
-import { buildMatch, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../../../bazinga-db/scripts/lib/searchText.ts';
+  tokenDocCounts,
+  writeTransaction,
+  type CandidatePackage,
+  type DB,
+  type EligibilityQuery,
+  type QueryTerm,
+  type SearchedPackage,
+} from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Config, Zone } from './config.ts';
 import type { AssemblyRequest, MatchInfo, QueryInfo } from './contract.ts';
 import { rankPackages, parseSqliteTime, provesExact, rawScoreOf, scoreComponents, type BucketTail, type RankInput, type RankOutput } from './core/rank.ts';
@@ -267,6 +269,9 @@ export function selectPackages(input: SelectInput): PackageSelection {
       if (list) list.push(row);
       else perKey.set(key, [row]);
     }
+    // Without a scope search (no full-text index), any unread package may name a path under the
+    // scope in its summary or artifact: only reading the buckets to the end proves it does not.
+    const scopeUnsearched = plan.scopes.length > 0 && plan.scopeInSession === null;
     const tails: BucketTail[] = [];
     for (const [key, list] of perKey) {
       if (list.length < perBucket) continue;
@@ -276,7 +281,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
         heuristic: heuristic(tail),
         createdMs: parseSqliteTime(tail.created_at),
         id: tail.id,
-        scopePossible: scopeTruncated || groupScopePossible(key.startsWith('g|'), query.groupId, plan),
+        scopePossible: scopeTruncated || scopeUnsearched || groupScopePossible(key.startsWith('g|'), query.groupId, plan),
       });
     }
     for (const row of rows.values()) {

@@ -7,17 +7,27 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase, writeTransaction, type DB } from '../../../bazinga-db/scripts/lib/db.ts';
-import { findTokenCount, saveTokenCounts } from '../../../bazinga-db/scripts/lib/repo/tokenCounts.ts';
-import { resolvePaths } from '../../../bazinga-db/scripts/lib/paths.ts';
-import { redactText } from '../../../bazinga-db/scripts/lib/redact.ts';
+// The driver is loaded on first open; every script through this shell needs it, so a missing
+// package stops it here, at load, where the launcher names the fix.
+import 'better-sqlite3';
+import {
+  BazingaError,
+  findTokenCount,
+  invalid,
+  openDatabase,
+  printError,
+  redactText,
+  resolvePaths,
+  saveTokenCounts,
+  writeTransaction,
+  type DB,
+} from '../../../bazinga-db/scripts/lib/index.ts';
 import { lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
 import { guardIo } from './print.ts';
-import { DocError, validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
+import { validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
 import { renderDisabled, renderFallback, renderMarkdown } from './core/render.ts';
 import {
   COMMON_FLAGS,
-  ParamError,
   REQUEST_FLAGS,
   formatFromFlags,
   parseFlags,
@@ -88,11 +98,8 @@ function helpFor(spec: ScriptSpec): string {
   return `${spec.name}: ${spec.summary}\n\nUsage: tsx ${spec.name} [flags]${spec.readsStdin ? ' [< previous-step.json]' : ''}\n${piped}\n${COMMON_HELP}\n\nExit: 0 (also when assembly fails: fallback block + warning on stderr), 2 for invalid parameters.\n`;
 }
 
-function usageError(io: ScriptIo, err: ParamError | DocError): number {
-  const code = err instanceof ParamError ? err.code : 'VALIDATION';
-  io.stderr(JSON.stringify({ success: false, error: err.message, code }) + '\n');
-  return 2;
-}
+/** A bad flag or piped document: USAGE or VALIDATION, printed as the one error line, exit 2. */
+const isParamError = (err: unknown): err is BazingaError => err instanceof BazingaError && (err.code === 'USAGE' || err.code === 'VALIDATION');
 
 /** Where a run starts: a request from flags, a previous step's document, or a previous fallback. */
 type Start =
@@ -114,7 +121,7 @@ function pipedStart(io: ScriptIo, flags: ParsedFlags): Start | undefined {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new DocError(`stdin: not JSON from a previous step (${(err as Error).message})`);
+    throw invalid(`stdin: not JSON from a previous step (${(err as Error).message})`);
   }
   if (value && typeof value === 'object' && (value as { fallback?: unknown }).fallback === true) {
     return { kind: 'fallback', agent: String((value as { agent?: unknown }).agent ?? 'agent') };
@@ -189,7 +196,7 @@ export function makeDeps(env: Environment, model: string, flags: ParsedFlags, wa
   const policy = redactionPolicyOf(env.config);
   const deps: Deps = {
     config: env.config,
-    countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model, 1.2), cache),
+    countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model), cache),
     redact: (text) => redactText(text, policy),
     db: openDb,
     projectRoot: env.projectRoot,
@@ -228,7 +235,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     format = formatFromFlags(flags, spec.defaultFormat);
     start = (spec.readsStdin ? pipedStart(io, flags) : undefined) ?? { kind: 'request', request: requestFromFlags(flags, io.now) };
   } catch (err) {
-    if (err instanceof ParamError || err instanceof DocError) return usageError(io, err);
+    if (isParamError(err)) return printError(io.stderr, err, { exit: 2 });
     throw err;
   }
   if (start.kind === 'fallback') return fallback(io, format, start.agent, 'the previous step fell back');

@@ -30,6 +30,7 @@ import {
   groupOrGlobal,
   normaliseAgent,
   parseInteger,
+  parseLimit,
   parseJsonOrThrow,
   validateGroupId,
   validateGroupOnly,
@@ -145,11 +146,9 @@ const getContextPackages: Command = {
     );
     rejectProblem(args);
     const [sessionId, rawGroup, rawAgent, limitText] = args.positionals as [string, string, string, string?];
-    const limit = limitText === undefined ? 3 : parseInteger('limit', limitText);
-    if (limit < 1 || limit > 50) throw invalid(`limit must be between 1 and 50 (got ${limit})`);
+    const limit = limitText === undefined ? 3 : parseLimit('limit', limitText);
     const iterationText = args.values.get('--iteration');
-    const iteration = iterationText === undefined ? null : parseInteger('--iteration', iterationText);
-    if (iteration !== null && iteration < 0) throw invalid(`--iteration must be >= 0, got ${iteration}`);
+    const iteration = iterationText === undefined ? null : parseInteger('--iteration', iterationText, 0);
     const groupId = groupOrGlobal(rawGroup);
     validateGroupId(groupId);
     const query: EligibilityQuery = { sessionId, groupId, agentType: normaliseAgent(rawAgent), iteration };
@@ -173,8 +172,7 @@ const markContextConsumed: Command = {
     requirePositionals(args, 2, 'mark-context-consumed requires 2 or 3 args: <package_id> <agent_type> [iteration]');
     rejectProblem(args);
     const packageId = parseInteger('package_id', pos(args, 0));
-    const iteration = args.positionals[2] === undefined ? 1 : parseInteger('iteration', pos(args, 2));
-    if (iteration < 0) throw invalid(`iteration must be >= 0, got ${iteration}`);
+    const iteration = args.positionals[2] === undefined ? 1 : parseInteger('iteration', pos(args, 2), 0);
     const agent = normaliseAgent(pos(args, 1));
     if (agent === '') throw invalid('agent_type cannot be empty');
     const db = ctx.db();

@@ -10,7 +10,7 @@ import { parseInteger, parseJsonOrThrow, rejectSecret, validateTaskGroupId } fro
 import { pos, rejectProblem, requirePositionals, type Command } from './types.ts';
 
 /** Local time as Python's `datetime.now().isoformat()` prints it (fraction omitted when zero). */
-export function pythonLocalIsoNow(now = new Date()): string {
+function pythonLocalIsoNow(now = new Date()): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   const base = `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}T${p(now.getHours())}:${p(now.getMinutes())}:${p(now.getSeconds())}`;
   const ms = now.getMilliseconds();
@@ -127,7 +127,7 @@ const updateSessionStatus: Command = {
 const SPEC_BASE = 'bazinga/templates/specializations/';
 
 /** Normalises one specialization path to `bazinga/templates/specializations/…`, or throws its reason. */
-export function normaliseSpecializationPath(p: string, projectRoot: string): string {
+function normaliseSpecializationPath(p: string, projectRoot: string): string {
   const reject = (reason: string) => invalid(`Invalid specialization path: ${reason}`);
   if (!/^[A-Za-z0-9/_.-]*$/.test(p)) throw reject(`Path contains unsafe characters: ${p}`);
   if (p.includes('..')) throw reject(`Path traversal not allowed: ${p}`);

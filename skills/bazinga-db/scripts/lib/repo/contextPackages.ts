@@ -1,6 +1,6 @@
 /** Repository: `context_packages` and `context_package_consumers`. */
 import { stmt, type DB } from '../db.ts';
-import { PACKAGE_TYPES, PRIORITIES } from '../enums.ts';
+import { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER } from '../enums.ts';
 
 export interface PackageRow {
   id: number;
@@ -73,6 +73,19 @@ export interface EligibilityQuery {
 }
 
 /**
+ * The eligibility rule, in named parts that every query composes (constant SQL, no values):
+ * IN_SCOPE ∧ DESIGNATED ∧ not consumed (NOT_CONSUMED_AT_ITERATION, or under the legacy rule a
+ * pending consumer row).
+ */
+
+/** The request's scope: the session's packages of the group, or session-wide. */
+const IN_SCOPE = `cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global')`;
+
+/** Current (not superseded) and naming the agent as a consumer. */
+const DESIGNATED = `cp.supersedes_id IS NULL
+  AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)`;
+
+/**
  * The agent has not consumed the package at @iteration: no scope row, no consumed consumer row.
  * (The scope lookup names its index: otherwise SQLite prefers the covering session index and
  * scans every scope row of the session for each package.)
@@ -84,24 +97,20 @@ const NOT_CONSUMED_AT_ITERATION = `NOT EXISTS (SELECT 1 FROM consumption_scope s
                   WHERE c.package_id = cp.id AND c.agent_type = @agentType
                     AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)`;
 
-/**
- * The eligibility rule of a context request: the session's packages in the group or global, not
- * superseded, with the agent as a designated consumer, and not yet consumed by that agent (ever,
- * under the legacy rule; at this iteration, under the iteration-aware rule).
- */
-const ELIGIBLE_WHERE = `
-  cp.session_id = @sessionId
-  AND (cp.group_id = @groupId OR cp.scope = 'global')
-  AND cp.supersedes_id IS NULL
-  AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
-  AND CASE WHEN @iteration IS NULL THEN
-        EXISTS (SELECT 1 FROM context_package_consumers c
-                WHERE c.package_id = cp.id AND c.agent_type = @agentType AND c.consumed_at IS NULL)
-      ELSE
-        ${NOT_CONSUMED_AT_ITERATION}
-      END`;
+/** The legacy rule (no iteration given): the agent still has a pending consumer row. */
+const PENDING_CONSUMER = `EXISTS (SELECT 1 FROM context_package_consumers c
+                WHERE c.package_id = cp.id AND c.agent_type = @agentType AND c.consumed_at IS NULL)`;
 
-const PRIORITY_ORDER = `CASE cp.priority WHEN 'critical' THEN 1 WHEN 'high' THEN 2 WHEN 'medium' THEN 3 ELSE 4 END`;
+/** The eligibility rule of a context request: in scope, designated, not yet consumed (ever, or at this iteration). */
+const ELIGIBLE_WHERE = `${IN_SCOPE} AND ${DESIGNATED}
+  AND CASE WHEN @iteration IS NULL THEN ${PENDING_CONSUMER} ELSE ${NOT_CONSUMED_AT_ITERATION} END`;
+
+/**
+ * Priority first (PRIORITY_ORDER, bound as `,critical,high,medium,low,`), an unknown priority last.
+ * The order is a parameter, not SQL text, so it lives only in enums.ts.
+ */
+const BY_PRIORITY = `coalesce(nullif(instr(@priorityOrder, ',' || cp.priority || ','), 0), 1e9)`;
+const PRIORITY_ORDER_PARAM = `,${PRIORITY_ORDER.join(',')},`;
 
 /** Eligible packages, priority first, then newest, then highest id; at most `limit`. */
 export function listEligiblePackages(db: DB, q: EligibilityQuery, limit: number): PackageListing[] {
@@ -109,14 +118,29 @@ export function listEligiblePackages(db: DB, q: EligibilityQuery, limit: number)
     db,
     `SELECT cp.id, cp.package_type, cp.priority, cp.summary, cp.file_path, cp.size_bytes, cp.group_id
      FROM context_packages cp WHERE ${ELIGIBLE_WHERE}
-     ORDER BY ${PRIORITY_ORDER}, cp.created_at DESC, cp.id DESC LIMIT @limit`,
-  ).all({ ...q, limit }) as PackageListing[];
+     ORDER BY ${BY_PRIORITY}, cp.created_at DESC, cp.id DESC LIMIT @limit`,
+  ).all({ ...q, limit, priorityOrder: PRIORITY_ORDER_PARAM }) as PackageListing[];
 }
 
 /** The number of eligible packages, ignoring any limit. */
 export function countEligiblePackages(db: DB, q: EligibilityQuery): number {
   const row = stmt(db, `SELECT COUNT(*) AS n FROM context_packages cp WHERE ${ELIGIBLE_WHERE}`).get(q) as { n: number };
   return row.n;
+}
+
+/**
+ * Whether the agent already consumed the package at `iteration`: the negation of the
+ * iteration-aware eligibility filter itself, so a package this calls free is one a ranking in the
+ * same transaction would offer.
+ */
+export function isConsumedAtIteration(db: DB, packageId: number, agentType: string, iteration: number): boolean {
+  return (
+    stmt(db, `SELECT 1 FROM context_packages cp WHERE cp.id = @packageId AND NOT (${NOT_CONSUMED_AT_ITERATION})`).get({
+      packageId,
+      agentType,
+      iteration,
+    }) !== undefined
+  );
 }
 
 export function hasConsumer(db: DB, packageId: number, agentType: string): boolean {
@@ -157,11 +181,8 @@ export interface CandidatePackage {
 const CANDIDATE_COLUMNS = `cp.id, cp.session_id, cp.group_id, cp.scope, cp.package_type, cp.priority, cp.file_path, cp.summary,
   cp.size_bytes, cp.created_at`;
 
-/** Not superseded, the agent is a designated consumer, and it has not consumed it at @iteration. */
-const DESIGNATED_AND_UNCONSUMED = `
-  cp.supersedes_id IS NULL
-  AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
-  AND ${NOT_CONSUMED_AT_ITERATION}`;
+/** The eligibility rule at an iteration, for queries that state the scope themselves (to use a bucket index). */
+const DESIGNATED_AND_UNCONSUMED = `${DESIGNATED} AND ${NOT_CONSUMED_AT_ITERATION}`;
 
 /**
  * The newest `perBucket` eligible, unconsumed packages of every (priority, package type) bucket,
@@ -200,15 +221,14 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
  * as a consumer, consumed or not. Eligible = this minus listConsumedPackages().length.
  */
 export function countDesignatedPackages(db: DB, q: EligibilityQuery): number {
-  const designated = 'EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)';
   const row = stmt(
     db,
     `SELECT
        (SELECT COUNT(*) FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
-        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND cp.supersedes_id IS NULL AND ${designated})
+        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND ${DESIGNATED})
      + (SELECT COUNT(*) FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
         WHERE cp.session_id = @sessionId AND cp.scope = 'global' AND (cp.group_id IS NULL OR cp.group_id <> @groupId)
-          AND cp.supersedes_id IS NULL AND ${designated}) AS n`,
+          AND ${DESIGNATED}) AS n`,
   ).get({ sessionId: q.sessionId, groupId: q.groupId, agentType: q.agentType }) as { n: number };
   return row.n;
 }
@@ -223,8 +243,7 @@ export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: 
                      UNION
                      SELECT c.package_id FROM context_package_consumers c INDEXED BY ca_idx_cpc_consumed
                      WHERE c.agent_type = @agentType AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)
-       AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global') AND cp.supersedes_id IS NULL
-       AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)
+       AND ${IN_SCOPE} AND ${DESIGNATED}
      ORDER BY cp.id`,
   ).all(q) as CandidatePackage[];
 }

@@ -21,7 +21,7 @@ interface TableSpec {
 }
 
 /** The tables and columns that hold text a caller wrote (ids, enums and timestamps excepted). */
-export const REDACTABLE: readonly TableSpec[] = [
+const REDACTABLE: readonly TableSpec[] = [
   { table: 'sessions', columns: [{ name: 'original_requirements' }, { name: 'metadata', json: true }, { name: 'initial_branch' }] },
   {
     table: 'orchestration_logs',

@@ -13,7 +13,7 @@ export interface StrategyRow {
   created_at: string;
 }
 
-export function findStrategy(db: DB, strategyId: string): StrategyRow | undefined {
+function findStrategy(db: DB, strategyId: string): StrategyRow | undefined {
   return stmt(db, 'SELECT * FROM strategies WHERE strategy_id = ?').get(strategyId) as StrategyRow | undefined;
 }
 

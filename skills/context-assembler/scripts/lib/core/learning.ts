@@ -4,8 +4,7 @@
  * matching the request's language when one is given; those whose normalised message matches the
  * request's error text first, then by confidence, occurrences and last seen.
  */
-import { normaliseErrorMessage } from '../../../../bazinga-db/scripts/lib/hashing.ts';
-import type { ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/repo/errorPatterns.ts';
+import { normaliseErrorMessage, type ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { ErrorPatternItem, StrategyItem } from '../contract.ts';
 import { parseSqliteTime } from './rank.ts';
 import { oneLine, truncateAtWord } from './text.ts';

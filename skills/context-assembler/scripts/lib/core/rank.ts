@@ -6,6 +6,7 @@
  */
 import type { Config, Zone } from '../config.ts';
 import type { Exclusion, RankedPackage, ScoreComponents } from '../contract.ts';
+import { ZONE_RULES } from './zone.ts';
 
 export type Candidate = Omit<RankedPackage, 'score' | 'components'> & {
   /** Already consumed by this agent at this iteration. */
@@ -40,8 +41,11 @@ export interface RankOutput {
   excluded: Exclusion[];
 }
 
-const PRIORITY_RANK: Record<string, number> = { critical: 1, high: 2, medium: 3, low: 4 };
-const LADDER = new Set(['critical', 'high', 'medium']);
+/** A priority's place on the zone's ladder (0 first); priorities off the ladder come after all of it. */
+const rungOf = (ladder: readonly string[], priority: string) => {
+  const i = ladder.indexOf(priority);
+  return i === -1 ? ladder.length : i;
+};
 
 /** The decimal number in value[from, to), or NaN when a character is not a digit. */
 function digits(value: string, from: number, to: number): number {
@@ -109,7 +113,7 @@ export function rawScoreOf(k: ScoreComponents, config: Config, withRelevance: bo
   );
 }
 
-export function scoreOf(k: ScoreComponents, config: Config, withRelevance: boolean): number {
+function scoreOf(k: ScoreComponents, config: Config, withRelevance: boolean): number {
   return round6(rawScoreOf(k, config, withRelevance));
 }
 
@@ -143,8 +147,8 @@ export function provesExact(
   zone: Zone,
   config: Config,
 ): boolean {
-  const conservative = zone === 'Conservative';
-  const live = tails.filter((t) => !conservative || LADDER.has(t.priority));
+  const ladder = ZONE_RULES[zone].ladder;
+  const live = tails.filter((t) => ladder === null || ladder.includes(t.priority));
   if (live.length === 0) return true;
   const last = selected.length >= limit ? selected[limit - 1] : undefined;
   if (!last) return false;
@@ -152,8 +156,8 @@ export function provesExact(
   const lastCreated = parseSqliteTime(last.created_at);
   const lastKey = [Number.isNaN(lastCreated) ? -Infinity : lastCreated, last.id] as const;
   for (const t of live) {
-    if (conservative) {
-      const rank = (PRIORITY_RANK[t.priority] ?? 9) - (PRIORITY_RANK[last.priority] ?? 9);
+    if (ladder !== null) {
+      const rank = rungOf(ladder, t.priority) - rungOf(ladder, last.priority);
       if (rank > 0) continue;
       if (rank < 0) return false;
     }
@@ -173,7 +177,8 @@ export function provesExact(
  * 100k candidates rank in a few tens of milliseconds.
  */
 export function rankPackages(input: RankInput): RankOutput {
-  if (input.zone === 'Wrap-up' || input.zone === 'Emergency') {
+  const rules = ZONE_RULES[input.zone];
+  if (!rules.queries) {
     return { selected: [], total_available: 0, priority_used: null, excluded: [] };
   }
   const excluded: Exclusion[] = [];
@@ -198,18 +203,18 @@ export function rankPackages(input: RankInput): RankOutput {
   }
   const byScore = (a: number, b: number) =>
     (score[b] as number) - (score[a] as number) || (created[b] as number) - (created[a] as number) || (ids[b] as number) - (ids[a] as number);
-  const conservative = input.zone === 'Conservative';
+  const ladder = rules.ladder;
   const order = new Array<number>(n);
   for (let i = 0; i < n; i++) order[i] = i;
   order.sort(
-    conservative
-      ? (a, b) => (PRIORITY_RANK[(live[a] as Candidate).priority] ?? 9) - (PRIORITY_RANK[(live[b] as Candidate).priority] ?? 9) || byScore(a, b)
+    ladder !== null
+      ? (a, b) => rungOf(ladder, (live[a] as Candidate).priority) - rungOf(ladder, (live[b] as Candidate).priority) || byScore(a, b)
       : byScore,
   );
   const selected: RankedPackage[] = [];
   for (const i of order) {
     const c = live[i] as Candidate;
-    const eligible = !conservative || LADDER.has(c.priority);
+    const eligible = ladder === null || ladder.includes(c.priority);
     if (eligible && selected.length < input.limit) {
       selected.push({
         id: c.id,
@@ -222,21 +227,21 @@ export function rankPackages(input: RankInput): RankOutput {
         score: score[i] as number,
         ...(input.explain ? { components: roundComponents(componentsAt(c, parseSqliteTime(c.created_at), input)) } : {}),
       });
-    } else if (!conservative) excluded.push({ kind: 'package', id: c.id, reason: 'limit' });
+    } else if (ladder === null) excluded.push({ kind: 'package', id: c.id, reason: 'limit' });
   }
-  if (conservative) {
+  if (ladder !== null) {
     // Reported in score order, as in the other zones.
     const chosen = new Set(selected.map((p) => p.id));
     const rest = order.filter((i) => !chosen.has((live[i] as Candidate).id)).sort(byScore);
     for (const i of rest) {
       const c = live[i] as Candidate;
-      excluded.push({ kind: 'package', id: c.id, reason: LADDER.has(c.priority) ? 'limit' : 'zone' });
+      excluded.push({ kind: 'package', id: c.id, reason: ladder.includes(c.priority) ? 'limit' : 'zone' });
     }
   }
   return {
     selected,
     total_available: input.totalAvailable ?? n,
-    priority_used: conservative ? (selected.at(-1)?.priority ?? null) : null,
+    priority_used: ladder !== null ? (selected.at(-1)?.priority ?? null) : null,
     excluded,
   };
 }

@@ -10,7 +10,7 @@ import { renderReasoningEntry } from './render.ts';
 import { oneLine, truncateAtWord } from './text.ts';
 
 /** Most actionable first; phases not listed come after, in this order. */
-export const PHASE_ORDER = ['completion', 'decisions', 'understanding', 'approach', 'blockers', 'risks', 'pivot'] as const;
+const PHASE_ORDER = ['completion', 'decisions', 'understanding', 'approach', 'blockers', 'risks', 'pivot'] as const;
 
 export interface ReasoningRowInput {
   id: number;

@@ -10,7 +10,7 @@
  *   (`src/auth` covers `src/auth/jwt.ts`, `./src/auth/` and `packages/api/src/auth/x.ts`, never
  *   `src/authz/x.ts`).
  */
-import { pathsInText } from '../../../../bazinga-db/scripts/lib/searchText.ts';
+import { pathsInText } from '../../../../bazinga-db/scripts/lib/index.ts';
 
 export interface ImplicitTaskInput {
   groupName: string | null;
@@ -78,7 +78,7 @@ export function termScores<K>(perTerm: readonly (readonly K[])[], total: number)
 }
 
 /** The segments of a path: `./src\\auth/` → [src, auth]. */
-export function pathSegments(p: string): string[] {
+function pathSegments(p: string): string[] {
   return p.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
 }
 
@@ -101,7 +101,7 @@ export function underScope(path: string, scope: readonly string[]): boolean {
 }
 
 /** True when the text names a path under any of the scopes. */
-export function textTouchesScope(text: string, scopes: readonly string[][]): boolean {
+function textTouchesScope(text: string, scopes: readonly string[][]): boolean {
   if (scopes.length === 0) return false;
   return pathsInText(text).some((p) => scopes.some((s) => underScope(p, s)));
 }

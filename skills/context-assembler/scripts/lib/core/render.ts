@@ -5,13 +5,14 @@
  */
 import type { Zone } from '../config.ts';
 import type { AssemblyDoc, ErrorPatternItem, ReasoningItem, RankedPackage, StrategyItem } from '../contract.ts';
+import { ZONE_RULES } from './zone.ts';
 
 export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary'>): string {
   return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id})\n> ${p.summary}`;
 }
 
 export function renderPackageHeader(zone: Zone, count: number, available: number, priorityUsed: string | null): string {
-  if (zone === 'Conservative') {
+  if (ZONE_RULES[zone].ladder !== null) {
     return `### Priority Packages (${count}/${available})${priorityUsed ? ` - ${priorityUsed} level` : ''}`;
   }
   return `### Relevant Packages (${count}/${available})`;
@@ -41,7 +42,7 @@ function renderStrategy(s: StrategyItem): string {
 /** One decimal, rounded down: 94.99 % must not read "95.0" in a zone that starts at 95. */
 const pct = (usage: number) => (Math.floor(usage * 10) / 10).toFixed(1);
 
-export const NO_PACKAGES_TEXT =
+const NO_PACKAGES_TEXT =
   'No context packages found for this session/group. The agent will proceed with task and specialization context only.';
 
 /** The block printed when assembly failed: the orchestrator proceeds without context. */
@@ -61,33 +62,14 @@ export function renderDisabled(agent: string): string {
   return `## Context for ${agent} — context assembly is disabled (context_engineering.enable_context_assembler is false)\n`;
 }
 
-function banner(zone: Zone, usage: number): string | null {
-  switch (zone) {
-    case 'Normal':
-      return null;
-    case 'Soft_Warning':
-      return `🔶 **Token budget: Soft Warning (${pct(usage)}%) - Reduced summaries (200 char)**`;
-    case 'Conservative':
-      return `🔶 **Token budget: Conservative (${pct(usage)}%)**`;
-    case 'Wrap-up':
-      return `🔶 **Token budget: Wrap-up (${pct(usage)}%) - Completing current operation**`;
-    case 'Emergency':
-      return `🚨 **Token budget: Emergency (${pct(usage)}%) - Checkpoint recommended**`;
-  }
-}
-
 /** Renders a finished (or partly finished) assembly document as the markdown block. */
 export function renderMarkdown(doc: AssemblyDoc): string {
   const agent = doc.request.agent;
   const out: string[] = [`## Context for ${agent}`];
-  const b = banner(doc.zone, doc.usage_pct);
-  if (b) out.push('', b);
-  if (doc.zone === 'Emergency') {
-    out.push('', 'Context assembly skipped due to token budget constraints.', 'Suggest: Complete current operation and start new session.');
-    return out.join('\n') + '\n';
-  }
-  if (doc.zone === 'Wrap-up') {
-    out.push('', '### Essential Info Only', '', 'Minimal context mode active. Focus on completing current task.');
+  const rules = ZONE_RULES[doc.zone];
+  if (rules.banner) out.push('', rules.banner(pct(doc.usage_pct), doc.summary_cap));
+  if (rules.body) {
+    out.push('', ...rules.body);
     return out.join('\n') + '\n';
   }
   const packages = doc.packages ?? doc.candidates ?? [];
@@ -98,7 +80,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     const why =
       available === 0
         ? NO_PACKAGES_TEXT
-        : doc.zone === 'Conservative' && (doc.excluded ?? []).every((e) => e.reason !== 'budget')
+        : rules.ladder !== null && (doc.excluded ?? []).every((e) => e.reason !== 'budget')
           ? 'Only low-priority packages are available; they are left out in this zone.'
           : 'No package fit the context budget; fetch one by id if needed.';
     out.push('', why);
@@ -121,7 +103,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     out.push(strategies.map(renderStrategy).join('\n'));
   }
   const overflow = doc.overflow_count ?? 0;
-  if (overflow > 0 && (doc.zone === 'Normal' || doc.zone === 'Soft_Warning')) {
+  if (overflow > 0 && rules.showsOverflow) {
     out.push('', `📦 +${overflow} more packages available (re-invoke with higher limit to expand)`);
   }
   return out.join('\n') + '\n';

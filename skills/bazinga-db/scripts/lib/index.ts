@@ -1,0 +1,63 @@
+/**
+ * bazinga-db as a library: everything another skill (context-assembler) may use, and nothing
+ * else. The modules behind it are internal; a change to them that keeps this surface needs no
+ * change in the assembler.
+ */
+
+// Errors: the one error type of both skills, and the one way to print it.
+export { BazingaError, ERROR_CODES, invalid, notFound, printError, toBazingaError, usage } from './errors.ts';
+
+// Opening a database, transactions.
+export { inspectSchema, openDatabase, openReadOnly, writeTransaction, type DB } from './db.ts';
+export { resolvePaths } from './paths.ts';
+export { locateArtifact } from './artifacts.ts';
+export { redactionPolicy } from './settings.ts';
+export { parseInteger, parseLimit } from './validate.ts';
+
+// Vocabulary.
+export { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER, SPAWNED_AGENTS, type Priority, type SpawnedAgent } from './enums.ts';
+export { normaliseErrorMessage } from './hashing.ts';
+
+// Redaction.
+export { DEFAULT_POLICY, redactJson, redactText, type RedactionMode, type RedactionPolicy } from './redact.ts';
+export { redactExistingRows } from './repo/redactExisting.ts';
+
+// Reading and marking context.
+export {
+  countDesignatedPackages,
+  findPackage,
+  findLatestSummary,
+  hasConsumer,
+  isConsumedAtIteration,
+  listBucketHeads,
+  listConsumedPackages,
+  searchRequestPackages,
+  type CandidatePackage,
+  type EligibilityQuery,
+  type PackageRow,
+  type SearchedPackage,
+} from './repo/contextPackages.ts';
+export { claimPackages, markPackageConsumed, type Claim } from './consume.ts';
+export { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from './repo/reasoning.ts';
+export { listErrorPatterns, type ErrorPatternRow } from './repo/errorPatterns.ts';
+export { listStrategies } from './repo/strategies.ts';
+export { findSession, getProjectId } from './repo/sessions.ts';
+export { listTaskGroups } from './repo/taskGroups.ts';
+export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
+
+// Full-text search.
+export { buildMatch, pathsInText, pruneTerms, queryTerms, searchToken, type QueryTerm } from './searchText.ts';
+export {
+  DEFAULT_ARTIFACT_INDEX_BYTES,
+  DEFAULT_INDEX_BUDGET_MS,
+  MAX_ARTIFACT_INDEX_BYTES,
+  highlightTexts,
+  indexedArtifactText,
+  listPackagePaths,
+  matchLearning,
+  scorePackage,
+  searchIndexBehind,
+  searchReasoning,
+  syncSearchIndex,
+  tokenDocCounts,
+} from './repo/searchIndex.ts';

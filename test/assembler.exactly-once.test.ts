@@ -1,0 +1,249 @@
+/**
+ * Exactly once: assemblies started together for the same session, group, agent and iteration
+ * never deliver one package twice, and every package delivered is recorded consumed for that
+ * iteration. Real `assemble.ts` and `consume.ts` processes on a real SQLite file seeded through the
+ * repository functions.
+ *
+ * To make the runs collide rather than merely overlap, every child loads the assembler's modules
+ * and then waits at a gate (a preload module polling for a file) until all of them are ready; the
+ * test opens the gate once. No timing is asserted: a run that cannot take the write lock within
+ * its busy budget falls back (no packages, which is allowed), everything else must deliver.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
+import { PACKAGE_TYPES, PRIORITIES } from '../skills/bazinga-db/scripts/lib/enums.ts';
+import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
+import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
+import { REPO_ROOT, makeProject, writeArtifact, type Project } from './helpers.ts';
+
+const SCRIPTS = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts');
+const TSX = pathToFileURL(path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+/** Sanity bound that catches hangs; not a performance assertion. */
+const HANG_GUARD_MS = 60_000;
+const S = 'sess_once';
+const GROUP = 'AUTH';
+const AGENT = 'developer';
+const ITERATION = 1;
+const NOW = '2025-12-02T12:00:00Z';
+const PROCESSES = 5;
+const LIMIT = 4;
+/** Enough that every run, served one after another, gets LIMIT fresh packages. */
+const PACKAGES = 40;
+const PIPED_CONSUMERS = 3;
+
+const ENV: NodeJS.ProcessEnv = { ...process.env };
+delete ENV.CLAUDE_PROJECT_DIR;
+delete ENV.BAZINGA_ROOT;
+
+/** The preload: load the assembler (so the gate, not module loading, decides when a run starts), say ready, wait. */
+const GATE_MODULE = `import fs from 'node:fs';
+import path from 'node:path';
+const dir = process.env.CA_TEST_GATE_DIR;
+await import(process.env.CA_TEST_WARM_URL);
+fs.writeFileSync(path.join(dir, 'ready-' + process.pid), '');
+while (!fs.existsSync(path.join(dir, 'open'))) await new Promise((resolve) => setTimeout(resolve, 5));
+`;
+
+interface Child {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A session with PACKAGES packages in GROUP and session-wide, all for developer and qa_expert. */
+function seed(project: Project): void {
+  const db = openDatabase({ dbPath: project.dbPath });
+  try {
+    writeTransaction(db, () => {
+      insertSession(db, { sessionId: S, mode: 'parallel', requirements: 'Login with refresh tokens', initialBranch: 'main', metadata: null });
+      upsertTaskGroup(db, { id: GROUP, sessionId: S, name: 'Authentication', componentPath: 'src/auth/' });
+      for (let i = 0; i < PACKAGES; i++) {
+        const global = i % 5 === 0;
+        const id = insertPackage(db, {
+          sessionId: S,
+          groupId: global ? null : GROUP,
+          scope: global ? 'global' : 'group',
+          packageType: PACKAGE_TYPES[i % PACKAGE_TYPES.length] as string,
+          filePath: writeArtifact(project, S, `p${i}.md`, `# package ${i}\n\nNotes on the auth flow, part ${i}.\n`),
+          producerAgent: 'investigator',
+          priority: PRIORITIES[i % PRIORITIES.length] as string,
+          summary: `Package ${i}: auth flow notes`,
+          sizeBytes: 40,
+          createdAt: `2025-12-01 ${String(8 + Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
+        });
+        insertConsumer(db, id, AGENT);
+        insertConsumer(db, id, 'qa_expert');
+      }
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Starts one process per entry of `runs` (script, arguments, stdin), each held at the gate until
+ * all are ready; then opens the gate and returns their results in order.
+ */
+async function startTogether(project: Project, runs: { script: string; args: readonly string[]; input?: string }[]): Promise<Child[]> {
+  const gateDir = fs.mkdtempSync(path.join(project.root, 'gate-'));
+  const gateModule = path.join(gateDir, 'gate.mjs');
+  fs.writeFileSync(gateModule, GATE_MODULE);
+  const env = { ...ENV, CA_TEST_GATE_DIR: gateDir, CA_TEST_WARM_URL: pathToFileURL(path.join(SCRIPTS, 'lib', 'main.ts')).href };
+  let exited = 0;
+  const results = runs.map(
+    ({ script, args, input }) =>
+      new Promise<Child>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', TSX, '--import', pathToFileURL(gateModule).href, path.join(SCRIPTS, script), ...args], {
+          cwd: REPO_ROOT,
+          env,
+          timeout: HANG_GUARD_MS,
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          exited++;
+          resolve({ code, stdout, stderr });
+        });
+        child.stdin.end(input ?? '');
+      }),
+  );
+  const ready = () => fs.readdirSync(gateDir).filter((f) => f.startsWith('ready-')).length;
+  // A child that dies before the gate would keep the others waiting: stop waiting when one exits.
+  while (ready() < runs.length && exited === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  fs.writeFileSync(path.join(gateDir, 'open'), '');
+  return Promise.all(results);
+}
+
+const request = (project: Project, extra: readonly string[] = []) => [
+  '--project-root', project.root,
+  '--session', S,
+  '--group', GROUP,
+  '--agent', AGENT,
+  '--iteration', String(ITERATION),
+  '--now', NOW,
+  ...extra,
+];
+
+/** The output document of a run; a fallback is allowed only when the database was locked. */
+function documentOf(run: Child, what: string): { fallback: true } | { fallback: false; doc: any } {
+  expect(run.code, `${what}: ${run.stderr}`).toBe(0);
+  const out = JSON.parse(run.stdout);
+  if (out.fallback === true) {
+    expect(out.error, `${what} fell back`).toMatch(/locked|busy/i);
+    return { fallback: true };
+  }
+  expect(run.stderr.split('\n').filter((l) => l && !/by another run; withdrawn/.test(l)), what).toEqual([]);
+  return { fallback: false, doc: out };
+}
+
+/** The packages recorded consumed by AGENT at ITERATION: scope rows and consumer rows, by package id. */
+function recorded(dbPath: string): { scopes: Map<number, number>; consumers: number[] } {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const scopes = db
+      .prepare('SELECT package_id, COUNT(*) AS n FROM consumption_scope WHERE session_id = ? AND agent_type = ? AND iteration = ? GROUP BY package_id')
+      .all(S, AGENT, ITERATION) as { package_id: number; n: number }[];
+    const consumers = db
+      .prepare('SELECT package_id FROM context_package_consumers WHERE agent_type = ? AND consumed_at IS NOT NULL AND iteration = ? ORDER BY package_id')
+      .all(AGENT, ITERATION) as { package_id: number }[];
+    return { scopes: new Map(scopes.map((r) => [r.package_id, r.n])), consumers: consumers.map((r) => r.package_id) };
+  } finally {
+    db.close();
+  }
+}
+
+const sorted = (ids: readonly number[]) => [...ids].sort((a, b) => a - b);
+
+/** Every delivered package is recorded exactly once for (AGENT, ITERATION), and nothing else is. */
+function expectRecordedExactly(dbPath: string, delivered: readonly number[]): void {
+  const { scopes, consumers } = recorded(dbPath);
+  expect(sorted([...scopes.keys()])).toEqual(sorted(delivered));
+  for (const [id, n] of scopes) expect(n, `scope rows of package ${id}`).toBe(1);
+  expect(consumers).toEqual(sorted(delivered));
+}
+
+describe('exactly once under concurrent processes', () => {
+  const projects: Project[] = [];
+  afterEach(() => {
+    for (const p of projects.splice(0)) p.cleanup();
+  });
+
+  it(
+    `${PROCESSES} assemble.ts processes released together (limit ${LIMIT}, ${PACKAGES} packages) deliver disjoint packages, each recorded once`,
+    async () => {
+      const project = makeProject('ca-once-');
+      projects.push(project);
+      seed(project);
+      const runs = await startTogether(
+        project,
+        Array.from({ length: PROCESSES }, () => ({ script: 'assemble.ts', args: request(project, ['--limit', String(LIMIT), '--format', 'json']) })),
+      );
+
+      const delivered: number[] = [];
+      let served = 0;
+      runs.forEach((run, i) => {
+        const out = documentOf(run, `assemble ${i}`);
+        if (out.fallback) return;
+        served++;
+        const ids = out.doc.packages.map((p: any) => p.id as number);
+        // Packages enough for every run: one that waited gets the next LIMIT, not a thinned block.
+        expect(ids, `assemble ${i}`).toHaveLength(LIMIT);
+        expect(out.doc.consumption).toBe('recorded');
+        expect(sorted(out.doc.consumed)).toEqual(sorted(ids));
+        delivered.push(...ids);
+      });
+      expect(served).toBeGreaterThanOrEqual(1);
+      expect(delivered.length - new Set(delivered).size, `duplicates in ${JSON.stringify(sorted(delivered))}`).toBe(0);
+      expectRecordedExactly(project.dbPath, delivered);
+    },
+    4 * HANG_GUARD_MS,
+  );
+
+  it(
+    `the piped chain: ${PIPED_CONSUMERS} consume.ts processes given the same document deliver its packages once`,
+    async () => {
+      const project = makeProject('ca-once-pipe-');
+      projects.push(project);
+      seed(project);
+      // One document, as `zone | rank | pack | reasoning` prints it; handed to every consume step at once.
+      const [reasoning] = await startTogether(project, [{ script: 'reasoning.ts', args: request(project, ['--limit', String(LIMIT)]) }]);
+      const first = documentOf(reasoning as Child, 'reasoning.ts');
+      if (first.fallback) throw new Error('reasoning.ts fell back');
+      const chosen = first.doc.packages.map((p: any) => p.id as number);
+      expect(chosen).toHaveLength(LIMIT);
+
+      const runs = await startTogether(
+        project,
+        Array.from({ length: PIPED_CONSUMERS }, () => ({ script: 'consume.ts', args: ['--project-root', project.root], input: JSON.stringify(first.doc) })),
+      );
+      const delivered: number[] = [];
+      runs.forEach((run, i) => {
+        const out = documentOf(run, `consume ${i}`);
+        if (out.fallback) return;
+        const ids = out.doc.packages.map((p: any) => p.id as number);
+        expect(out.doc.consumption).toBe('recorded');
+        expect(sorted(out.doc.consumed)).toEqual(sorted(ids));
+        // What another run recorded first is withdrawn and reported as consumed.
+        const withdrawn = chosen.filter((id: number) => !ids.includes(id));
+        const consumedExclusions = out.doc.excluded.filter((e: any) => e.reason === 'consumed').map((e: any) => e.id);
+        expect(sorted(consumedExclusions)).toEqual(sorted(withdrawn));
+        expect(out.doc.total_available).toBe(first.doc.total_available - withdrawn.length);
+        delivered.push(...ids);
+      });
+      expect(delivered.length - new Set(delivered).size, `duplicates in ${JSON.stringify(sorted(delivered))}`).toBe(0);
+      // Whoever took the write lock first delivered them all (a fallback only ever comes after it).
+      expect(sorted(delivered)).toEqual(sorted(chosen));
+      expectRecordedExactly(project.dbPath, delivered);
+    },
+    4 * HANG_GUARD_MS,
+  );
+});
