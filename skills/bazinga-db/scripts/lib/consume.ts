@@ -46,6 +46,11 @@ export function markPackageConsumed(
 export interface Claim {
   /** Ids marked consumed by this claim. */
   claimed: number[];
+  /**
+   * Ids free at this iteration that nothing could record: an agent without consumption_scope rows
+   * (requirements_engineer) whose consumer rows are all consumed already. Delivered, not recorded.
+   */
+  unrecorded: number[];
   /** Ids the agent had already consumed at this iteration (recorded first by another run); left alone. */
   taken: number[];
 }
@@ -56,18 +61,18 @@ export interface Claim {
  * taken. An id with no package is neither. Call inside a write transaction: SQLite's write lock
  * then serialises the claims, each sees the marks of those before it, and no package is claimed
  * twice at one iteration. (An agent without consumption_scope rows is only recorded at the first
- * iteration it consumes a package: later claims find nothing to mark and nothing taken.)
+ * iteration it consumes a package: later claims find nothing to mark and report it unrecorded.)
  */
 export function claimPackages(db: DB, ids: readonly number[], agent: string, iteration: number): Claim {
-  const claim: Claim = { claimed: [], taken: [] };
+  const claim: Claim = { claimed: [], unrecorded: [], taken: [] };
   for (const id of ids) {
     const pkg = findPackage(db, id);
     if (!pkg) continue;
     if (isConsumedAtIteration(db, id, agent, iteration)) {
       claim.taken.push(id);
     } else {
-      markPackageConsumed(db, pkg, agent, iteration);
-      claim.claimed.push(id);
+      const mark = markPackageConsumed(db, pkg, agent, iteration);
+      (mark.consumer_row_updated || mark.scope_inserted ? claim.claimed : claim.unrecorded).push(id);
     }
   }
   return claim;

@@ -1,11 +1,11 @@
 /**
- * bazinga-db as a library: everything another skill (context-assembler) may use, and nothing
- * else. The modules behind it are internal; a change to them that keeps this surface needs no
+ * bazinga-db as a library: what another skill (context-assembler), the benchmarks and the tests
+ * may use. The modules behind it are internal; a change to them that keeps this surface needs no
  * change in the assembler.
  */
 
 // Errors: the one error type of both skills, and the one way to print it.
-export { BazingaError, ERROR_CODES, invalid, notFound, printError, toBazingaError, usage } from './errors.ts';
+export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from './errors.ts';
 
 // Opening a database, transactions.
 export { inspectSchema, openDatabase, openReadOnly, writeTransaction, type DB } from './db.ts';
@@ -31,6 +31,7 @@ export {
   isConsumedAtIteration,
   listBucketHeads,
   listConsumedPackages,
+  listPackagesNaming,
   searchRequestPackages,
   type CandidatePackage,
   type EligibilityQuery,

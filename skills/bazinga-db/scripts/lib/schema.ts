@@ -252,7 +252,7 @@ export const V19_DDL: readonly string[] = [
 ];
 
 /**
- * v3: the full-text index behind relevance (references/relevance.md). Derived data, filled from the
+ * v3: the full-text index behind relevance (skills/context-assembler/references/relevance.md). Derived data, filled from the
  * original tables by repo/searchIndex.ts (watermarks in ca_meta); no triggers on the original's
  * tables. Queries are confined to a session or project by joining the source rows; id columns
  * are carried, not searched.

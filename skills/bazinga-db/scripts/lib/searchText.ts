@@ -15,7 +15,7 @@
 
 /**
  * The FTS5 tokenizer of every `ca_fts_*` table, chosen by measurement on the labelled relevance set
- * (references/relevance.md): unicode61 with diacritics folded, no stemming. Its tokens are the
+ * (skills/context-assembler/references/relevance.md): unicode61 with diacritics folded, no stemming. Its tokens are the
  * lower-cased, folded letter/digit runs of the text, which `searchToken` reproduces, so a query
  * term's document frequency can be looked up before it is asked for.
  */

@@ -4,8 +4,8 @@
  * the final document is the same whether the steps ran in one process or as a pipe. Documented in
  * references/assembly-document.md.
  */
-import { invalid, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
-import type { Zone } from './config.ts';
+import { invalid, SPAWNED_AGENTS, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
+import { ZONES, type Zone } from './config.ts';
 import { ZONE_RULES } from './core/zone.ts';
 
 export const STEPS = ['zone', 'rank', 'pack', 'reasoning', 'consume'] as const;
@@ -171,7 +171,7 @@ export interface AssemblyDoc {
   reasoning?: ReasoningSection;
   // consume
   consumed?: number[];
-  consumption?: 'recorded' | 'dry-run' | 'skipped-zone' | 'nothing-delivered' | 'failed';
+  consumption?: 'recorded' | 'unrecorded' | 'dry-run' | 'skipped-zone' | 'nothing-delivered';
 }
 
 /** A document that arrived on stdin, checked enough that the next step can trust its shape. */
@@ -188,18 +188,28 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
     if (typeof req[k] !== 'string') fail(`field "request.${k}" must be a string`);
   }
   for (const k of ['current_tokens', 'iteration'] as const) {
-    if (typeof req[k] !== 'number') fail(`field "request.${k}" must be a number`);
+    if (!Number.isSafeInteger(req[k]) || (req[k] as number) < 0) fail(`field "request.${k}" must be an integer >= 0, got ${JSON.stringify(req[k])}`);
   }
+  // What the steps look values up by must be one of the known ones (a typo would silently change the block).
+  const oneOf = (field: string, value: unknown, allowed: readonly string[]) => {
+    if (!allowed.includes(value as string)) fail(`field "${field}" must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  };
+  oneOf('request.agent', req.agent, SPAWNED_AGENTS);
+  oneOf('request.reasoning_level', req.reasoning_level, REASONING_LEVELS);
+  oneOf('zone', doc.zone, ZONES);
   // Optional texts: absent (a document from an older version) means not given.
   for (const k of ['task', 'error', 'scope', 'lang', 'framework'] as const) {
     if (req[k] === undefined) req[k] = null;
     else if (req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);
   }
-  for (const k of ['zone', 'usage_pct', 'summary_cap', 'remaining_budget', 'context_budget', 'limit', 'include_reasoning'] as const) {
+  for (const k of ['zone', 'usage_pct', 'remaining_budget', 'context_budget', 'limit', 'include_reasoning'] as const) {
     if (doc[k] === undefined) fail(`field "${k}" is missing`);
   }
-  if (doc.summary_cap !== null && !(typeof doc.summary_cap === 'number' && doc.summary_cap >= 0)) fail('field "summary_cap" must be a non-negative number or null');
-  if (doc.summary_cap === null && ZONE_RULES[doc.zone as Zone]?.queries === true) fail(`field "summary_cap" must be a number in zone ${doc.zone}`);
+  // summary_cap: absent in a document from an older version; the shell fills it from the config.
+  if (doc.summary_cap !== undefined) {
+    if (doc.summary_cap !== null && !(typeof doc.summary_cap === 'number' && doc.summary_cap >= 0)) fail('field "summary_cap" must be a non-negative number or null');
+    if (doc.summary_cap === null && ZONE_RULES[doc.zone as Zone].queries) fail(`field "summary_cap" must be a number in zone ${doc.zone}`);
+  }
   const at = STEPS.indexOf(doc.step as Step);
   if (at >= STEPS.indexOf('rank') && !Array.isArray(doc.candidates) && !Array.isArray(doc.packages)) fail('field "candidates" is missing');
   if (at >= STEPS.indexOf('pack') && !Array.isArray(doc.packages)) fail('field "packages" is missing');

@@ -125,8 +125,12 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
 
   if (loadEnvironment) {
     try {
-      const env = loadEnvironment(flags, { cwd: io.cwd, env: io.env, stderr: io.stderr });
-      add('config', 'ok', fs.existsSync(env.configPath) ? env.configPath : `defaults (no ${env.configPath})`);
+      // What the config's parser warns about (unknown keys, ignored on every run) is a row of its own.
+      const warnings: string[] = [];
+      const env = loadEnvironment(flags, { cwd: io.cwd, env: io.env, stderr: (t: string) => warnings.push(t.trim()) });
+      const where = fs.existsSync(env.configPath) ? env.configPath : `defaults (no ${env.configPath})`;
+      if (warnings.length === 0) add('config', 'ok', where);
+      else add('config', 'warn', `${where}: ${warnings.join('; ')}`, 'remove or rename the keys named (references/configuration.md lists every key)');
     } catch (err) {
       if (err instanceof BazingaError && err.code === 'CONFIG') add('config', 'fail', message(err), 'fix the named key (references/configuration.md)');
       else if (checks.some((c) => c.check === 'project root' && c.status === 'fail')) add('config', 'warn', 'not checked: no project root');

@@ -292,28 +292,34 @@ export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   });
 }
 
+/** How often a run chooses again after another run recorded part of its choice, before it delivers what is left. */
+const MAX_CHOICES = 4;
+
 /**
- * The whole assembly (rank through consume) of a run that records consumption, with choosing and
- * marking in one write transaction. The steps run first without the write lock; then, holding it,
- * the chosen packages are checked: when another run recorded one of them meanwhile, the steps run
- * again inside the transaction (now seeing its marks) and this run claims the packages that ranking
- * chooses. Runs for the same (agent, iteration) are thus served one after the other, and the write
- * lock is held only for the check and the marks unless runs actually collide.
+ * The whole assembly (rank through consume) of a run that records consumption. The steps run
+ * without the write lock; then one short write transaction checks the chosen packages and marks
+ * them. When another run recorded one of them meanwhile, nothing is marked and the run chooses
+ * again outside the lock (its ranking now excludes the other run's marks), so the lock is never
+ * held while ranking and concurrent runs are not starved into a fallback. Each round the first
+ * run to commit is served, so runs finish; after MAX_CHOICES a run claims what is still free and
+ * withdraws the rest. A package is delivered only by the run that recorded it.
  */
 function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): AssemblyDoc {
   const choose = steps.filter((s) => s !== 'consume');
-  const chosen = runSteps(start, choose, deps);
-  if (packageIds(chosen).length === 0) return consumeStep(chosen, deps);
   const r = start.request;
-  return recording(() => {
-    const db = deps.db();
-    return writeTransaction(db, () => {
-      const stale = packageIds(chosen).some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
-      const doc = stale ? runSteps(start, choose, deps) : chosen;
-      const ids = packageIds(doc);
-      return ids.length === 0 ? consumed(doc, 'nothing-delivered') : claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps);
+  for (let attempt = 1; ; attempt++) {
+    const doc = runSteps(start, choose, deps);
+    const ids = packageIds(doc);
+    if (ids.length === 0) return consumeStep(doc, deps);
+    const settled = recording(() => {
+      const db = deps.db();
+      return writeTransaction(db, () => {
+        const stale = attempt < MAX_CHOICES && ids.some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
+        return stale ? undefined : claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps);
+      });
     });
-  });
+    if (settled !== undefined) return settled;
+  }
 }
 
 const packageIds = (doc: AssemblyDoc) => (doc.packages ?? []).map((p) => p.id);
@@ -324,15 +330,17 @@ function consumed(doc: AssemblyDoc, consumption: NonNullable<AssemblyDoc['consum
 
 /** The document after a claim: what was claimed recorded, what another run took withdrawn. */
 function claimed(doc: AssemblyDoc, claim: Claim, deps: Deps): AssemblyDoc {
-  if (claim.taken.length === 0) return consumed(doc, 'recorded', claim.claimed);
+  // Delivered packages nothing could record (requirements_engineer after its first iteration).
+  const status = claim.claimed.length === 0 && claim.unrecorded.length > 0 ? 'unrecorded' : 'recorded';
+  if (claim.taken.length === 0) return consumed(doc, status, claim.claimed);
   deps.warn(
     `context-assembler: package(s) ${claim.taken.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
   );
-  return consumed(withdrawPackages(doc, claim.taken, deps.countTokens), 'recorded', claim.claimed);
+  return consumed(withdrawPackages(doc, claim.taken, deps.countTokens), status, claim.claimed);
 }
 
 /** Runs a recording write; a failure means nothing may be delivered, so it is rethrown for the shell's fallback. */
-function recording(write: () => AssemblyDoc): AssemblyDoc {
+function recording<T>(write: () => T): T {
   try {
     return write();
   } catch (err) {

@@ -12,6 +12,7 @@ import {
   indexedArtifactText,
   listBucketHeads,
   listPackagePaths,
+  listPackagesNaming,
   listTaskGroups,
   pruneTerms,
   queryTerms,
@@ -225,6 +226,12 @@ export function selectPackages(input: SelectInput): PackageSelection {
   let matched: SearchedPackage[] = [];
   let scopedMatched: SearchedPackage[] = [];
   let read = { perBucket: 0, k: 0 };
+  // Without a scope search (no full-text index), every package whose text could name a path under
+  // the scope is read at once (a superset, by each scope's last segment): none is left unread.
+  const namingScope =
+    plan.scopes.length > 0 && plan.scopeInSession === null
+      ? listPackagesNaming(db, query, plan.scopes.map((segs) => segs[segs.length - 1] as string)).filter((p) => !consumedIds.has(p.id))
+      : [];
   for (let round = 1; ; round++) {
     if (read.perBucket !== perBucket) heads = listBucketHeads(db, query, perBucket);
     // The best k matches of the request's packages; those not eligible are dropped after they
@@ -235,7 +242,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
     }
     read = { perBucket, k };
     const hits = matched.filter(eligible);
-    const scoped = scopedMatched.filter(eligible);
+    const scoped = [...scopedMatched.filter(eligible), ...namingScope];
     const rows = new Map<number, CandidatePackage>();
     for (const row of [...heads, ...hits, ...scoped]) if (!rows.has(row.id)) rows.set(row.id, row);
     const hitsTruncated = matched.length === k;
@@ -269,9 +276,6 @@ export function selectPackages(input: SelectInput): PackageSelection {
       if (list) list.push(row);
       else perKey.set(key, [row]);
     }
-    // Without a scope search (no full-text index), any unread package may name a path under the
-    // scope in its summary or artifact: only reading the buckets to the end proves it does not.
-    const scopeUnsearched = plan.scopes.length > 0 && plan.scopeInSession === null;
     const tails: BucketTail[] = [];
     for (const [key, list] of perKey) {
       if (list.length < perBucket) continue;
@@ -281,7 +285,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
         heuristic: heuristic(tail),
         createdMs: parseSqliteTime(tail.created_at),
         id: tail.id,
-        scopePossible: scopeTruncated || scopeUnsearched || groupScopePossible(key.startsWith('g|'), query.groupId, plan),
+        scopePossible: scopeTruncated || groupScopePossible(key.startsWith('g|'), query.groupId, plan),
       });
     }
     for (const row of rows.values()) {

@@ -36,6 +36,7 @@ import {
   type ParsedFlags,
 } from './params.ts';
 import { advance, zoneStep, type Deps } from './pipeline.ts';
+import { summaryCapOf } from './core/zone.ts';
 import { makeTokenCounter, type TokenCountCache } from './tokens.ts';
 
 export interface ScriptIo {
@@ -72,7 +73,8 @@ export const COMMON_HELP = `Request (when no document is piped in):
   --iteration N             retry number, 0 for the first attempt (default 0)
   --limit N                 packages to retrieve, 1-50 (default: retrieval_limits in config)
   --include-reasoning B     true | false (default: on for handoff recipients and retries)
-  --reasoning-level L       minimal (400) | medium (800, default) | full (1200 tokens)
+  --reasoning-level L       minimal | medium (default) | full: the reasoning budget in tokens,
+                            from reasoning.level_budgets in config (400 / 800 / 1200 by default)
   --now ISO-8601            clock for recency and TTLs (default: now); fixes the output
   --task TEXT               what the agent is about to do: ranks packages, reasoning and strategies
                             by relevance (default: the task group's name, component path,
@@ -253,7 +255,8 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));
     const first =
       start.kind === 'doc'
-        ? start.doc
+        ? // A document from an older version has no summary_cap: the zone's, from this config.
+          { ...start.doc, summary_cap: start.doc.summary_cap === undefined ? summaryCapOf(env.config, start.doc.zone) : start.doc.summary_cap }
         : zoneStep({ ...request, task: redactText(request.task), error: redactText(request.error), scope: redactText(request.scope) }, env.config);
     output(io, format, advance(first, spec.step, made.deps));
     return 0;

@@ -217,6 +217,24 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
 }
 
 /**
+ * Eligible packages at @iteration whose summary, path or indexed artifact paths contain one of
+ * `needles`: a superset of those that can name a path under a scope (each needle is a scope's last
+ * segment), for when no full-text index can say which do.
+ */
+export function listPackagesNaming(db: DB, q: EligibilityQuery & { iteration: number }, needles: readonly string[]): CandidatePackage[] {
+  if (needles.length === 0) return [];
+  return stmt(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp
+     WHERE ${IN_SCOPE} AND ${DESIGNATED_AND_UNCONSUMED}
+       AND EXISTS (SELECT 1 FROM json_each(@needles) n
+                   WHERE instr(cp.summary, n.value) > 0 OR instr(cp.file_path, n.value) > 0
+                      OR EXISTS (SELECT 1 FROM ca_package_paths pp WHERE pp.package_id = cp.id AND instr(pp.paths, n.value) > 0))
+     ORDER BY cp.id`,
+  ).all({ ...q, needles: JSON.stringify(needles) }) as CandidatePackage[];
+}
+
+/**
  * How many packages of the request's scope (group and session-wide, not superseded) name the agent
  * as a consumer, consumed or not. Eligible = this minus listConsumedPackages().length.
  */

@@ -80,9 +80,11 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     const why =
       available === 0
         ? NO_PACKAGES_TEXT
-        : rules.ladder !== null && (doc.excluded ?? []).every((e) => e.reason !== 'budget')
-          ? 'Only low-priority packages are available; they are left out in this zone.'
-          : 'No package fit the context budget; fetch one by id if needed.';
+        : doc.consumption === 'recorded' && (doc.consumed ?? []).length === 0 // every chosen package withdrawn
+          ? 'The packages chosen were delivered to this agent by a concurrent run; re-invoke to get the next ones.'
+          : rules.ladder !== null && (doc.excluded ?? []).every((e) => e.reason !== 'budget')
+            ? 'Only low-priority packages are available; they are left out in this zone.'
+            : 'No package fit the context budget; fetch one by id if needed.';
     out.push('', why);
   }
   const skipped = (doc.excluded ?? []).filter((e) => e.kind === 'package' && e.reason === 'budget').map((e) => `(id ${e.id})`);
