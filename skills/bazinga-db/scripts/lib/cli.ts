@@ -11,7 +11,8 @@ import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, 
 import { indexSettings, redactionPolicy } from './settings.ts';
 import { DEFAULT_POLICY, Redactor, redactJson, redactText, type RedactionPolicy } from './redact.ts';
 import { syncSearchIndex } from './repo/searchIndex.ts';
-import { printError, usage, invalid } from './errors.ts';
+import { printError, usage } from './errors.ts';
+import { parseInteger } from './validate.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
 
 export interface CliIo {
@@ -37,10 +38,8 @@ const GLOBAL_VALUE_FLAGS: Record<string, 'db' | 'projectRoot' | 'busyTimeout'> =
   '--busy-timeout': 'busyTimeout',
 };
 
-function parseBusyTimeout(value: string, source: string): number {
-  if (!/^\s*[0-9]+\s*$/.test(value)) throw invalid(`${source} must be a non-negative integer (milliseconds), got '${value}'`);
-  return Number(value.trim());
-}
+/** Milliseconds, from --busy-timeout or BAZINGA_BUSY_TIMEOUT_MS: the shared integer rule, 0 or more. */
+const parseBusyTimeout = (value: string, source: string): number => parseInteger(source, value, 0);
 
 /** Global flags come before the command; everything after the command belongs to it. */
 function parseGlobal(argv: readonly string[], env: NodeJS.ProcessEnv): GlobalOptions {

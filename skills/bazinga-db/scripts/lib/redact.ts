@@ -465,7 +465,7 @@ function redactUrlsHeadersCli(text: string, run: Run): string {
     return head + marker('password');
   });
   if (lower.includes('convertto-securestring')) {
-    out = out.replace(SECURE_STRING, (m, head: string, value: string) => {
+    out = out.replace(SECURE_STRING, (_m, head: string, value: string) => {
       run.hit('cli_password');
       return head + value[0] + marker('cli_password') + value[0];
     });
