@@ -254,7 +254,11 @@ export function countDesignatedPackages(db: DB, q: EligibilityQuery): number {
   return row.n;
 }
 
-/** Packages in the request's scope the agent already consumed at this iteration (reported as exclusions). */
+/**
+ * Packages in the request's scope the agent already consumed at this iteration (reported as
+ * exclusions). Both reads stay inside the session: its scope rows, and the consumer rows of its
+ * own packages (looked up by package), never the agent's consumer rows of every session.
+ */
 export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: number }): CandidatePackage[] {
   return stmt(
     db,
@@ -262,8 +266,11 @@ export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: 
      WHERE cp.id IN (SELECT s.package_id FROM consumption_scope s
                      WHERE s.session_id = @sessionId AND s.agent_type = @agentType AND s.iteration = @iteration
                      UNION
-                     SELECT c.package_id FROM context_package_consumers c INDEXED BY ca_idx_cpc_consumed
-                     WHERE c.agent_type = @agentType AND c.consumed_at IS NOT NULL AND c.iteration = @iteration)
+                     SELECT p.id FROM context_packages p INDEXED BY idx_cp_session
+                     WHERE p.session_id = @sessionId
+                       AND EXISTS (SELECT 1 FROM context_package_consumers c INDEXED BY idx_cpc_package
+                                   WHERE c.package_id = p.id AND c.agent_type = @agentType
+                                     AND c.consumed_at IS NOT NULL AND c.iteration = @iteration))
        AND ${IN_SCOPE} AND ${DESIGNATED}
      ORDER BY cp.id`,
   ).all(q) as CandidatePackage[];

@@ -1,0 +1,128 @@
+/**
+ * The hot path's queries stay inside the request's session: every statement an assembly runs is
+ * captured (on a real SQLite file with other sessions around it) and its EXPLAIN QUERY PLAN is
+ * checked: no full scan of a table that grows across sessions, and consumer rows looked up by
+ * package, never by agent across every session.
+ */
+import { describe, expect, it } from 'vitest';
+import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
+import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
+import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
+import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
+import { DEFAULT_CONFIG, type Config } from '../skills/context-assembler/scripts/lib/config.ts';
+import { advance, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
+import type { AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
+import { makeProject, writeArtifact } from './helpers.ts';
+
+/** Tables whose size grows with every session: a hot query may only search them by an index. */
+const GROWING = ['context_packages', 'context_package_consumers', 'consumption_scope', 'orchestration_logs'];
+
+function seed(db: DB, root: Parameters<typeof writeArtifact>[0]): void {
+  writeTransaction(db, () => {
+    for (let s = 0; s < 6; s++) {
+      const session = `S${s}`;
+      insertSession(db, { sessionId: session, mode: 'parallel', requirements: 'Login', initialBranch: 'main', metadata: null });
+      upsertTaskGroup(db, { id: 'AUTH', sessionId: session, name: 'Authentication', componentPath: 'src/auth/' });
+      for (let i = 0; i < 40; i++) {
+        const id = insertPackage(db, {
+          sessionId: session,
+          groupId: i % 4 === 0 ? null : 'AUTH',
+          scope: i % 4 === 0 ? 'global' : 'group',
+          packageType: ['research', 'failures', 'decisions', 'handoff', 'investigation'][i % 5] as string,
+          filePath: writeArtifact(root, session, `p${i}.md`, `# p${i}\nsrc/auth/login.ts\n`),
+          producerAgent: 'investigator',
+          priority: ['low', 'medium', 'high', 'critical'][i % 4] as string,
+          summary: `Package ${i}: login flow in src/auth`,
+          sizeBytes: 30,
+        });
+        insertConsumer(db, id, 'developer');
+        if (i % 3 === 0) markPackageConsumed(db, { id, session_id: session, group_id: i % 4 === 0 ? null : 'AUTH', scope: i % 4 === 0 ? 'global' : 'group' }, 'developer', 1);
+      }
+    }
+  });
+}
+
+/** Runs one assembly with every prepared statement recorded with the parameters it first ran with. */
+function captureAssembly(db: DB, projectRoot: string, config: Config, request: Partial<AssemblyRequest>): Map<string, unknown[]> {
+  const seen = new Map<string, unknown[]>();
+  const prepare = db.prepare.bind(db);
+  const watched = new Proxy(db, {
+    get(target, key) {
+      if (key !== 'prepare') {
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (sql: string) => {
+        const st = prepare(sql);
+        return new Proxy(st, {
+          get(t, k) {
+            const v = Reflect.get(t, k, t);
+            if (typeof v !== 'function') return v;
+            return (...args: unknown[]) => {
+              if (['all', 'get', 'run', 'iterate'].includes(String(k)) && !seen.has(sql)) seen.set(sql, args);
+              const r = v.apply(t, args);
+              return r === t ? st : r;
+            };
+          },
+        });
+      };
+    },
+  }) as DB;
+  const full: AssemblyRequest = {
+    session: 'S3', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 1, limit: null,
+    include_reasoning: true, reasoning_level: 'medium', now: '2026-01-01T00:00:00.000Z', task: null, error: null, scope: null, lang: null, framework: null,
+    ...request,
+  };
+  const deps: Deps = {
+    config,
+    countTokens: (t) => Math.ceil(t.length / 4),
+    redact: (t) => t,
+    db: () => watched,
+    projectRoot,
+    explain: false,
+    dryRun: true,
+    warn: () => {},
+  } as Deps;
+  advance(zoneStep(full, config), 'consume', deps);
+  return seen;
+}
+
+describe('query plans of the hot path', () => {
+  it.each([
+    ['with the full-text index and a task', true, { task: 'fix the login flow', error: 'TypeError: token is undefined' }],
+    ['without the index, with a scope', false, { scope: 'src/auth' }],
+  ] as const)('%s: no full scan of a growing table, consumer rows by package', (_label, fts, request) => {
+    const project = makeProject('ca-plans-');
+    const db = openDatabase({ dbPath: project.dbPath });
+    try {
+      seed(db, project);
+      const config = structuredClone(DEFAULT_CONFIG);
+      config.enable_fts5 = fts;
+      const seen = captureAssembly(db, project.root, config, request);
+      const reads = [...seen].filter(([sql]) => /^\s*(WITH|SELECT)/i.test(sql));
+      expect(reads.length).toBeGreaterThan(5);
+      const problems: string[] = [];
+      for (const [sql, args] of reads) {
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(args as [])) as { detail: string }[]).map((p) => p.detail);
+        for (const d of plan) {
+          const scan = /^SCAN (\w+)(?: AS \w+)?(?! USING)/.exec(d);
+          const table = scan ? tableOf(sql, scan[1] as string) : undefined;
+          if (scan && !/USING (?:COVERING )?INDEX/.test(d) && table && GROWING.includes(table)) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
+          if (/USING (?:COVERING )?INDEX (?:ca_idx_cpc_consumed|idx_cpc_agent)\b/.test(d)) problems.push(`consumer rows of every session: ${d}`);
+        }
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      db.close();
+      project.cleanup();
+    }
+  });
+});
+
+/** The table an alias (or a table name) in a plan line stands for in the statement. */
+function tableOf(sql: string, name: string): string {
+  if (GROWING.includes(name)) return name;
+  const m = new RegExp(`\\b(\\w+)\\s+(?:AS\\s+)?${name}\\b`, 'i').exec(sql);
+  return m ? (m[1] as string) : name;
+}
