@@ -11,7 +11,8 @@ import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
 import { DEFAULT_CONFIG, type Config } from '../skills/context-assembler/scripts/lib/config.ts';
-import { advance, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
+import { advance, AVAILABLE_CAP, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
+import { renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
 import type { AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { makeProject, writeArtifact } from './helpers.ts';
 
@@ -126,3 +127,33 @@ function tableOf(sql: string, name: string): string {
   const m = new RegExp(`\\b(\\w+)\\s+(?:AS\\s+)?${name}\\b`, 'i').exec(sql);
   return m ? (m[1] as string) : name;
 }
+
+describe('the available count is bounded', () => {
+  it(`stops at AVAILABLE_CAP a half and says so: "(3/${AVAILABLE_CAP}+)" and "+${AVAILABLE_CAP - 3}+ more"`, () => {
+    const project = makeProject('ca-cap-');
+    const db = openDatabase({ dbPath: project.dbPath });
+    try {
+      const file = writeArtifact(project, 'S0', 'p.md', '# p\n');
+      writeTransaction(db, () => {
+        insertSession(db, { sessionId: 'S0', mode: 'simple', requirements: 'Login', initialBranch: 'main', metadata: null });
+        upsertTaskGroup(db, { id: 'AUTH', sessionId: 'S0', name: 'Authentication', componentPath: 'src/auth/' });
+        for (let i = 0; i < AVAILABLE_CAP + 100; i++) {
+          const id = insertPackage(db, { sessionId: 'S0', groupId: 'AUTH', scope: 'group', packageType: 'research', filePath: file, producerAgent: 'investigator', priority: 'high', summary: `Package ${i}`, sizeBytes: 4 });
+          insertConsumer(db, id, 'developer');
+        }
+      });
+      const config = structuredClone(DEFAULT_CONFIG);
+      const request = { session: 'S0', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 0, limit: 3, include_reasoning: false, reasoning_level: 'medium', now: '2026-01-01T00:00:00.000Z', task: null, error: null, scope: null, lang: null, framework: null } as const;
+      const deps = { config, countTokens: (t: string) => Math.ceil(t.length / 4), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
+      const doc = advance(zoneStep(request, config), 'consume', deps);
+      expect(doc.total_available).toBe(AVAILABLE_CAP);
+      expect(doc.total_capped).toBe(true);
+      const block = renderMarkdown(doc);
+      expect(block).toContain(`### Relevant Packages (3/${AVAILABLE_CAP}+)`);
+      expect(block).toContain(`📦 +${AVAILABLE_CAP - 3}+ more packages available`);
+    } finally {
+      db.close();
+      project.cleanup();
+    }
+  });
+});

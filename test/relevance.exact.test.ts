@@ -21,6 +21,7 @@ import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroup
 import { DEFAULT_CONFIG, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { planSearch, selectPackages } from '../skills/context-assembler/scripts/lib/search.ts';
+import { AVAILABLE_CAP } from '../skills/context-assembler/scripts/lib/pipeline.ts';
 
 let dir: string;
 let db: DB;
@@ -122,7 +123,7 @@ describe('fast read = ranking every eligible package', () => {
             nowMs: Date.parse(request.now),
             config,
             explain: false,
-            totalAvailable: countDesignatedPackages(db, query) - consumed.length,
+            totalAvailable: countDesignatedPackages(db, query, AVAILABLE_CAP).count - consumed.length,
             consumed,
           };
           const fast = selectPackages(common);
@@ -198,7 +199,7 @@ describe('fast read = ranking every eligible package, on a store made of ties', 
             const query = { sessionId: 'S', groupId: p.group, agentType: 'developer', iteration: p.iteration };
             const consumed = listConsumedPackages(conn, query);
             const plan = planSearch(conn, request, config, (t) => t, true);
-            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: false, totalAvailable: countDesignatedPackages(conn, query) - consumed.length, consumed };
+            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: false, totalAvailable: countDesignatedPackages(conn, query, AVAILABLE_CAP).count - consumed.length, consumed };
             const view = (s: ReturnType<typeof selectPackages>) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
             expect(view(selectPackages(common))).toEqual(view(selectPackages({ ...common, exhaustive: true })));
           },

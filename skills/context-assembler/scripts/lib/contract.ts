@@ -158,6 +158,8 @@ export interface AssemblyDoc {
   project_id?: string;
   query?: QueryInfo;
   total_available?: number;
+  /** True when total_available is a lower bound: the count stopped at its cap (shown as "N+"). */
+  total_capped?: boolean;
   priority_used?: string | null;
   candidates?: RankedPackage[];
   error_patterns?: ErrorPatternItem[];

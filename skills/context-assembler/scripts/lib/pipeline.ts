@@ -30,7 +30,7 @@ import { selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { CountTokens } from './core/pack.ts';
 import { packPackages } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
-import { renderPackageEntry, renderPackageHeader, renderPackageSection } from './core/render.ts';
+import { availableText, renderPackageEntry, renderPackageHeader, renderPackageSection } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
@@ -51,6 +51,9 @@ export interface Deps {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 const queries = (zone: Zone) => ZONE_RULES[zone].queries;
+
+/** Designated packages counted at most, per half (group, session-wide); past it the block says "N+". */
+export const AVAILABLE_CAP = 1000;
 
 /** Step 1: zone and budgets; resolves the config-dependent defaults of the request. */
 export function zoneStep(request: AssemblyRequest, config: Config): AssemblyDoc {
@@ -82,6 +85,8 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const fts = deps.config.enable_fts5;
   if (fts) refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn);
   const consumed = listConsumedPackages(db, query);
+  // Counted up to AVAILABLE_CAP a half: the count then costs the cap, not the session's size.
+  const designated = countDesignatedPackages(db, query, AVAILABLE_CAP);
   const select = (plan: SearchPlan) =>
     selectPackages({
       db,
@@ -92,7 +97,7 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
       nowMs,
       config: deps.config,
       explain: deps.explain,
-      totalAvailable: countDesignatedPackages(db, query) - consumed.length,
+      totalAvailable: Math.max(0, designated.count - consumed.length),
       consumed,
     });
   // The index is derived data: when it cannot be read, rank without relevance rather than not at all.
@@ -149,6 +154,7 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     project_id: projectId,
     query: { ...plan.info, ...(plan.info.source !== 'none' ? { fts_hits: selection.hits, rounds: selection.rounds } : {}) },
     total_available: ranked.total_available,
+    total_capped: designated.capped,
     priority_used: ranked.priority_used,
     // Redacted here already: this document is printed too (rank.ts), not only the final block.
     candidates: ranked.selected.map((p) => {
@@ -174,6 +180,7 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     selected: candidates,
     zone: doc.zone,
     totalAvailable: total,
+    totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used ?? null,
     budget: doc.context_budget,
     summaryCap,
@@ -362,7 +369,7 @@ function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], countToken
   const consumedFirst = [...excluded.filter(isConsumed), ...taken.map((id): Exclusion => ({ kind: 'package', id, reason: 'consumed' }))].sort(
     (a, b) => a.id - b.id,
   );
-  const header = renderPackageHeader(doc.zone, packages.length, total, doc.priority_used ?? null);
+  const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
   return {
     ...doc,
     total_available: total,

@@ -239,19 +239,21 @@ export function listPackagesNaming(db: DB, q: EligibilityQuery & { iteration: nu
 
 /**
  * How many packages of the request's scope (group and session-wide, not superseded) name the agent
- * as a consumer, consumed or not. Eligible = this minus listConsumedPackages().length.
+ * as a consumer, consumed or not, counting at most `cap` of each half: the count costs the cap,
+ * not the session's size. `capped` says a half reached it (the true count is larger).
+ * Eligible = this minus listConsumedPackages().length.
  */
-export function countDesignatedPackages(db: DB, q: EligibilityQuery): number {
+export function countDesignatedPackages(db: DB, q: EligibilityQuery, cap: number): { count: number; capped: boolean } {
   const row = stmt(
     db,
     `SELECT
-       (SELECT COUNT(*) FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
-        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND ${DESIGNATED})
-     + (SELECT COUNT(*) FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
+       (SELECT COUNT(*) FROM (SELECT 1 FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
+        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND ${DESIGNATED} LIMIT @cap)) AS g,
+       (SELECT COUNT(*) FROM (SELECT 1 FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
         WHERE cp.session_id = @sessionId AND cp.scope = 'global' AND (cp.group_id IS NULL OR cp.group_id <> @groupId)
-          AND ${DESIGNATED}) AS n`,
-  ).get({ sessionId: q.sessionId, groupId: q.groupId, agentType: q.agentType }) as { n: number };
-  return row.n;
+          AND ${DESIGNATED} LIMIT @cap)) AS s`,
+  ).get({ sessionId: q.sessionId, groupId: q.groupId, agentType: q.agentType, cap }) as { g: number; s: number };
+  return { count: row.g + row.s, capped: row.g >= cap || row.s >= cap };
 }
 
 /**

@@ -6,13 +6,15 @@
 import type { Zone } from '../config.ts';
 import type { Exclusion, PackedPackage, RankedPackage } from '../contract.ts';
 import { pack, type CountTokens } from './pack.ts';
-import { renderPackageEntry, renderPackageHeader, renderPackageSection } from './render.ts';
+import { availableText, renderPackageEntry, renderPackageHeader, renderPackageSection } from './render.ts';
 import { isRedactionEmptied, oneLine, truncateAtWord } from './text.ts';
 
 export interface PackPackagesInput {
   selected: readonly RankedPackage[];
   zone: Zone;
   totalAvailable: number;
+  /** totalAvailable is a lower bound (shown "N+"). */
+  totalCapped?: boolean;
   priorityUsed: string | null;
   budget: number;
   summaryCap: number;
@@ -38,7 +40,7 @@ export function packPackages(input: PackPackagesInput): PackPackagesOutput {
     }
     prepared.push({ ...p, file_path: input.redact(oneLine(p.file_path)), summary: truncateAtWord(redacted, input.summaryCap) });
   }
-  const header = (count: number) => renderPackageHeader(input.zone, count, input.totalAvailable, input.priorityUsed);
+  const header = (count: number) => renderPackageHeader(input.zone, count, availableText(input.totalAvailable, input.totalCapped), input.priorityUsed);
   // Reserve the header at its widest (every prepared package admitted); the blank-line separators
   // are counted with each entry.
   const headerTokens = input.countTokens(header(prepared.length) + '\n\n');

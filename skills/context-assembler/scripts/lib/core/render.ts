@@ -11,7 +11,10 @@ export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'f
   return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id})\n> ${p.summary}`;
 }
 
-export function renderPackageHeader(zone: Zone, count: number, available: number, priorityUsed: string | null): string {
+/** The available count as shown: "1000+" when the count stopped at its cap. */
+export const availableText = (available: number, capped = false) => `${available}${capped ? '+' : ''}`;
+
+export function renderPackageHeader(zone: Zone, count: number, available: number | string, priorityUsed: string | null): string {
   if (ZONE_RULES[zone].ladder !== null) {
     return `### Priority Packages (${count}/${available})${priorityUsed ? ` - ${priorityUsed} level` : ''}`;
   }
@@ -74,7 +77,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   }
   const packages = doc.packages ?? doc.candidates ?? [];
   const available = doc.total_available ?? packages.length;
-  const header = renderPackageHeader(doc.zone, packages.length, available, doc.priority_used ?? null);
+  const header = renderPackageHeader(doc.zone, packages.length, availableText(available, doc.total_capped), doc.priority_used ?? null);
   out.push('', renderPackageSection(header, packages.map(renderPackageEntry)));
   if (packages.length === 0) {
     const why =
@@ -106,7 +109,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   }
   const overflow = doc.overflow_count ?? 0;
   if (overflow > 0 && rules.showsOverflow) {
-    out.push('', `📦 +${overflow} more packages available (re-invoke with higher limit to expand)`);
+    out.push('', `📦 +${availableText(overflow, doc.total_capped)} more packages available (re-invoke with higher limit to expand)`);
   }
   return out.join('\n') + '\n';
 }
