@@ -9,6 +9,8 @@ import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/sc
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
+import { insertErrorPattern, listErrorPatterns } from '../skills/bazinga-db/scripts/lib/repo/errorPatterns.ts';
+import { selectErrorPatterns } from '../skills/context-assembler/scripts/lib/core/learning.ts';
 import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
 import { DEFAULT_CONFIG, type Config } from '../skills/context-assembler/scripts/lib/config.ts';
 import { advance, AVAILABLE_CAP, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
@@ -151,6 +153,51 @@ describe('the available count is bounded', () => {
       const block = renderMarkdown(doc);
       expect(block).toContain(`### Relevant Packages (3/${AVAILABLE_CAP}+)`);
       expect(block).toContain(`📦 +${AVAILABLE_CAP - 3}+ more packages available`);
+    } finally {
+      db.close();
+      project.cleanup();
+    }
+  });
+});
+
+describe('error patterns without an error text are read top-N', () => {
+  it('the first valid patterns in confidence order equal the selection over the whole table (random tables)', () => {
+    const project = makeProject('ca-patterns-');
+    const db = openDatabase({ dbPath: project.dbPath });
+    try {
+      let x = 20261123;
+      const rand = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+      writeTransaction(db, () => {
+        insertSession(db, { sessionId: 'S0', mode: 'simple', requirements: 'Login', initialBranch: 'main', metadata: JSON.stringify({ project_id: 'p1' }) });
+        for (let i = 0; i < 300; i++) {
+          insertErrorPattern(db, { hash: `h${String(i).padStart(3, '0')}`, projectId: i % 7 === 0 ? 'other' : 'p1', signatureJson: JSON.stringify({ error_type: 'E', message_pattern: `m${i}` }), solution: `fix ${i}`, lang: [null, 'ts', 'py'][i % 3] as string | null });
+        }
+        // Ties on purpose: few confidence and occurrence values, a few days of last_seen, short TTLs.
+        const update = db.prepare('UPDATE error_patterns SET confidence = ?, occurrences = ?, last_seen = ?, ttl_days = ? WHERE pattern_hash = ?');
+        for (let i = 0; i < 300; i++) {
+          update.run([0.6, 0.7, 0.8, 0.9, 1][Math.floor(rand() * 5)], 1 + Math.floor(rand() * 3), `2025-12-0${1 + Math.floor(rand() * 5)} 10:00:00`, 1 + Math.floor(rand() * 3), `h${String(i).padStart(3, '0')}`);
+        }
+      });
+      for (const lang of [null, 'ts', 'py']) {
+        for (const now of ['2025-12-03T00:00:00.000Z', '2025-12-06T12:00:00.000Z']) {
+          const config = structuredClone(DEFAULT_CONFIG);
+          const request = { session: 'S0', group: 'global', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 0, limit: 3, include_reasoning: false, reasoning_level: 'medium', now, task: null, error: null, scope: null, lang, framework: null } as const;
+          const deps = { config, countTokens: (t: string) => Math.ceil(t.length / 4), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
+          const shown = advance(zoneStep(request, config), 'rank', deps).error_patterns ?? [];
+          const expected = selectErrorPatterns({
+            rows: listErrorPatterns(db, { projectId: 'p1', lang: null, minConfidence: config.error_patterns.min_confidence, limit: -1 }),
+            nowMs: Date.parse(now),
+            minConfidence: config.error_patterns.min_confidence,
+            max: config.error_patterns.max,
+            solutionChars: config.error_patterns.solution_chars,
+            lang,
+            error: null,
+            redact: (t) => t,
+          });
+          expect(shown.map((p) => p.pattern_hash)).toEqual(expected.map((p) => p.pattern_hash));
+          expect(shown).toHaveLength(3);
+        }
+      }
     } finally {
       db.close();
       project.cleanup();

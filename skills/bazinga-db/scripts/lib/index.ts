@@ -40,7 +40,7 @@ export {
 } from './repo/contextPackages.ts';
 export { claimPackages, markPackageConsumed, type Claim } from './consume.ts';
 export { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from './repo/reasoning.ts';
-export { listErrorPatterns, type ErrorPatternRow } from './repo/errorPatterns.ts';
+export { iterateErrorPatterns, listErrorPatterns, type ErrorPatternRow } from './repo/errorPatterns.ts';
 export { listStrategies } from './repo/strategies.ts';
 export { findSession, getProjectId } from './repo/sessions.ts';
 export { listTaskGroups } from './repo/taskGroups.ts';

@@ -12,6 +12,7 @@ import {
   getProjectId,
   isConsumedAtIteration,
   listConsumedPackages,
+  iterateErrorPatterns,
   listErrorPatterns,
   listReasoningByIds,
   listRecentReasoningOf,
@@ -22,11 +23,12 @@ import {
   type Claim,
   type DB,
   type QueryTerm,
+  type ErrorPatternRow,
   type ReasoningRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Config, Zone } from './config.ts';
 import { STEPS, type AssemblyDoc, type AssemblyRequest, type Exclusion, type Step } from './contract.ts';
-import { selectErrorPatterns, prepareStrategies } from './core/learning.ts';
+import { isExpired, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { CountTokens } from './core/pack.ts';
 import { packPackages } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
@@ -128,8 +130,13 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
       undefined,
     );
   };
-  const patternRows = listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
   const patternRelevance = learned('patterns', plan.errorTerms);
+  // Without an error to rank them by, the few shown are the first valid ones in confidence order:
+  // read only those, not the project's whole table.
+  const patternRows =
+    r.error === null && patternRelevance === undefined
+      ? firstValidPatterns(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), ep.max, nowMs, r.lang)
+      : listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
   const patterns = selectErrorPatterns({
     rows: patternRows,
     nowMs,
@@ -165,6 +172,17 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     strategies,
     excluded: ranked.excluded,
   };
+}
+
+/** The first `max` patterns selectErrorPatterns keeps (not expired, of the language or none), from rows in its order. */
+function firstValidPatterns(rows: IterableIterator<ErrorPatternRow>, max: number, nowMs: number, lang: string | null): ErrorPatternRow[] {
+  const out: ErrorPatternRow[] = [];
+  for (const row of rows) {
+    if (isExpired(row.last_seen, row.ttl_days, nowMs) || !(lang === null || row.lang === null || row.lang === lang)) continue;
+    out.push(row);
+    if (out.length >= max) break; // for…of closes the statement's cursor
+  }
+  return out;
 }
 
 /** Step 3: redact, truncate, count and admit the ranked packages within the context budget. */

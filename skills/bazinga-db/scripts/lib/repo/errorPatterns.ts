@@ -59,6 +59,20 @@ export function listErrorPatterns(db: DB, q: ErrorPatternQuery): ErrorPatternRow
   ).all(q) as ErrorPatternRow[];
 }
 
+/**
+ * A project's patterns at or above the threshold, one at a time, in the order the assembler shows
+ * them when no error text ranks them: most confident, most frequent, most recently seen, then by
+ * hash. The caller stops reading once it has the few it shows, so the cost is not the table's size.
+ */
+export function iterateErrorPatterns(db: DB, q: { projectId: string; minConfidence: number }): IterableIterator<ErrorPatternRow> {
+  return stmt(
+    db,
+    `SELECT * FROM error_patterns
+     WHERE project_id = @projectId AND ROUND(confidence, 2) >= @minConfidence
+     ORDER BY ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash ASC`,
+  ).iterate(q) as IterableIterator<ErrorPatternRow>;
+}
+
 export function setErrorConfidence(db: DB, hash: string, projectId: string, confidence: number): void {
   stmt(
     db,
