@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capturingIo } from './inProcess.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
 
@@ -60,19 +61,10 @@ const ASSEMBLE_SPEC = {
 
 /** Runs assemble in this process, as assemble.ts would (markdown); expects exit 0 and returns stdout and stderr. */
 function assemble(args: readonly string[]): { stdout: string; stderr: string } {
-  let stdout = '';
-  let stderr = '';
-  const code = runScript(ASSEMBLE_SPEC, {
-    argv: args,
-    cwd: REPO_ROOT,
-    env: ENV,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    readStdin: () => undefined,
-    now: () => new Date(),
-  });
-  expect(code, stderr).toBe(0);
-  return { stdout, stderr };
+  const run = capturingIo(args, { cwd: REPO_ROOT, env: ENV });
+  const code = runScript(ASSEMBLE_SPEC, run.io);
+  expect(code, run.err()).toBe(0);
+  return { stdout: run.out(), stderr: run.err() };
 }
 
 /** Compares `actual` with test/golden/<name>, or rewrites it under UPDATE_GOLDEN=1. */

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { capturingIo } from './inProcess.ts';
 import { BazingaError, ERROR_CODES, invalid, printError, usage } from '../skills/bazinga-db/scripts/lib/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -68,13 +69,7 @@ describe('printError', () => {
 });
 
 describe('the shells report through the one error line', () => {
-  const io = (argv: string[], cwd: string) => {
-    const err: string[] = [];
-    return {
-      err,
-      io: { argv, cwd, env: {}, stdout: () => {}, stderr: (t: string) => err.push(t), readStdin: () => undefined, now: () => new Date('2026-01-01T00:00:00Z') },
-    };
-  };
+  const io = (argv: string[], cwd: string) => capturingIo(argv, { cwd, now: '2026-01-01T00:00:00Z' });
 
   it('fetch without a project root: NO_PROJECT_ROOT, exit 1 (not DB_ERROR)', async () => {
     const { runFetch } = await import('../skills/context-assembler/scripts/lib/fetchArtifact.ts');
@@ -82,7 +77,7 @@ describe('the shells report through the one error line', () => {
     try {
       const r = io(['3'], dir);
       expect(runFetch(r.io)).toBe(1);
-      expect(JSON.parse(r.err.join('').trim().split('\n').pop() as string)).toMatchObject({ success: false, code: 'NO_PROJECT_ROOT' });
+      expect(JSON.parse(r.err().trim().split('\n').pop() as string)).toMatchObject({ success: false, code: 'NO_PROJECT_ROOT' });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -92,6 +87,6 @@ describe('the shells report through the one error line', () => {
     const { runFetch } = await import('../skills/context-assembler/scripts/lib/fetchArtifact.ts');
     const r = io(['x1'], os.tmpdir());
     expect(runFetch(r.io)).toBe(2);
-    expect(JSON.parse(r.err.join(''))).toEqual({ success: false, error: "package_id must be an integer, got 'x1'", code: 'VALIDATION' });
+    expect(JSON.parse(r.err())).toEqual({ success: false, error: "package_id must be an integer, got 'x1'", code: 'VALIDATION' });
   });
 });

@@ -6,6 +6,7 @@
  * to both; test/bazinga-db.smoke.test.ts checks per command family that the two give identical bytes.
  */
 import { runCli } from '../skills/bazinga-db/scripts/lib/cli.ts';
+import type { ScriptIo } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, bazingaDb, toResult, type Project, type RunOptions, type RunResult } from './helpers.ts';
 
 export function bazingaDbInProcess(project: Project, args: readonly string[]): { code: number; out: string; err: string } {
@@ -45,4 +46,26 @@ export type CliMode = 'process' | 'in-process';
 /** The bazinga-db runner of a mode: a real `tsx` process, or runCli in this process. */
 export function bazingaDbVia(mode: CliMode): (project: Project, args: readonly string[], opts?: RunOptions) => RunResult {
   return mode === 'process' ? bazingaDb : bazingaDbIn;
+}
+
+/**
+ * The io a context-assembler script gets in process: stdout and stderr captured, stdin closed
+ * (undefined), a fixed clock when `now` is given.
+ */
+export function capturingIo(
+  argv: readonly string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; now?: string },
+): { io: ScriptIo; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const io: ScriptIo = {
+    argv,
+    cwd: opts.cwd,
+    env: opts.env ?? {},
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    readStdin: () => undefined,
+    now: () => (opts.now === undefined ? new Date() : new Date(opts.now)),
+  };
+  return { io, out: () => out, err: () => err };
 }

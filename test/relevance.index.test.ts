@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bazingaDbInProcess } from './inProcess.ts';
+import { bazingaDbInProcess, capturingIo } from './inProcess.ts';
 import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
@@ -36,28 +36,20 @@ function db(project: Project, ...args: string[]): any {
 
 /** assemble in process; returns the JSON document (or the markdown with format markdown) and stderr. */
 function assemble(project: Project, args: readonly string[], config?: object): { doc: any; stderr: string; stdout: string } {
-  let out = '';
-  let err = '';
   const extra: string[] = [];
   if (config) {
     const file = path.join(project.root, 'bazinga', 'test_config.json');
     fs.writeFileSync(file, JSON.stringify({ context_engineering: config }));
     extra.push('--config', file);
   }
-  const code = runAssembler(
-    { name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' },
-    {
-      argv: ['--project-root', project.root, '--db', project.dbPath, '--now', '2025-12-02T12:00:00Z', '--dry-run', ...extra, ...args],
-      cwd: project.root,
-      env: {},
-      stdout: (t) => (out += t),
-      stderr: (t) => (err += t),
-      readStdin: () => undefined,
-      now: () => new Date('2025-12-02T12:00:00Z'),
-    },
-  );
+  const run = capturingIo(['--project-root', project.root, '--db', project.dbPath, '--now', '2025-12-02T12:00:00Z', '--dry-run', ...extra, ...args], {
+    cwd: project.root,
+    now: '2025-12-02T12:00:00Z',
+  });
+  const code = runAssembler({ name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' }, run.io);
   expect(code).toBe(0);
-  return { doc: out.trim().startsWith('{') ? JSON.parse(out) : undefined, stderr: err, stdout: out };
+  const out = run.out();
+  return { doc: out.trim().startsWith('{') ? JSON.parse(out) : undefined, stderr: run.err(), stdout: out };
 }
 
 function freshSession(project: Project) {

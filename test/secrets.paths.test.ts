@@ -16,7 +16,7 @@ import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { makeProject, type Project } from './helpers.ts';
-import { bazingaDbInProcess } from './inProcess.ts';
+import { bazingaDbInProcess, capturingIo } from './inProcess.ts';
 import { SECRET_CASES } from './secrets/corpus.ts';
 
 const ALL_SECRETS = [...new Set(SECRET_CASES.flatMap((c) => c.secrets))];
@@ -44,21 +44,9 @@ function ok(project: Project, args: readonly string[]): any {
 const NOW = '2025-12-02T12:00:00Z';
 
 function assemble(project: Project, args: readonly string[]): { out: string; err: string; code: number } {
-  let out = '';
-  let err = '';
-  const code = runAssembler(
-    { name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' },
-    {
-      argv: ['--project-root', project.root, '--db', project.dbPath, '--now', NOW, '--dry-run', ...args],
-      cwd: project.root,
-      env: {},
-      stdout: (t) => (out += t),
-      stderr: (t) => (err += t),
-      readStdin: () => undefined,
-      now: () => new Date(NOW),
-    },
-  );
-  return { out, err, code };
+  const run = capturingIo(['--project-root', project.root, '--db', project.dbPath, '--now', NOW, '--dry-run', ...args], { cwd: project.root, now: NOW });
+  const code = runAssembler({ name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' }, run.io);
+  return { out: run.out(), err: run.err(), code };
 }
 
 describe('ingest: every command that stores text, every case', () => {
@@ -196,17 +184,10 @@ describe('emit: rows stored unredacted are never printed as stored', () => {
 
   it('fetch prints the artifact (the whole corpus) redacted, as text and JSON', () => {
     for (const format of ['text', 'json']) {
-      let out = '';
-      let err = '';
-      const code = runFetch({
-        argv: ['1', '--project-root', p.root, '--db', p.dbPath, '--format', format],
-        cwd: p.root,
-        env: {},
-        stdout: (t) => (out += t),
-        stderr: (t) => (err += t),
-        readStdin: () => undefined,
-        now: () => new Date(NOW),
-      });
+      const run = capturingIo(['1', '--project-root', p.root, '--db', p.dbPath, '--format', format], { cwd: p.root, now: NOW });
+      const code = runFetch(run.io);
+      const out = run.out();
+      const err = run.err();
       expect(code).toBe(0);
       expect(out.length).toBeGreaterThan(10_000);
       expect(leaked(out + err)).toEqual([]);

@@ -397,7 +397,7 @@ function redactShortPasswordFlags(text: string, run: Run): string {
     const raw = text.slice(value, end);
     const quote = raw[0] === '"' || raw[0] === "'" ? raw[0] : '';
     const bare = quote !== '' && raw.endsWith(quote) && raw.length > 1 ? raw.slice(1, -1) : raw;
-    if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) {
+    if (isRedactedHere(bare)) {
       run.redacted = true;
       return;
     }
@@ -481,7 +481,7 @@ function redactCookiePairs(pairs: string, setCookie: boolean, run: Run): string 
     if (setCookie && !isFirst) return m; // Set-Cookie: only the first pair is the cookie; the rest are attributes
     const bare = value.replace(/"/g, '');
     if (COOKIE_ATTRIBUTES.has(name.toLowerCase()) || bare.length < 6 || !(/\d/.test(bare) || bare.length >= 16)) return m;
-    if (isAlreadyRedacted(value) || value.includes('[REDACTED:')) return m;
+    if (isRedactedHere(value)) return m;
     run.hit('cookie');
     const q = value.startsWith('"') && value.endsWith('"') && value.length > 1 ? '"' : '';
     return `${name}=${q}${marker('cookie')}${q}`;
@@ -607,6 +607,9 @@ function isAlreadyRedacted(value: string): boolean {
   if (!REDACTED_CHARS.test(value)) return false;
   return ALREADY_REDACTED.test(value.replace(/^\\?["'`]|\\?["'`]$/g, ''));
 }
+
+/** A rule already fired on this value: it is a mask, or an earlier rule left its marker in it. */
+const isRedactedHere = (value: string): boolean => isAlreadyRedacted(value) || value.includes('[REDACTED:');
 
 /** A value long and random enough to be a token: 8+ characters with a digit and a letter, or 16+, no blanks. */
 function looksLikeToken(bare: string): boolean {
@@ -808,7 +811,7 @@ function redactAssignments(text: string, run: Run): string {
         re.lastIndex = m.index + Math.max(1, name.length);
         continue;
       }
-      if (isAlreadyRedacted(v.bare) || v.bare.includes('[REDACTED:')) {
+      if (isRedactedHere(v.bare)) {
         run.redacted = true; // a rule fired on (part of) this value already
         re.lastIndex = v.end;
         continue;
@@ -872,7 +875,7 @@ function redactXmlElements(text: string, run: Run): string {
     const cls = classifyKey(name.replace(/^[^:]*:/, '')) ?? (keyAttr ? classifyKey(keyAttr[1] as string) : null);
     if (cls === null) return m;
     const bare = content.trim();
-    if (isAlreadyRedacted(bare) || bare.includes('[REDACTED:')) return m;
+    if (isRedactedHere(bare)) return m;
     const start = offset + name.length + 1 + attrs.length + (cdata ? 9 : 0);
     if (!isSecretValue(cls, { start, end: start + content.length, quote: '', bare, open: false }, false, text, name)) return m;
     run.hit(cls);

@@ -28,7 +28,7 @@ import {
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Config, Zone } from './config.ts';
 import { STEPS, type AssemblyDoc, type AssemblyRequest, type Exclusion, type Step } from './contract.ts';
-import { isExpired, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
+import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { CountTokens } from './core/pack.ts';
 import { packPackages } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
@@ -135,7 +135,7 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   // read only those, not the project's whole table.
   const patternRows =
     r.error === null && patternRelevance === undefined
-      ? firstValidPatterns(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), ep.max, nowMs, r.lang)
+      ? firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), ep.max, (row) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang))
       : listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
   const patterns = selectErrorPatterns({
     rows: patternRows,
@@ -174,11 +174,11 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   };
 }
 
-/** The first `max` patterns selectErrorPatterns keeps (not expired, of the language or none), from rows in its order. */
-function firstValidPatterns(rows: IterableIterator<ErrorPatternRow>, max: number, nowMs: number, lang: string | null): ErrorPatternRow[] {
+/** The first `max` rows selectErrorPatterns would show, from rows in its order. */
+function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, showable: (row: ErrorPatternRow) => boolean): ErrorPatternRow[] {
   const out: ErrorPatternRow[] = [];
   for (const row of rows) {
-    if (isExpired(row.last_seen, row.ttl_days, nowMs) || !(lang === null || row.lang === null || row.lang === lang)) continue;
+    if (!showable(row)) continue;
     out.push(row);
     if (out.length >= max) break; // for…of closes the statement's cursor
   }

@@ -51,13 +51,16 @@ function parseSignature(json: string): { error_type: string; message_pattern: st
   }
 }
 
+/** Whether a pattern may be shown at all: confident enough, not past its TTL, of the request's language or none. */
+export function isShowablePattern(r: ErrorPatternRowInput, minConfidence: number, nowMs: number, lang: string | null): boolean {
+  return round2(r.confidence) >= minConfidence && !isExpired(r.last_seen, r.ttl_days, nowMs) && (lang === null || r.lang === null || r.lang === lang);
+}
+
 export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternItem[] {
   const wanted = input.error ? normaliseErrorMessage(input.error).toLowerCase() : null;
   // Choose on the stored fields, then redact only the few that are shown.
   const chosen = input.rows
-    .filter((r) => round2(r.confidence) >= input.minConfidence)
-    .filter((r) => !isExpired(r.last_seen, r.ttl_days, input.nowMs))
-    .filter((r) => input.lang === null || r.lang === null || r.lang === input.lang)
+    .filter((r) => isShowablePattern(r, input.minConfidence, input.nowMs, input.lang))
     .map((r) => {
       const sig = parseSignature(r.signature_json);
       const pattern = sig.message_pattern.toLowerCase();
