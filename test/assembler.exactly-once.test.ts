@@ -21,6 +21,9 @@ import { PACKAGE_TYPES, PRIORITIES } from '../skills/bazinga-db/scripts/lib/enum
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
+import { COMMON_FLAGS, parseFlags, requestFromFlags } from '../skills/context-assembler/scripts/lib/params.ts';
+import { advance, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
+import { loadEnvironment, makeDeps } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, makeProject, writeArtifact, type Project } from './helpers.ts';
 
 const SCRIPTS = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts');
@@ -282,6 +285,50 @@ describe('claims an agent without per-iteration rows cannot record', () => {
       } finally {
         db.close();
       }
+    } finally {
+      project.cleanup();
+    }
+  });
+});
+
+describe('a run that keeps losing its choice', () => {
+  it('chooses under the lock the last time, so it is served while packages are left (in process, a rival claiming before each claim)', () => {
+    const project = makeProject('ca-once-rival-');
+    try {
+      seed(project);
+      const flags = parseFlags(request(project, ['--limit', String(LIMIT)]), COMMON_FLAGS);
+      const env = loadEnvironment(flags, { cwd: REPO_ROOT, env: {}, stderr: () => {} });
+      const ours = makeDeps(env, 'sonnet', flags, () => {});
+      const rival = openDatabase({ dbPath: project.dbPath, create: false });
+      const conn = ours.deps.db();
+      let rivalClaims = 0;
+      // Every choice made outside the lock is overtaken: the rival records the same packages first.
+      const deps: Deps = {
+        ...ours.deps,
+        warn: () => {},
+        redact: (text) => text,
+        db: () => conn,
+      };
+      const overtaking: Deps = {
+        ...deps,
+        counter: {
+          ...deps.counter,
+          bound: (text) => {
+            if (!conn.inTransaction && text.startsWith('**[')) {
+              const id = Number(/\(id (\d+)\)/.exec(text)?.[1]);
+              rivalClaims += writeTransaction(rival, () => claimPackages(rival, [id], AGENT, ITERATION)).claimed.length;
+            }
+            return deps.counter.bound(text);
+          },
+        },
+      };
+      const doc = advance(zoneStep(requestFromFlags(flags, () => new Date(NOW)), env.config), 'consume', overtaking);
+      expect(rivalClaims).toBeGreaterThanOrEqual(3 * LIMIT);
+      expect(doc.consumption).toBe('recorded');
+      expect(doc.packages).toHaveLength(LIMIT);
+      expect(sorted(doc.consumed ?? [])).toEqual(sorted((doc.packages ?? []).map((p) => p.id)));
+      rival.close();
+      ours.close();
     } finally {
       project.cleanup();
     }

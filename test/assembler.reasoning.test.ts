@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import { SPAWNED_AGENTS as AGENTS } from '../skills/bazinga-db/scripts/lib/enums.ts';
-import type { CountTokens } from '../skills/context-assembler/scripts/lib/core/pack.ts';
+import { exactCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
 import { selectReasoning, type ReasoningRowInput, type SelectReasoningInput } from '../skills/context-assembler/scripts/lib/core/reasoning.ts';
 import { renderReasoningEntry } from '../skills/context-assembler/scripts/lib/core/render.ts';
 
-const quarter: CountTokens = (text) => Math.ceil(Array.from(text).length / 4);
+const quarter = exactCounter((text) => Math.ceil(Array.from(text).length / 4));
 const redact = (text: string) => redactText(text);
 const cfg = DEFAULT_CONFIG.reasoning;
 
@@ -39,7 +39,7 @@ function select(recipient: string, rows: ReasoningRowInput[], over: Partial<Sele
     contentChars: cfg.content_chars,
     budget: cfg.level_budgets.full as number,
     redact,
-    countTokens: quarter,
+    counter: quarter,
     ...over,
   });
 }
@@ -180,7 +180,7 @@ describe('level budgets', () => {
 
   // A dense counter (one token per character) makes each ~300-character entry cost ~320 tokens,
   // so all three level budgets bind.
-  const perChar: CountTokens = (text) => Array.from(text).length;
+  const perChar = (text: string) => Array.from(text).length;
   it.each([
     { level: 'minimal', budget: 400, admitted: 1 },
     { level: 'medium', budget: 800, admitted: 2 },
@@ -188,7 +188,7 @@ describe('level budgets', () => {
   ])('$level: within $budget tokens as counted ($admitted admitted); skips reported', ({ level, budget, admitted }) => {
     const budgets = cfg.level_budgets as Record<string, number>;
     expect(budgets[level]).toBe(budget);
-    const out = select('developer', rows(), { budget: budgets[level] as number, countTokens: perChar });
+    const out = select('developer', rows(), { budget: budgets[level] as number, counter: exactCounter(perChar) });
     const sum = out.entries.reduce((n, e) => n + perChar(renderReasoningEntry(e) + '\n'), 0);
     expect(out.entries).toHaveLength(admitted);
     expect(out.used_tokens).toBe(sum);

@@ -109,17 +109,17 @@ describe('makeTokenCounter(factor) = ceil(raw × factor)', () => {
     { factor: 1.5, text: PARAGRAPHS[3] as string },
   ])('factor $factor', ({ factor, text }) => {
     const raw = countCl100k(text);
-    expect(makeTokenCounter(factor)(text)).toBe(Math.ceil(raw * factor));
+    expect(makeTokenCounter(factor).count(text)).toBe(Math.ceil(raw * factor));
   });
 
   it('hello → ceil(1 × 1.2) = 2; empty → 0', () => {
-    const count = makeTokenCounter(1.2);
+    const count = (t: string) => makeTokenCounter(1.2).count(t);
     expect(count('hello')).toBe(2);
     expect(count('')).toBe(0);
   });
 
   it('the counter never undercounts the raw cl100k count', () => {
-    const count = makeTokenCounter(1.2);
+    const count = (t: string) => makeTokenCounter(1.2).count(t);
     for (const p of PARAGRAPHS) expect(count(p)).toBeGreaterThan(countCl100k(p));
   });
 });
@@ -133,7 +133,9 @@ describe('the encoder is loaded lazily', () => {
     expect(fresh.tokenizerLoaded()).toBe(false); // making a counter does not load it either
     expect(fresh.countCl100k('')).toBe(0);
     expect(fresh.tokenizerLoaded()).toBe(false); // nothing to count, nothing loaded
-    expect(counter('hello world')).toBe(3);
+    expect(counter.bound('hello world')).toEqual({ tokens: 14, exact: false }); // bytes × 1.2, nothing loaded
+    expect(fresh.tokenizerLoaded()).toBe(false);
+    expect(counter.count('hello world')).toBe(3);
     expect(fresh.tokenizerLoaded()).toBe(true);
   });
 

@@ -1,6 +1,7 @@
 /** Structure-aware excerpts for fetch --max-tokens (spec assembler.md §7). Deterministic counter: ceil(chars / 4). */
 import { describe, expect, it } from 'vitest';
 import { HEAD_SHARE, TAIL_SHARE, excerpt } from '../skills/context-assembler/scripts/lib/core/excerpt.ts';
+import { exactCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
 
 const count = (t: string) => Math.ceil(t.length / 4);
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} of the artifact`).join('\n');
@@ -8,12 +9,12 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} 
 describe('excerpt', () => {
   it('returns the text unchanged when it fits', () => {
     const text = lines(3);
-    expect(excerpt(text, 1000, count)).toEqual({ text, truncated: false, omitted_lines: 0 });
+    expect(excerpt(text, 1000, exactCounter(count))).toEqual({ text, truncated: false, omitted_lines: 0 });
   });
 
   it('keeps whole lines from the beginning (≤ 30 %) and the end (≤ 20 %) and says how many were left out', () => {
     const text = lines(100);
-    const out = excerpt(text, 100, count);
+    const out = excerpt(text, 100, exactCounter(count));
     expect(out.truncated).toBe(true);
     const kept = out.text.split('\n');
     const marker = kept.findIndex((l) => l.startsWith('[… '));
@@ -29,7 +30,7 @@ describe('excerpt', () => {
 
   it('keeps part of a first or last line longer than its whole share instead of nothing', () => {
     const text = ['x'.repeat(400), 'middle', 'y'.repeat(400)].join('\n');
-    const out = excerpt(text, 40, count);
+    const out = excerpt(text, 40, exactCounter(count));
     const kept = out.text.split('\n');
     expect(kept).toHaveLength(3);
     expect(kept[0]).toMatch(/^x+ …$/);

@@ -2,7 +2,9 @@
  * The hot path's queries stay inside the request's session: every statement an assembly runs is
  * captured (on a real SQLite file with other sessions around it) and its EXPLAIN QUERY PLAN is
  * checked: no full scan of a table that grows across sessions, and consumer rows looked up by
- * package, never by agent across every session.
+ * package, never by agent across every session. The error patterns and strategies of every
+ * project, which the search index's freshness check reads on every assembly, are never scanned at
+ * all, also when it catches up with what another tool wrote.
  */
 import { describe, expect, it } from 'vitest';
 import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
@@ -10,22 +12,31 @@ import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/
 import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { insertErrorPattern, listErrorPatterns } from '../skills/bazinga-db/scripts/lib/repo/errorPatterns.ts';
+import { upsertStrategy } from '../skills/bazinga-db/scripts/lib/repo/strategies.ts';
+import { searchIndexBehind } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { selectErrorPatterns } from '../skills/context-assembler/scripts/lib/core/learning.ts';
 import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
 import { DEFAULT_CONFIG, type Config } from '../skills/context-assembler/scripts/lib/config.ts';
 import { advance, AVAILABLE_CAP, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
+import { exactCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
 import { renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
 import type { AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { makeProject, writeArtifact } from './helpers.ts';
 
+/**
+ * Learning tables of every project, read by the search index's freshness check on every assembly:
+ * only ever SEARCHed (MIN/MAX through an index is a SEARCH too), never SCANned, not even along an
+ * index.
+ */
+const NEVER_SCANNED = ['error_patterns', 'strategies'];
 /** Tables whose size grows with every session: a hot query may only search them by an index. */
-const GROWING = ['context_packages', 'context_package_consumers', 'consumption_scope', 'orchestration_logs'];
+const GROWING = ['context_packages', 'context_package_consumers', 'consumption_scope', 'orchestration_logs', ...NEVER_SCANNED];
 
 function seed(db: DB, root: Parameters<typeof writeArtifact>[0]): void {
   writeTransaction(db, () => {
     for (let s = 0; s < 6; s++) {
       const session = `S${s}`;
-      insertSession(db, { sessionId: session, mode: 'parallel', requirements: 'Login', initialBranch: 'main', metadata: null });
+      insertSession(db, { sessionId: session, mode: 'parallel', requirements: 'Login', initialBranch: 'main', metadata: JSON.stringify({ project_id: `P${s % 3}` }) });
       upsertTaskGroup(db, { id: 'AUTH', sessionId: session, name: 'Authentication', componentPath: 'src/auth/' });
       for (let i = 0; i < 40; i++) {
         const id = insertPackage(db, {
@@ -43,7 +54,39 @@ function seed(db: DB, root: Parameters<typeof writeArtifact>[0]): void {
         if (i % 3 === 0) markPackageConsumed(db, { id, session_id: session, group_id: i % 4 === 0 ? null : 'AUTH', scope: i % 4 === 0 ? 'global' : 'group' }, 'developer', 1);
       }
     }
+    // Error patterns and strategies of three projects, seen over a few weeks.
+    for (let i = 0; i < 90; i++) {
+      const projectId = `P${i % 3}`;
+      insertErrorPattern(db, {
+        hash: `h${i}`,
+        projectId,
+        signatureJson: JSON.stringify({ error_type: 'TypeError', message_pattern: `token ${i} is undefined in the login flow`, context_hints: [] }),
+        solution: `Guard token ${i} before reading it`,
+        lang: null,
+      });
+      db.prepare("UPDATE error_patterns SET confidence = 0.8, last_seen = datetime('2025-11-01', ?) WHERE pattern_hash = ?").run(`+${i % 30} days`, `h${i}`);
+      upsertStrategy(db, { strategyId: `st${i}`, projectId, topic: 'testing', insight: `Replay the login flow ${i} with a fresh token`, lang: null, framework: null });
+    }
   });
+}
+
+/** The plan lines of the captured reads that break the rules above. */
+function planProblems(db: DB, seen: Map<string, unknown[]>): string[] {
+  const reads = [...seen].filter(([sql]) => /^\s*(WITH|SELECT)/i.test(sql));
+  expect(reads.length).toBeGreaterThan(5);
+  const problems: string[] = [];
+  for (const [sql, args] of reads) {
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(args as [])) as { detail: string }[]).map((p) => p.detail);
+    for (const d of plan) {
+      const scan = /^SCAN (\w+)(?: AS \w+)?(?! USING)/.exec(d);
+      const table = scan ? tableOf(sql, scan[1] as string) : undefined;
+      const anyScan = /^SCAN (\w+)/.exec(d);
+      if (anyScan && NEVER_SCANNED.includes(tableOf(sql, anyScan[1] as string))) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
+      else if (scan && !/USING (?:COVERING )?INDEX/.test(d) && table && GROWING.includes(table)) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
+      if (/USING (?:COVERING )?INDEX (?:ca_idx_cpc_consumed|idx_cpc_agent)\b/.test(d)) problems.push(`consumer rows of every session: ${d}`);
+    }
+  }
+  return problems;
 }
 
 /** Runs one assembly with every prepared statement recorded with the parameters it first ran with. */
@@ -79,7 +122,7 @@ function captureAssembly(db: DB, projectRoot: string, config: Config, request: P
   };
   const deps: Deps = {
     config,
-    countTokens: (t) => Math.ceil(t.length / 4),
+    counter: exactCounter((t) => Math.ceil(t.length / 4)),
     redact: (t) => t,
     db: () => watched,
     projectRoot,
@@ -103,19 +146,47 @@ describe('query plans of the hot path', () => {
       const config = structuredClone(DEFAULT_CONFIG);
       config.enable_fts5 = fts;
       const seen = captureAssembly(db, project.root, config, request);
-      const reads = [...seen].filter(([sql]) => /^\s*(WITH|SELECT)/i.test(sql));
-      expect(reads.length).toBeGreaterThan(5);
-      const problems: string[] = [];
-      for (const [sql, args] of reads) {
-        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(args as [])) as { detail: string }[]).map((p) => p.detail);
-        for (const d of plan) {
-          const scan = /^SCAN (\w+)(?: AS \w+)?(?! USING)/.exec(d);
-          const table = scan ? tableOf(sql, scan[1] as string) : undefined;
-          if (scan && !/USING (?:COVERING )?INDEX/.test(d) && table && GROWING.includes(table)) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
-          if (/USING (?:COVERING )?INDEX (?:ca_idx_cpc_consumed|idx_cpc_agent)\b/.test(d)) problems.push(`consumer rows of every session: ${d}`);
-        }
+      expect(planProblems(db, seen)).toEqual([]);
+    } finally {
+      db.close();
+      project.cleanup();
+    }
+  });
+
+  it('after another tool added, rewrote and deleted error patterns and strategies: the freshness check and the catch-up never scan them', () => {
+    const project = makeProject('ca-plans-');
+    const db = openDatabase({ dbPath: project.dbPath });
+    try {
+      seed(db, project);
+      const config = structuredClone(DEFAULT_CONFIG);
+      const request = { task: 'fix the login flow', error: 'TypeError: token is undefined' };
+      captureAssembly(db, project.root, config, request);
+      expect(searchIndexBehind(db)).toEqual([]);
+      // The original tool at work: plain SQL, no code of this layer.
+      db.exec(`
+        INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences)
+          VALUES ('py1', 'P0', '{"error_type":"TypeError","message_pattern":"token is undefined after refresh"}', 'Refresh the token first', 0.9, 1);
+        UPDATE error_patterns SET occurrences = occurrences + 1, last_seen = datetime('now'), solution = solution || ' and log the token id' WHERE pattern_hash = 'h3';
+        DELETE FROM error_patterns WHERE pattern_hash = 'h0';
+        DELETE FROM strategies WHERE rowid = (SELECT MAX(rowid) FROM strategies);
+        INSERT INTO strategies (strategy_id, project_id, topic, insight, helpfulness) VALUES ('py-st', 'P0', 'testing', 'Expire the token in the login flow test', 1);
+        UPDATE strategies SET helpfulness = helpfulness + 1, last_seen = datetime('now') WHERE strategy_id = 'st3';
+      `);
+      expect(searchIndexBehind(db)).toEqual(['patterns', 'strategies']);
+      const seen = captureAssembly(db, project.root, config, request);
+      expect(planProblems(db, seen)).toEqual([]);
+      const sql = [...seen.keys()].map((q) => q.replace(/\s+/g, ' '));
+      // The check, the re-read of rewritten rows, the sweep after a seen deletion, the rows that
+      // took a deleted row's rowid, and the read of the index joined back to its rows all ran.
+      for (const part of ['MAX(last_seen)', 'WHERE last_seen >= ?', 'NOT EXISTS (SELECT 1 FROM error_patterns e', 'NOT EXISTS (SELECT 1 FROM strategies e', 'ORDER BY rowid DESC LIMIT 64', 'EXISTS (SELECT 1 FROM error_patterns e WHERE e.rowid = f.rowid']) {
+        expect(sql.some((q) => q.includes(part)), part).toBe(true);
       }
-      expect(problems).toEqual([]);
+      // Rewritten rows are found by last_seen, not by a rowid range that spans the whole table.
+      const [rewrite, args] = [...seen].find(([q]) => q.includes('WHERE last_seen >= ?')) as [string, unknown[]];
+      expect((db.prepare(`EXPLAIN QUERY PLAN ${rewrite}`).all(...(args as [])) as { detail: string }[]).map((p) => p.detail)).toEqual([
+        'SEARCH error_patterns USING INDEX idx_patterns_ttl (last_seen>?)',
+      ]);
+      expect(searchIndexBehind(db)).toEqual([]);
     } finally {
       db.close();
       project.cleanup();
@@ -146,7 +217,7 @@ describe('the available count is bounded', () => {
       });
       const config = structuredClone(DEFAULT_CONFIG);
       const request = { session: 'S0', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 0, limit: 3, include_reasoning: false, reasoning_level: 'medium', now: '2026-01-01T00:00:00.000Z', task: null, error: null, scope: null, lang: null, framework: null } as const;
-      const deps = { config, countTokens: (t: string) => Math.ceil(t.length / 4), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
+      const deps = { config, counter: exactCounter((t: string) => Math.ceil(t.length / 4)), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
       const doc = advance(zoneStep(request, config), 'consume', deps);
       expect(doc.total_available).toBe(AVAILABLE_CAP);
       expect(doc.total_capped).toBe(true);
@@ -182,7 +253,7 @@ describe('error patterns without an error text are read top-N', () => {
         for (const now of ['2025-12-03T00:00:00.000Z', '2025-12-06T12:00:00.000Z']) {
           const config = structuredClone(DEFAULT_CONFIG);
           const request = { session: 'S0', group: 'global', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 0, limit: 3, include_reasoning: false, reasoning_level: 'medium', now, task: null, error: null, scope: null, lang, framework: null } as const;
-          const deps = { config, countTokens: (t: string) => Math.ceil(t.length / 4), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
+          const deps = { config, counter: exactCounter((t: string) => Math.ceil(t.length / 4)), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
           const shown = advance(zoneStep(request, config), 'rank', deps).error_patterns ?? [];
           const expected = selectErrorPatterns({
             rows: listErrorPatterns(db, { projectId: 'p1', lang: null, minConfidence: config.error_patterns.min_confidence, limit: -1 }),

@@ -43,6 +43,7 @@ import type { AssemblyDoc, AssemblyRequest } from '../skills/context-assembler/s
 import { rankPackages, type RankInput } from '../skills/context-assembler/scripts/lib/core/rank.ts';
 import { parseScope, scopeSignal } from '../skills/context-assembler/scripts/lib/core/relevance.ts';
 import { rankStep, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
+import { exactCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
 
 const SESSION = 'sess_prop';
 const OTHER_SESSION = 'sess_other';
@@ -222,7 +223,7 @@ function fastRanking(db: DB, r: Request, config: Config): AssemblyDoc {
   const warnings: string[] = [];
   const deps: Deps = {
     config,
-    countTokens: () => 0,
+    counter: exactCounter(() => 0),
     redact: (t) => t,
     db: () => db,
     projectRoot: null,

@@ -35,6 +35,7 @@ import { redactText } from '../../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG, type Config } from '../../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyDoc, AssemblyRequest } from '../../skills/context-assembler/scripts/lib/contract.ts';
 import { rankStep, reasoningStep, zoneStep, type Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
+import { exactCounter } from '../../skills/context-assembler/scripts/lib/core/pack.ts';
 
 export const CASES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cases');
 
@@ -216,7 +217,7 @@ export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weigh
   const config = configFor(mode, weights);
   const deps: Deps = {
     config,
-    countTokens: (text) => Math.ceil(text.length / 4),
+    counter: exactCounter((text) => Math.ceil(text.length / 4)),
     redact: (t) => redactText(t),
     db: () => built.db,
     projectRoot: built.root,

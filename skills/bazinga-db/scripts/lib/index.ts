@@ -46,6 +46,9 @@ export { findSession, getProjectId } from './repo/sessions.ts';
 export { listTaskGroups } from './repo/taskGroups.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 
+// Token counting (shared: bazinga-db counts stored text when it writes it).
+export { MAX_RUN, countCl100k, oneLine, shownTail, textHash, tokenizerLoaded } from './tokens.ts';
+
 // Full-text search.
 export { buildMatch, pathsInText, pruneTerms, queryTerms, searchToken, type QueryTerm } from './searchText.ts';
 export {

@@ -140,6 +140,14 @@ export interface ReasoningSection {
   entries: ReasoningItem[];
 }
 
+/** How the document's token figures were obtained. */
+export interface Counting {
+  /** The cl100k rank table was loaded by some step of this assembly. */
+  tokenizer_loaded: boolean;
+  /** Every token figure is a count; false when some are upper bounds (admitted without counting). */
+  exact: boolean;
+}
+
 export interface AssemblyDoc {
   /** The last step that ran. */
   step: Step;
@@ -171,6 +179,8 @@ export interface AssemblyDoc {
   overflow_count?: number;
   // reasoning
   reasoning?: ReasoningSection;
+  /** Set by pack and reasoning (and the output) once token figures exist. */
+  counting?: Counting;
   // consume
   consumed?: number[];
   consumption?: 'recorded' | 'unrecorded' | 'dry-run' | 'skipped-zone' | 'nothing-delivered';
@@ -211,6 +221,12 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
   if (doc.summary_cap !== undefined) {
     if (doc.summary_cap !== null && !(typeof doc.summary_cap === 'number' && doc.summary_cap >= 0)) fail('field "summary_cap" must be a non-negative number or null');
     if (doc.summary_cap === null && ZONE_RULES[doc.zone as Zone].queries) fail(`field "summary_cap" must be a number in zone ${doc.zone}`);
+  }
+  if (doc.counting !== undefined) {
+    const c = doc.counting as Record<string, unknown> | null;
+    if (c === null || typeof c !== 'object' || typeof c.tokenizer_loaded !== 'boolean' || typeof c.exact !== 'boolean') {
+      fail(`field "counting" must be {"tokenizer_loaded": boolean, "exact": boolean}, got ${JSON.stringify(doc.counting)}`);
+    }
   }
   const at = STEPS.indexOf(doc.step as Step);
   if (at >= STEPS.indexOf('rank') && !Array.isArray(doc.candidates) && !Array.isArray(doc.packages)) fail('field "candidates" is missing');

@@ -75,8 +75,8 @@ export function runFetch(rawIo: ScriptIo): number {
     const file = resolveArtifact(env.projectRoot, pkg.file_path);
     const content = made.deps.redact(fs.readFileSync(file, 'utf8'));
     // Artifact lines are counted directly: caching them would fill the count cache with one-off text.
-    const countTokens = makeTokenCounter(lookupByModel(env.config.token_factor, DEFAULT_MODEL));
-    const result = maxTokens === null ? { text: content, truncated: false, omitted_lines: 0 } : excerpt(content, maxTokens, countTokens);
+    const counter = makeTokenCounter(lookupByModel(env.config.token_factor, DEFAULT_MODEL));
+    const result = maxTokens === null ? { text: content, truncated: false, omitted_lines: 0 } : excerpt(content, maxTokens, counter);
     if (format === 'text') io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
     else {
       io.stdout(
@@ -87,7 +87,7 @@ export function runFetch(rawIo: ScriptIo): number {
             content: result.text,
             truncated: result.truncated,
             omitted_lines: result.omitted_lines,
-            tokens: countTokens(result.text),
+            tokens: counter.count(result.text),
           },
           null,
           2,

@@ -27,12 +27,12 @@ import {
   type ReasoningRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Config, Zone } from './config.ts';
-import { STEPS, type AssemblyDoc, type AssemblyRequest, type Exclusion, type Step } from './contract.ts';
+import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type Step } from './contract.ts';
 import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
-import type { CountTokens } from './core/pack.ts';
-import { packPackages } from './core/packages.ts';
+import type { TokenCounter } from './core/pack.ts';
+import { packPackages, packageSectionFigure } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
-import { availableText, renderPackageEntry, renderPackageHeader, renderPackageSection } from './core/render.ts';
+import { availableText, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
@@ -40,7 +40,7 @@ import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
 
 export interface Deps {
   config: Config;
-  countTokens: CountTokens;
+  counter: TokenCounter;
   redact: (text: string) => string;
   /** The database, opened on first use. */
   db: () => DB;
@@ -203,11 +203,12 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     budget: doc.context_budget,
     summaryCap,
     redact: deps.redact,
-    countTokens: deps.countTokens,
+    counter: deps.counter,
   });
   return {
     ...rest,
     step: 'pack',
+    counting: countingAfter(doc, packed.exact),
     packages: packed.packages,
     packages_tokens: packed.tokens,
     overflow_count: Math.max(0, total - packed.packages.length),
@@ -253,12 +254,13 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     contentChars: cfg.content_chars,
     budget,
     redact: deps.redact,
-    countTokens: deps.countTokens,
+    counter: deps.counter,
     ...(score ? { score } : {}),
   });
   return {
     ...doc,
     step: 'reasoning',
+    counting: countingAfter(doc, selected.exact),
     reasoning: { included: true, level: r.reasoning_level, budget, used_tokens: selected.used_tokens, entries: selected.entries },
     excluded: [...(doc.excluded ?? []), ...selected.excluded],
   };
@@ -317,7 +319,7 @@ export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   });
 }
 
-/** How often a run chooses again after another run recorded part of its choice, before it delivers what is left. */
+/** How often a run chooses outside the lock; the last choice is made holding it. */
 const MAX_CHOICES = 4;
 
 /**
@@ -325,21 +327,32 @@ const MAX_CHOICES = 4;
  * without the write lock; then one short write transaction checks the chosen packages and marks
  * them. When another run recorded one of them meanwhile, nothing is marked and the run chooses
  * again outside the lock (its ranking now excludes the other run's marks), so the lock is never
- * held while ranking and concurrent runs are not starved into a fallback. Each round the first
- * run to commit is served, so runs finish; after MAX_CHOICES a run claims what is still free and
- * withdraws the rest. A package is delivered only by the run that recorded it.
+ * held while ranking in the common case and concurrent runs are not starved into a fallback.
+ * Each round the first run to commit is served; a run that lost MAX_CHOICES - 1 rounds (many runs
+ * at once) makes its last choice holding the lock, so it is served whatever is still free. A
+ * package is delivered only by the run that recorded it.
  */
 function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): AssemblyDoc {
   const choose = steps.filter((s) => s !== 'consume');
   const r = start.request;
   for (let attempt = 1; ; attempt++) {
+    if (attempt === MAX_CHOICES) {
+      const db = deps.db();
+      return recording(() =>
+        writeTransaction(db, () => {
+          const doc = runSteps(start, choose, deps);
+          const ids = packageIds(doc);
+          return ids.length === 0 ? consumeStep(doc, deps) : claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps);
+        }),
+      );
+    }
     const doc = runSteps(start, choose, deps);
     const ids = packageIds(doc);
     if (ids.length === 0) return consumeStep(doc, deps);
     const settled = recording(() => {
       const db = deps.db();
       return writeTransaction(db, () => {
-        const stale = attempt < MAX_CHOICES && ids.some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
+        const stale = ids.some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
         return stale ? undefined : claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps);
       });
     });
@@ -361,7 +374,7 @@ function claimed(doc: AssemblyDoc, claim: Claim, deps: Deps): AssemblyDoc {
   deps.warn(
     `context-assembler: package(s) ${claim.taken.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
   );
-  return consumed(withdrawPackages(doc, claim.taken, deps.countTokens), status, claim.claimed);
+  return consumed(withdrawPackages(doc, claim.taken, deps.counter), status, claim.claimed);
 }
 
 /** Runs a recording write; a failure means nothing may be delivered, so it is rethrown for the shell's fallback. */
@@ -378,7 +391,7 @@ function recording<T>(write: () => T): T {
  * available count and join the exclusions as consumed (consumed first, by id, as rank lists them);
  * the package section's tokens are counted again as it is now emitted. Pure.
  */
-function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], countTokens: CountTokens): AssemblyDoc {
+function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], counter: TokenCounter): AssemblyDoc {
   const gone = new Set(taken);
   const packages = (doc.packages ?? []).filter((p) => !gone.has(p.id));
   const total = Math.max(0, (doc.total_available ?? 0) - gone.size);
@@ -388,13 +401,20 @@ function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], countToken
     (a, b) => a.id - b.id,
   );
   const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
+  const section = packageSectionFigure(header, packages, counter);
   return {
     ...doc,
     total_available: total,
     excluded: [...consumedFirst, ...excluded.filter((e) => !isConsumed(e))],
     packages,
-    packages_tokens: countTokens(renderPackageSection(header, packages.map(renderPackageEntry))),
+    packages_tokens: section.tokens,
+    counting: countingAfter(doc, section.exact),
   };
+}
+
+/** The document's counting note after a step whose token figures are (or are not) all counts. */
+function countingAfter(doc: AssemblyDoc, exact: boolean): Counting {
+  return { tokenizer_loaded: doc.counting?.tokenizer_loaded ?? false, exact: (doc.counting?.exact ?? true) && exact };
 }
 
 const RUNNERS: Record<Exclude<Step, 'zone'>, (doc: AssemblyDoc, deps: Deps) => AssemblyDoc> = {

@@ -24,7 +24,7 @@ import {
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
 import { guardIo } from './print.ts';
-import { validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
+import { STEPS, validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
 import { renderDisabled, renderFallback, renderMarkdown } from './core/render.ts';
 import {
   COMMON_FLAGS,
@@ -37,7 +37,7 @@ import {
 } from './params.ts';
 import { advance, zoneStep, type Deps } from './pipeline.ts';
 import { summaryCapOf } from './core/zone.ts';
-import { makeTokenCounter, type TokenCountCache } from './tokens.ts';
+import { makeTokenCounter, tokenizerLoaded, type TokenCountCache } from './tokens.ts';
 
 export interface ScriptIo {
   argv: readonly string[];
@@ -141,7 +141,13 @@ function disabled(io: ScriptIo, format: OutputFormat, agent: string): number {
 }
 
 function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc): void {
-  io.stdout(format === 'markdown' ? renderMarkdown(doc) : JSON.stringify(doc, null, 2) + '\n');
+  io.stdout(format === 'markdown' ? renderMarkdown(doc) : JSON.stringify(withCounting(doc), null, 2) + '\n');
+}
+
+/** From the pack step on, the document says whether this process (or an earlier step's) loaded the rank table. */
+function withCounting(doc: AssemblyDoc): AssemblyDoc {
+  if (STEPS.indexOf(doc.step) < STEPS.indexOf('pack')) return doc;
+  return { ...doc, counting: { tokenizer_loaded: (doc.counting?.tokenizer_loaded ?? false) || tokenizerLoaded(), exact: doc.counting?.exact ?? true } };
 }
 
 function fallback(io: ScriptIo, format: OutputFormat, agent: string, reason: string): number {
@@ -198,7 +204,7 @@ export function makeDeps(env: Environment, model: string, flags: ParsedFlags, wa
   const policy = redactionPolicyOf(env.config);
   const deps: Deps = {
     config: env.config,
-    countTokens: makeTokenCounter(lookupByModel(env.config.token_factor, model), cache),
+    counter: makeTokenCounter(lookupByModel(env.config.token_factor, model), cache),
     redact: (text) => redactText(text, policy),
     db: openDb,
     projectRoot: env.projectRoot,

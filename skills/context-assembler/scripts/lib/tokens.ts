@@ -1,100 +1,17 @@
 /**
- * Token counting for cl100k_base, with js-tiktoken's rank table (loaded lazily on the first
- * count, once per process) and our own byte-pair merge, times a per-model correction factor
- * (cl100k undercounts Claude).
+ * The token counter of one model: cl100k counts (bazinga-db's counter) times a per-model
+ * correction factor (cl100k undercounts Claude), through the database's cache of counts.
  *
- * Why not js-tiktoken's encoder: its merge rescans every pair after each merge and builds string
- * keys by joining byte arrays, so one long piece costs seconds (1 MB without whitespace took 3-7 s).
- * Here ranks are keyed by latin1 byte strings, pieces are split by the same cl100k pattern, and
- * runs without whitespace longer than MAX_RUN are encoded in MAX_RUN pieces: counting stays linear
- * (1 MB in about 0.3 s). Counts equal js-tiktoken's on text without such runs (tested).
+ * Counting needs the cl100k rank table (tens of milliseconds and megabytes to load), so a counter
+ * also gives a cheap upper bound that never loads it: the cached count when the text was counted
+ * before (by an earlier call, or by bazinga-db when it stored the text), else the text's UTF-8
+ * bytes, since every token covers at least one byte. Packing admits items on bounds while they fit
+ * and counts only where a decision depends on it (core/pack.ts).
  */
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import type { CountTokens } from './core/pack.ts';
+import { countCl100k, textHash } from '../../../bazinga-db/scripts/lib/index.ts';
+import type { Sized, TokenCounter } from './core/pack.ts';
 
-/** Longest piece merged in one go; longer whitespace-free runs are cut (keeps counting linear). */
-export const MAX_RUN = 256;
-
-interface Encoding {
-  ranks: Map<string, number>;
-  pattern: RegExp;
-}
-
-let encoding: Encoding | undefined;
-
-function loadEncoding(): Encoding {
-  const require = createRequire(import.meta.url);
-  const mod = require('js-tiktoken/ranks/cl100k_base') as { default?: unknown };
-  const data = (mod.default ?? mod) as { pat_str: string; bpe_ranks: string };
-  const ranks = new Map<string, number>();
-  // Each line: "<prefix> <first rank> <base64 token> <base64 token> …" with consecutive ranks.
-  for (const line of data.bpe_ranks.split('\n')) {
-    if (line === '') continue;
-    const fields = line.split(' ');
-    const offset = Number(fields[1]);
-    for (let i = 2; i < fields.length; i++) ranks.set(Buffer.from(fields[i] as string, 'base64').toString('latin1'), offset + i - 2);
-  }
-  return { ranks, pattern: new RegExp(data.pat_str, 'gu') };
-}
-
-function getEncoding(): Encoding {
-  return (encoding ??= loadEncoding());
-}
-
-/** True once the rank table has been loaded in this process. */
-export function tokenizerLoaded(): boolean {
-  return encoding !== undefined;
-}
-
-/**
- * Number of tokens byte-pair merging gives for `bytes` (a latin1 byte string): repeatedly merge
- * the adjacent pair with the lowest rank, leftmost first, as tiktoken does.
- */
-function mergedLength(bytes: string, ranks: Map<string, number>): number {
-  const n = bytes.length;
-  if (n <= 1) return n;
-  // starts[i] is where part i begins; parts end where the next begins.
-  const starts: number[] = [];
-  for (let i = 0; i <= n; i++) starts.push(i);
-  const pairRank = (i: number) =>
-    i + 2 < starts.length ? (ranks.get(bytes.slice(starts[i] as number, starts[i + 2] as number)) ?? Infinity) : Infinity;
-  const pair: number[] = [];
-  for (let i = 0; i < starts.length - 2; i++) pair.push(pairRank(i));
-  for (;;) {
-    let min = Infinity;
-    let at = -1;
-    for (let i = 0; i < pair.length; i++) {
-      if ((pair[i] as number) < min) {
-        min = pair[i] as number;
-        at = i;
-      }
-    }
-    if (at < 0) break;
-    starts.splice(at + 1, 1);
-    pair.splice(at, 1);
-    if (at < pair.length) pair[at] = pairRank(at);
-    if (at > 0) pair[at - 1] = pairRank(at - 1);
-  }
-  return starts.length - 1;
-}
-
-/** cl100k_base token count of `text`. */
-export function countCl100k(text: string): number {
-  if (text === '') return 0;
-  const { ranks, pattern } = getEncoding();
-  let total = 0;
-  pattern.lastIndex = 0;
-  for (const match of text.matchAll(pattern)) {
-    const bytes = Buffer.from(match[0], 'utf8').toString('latin1');
-    if (ranks.has(bytes)) {
-      total++;
-      continue;
-    }
-    for (let i = 0; i < bytes.length; i += MAX_RUN) total += mergedLength(bytes.slice(i, i + MAX_RUN), ranks);
-  }
-  return total;
-}
+export { MAX_RUN, countCl100k, tokenizerLoaded } from '../../../bazinga-db/scripts/lib/index.ts';
 
 /** Where raw counts of texts already seen are kept (the database's ca_token_counts, in practice). */
 export interface TokenCountCache {
@@ -102,27 +19,41 @@ export interface TokenCountCache {
   put(textHash: string, tokens: number): void;
 }
 
-/** Bump when counting changes (pieces, merge), so counts cached by an older version are not reused. */
-const COUNTER_VERSION = 'cl100k-merge256-v1';
-
-/** The cache key of a text: 32 hex of the SHA-256 of the counter version and the text. */
-export function textHash(text: string): string {
-  return createHash('sha256').update(`${COUNTER_VERSION}\n${text}`, 'utf8').digest('hex').slice(0, 32);
+/** A cache that lives as long as the process (when there is no database to keep counts in). */
+function memoryCache(): TokenCountCache {
+  const counts = new Map<string, number>();
+  return { get: (hash) => counts.get(hash), put: (hash, tokens) => void counts.set(hash, tokens) };
 }
 
 /**
- * A counter for one model: ceil(cl100k count × factor). With a cache, a text counted before is not
- * counted again, so the rank table is loaded only when some text is new.
+ * A counter for one model: ceil(cl100k count × factor). A text counted before (in this process,
+ * or earlier through the cache) is not counted again, so the rank table is loaded only when some
+ * text is new and its count matters.
  */
-export function makeTokenCounter(factor: number, cache?: TokenCountCache): CountTokens {
-  if (!cache) return (text) => Math.ceil(countCl100k(text) * factor);
-  return (text) => {
+export function makeTokenCounter(factor: number, cache: TokenCountCache = memoryCache()): TokenCounter {
+  const scale = (raw: number) => Math.ceil(raw * factor);
+  const rawCount = (text: string): number => {
+    if (text === '') return 0;
     const key = textHash(text);
     let raw = cache.get(key);
     if (raw === undefined) {
       raw = countCl100k(text);
       cache.put(key, raw);
     }
-    return Math.ceil(raw * factor);
+    return raw;
+  };
+  const rawBound = (text: string): Sized => {
+    const raw = text === '' ? 0 : cache.get(textHash(text));
+    return raw === undefined ? { tokens: Buffer.byteLength(text, 'utf8'), exact: false } : { tokens: raw, exact: true };
+  };
+  return {
+    count: (text) => scale(rawCount(text)),
+    bound: (text) => {
+      const raw = rawBound(text);
+      return { tokens: scale(raw.tokens), exact: raw.exact };
+    },
+    rawBound,
+    scale,
+    additive: true,
   };
 }

@@ -3,17 +3,18 @@
  *
  * Kept in step without triggers on the original's tables: `syncSearchIndex` indexes whatever the
  * watermarks in `ca_meta` say is new — packages and reasoning by id (both tables only grow), error
- * patterns and strategies by a fingerprint of the table (small tables whose rows the original
- * updates in place; a changed fingerprint re-indexes them whole). Every write command of this
- * layer calls it in its own transaction, and a reader calls it when `searchIndexBehind` says rows
- * arrived from elsewhere (the original Python tool), so an existing database gets relevance with
- * no step by the user.
+ * patterns and strategies by id and by what a few index seeks say changed (see `LearningSeen`:
+ * the original rewrites their rows in place). Every write command of this layer calls it in its
+ * own transaction, and a reader calls it when `searchIndexBehind` says rows arrived from elsewhere
+ * (the original Python tool), so an existing database gets relevance with no step by the user.
+ * Neither the check nor the indexing of new or rewritten rows reads a source table whole.
  *
  * The index holds no text the database does not already hold, with one exception: the first
  * bytes of each package's artifact file, which are redacted with the widest engine before they
  * are indexed (summaries, reasoning, patterns and strategies were redacted when they were stored).
  * Package and reasoning entries hold terms only (contentless tables).
  */
+import { createHash } from 'node:crypto';
 import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { stmt, type DB } from '../db.ts';
 import { redactText } from '../redact.ts';
@@ -49,12 +50,7 @@ const RANGES = {
   reasoning: { hi: 'search.logs.hi', lo: 'search.logs.lo', table: 'orchestration_logs', batch: 5_000 },
 } as const;
 
-const FINGERPRINTS = {
-  patterns: 'search.patterns.fingerprint',
-  strategies: 'search.strategies.fingerprint',
-} as const;
-
-type Part = keyof typeof RANGES | keyof typeof FINGERPRINTS;
+type Part = keyof typeof RANGES | LearningPart;
 
 /**
  * The part of a package's artifact file that is indexed: its first `bytes` bytes, redacted with
@@ -112,20 +108,7 @@ function clearPart(db: DB, part: keyof typeof RANGES): void {
   if (part === 'packages') db.prepare('DELETE FROM ca_package_paths').run();
 }
 
-/**
- * A summary of a small table that changes whenever a row is added or removed, or rewritten by an
- * upsert (both tools move `last_seen` forward when they rewrite a row). Read from indexes and
- * counts, never the rows' text: it is checked on every assembly.
- */
-function fingerprint(db: DB, part: keyof typeof FINGERPRINTS): string {
-  const sql =
-    part === 'patterns'
-      ? 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(occurrences) FROM error_patterns'
-      : 'SELECT COUNT(*), MAX(rowid), MAX(last_seen), TOTAL(helpfulness) FROM strategies';
-  return JSON.stringify(Object.values(stmt(db, sql).get() as object));
-}
-
-/** Which parts of the index lag behind their source tables (empty when it is current). Cheap. */
+/** Which parts of the index lag behind their source tables (empty when it is current). Cheap: index seeks only. */
 export function searchIndexBehind(db: DB): Part[] {
   const behind: Part[] = [];
   for (const part of ['packages', 'reasoning'] as const) {
@@ -133,7 +116,8 @@ export function searchIndexBehind(db: DB): Part[] {
     if (r.hi < r.max || r.lo > 0) behind.push(part);
   }
   for (const part of ['patterns', 'strategies'] as const) {
-    if (meta(db, FINGERPRINTS[part]) !== fingerprint(db, part)) behind.push(part);
+    const m = readMark(db, part);
+    if (m === undefined || m.lo > 0 || m.hi < m.seen.max || JSON.stringify(m.seen) !== JSON.stringify(learningSeen(db, part))) behind.push(part);
   }
   return behind;
 }
@@ -228,45 +212,266 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
     report.backlog += (lo > 0 ? left(0, lo) : 0) + (hi < max ? left(hi, max) : 0);
   }
   for (const part of ['patterns', 'strategies'] as const) {
-    const now = fingerprint(db, part);
-    if (meta(db, FINGERPRINTS[part]) === now) continue;
-    report[part] = reindexLearning(db, part);
-    setMeta(db, FINGERPRINTS[part], now);
+    const r = syncLearning(db, part, () => clock() < deadline);
+    report[part] = r.indexed;
+    report.backlog += r.backlog;
   }
   return report;
 }
 
-/** The rows of the learning tables as they are indexed: id, project, and the two indexed texts. */
+/**
+ * Error patterns and strategies. Each entry of `ca_fts_patterns` / `ca_fts_strategies` carries its
+ * source row's rowid (layout 2), so one row is re-indexed (INSERT OR REPLACE) or dropped by rowid.
+ * As for packages, the entries cover the rowids in (lo, hi]: rows above hi are new and indexed
+ * oldest first, a table never indexed works through (0, lo] newest first, both in batches within
+ * the time budget. The mark in `ca_meta` (`search.patterns.mark`, `search.strategies.mark`) holds
+ * lo, hi and what `learningSeen` read at the last sync; what changed since is found from it.
+ */
+type LearningPart = 'patterns' | 'strategies';
+
+const LEARNING_LAYOUT = 2;
+const LEARNING_BATCH = 1_000;
+/** The most rows of the newest `last_seen` the check digests (one write's rows: normally one to a few). */
+const NEWEST_ROWS = 256;
+
+/** A learning row as it is indexed: rowid, id, project, and the two indexed texts. */
+interface LearningRow {
+  rid: number;
+  id: string;
+  project_id: string;
+  first: string;
+  second: string;
+}
+
 const LEARNING = {
   patterns: {
-    select: 'SELECT pattern_hash AS id, project_id, signature_json AS first, solution AS second FROM error_patterns ORDER BY rowid',
-    insert: 'INSERT INTO ca_fts_patterns (signature, solution, pattern_hash, project_id) VALUES (?, ?, ?, ?)',
-    clear: 'DELETE FROM ca_fts_patterns',
+    table: 'error_patterns',
+    fts: 'ca_fts_patterns',
+    id: 'pattern_hash',
+    mark: 'search.patterns.mark',
+    /** The whole-table fingerprint of layout 1, dropped when the part is indexed again. */
+    legacy: 'search.patterns.fingerprint',
+    columns: 'rowid AS rid, pattern_hash AS id, project_id, signature_json AS first, solution AS second',
+    insert: 'INSERT OR REPLACE INTO ca_fts_patterns (rowid, signature, solution, pattern_hash, project_id) VALUES (?, ?, ?, ?, ?)',
+    /** The source row `e` is the one entry `f` was made from. */
+    same: 'e.pattern_hash = f.pattern_hash AND e.project_id = f.project_id',
     first: (signatureJson: string) => signatureText(signatureJson),
   },
   strategies: {
-    select: 'SELECT strategy_id AS id, project_id, topic AS first, insight AS second FROM strategies ORDER BY rowid',
-    insert: 'INSERT INTO ca_fts_strategies (topic, insight, strategy_id, project_id) VALUES (?, ?, ?, ?)',
-    clear: 'DELETE FROM ca_fts_strategies',
+    table: 'strategies',
+    fts: 'ca_fts_strategies',
+    id: 'strategy_id',
+    mark: 'search.strategies.mark',
+    legacy: 'search.strategies.fingerprint',
+    columns: 'rowid AS rid, strategy_id AS id, project_id, topic AS first, insight AS second',
+    insert: 'INSERT OR REPLACE INTO ca_fts_strategies (rowid, topic, insight, strategy_id, project_id) VALUES (?, ?, ?, ?, ?)',
+    same: 'e.strategy_id = f.strategy_id AND e.project_id = f.project_id',
     first: (topic: string) => topic,
   },
 } as const;
 
-/** Re-indexes a small learning table whole (its rows are rewritten in place); returns how many rows. */
-function reindexLearning(db: DB, part: keyof typeof LEARNING): number {
+/**
+ * What the freshness check reads of a learning table on every assembly: a few index seeks and
+ * the rows they land on, never the table (the plans are pinned by test/query-plans.test.ts).
+ *
+ * Error patterns: MAX(rowid) (a seek on the table's b-tree); MAX(last_seen) (a seek on the
+ * original's `idx_patterns_ttl`) with a digest of the indexed columns of the rows at it (at most
+ * NEWEST_ROWS, through the same index); MIN(last_seen) with the first rowid at it. It changes when
+ * - a row is added, by either tool or by any INSERT: it gets a rowid above all others, so
+ *   MAX(rowid) grows; if the newest row was deleted first, the new row takes its rowid, and its
+ *   last_seen (now, as both tools and the column default write it) moves MAX(last_seen) or joins
+ *   the digested newest rows;
+ * - a row is rewritten in place by either tool's upsert (a new occurrence, a longer solution, a
+ *   confidence update): both set last_seen to now, which moves MAX(last_seen), or, within the
+ *   second of the newest rows, adds the row to them or changes their digest when an indexed text
+ *   changed (a same-second rewrite that leaves every indexed column as it was needs nothing);
+ * - a row is deleted that was the newest row, one of the newest by last_seen, or the oldest:
+ *   TTL cleanup by either tool deletes the oldest row whenever it deletes any (both write ttl_days
+ *   90; with equal TTLs the expired rows are the oldest).
+ * When a deletion is seen, every entry whose row is gone is swept, and rows that took the rowids
+ * of deleted ones are indexed (`rowsWithoutEntry`).
+ * Not seen: the deletion of any other row (a hand-written DELETE; a cleanup of rows whose TTL is
+ * shorter than the oldest row's); a change of an indexed column that does not move last_seen
+ * forward (neither tool makes one; redact-existing empties the index itself); a row inserted with
+ * an explicit past last_seen into the rowid of a deleted newest row when that row was neither
+ * among the newest nor the oldest by last_seen; more than NEWEST_ROWS rows written within one
+ * second and one of them rewritten within that second after a sync; a rewrite while some row's
+ * last_seen lies in the future (a skewed clock), since now then reaches neither the newest
+ * last_seen nor its second. A deleted row's entry is harmless while it stays: `matchLearning`
+ * returns only entries whose source row (same rowid and key) still exists and counts the
+ * project's rows in the source table, so relevance is what a fresh index gives; the entry is
+ * removed by the next sweep.
+ *
+ * Strategies: MAX(rowid) with a digest of that row's indexed columns. It changes when a strategy
+ * is added, and when the newest one is deleted, replaced, or has its text rewritten. Not seen: an
+ * upsert of an existing strategy (save-strategy, update-strategy-helpfulness), which changes only
+ * helpfulness and last_seen, neither of them indexed, so there is nothing to re-index; the deletion
+ * of an older strategy (neither tool deletes strategies; harmless, as above); a hand-written change
+ * of an older strategy's topic or insight (the table has no index on last_seen to find it by).
+ */
+interface LearningSeen {
+  max: number;
+  digest: string;
+  newest?: string | number | null;
+  at?: number[];
+  oldest?: [string | number, number] | null;
+}
+
+interface LearningMark {
+  v: number;
+  lo: number;
+  hi: number;
+  seen: LearningSeen;
+}
+
+function learningSeen(db: DB, part: LearningPart): LearningSeen {
   const t = LEARNING[part];
-  stmt(db, t.clear).run();
-  const rows = stmt(db, t.select).all() as { id: string; project_id: string; first: string; second: string }[];
+  if (part === 'strategies') {
+    const top = stmt(db, `SELECT ${t.columns} FROM strategies WHERE rowid = (SELECT MAX(rowid) FROM strategies)`).get() as LearningRow | undefined;
+    return { max: top?.rid ?? 0, digest: digestRows(top ? [top] : []) };
+  }
+  // One scalar subquery per aggregate: each is a single seek (two aggregates in one SELECT are not).
+  const b = stmt(
+    db,
+    'SELECT (SELECT MAX(rowid) FROM error_patterns) AS max, (SELECT MAX(last_seen) FROM error_patterns) AS newest, (SELECT MIN(last_seen) FROM error_patterns) AS oldest',
+  ).get() as { max: number | null; newest: string | number | null; oldest: string | number | null };
+  const at = b.newest === null ? [] : (stmt(db, `SELECT ${t.columns} FROM error_patterns WHERE last_seen = ? LIMIT ${NEWEST_ROWS}`).all(b.newest) as LearningRow[]);
+  const first = b.oldest === null ? undefined : (stmt(db, 'SELECT rowid AS rid FROM error_patterns WHERE last_seen = ? LIMIT 1').get(b.oldest) as { rid: number } | undefined);
+  return {
+    max: b.max ?? 0,
+    digest: digestRows(at),
+    newest: b.newest,
+    at: at.map((r) => r.rid).sort((x, y) => x - y),
+    oldest: b.oldest === null || first === undefined ? null : [b.oldest, first.rid],
+  };
+}
+
+function digestRows(rows: readonly LearningRow[]): string {
+  const sorted = [...rows].sort((a, b) => a.rid - b.rid).map((r) => [r.rid, r.id, r.project_id, r.first, r.second]);
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 16);
+}
+
+function readMark(db: DB, part: LearningPart): LearningMark | undefined {
+  const raw = meta(db, LEARNING[part].mark);
+  if (raw === undefined) return undefined;
+  try {
+    const m = JSON.parse(raw) as LearningMark;
+    return m.v === LEARNING_LAYOUT && Number.isInteger(m.lo) && Number.isInteger(m.hi) && typeof m.seen?.max === 'number' ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the index has an entry at `rid` whose source row is gone or is another row now. */
+function entryOrphaned(db: DB, part: LearningPart, rid: number): boolean {
+  const t = LEARNING[part];
+  return (
+    stmt(db, `SELECT 1 AS x FROM ${t.fts} f WHERE f.rowid = ? AND NOT EXISTS (SELECT 1 FROM ${t.table} e WHERE e.rowid = f.rowid AND ${t.same})`).get(rid) !==
+    undefined
+  );
+}
+
+/**
+ * Drops every entry whose source row is gone or is another row now. Reads the whole index (and
+ * seeks each entry's source row): run only after the check saw a row deleted.
+ */
+function sweepOrphans(db: DB, part: LearningPart): void {
+  const t = LEARNING[part];
+  const gone = stmt(db, `SELECT f.rowid AS rid FROM ${t.fts} f WHERE NOT EXISTS (SELECT 1 FROM ${t.table} e WHERE e.rowid = f.rowid AND ${t.same})`).all() as {
+    rid: number;
+  }[];
+  const drop = stmt(db, `DELETE FROM ${t.fts} WHERE rowid = ?`);
+  for (const g of gone) drop.run(g.rid);
+}
+
+/**
+ * The rows in (lo, hi] that have no entry, from hi down to the first one that has: rows added
+ * into the rowids of deleted ones. A new row always gets a rowid above every row then present,
+ * so after a sweep every such row lies above every indexed one.
+ */
+function rowsWithoutEntry(db: DB, part: LearningPart, hi: number, lo: number): LearningRow[] {
+  const t = LEARNING[part];
+  const page = stmt(db, `SELECT ${t.columns} FROM ${t.table} WHERE rowid > ? AND rowid <= ? ORDER BY rowid DESC LIMIT 64`);
+  const has = stmt(db, `SELECT 1 AS x FROM ${t.fts} WHERE rowid = ?`);
+  const out: LearningRow[] = [];
+  for (let top = hi; top > lo; ) {
+    const rows = page.all(lo, top) as LearningRow[];
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      if (has.get(r.rid) !== undefined) return out;
+      out.push(r);
+    }
+    top = (rows[rows.length - 1] as LearningRow).rid - 1;
+  }
+  return out;
+}
+
+/**
+ * Brings one learning part up to its table (inside the caller's write transaction): orphaned
+ * entries swept when a deletion was seen, rows rewritten since the last sync re-indexed, new rows
+ * and the backlog indexed in batches (at least one per call). Reads rows by rowid ranges and by
+ * last_seen through `idx_patterns_ttl`, never the whole table.
+ */
+function syncLearning(db: DB, part: LearningPart, inBudget: () => boolean): { indexed: number; backlog: number } {
+  const t = LEARNING[part];
+  const seen = learningSeen(db, part);
   const insert = stmt(db, t.insert);
-  for (const r of rows) insert.run(indexableText(t.first(r.first)), indexableText(r.second), r.id, r.project_id);
-  return rows.length;
+  let indexed = 0;
+  const index = (rows: readonly LearningRow[]) => {
+    for (const r of rows) insert.run(r.rid, indexableText(t.first(r.first)), indexableText(r.second), r.id, r.project_id);
+    indexed += rows.length;
+  };
+  let mark = readMark(db, part);
+  if (mark === undefined) {
+    // Never indexed in this layout, or the mark was lost: start over, newest rows first.
+    db.prepare(`DELETE FROM ${t.fts}`).run();
+    stmt(db, 'DELETE FROM ca_meta WHERE key = ?').run(t.legacy);
+    mark = { v: LEARNING_LAYOUT, lo: seen.max, hi: seen.max, seen };
+  }
+  const prev = mark.seen;
+  // Rowids above the table's largest are free again: rows added later are new rows.
+  let hi = Math.min(mark.hi, seen.max);
+  let lo = Math.min(mark.lo, hi);
+  if (JSON.stringify(prev) !== JSON.stringify(seen)) {
+    const known = new Set([mark.hi, ...(prev.at ?? []), ...(prev.oldest ? [prev.oldest[1]] : [])]);
+    if ([...known].some((rid) => rid > lo && entryOrphaned(db, part, rid))) {
+      sweepOrphans(db, part);
+      index(rowsWithoutEntry(db, part, hi, lo));
+    }
+    if (part === 'patterns' && prev.newest !== undefined && prev.newest !== null) {
+      // Rewritten in place since: both tools move last_seen to now, at or after the newest seen then.
+      // Read through idx_patterns_ttl (the unary + keeps the planner off the rowid range, which
+      // can be the whole table).
+      index(stmt(db, `SELECT ${t.columns} FROM error_patterns WHERE last_seen >= ? AND +rowid > ? AND +rowid <= ?`).all(prev.newest, lo, hi) as LearningRow[]);
+    }
+    if (part === 'strategies' && prev.digest !== seen.digest && seen.max > lo && seen.max <= hi) {
+      index(stmt(db, `SELECT ${t.columns} FROM strategies WHERE rowid = ?`).all(seen.max) as LearningRow[]);
+    }
+  }
+  const batch = stmt(db, `SELECT ${t.columns} FROM ${t.table} WHERE rowid > ? AND rowid <= ? ORDER BY rowid`);
+  let batches = 0;
+  while (hi < seen.max && (batches === 0 || inBudget())) {
+    const next = Math.min(seen.max, hi + LEARNING_BATCH);
+    index(batch.all(hi, next) as LearningRow[]);
+    hi = next;
+    batches++;
+  }
+  while (lo > 0 && hi === seen.max && (batches === 0 || inBudget())) {
+    const next = Math.max(0, lo - LEARNING_BATCH);
+    index(batch.all(next, lo) as LearningRow[]);
+    lo = next;
+    batches++;
+  }
+  setMeta(db, t.mark, JSON.stringify({ v: LEARNING_LAYOUT, lo, hi, seen } satisfies LearningMark));
+  const left = (from: number, to: number) => (stmt(db, `SELECT COUNT(*) AS n FROM ${t.table} WHERE rowid > ? AND rowid <= ?`).get(from, to) as { n: number }).n;
+  return { indexed, backlog: (lo > 0 ? left(0, lo) : 0) + (hi < seen.max ? left(hi, seen.max) : 0) };
 }
 
 /** Empties the index and forgets its watermarks (it is rebuilt by the next sync). */
 export function resetSearchIndex(db: DB): void {
   clearPart(db, 'packages');
   clearPart(db, 'reasoning');
-  for (const part of ['patterns', 'strategies'] as const) db.prepare(LEARNING[part].clear).run();
+  for (const part of ['patterns', 'strategies'] as const) db.prepare(`DELETE FROM ${LEARNING[part].fts}`).run();
   db.prepare("DELETE FROM ca_meta WHERE key LIKE 'search.%'").run();
 }
 
@@ -349,10 +554,17 @@ export function matchLearning(
   projectId: string,
   termMatches: readonly string[],
 ): { total: number; perTerm: string[][] } {
-  const [fts, source, id] =
-    table === 'patterns' ? (['ca_fts_patterns', 'error_patterns', 'pattern_hash'] as const) : (['ca_fts_strategies', 'strategies', 'strategy_id'] as const);
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM ${source} WHERE project_id = ?`).get(projectId) as { n: number }).n;
-  const find = stmt(db, `SELECT ${id} AS id FROM ${fts} WHERE ${fts} MATCH ? AND project_id = ?`);
+  const t = LEARNING[table];
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM ${t.table} WHERE project_id = ?`).get(projectId) as { n: number }).n;
+  // Only entries whose source row still exists (a deleted row's entry may outlive it: see
+  // LearningSeen), looked up by rowid and key; by key alone in an index of layout 1 that this
+  // process could not rebuild (a read-only file).
+  const exact = readMark(db, table) !== undefined;
+  const find = stmt(
+    db,
+    `SELECT f.${t.id} AS id FROM ${t.fts} f WHERE ${t.fts} MATCH ? AND f.project_id = ?
+       AND EXISTS (SELECT 1 FROM ${t.table} e WHERE ${exact ? 'e.rowid = f.rowid AND ' : ''}${t.same})`,
+  );
   return { total, perTerm: termMatches.map((m) => (find.all(m, projectId) as { id: string }[]).map((r) => r.id)) };
 }
 

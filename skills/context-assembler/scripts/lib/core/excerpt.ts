@@ -3,7 +3,9 @@
  * (about 30% of the budget) and from the end (about 20%), with one line in between saying how much
  * was left out. Pure; the token counter is injected.
  */
-import type { CountTokens } from './pack.ts';
+import type { TokenCounter } from './pack.ts';
+
+type CountTokens = (text: string) => number;
 
 export const HEAD_SHARE = 0.3;
 export const TAIL_SHARE = 0.2;
@@ -14,8 +16,10 @@ export interface Excerpt {
   omitted_lines: number;
 }
 
-export function excerpt(text: string, maxTokens: number, countTokens: CountTokens): Excerpt {
-  if (countTokens(text) <= maxTokens) return { text, truncated: false, omitted_lines: 0 };
+export function excerpt(text: string, maxTokens: number, counter: TokenCounter): Excerpt {
+  // A text whose bound fits is whole; only a longer one is counted, line by line.
+  if (counter.bound(text).tokens <= maxTokens || counter.count(text) <= maxTokens) return { text, truncated: false, omitted_lines: 0 };
+  const countTokens: CountTokens = (t) => counter.count(t);
   const lines = text.split('\n');
   const take = (order: number[], budget: number) => {
     const picked: number[] = [];

@@ -5,7 +5,7 @@
  * characters, packed within the reasoning level's token budget. Pure.
  */
 import type { Exclusion, ReasoningItem } from '../contract.ts';
-import { pack, type CountTokens } from './pack.ts';
+import { pack, type Sized, type TokenCounter } from './pack.ts';
 import { renderReasoningEntry } from './render.ts';
 import { oneLine, truncateAtWord } from './text.ts';
 
@@ -29,7 +29,7 @@ export interface SelectReasoningInput {
   contentChars: number;
   budget: number;
   redact: (text: string) => string;
-  countTokens: CountTokens;
+  counter: TokenCounter;
   /**
    * A standing per entry id (recency, relevance and scope combined). When given, each producer's
    * best entries by it are kept and the best of those fill the total; otherwise the newest.
@@ -40,6 +40,8 @@ export interface SelectReasoningInput {
 export interface SelectReasoningOutput {
   entries: ReasoningItem[];
   used_tokens: number;
+  /** False when some entry's tokens is an upper bound. */
+  exact: boolean;
   excluded: Exclusion[];
 }
 
@@ -71,19 +73,56 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
   const kept = [...perProducer.values()].flat();
   // Without a standing the phase order decides what is cut; with one, the best entries stay.
   const ordered = score ? kept.sort(standing).slice(0, input.maxTotal).sort(byPhase) : kept.sort(byPhase).slice(0, input.maxTotal);
-  const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => ({
-    id: row.id,
-    agent_type: oneLine(row.agent_type),
-    phase: row.reasoning_phase ?? 'unknown',
-    content: truncateAtWord(input.redact(oneLine(row.content)), input.contentChars),
-    confidence: row.confidence_level,
-    timestamp: row.timestamp,
-  }));
+  const shown = new Map<number, string>();
+  const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => {
+    const content = input.redact(oneLine(row.content));
+    shown.set(row.id, content);
+    return {
+      id: row.id,
+      agent_type: oneLine(row.agent_type),
+      phase: row.reasoning_phase ?? 'unknown',
+      content: truncateAtWord(content, input.contentChars),
+      confidence: row.confidence_level,
+      timestamp: row.timestamp,
+    };
+  });
   // Entries are emitted one per line; the newline is counted with each.
-  const packed = pack(items, input.budget, (e) => renderReasoningEntry(e) + '\n', input.countTokens);
+  const packed = pack(items, input.budget, (e) => renderReasoningEntry(e) + '\n', input.counter, {
+    bound: (e) => entryBound(e, shown.get(e.id) as string, input.counter),
+  });
   return {
     entries: packed.admitted.map(({ item, tokens }) => ({ ...item, tokens })),
     used_tokens: packed.used,
-    excluded: packed.skipped.map(({ item }) => ({ kind: 'reasoning', id: item.id, reason: 'budget' })),
+    exact: packed.exact,
+    excluded: packed.skipped.map((item) => ({ kind: 'reasoning', id: item.id, reason: 'budget' })),
   };
+}
+
+/**
+ * A figure for an entry line without the rank table: its label and its content are sized apart.
+ * The label ends in "**" and the content follows after a space, so the line's cl100k pieces are
+ * the label's and the content tail's, and its count is the sum of theirs. The tail ` content\n` is
+ * counted by bazinga-db when it stores the entry (its shownTail). When the content was cut, the
+ * kept words are the first pieces of the whole tail and "...\n" adds one piece of at most 4 bytes,
+ * so the whole tail's count plus 4 bounds it, provided the cut fell between a letter or digit and
+ * a character that is neither (tested against counting).
+ */
+export function entryBound(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>, whole: string, counter: TokenCounter): Sized {
+  if (!counter.additive) return counter.bound(renderReasoningEntry(e) + '\n');
+  const label = counter.rawBound(renderReasoningEntry({ ...e, content: '' }).trimEnd());
+  const tail = tailBound(e.content, whole, counter);
+  return { tokens: counter.scale(label.tokens + tail.tokens), exact: label.exact && tail.exact };
+}
+
+const CUT_ENDS = /[\p{L}\p{N}]$/u;
+const WORD_CHAR = /^[\p{L}\p{N}]/u;
+
+function tailBound(content: string, whole: string, counter: TokenCounter): Sized {
+  const shown = counter.rawBound(` ${content}\n`);
+  if (content === whole || shown.exact) return shown;
+  const kept = content.endsWith('...') ? content.slice(0, -3) : null;
+  const cleanCut = kept !== null && whole.startsWith(kept) && CUT_ENDS.test(kept) && !WORD_CHAR.test(whole.slice(kept.length));
+  if (!cleanCut) return shown;
+  const all = counter.rawBound(` ${whole}\n`);
+  return all.exact && all.tokens + 4 < shown.tokens ? { tokens: all.tokens + 4, exact: false } : shown;
 }
