@@ -214,7 +214,7 @@ export function main(argv: readonly string[]): number {
     if (r.status !== 0) return 1;
   }
   process.stdout.write(
-    `Done. The orchestrator's command: node .claude/skills/context-assembler/bin/context-assembler.mjs --session <id> --agent <type> [--group <id>]\n`,
+    `Done. The orchestrator's command: node .claude/skills/context-assembler/bin/context-assembler.cjs --session <id> --agent <type> [--group <id>]\n`,
   );
   return 0;
 }

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFixture, REPO_ROOT, S1, type Project } from './helpers.ts';
 
+// The launcher under its earlier .mjs name (a wrapper of the .cjs one): old commands keep working.
 const LAUNCHER = path.join('skills', 'context-assembler', 'bin', 'context-assembler.mjs');
 const LOCK = '.bootstrap-lock';
 const FALLBACK = fs.readFileSync(path.join(REPO_ROOT, 'test', 'golden', 'fallback.md'), 'utf8');

@@ -20,7 +20,7 @@ import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { REPO_ROOT, S1, copyFixture, makeProject, type Project } from './helpers.ts';
 import { bazingaDbIn as bazingaDb } from './inProcess.ts';
 
-const BIN = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.mjs');
+const BIN = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
 const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'secrets', 'config', 'tokenizer'];
 
 /** No inherited project hints: only flags (or the cwd) choose the project. */
@@ -304,7 +304,7 @@ describe.skipIf(resolvesFrom(os.tmpdir(), 'js-tiktoken'))('doctor of an installe
     for (const pkg of ['tsx', 'yaml', 'better-sqlite3']) {
       fs.symlinkSync(path.join(REPO_ROOT, 'node_modules', pkg), path.join(skills, 'node_modules', pkg), 'dir');
     }
-    const bin = path.join(skills, 'context-assembler', 'bin', 'context-assembler.mjs');
+    const bin = path.join(skills, 'context-assembler', 'bin', 'context-assembler.cjs');
     const r = spawnSync(process.execPath, [bin, 'doctor', '--format', 'json'], {
       cwd: os.tmpdir(),
       env: { ...ENV, CLAUDE_PROJECT_DIR: p.root },

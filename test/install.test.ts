@@ -120,7 +120,7 @@ describe('install into a fresh project', () => {
       expect(read(path.join(p.root, target)).equals(read(source)), target).toBe(true);
     }
     for (const skill of SKILLS) {
-      expect(fs.statSync(path.join(p.root, '.claude', 'skills', skill, 'bin', `${skill}.mjs`)).mode & 0o111).not.toBe(0);
+      expect(fs.statSync(path.join(p.root, '.claude', 'skills', skill, 'bin', `${skill}.cjs`)).mode & 0o111).not.toBe(0);
     }
 
     const refs = fs.readdirSync(path.join(p.root, '.claude', 'references')).sort();
@@ -277,7 +277,7 @@ describe('the installed skills run from another working directory', () => {
 
     const ca = node(
       [
-        path.join(p.root, '.claude', 'skills', 'context-assembler', 'bin', 'context-assembler.mjs'),
+        path.join(p.root, '.claude', 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'),
         '--session',
         S1,
         '--group',
@@ -297,7 +297,7 @@ describe('the installed skills run from another working directory', () => {
     expect(ca.stdout).not.toContain('Fallback Mode');
     expect(ca.stdout).toContain('(id 2)');
 
-    const db = node([path.join(p.root, '.claude', 'skills', 'bazinga-db', 'bin', 'bazinga-db.mjs'), '--quiet', 'list-sessions'], { cwd, env });
+    const db = node([path.join(p.root, '.claude', 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs'), '--quiet', 'list-sessions'], { cwd, env });
     expect(db.code, db.stderr).toBe(0);
     const sessions = JSON.parse(db.stdout) as { session_id: string }[];
     expect(sessions.map((s) => s.session_id).sort()).toEqual([S1, S2].sort());
@@ -363,8 +363,8 @@ describe.skipIf(resolvesFrom(os.tmpdir(), 'tsx') || resolvesFrom(os.tmpdir(), 'b
       return {
         p,
         env: { ...BASE_ENV, CLAUDE_PROJECT_DIR: p.root },
-        ca: path.join(p.root, '.claude', 'skills', 'context-assembler', 'bin', 'context-assembler.mjs'),
-        db: path.join(p.root, '.claude', 'skills', 'bazinga-db', 'bin', 'bazinga-db.mjs'),
+        ca: path.join(p.root, '.claude', 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'),
+        db: path.join(p.root, '.claude', 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs'),
       };
     }
     const FALLBACK = ':warning: Context assembly encountered an error. Proceeding with minimal context.';

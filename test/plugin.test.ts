@@ -196,7 +196,7 @@ describe('skills/*/SKILL.md', () => {
 
   it.each(skillDirs.map((d) => [path.basename(d), d]))('%s: the body calls its launcher through ${CLAUDE_SKILL_DIR}', (name, dir) => {
     const text = fs.readFileSync(path.join(dir, 'SKILL.md'), 'utf8');
-    expect(text).toContain(`\${CLAUDE_SKILL_DIR}/bin/${name}.mjs`);
+    expect(text).toContain(`\${CLAUDE_SKILL_DIR}/bin/${name}.cjs`);
   });
 });
 
@@ -321,8 +321,8 @@ describe('package.json bin', () => {
   const entries = Object.entries(bin);
 
   it('has context-assembler and bazinga-db', () => {
-    expect(bin['context-assembler']).toBe('skills/context-assembler/bin/context-assembler.mjs');
-    expect(bin['bazinga-db']).toBe('skills/bazinga-db/bin/bazinga-db.mjs');
+    expect(bin['context-assembler']).toBe('skills/context-assembler/bin/context-assembler.cjs');
+    expect(bin['bazinga-db']).toBe('skills/bazinga-db/bin/bazinga-db.cjs');
   });
 
   it.each(entries)('%s → %s exists, is executable and starts with a node shebang', (_name, target) => {
