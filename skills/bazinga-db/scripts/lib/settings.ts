@@ -5,7 +5,8 @@
  *   relevance.artifact_index_bytes  how much of each artifact file is indexed;
  *   relevance.index_budget_ms       how long one call may spend indexing a backlog of older rows;
  *   redaction_mode                  pattern_only | entropy | both, at ingest as at emit;
- *   redaction_allowlist             regexes whose matches are stored and printed as written.
+ *   redaction_allowlist             regexes whose matches are stored and printed as written;
+ *   reasoning.content_chars         how much of a reasoning entry a block shows (its count is stored).
  * Read leniently: the assembler reports a malformed file; here a missing, unreadable or invalid
  * value means the default (an allowlist entry that is not a valid regex is skipped).
  */
@@ -13,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readHead } from './artifacts.ts';
 import { DEFAULT_POLICY, REDACTION_MODES, type RedactionMode, type RedactionPolicy } from './redact.ts';
+import { DEFAULT_REASONING_CONTENT_CHARS } from './shown.ts';
 import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from './repo/searchIndex.ts';
 
 /** A configuration file larger than this is not read here. */
@@ -45,6 +47,13 @@ export function indexSettings(projectRoot: string): IndexSettings {
   const r = relevance !== null && typeof relevance === 'object' ? (relevance as Record<string, unknown>) : {};
   const bytes = whole(r.artifact_index_bytes, defaults.artifactBytes);
   return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: whole(r.index_budget_ms, defaults.budgetMs) };
+}
+
+/** Characters of a reasoning entry's content a block shows (the assembler's default when the file says nothing). */
+export function reasoningContentChars(projectRoot: string): number {
+  const reasoning = configSection(projectRoot).reasoning;
+  const r = reasoning !== null && typeof reasoning === 'object' ? (reasoning as Record<string, unknown>) : {};
+  return whole(r.content_chars, DEFAULT_REASONING_CONTENT_CHARS);
 }
 
 /** The redaction policy every write applies (the assembler's defaults when the file says nothing). */

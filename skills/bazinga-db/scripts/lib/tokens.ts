@@ -107,17 +107,3 @@ const COUNTER_VERSION = 'cl100k-merge256-v1';
 export function textHash(text: string): string {
   return createHash('sha256').update(`${COUNTER_VERSION}\n${text}`, 'utf8').digest('hex').slice(0, 32);
 }
-
-/**
- * How a stored text is shown as the tail of a one-line list entry: after a space, on one line,
- * ending the line. Its count is stored when the text is written (save-reasoning), so that a
- * reader can size the entry without loading the rank table.
- */
-export function shownTail(text: string): string {
-  return ` ${oneLine(text)}\n`;
-}
-
-/** Collapses every run of whitespace (newlines included) to one space and trims. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}

@@ -17,7 +17,9 @@ import {
 import { insertReasoning, listReasoning, listStrategySourceReasoning } from '../repo/reasoning.ts';
 import { sessionExists } from '../repo/sessions.ts';
 import { saveTokenCounts } from '../repo/tokenCounts.ts';
-import { countCl100k, shownTail, textHash } from '../tokens.ts';
+import { reasoningContentChars } from '../settings.ts';
+import { shownReasoningLine, shownTail } from '../shown.ts';
+import { countCl100k, textHash } from '../tokens.ts';
 import { addStrategyHelpfulness, listStrategies, upsertStrategy } from '../repo/strategies.ts';
 import {
   groupOrGlobal,
@@ -101,14 +103,14 @@ const saveReasoning: Command = {
     const stored = redactor.text(content);
     const storedReferences = references && references.length > 0 ? pyJsonDumps(redactor.json(references)) : null;
     const agentId = redactor.optional(args.values.get('--agent_id'));
-    // The count of the content as an assembly shows it, taken now (outside the write lock) so that
-    // a later assembly sizes the entry without loading the rank table.
-    const tail = shownTail(stored);
-    const tailCount = new Map([[textHash(tail), countCl100k(tail)]]);
+    // The counts of the entry as an assembly shows it (its line, and its content whole), taken now
+    // and outside the write lock, so that a later assembly sizes it without loading the rank table.
+    const shown = [shownReasoningLine(agentType, phase, stored, reasoningContentChars(ctx.paths().projectRoot)), shownTail(stored)];
+    const counts = new Map(shown.map((text) => [textHash(text), countCl100k(text)]));
     const db = ctx.db();
     const saved = writeTransaction(db, () => {
       if (!sessionExists(db, sessionId)) throw notFound(`Session not found: ${sessionId}`);
-      saveTokenCounts(db, tailCount);
+      saveTokenCounts(db, counts);
       return insertReasoning(db, {
         sessionId,
         groupId,

@@ -99,7 +99,9 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
 }
 
 /**
- * A figure for an entry line without the rank table: its label and its content are sized apart.
+ * A figure for an entry line without the rank table: its count when it is stored (save-reasoning
+ * stores the line as shown with the configured content_chars), else its label and its content
+ * sized apart.
  * The label ends in "**" and the content follows after a space, so the line's cl100k pieces are
  * the label's and the content tail's, and its count is the sum of theirs. The tail ` content\n` is
  * counted by bazinga-db when it stores the entry (its shownTail). When the content was cut, the
@@ -108,7 +110,8 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
  * a character that is neither (tested against counting).
  */
 export function entryBound(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>, whole: string, counter: TokenCounter): Sized {
-  if (!counter.additive) return counter.bound(renderReasoningEntry(e) + '\n');
+  const line = counter.bound(renderReasoningEntry(e) + '\n');
+  if (line.exact || !counter.additive) return line;
   const label = counter.rawBound(renderReasoningEntry({ ...e, content: '' }).trimEnd());
   const tail = tailBound(e.content, whole, counter);
   return { tokens: counter.scale(label.tokens + tail.tokens), exact: label.exact && tail.exact };

@@ -5,6 +5,7 @@
  */
 import type { Zone } from '../config.ts';
 import type { AssemblyDoc, ErrorPatternItem, ReasoningItem, RankedPackage, StrategyItem } from '../contract.ts';
+import { reasoningLine } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
 
 export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary'>): string {
@@ -27,7 +28,7 @@ export function renderPackageSection(header: string, entries: readonly string[])
 }
 
 export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>): string {
-  return `**[${e.agent_type}] ${e.phase}:** ${e.content}`;
+  return reasoningLine(e.agent_type, e.phase, e.content);
 }
 
 function renderErrorPattern(p: ErrorPatternItem): string {
