@@ -11,7 +11,7 @@ import { redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { RankedPackage } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { exactCounter, pack, type TokenCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
-import { packPackages, type PackPackagesInput } from '../skills/context-assembler/scripts/lib/core/packages.ts';
+import { packageSectionTokens, packPackages, type PackPackagesInput } from '../skills/context-assembler/scripts/lib/core/packages.ts';
 import { renderPackageEntry, renderPackageHeader, renderPackageSection } from '../skills/context-assembler/scripts/lib/core/render.ts';
 import { countCl100k, makeTokenCounter } from '../skills/context-assembler/scripts/lib/tokens.ts';
 
@@ -189,6 +189,34 @@ describe('packPackages: property', () => {
     );
     // Not vacuous: some runs were decided on bounds alone.
     expect(bounded).toBeGreaterThan(0);
+  });
+
+  it('exact is never claimed over a bound: every budget from tight to ample, fresh counters', () => {
+    const mk = (id: number, summary: string) => pkg({ id, priority: 'high', file_path: `a/f${id}.md`, summary });
+    const items = [mk(1, 'the token refresh flow is described here in words'), mk(2, 'the token refresh flow is described here in many many many words and it goes on for a while more and more and more'), mk(3, 'ok')];
+    let exactRuns = 0;
+    for (let budget = 20; budget < 120; budget++) {
+      const out = packPackages(input({ selected: items, budget, counter: makeTokenCounter(1) }));
+      const section = renderPackageSection(renderPackageHeader('Normal', out.packages.length, 10, null), out.packages.map(renderPackageEntry));
+      expect(out.tokens).toBeGreaterThanOrEqual(countCl100k(section));
+      if (out.packages.length > 0) expect(out.tokens).toBeLessThanOrEqual(budget);
+      if (!out.exact) continue;
+      exactRuns++;
+      expect(out.tokens).toBe(countCl100k(section));
+      for (const p of out.packages) expect(p.tokens).toBe(countCl100k(renderPackageEntry(p) + '\n\n'));
+    }
+    expect(exactRuns).toBeGreaterThan(0);
+  });
+
+  it('the section figure is counted when its bound would exceed the budget (never reported above it)', () => {
+    const items = [pkg({ id: 1, summary: 'the token refresh flow is described here in words' }), pkg({ id: 2, summary: 'families of refresh tokens rotate on reuse' })];
+    const budget = countCl100k(renderPackageSection(renderPackageHeader('Normal', 2, 10, null), items.map(renderPackageEntry))) + 1;
+    const counter = makeTokenCounter(1);
+    const one = [items[1] as RankedPackage];
+    const header = renderPackageHeader('Normal', 1, 9, null);
+    const section = packageSectionTokens(header, one, counter, budget);
+    expect(section.tokens).toBeLessThanOrEqual(budget);
+    expect(section.tokens).toBeGreaterThanOrEqual(countCl100k(renderPackageSection(header, one.map(renderPackageEntry))));
   });
 
   it('a large budget admits every non-emptied item', () => {

@@ -226,6 +226,38 @@ describe('deletions', () => {
     }
   });
 
+  it("cleanup-error-patterns of one project that leaves another project's older row: its own sweep drops the entries", () => {
+    const { db, project } = seeded();
+    insertPattern(db, 'h5', 'p2', 'keep the golf replica', '2019-01-01 00:00:00');
+    db.prepare("UPDATE error_patterns SET last_seen = datetime('now') WHERE pattern_hash IN ('h1', 'h3', 'h4')").run();
+    db.prepare("UPDATE error_patterns SET last_seen = '2020-01-01 00:00:00' WHERE pattern_hash = 'h2'").run();
+    refresh(db);
+    db.close();
+    const r = bazingaDbInProcess(project, ['cleanup-error-patterns', 'p1']);
+    expect(JSON.parse(r.out).deleted_count).toBe(1);
+    const after = openDatabase({ dbPath: project.dbPath });
+    try {
+      // The oldest row (p2's) is still there, so the freshness check alone could not see it.
+      expect(entries(after, 'patterns')).toEqual(sources(after, 'patterns'));
+      expect(entries(after, 'patterns')).toHaveLength(4);
+    } finally {
+      after.close();
+    }
+  });
+
+  it('an index rebuilt by a release before this layout (its fingerprint key written after it) is rebuilt again', () => {
+    const { db } = seeded();
+    // What such a release leaves: entries numbered from 1, not by their rows, and its key.
+    db.prepare("DELETE FROM error_patterns WHERE pattern_hash = 'h1'").run();
+    db.prepare('DELETE FROM ca_fts_patterns').run();
+    db.prepare("INSERT INTO ca_meta (key, value) VALUES ('search.patterns.fingerprint', '[3]') ON CONFLICT (key) DO UPDATE SET value = excluded.value").run();
+    expect(searchIndexBehind(db)).toContain('patterns');
+    refresh(db);
+    expect(searchIndexBehind(db)).toEqual([]);
+    expect(entries(db, 'patterns')).toEqual(sources(db, 'patterns'));
+    expect(matching(db, 'patterns', 'p1', 'charlie')).not.toEqual([]);
+  });
+
   it('the newest pattern deleted and a new one inserted into its rowid in the same second: seen, the old entry replaced', () => {
     const { db } = seeded();
     db.prepare("DELETE FROM error_patterns WHERE pattern_hash = 'h4'").run();

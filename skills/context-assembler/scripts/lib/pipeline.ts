@@ -30,7 +30,7 @@ import type { Config, Zone } from './config.ts';
 import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type Step } from './contract.ts';
 import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
-import { packPackages, packageSectionFigure } from './core/packages.ts';
+import { packPackages, packageSectionTokens } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
 import { availableText, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/relevance.ts';
@@ -338,13 +338,12 @@ function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): A
   for (let attempt = 1; ; attempt++) {
     if (attempt === MAX_CHOICES) {
       const db = deps.db();
-      return recording(() =>
-        writeTransaction(db, () => {
-          const doc = runSteps(start, choose, deps);
-          const ids = packageIds(doc);
-          return ids.length === 0 ? consumeStep(doc, deps) : claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps);
-        }),
-      );
+      // A step's own failure keeps its message; only the claim is a recording failure.
+      return writeTransaction(db, () => {
+        const doc = runSteps(start, choose, deps);
+        const ids = packageIds(doc);
+        return ids.length === 0 ? consumeStep(doc, deps) : recording(() => claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps));
+      });
     }
     const doc = runSteps(start, choose, deps);
     const ids = packageIds(doc);
@@ -401,7 +400,7 @@ function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], counter: T
     (a, b) => a.id - b.id,
   );
   const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
-  const section = packageSectionFigure(header, packages, counter);
+  const section = packageSectionTokens(header, packages, counter, doc.context_budget);
   return {
     ...doc,
     total_available: total,

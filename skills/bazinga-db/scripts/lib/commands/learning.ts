@@ -16,6 +16,7 @@ import {
 } from '../repo/errorPatterns.ts';
 import { insertReasoning, listReasoning, listStrategySourceReasoning } from '../repo/reasoning.ts';
 import { sessionExists } from '../repo/sessions.ts';
+import { sweepPatternIndex } from '../repo/searchIndex.ts';
 import { saveTokenCounts } from '../repo/tokenCounts.ts';
 import { reasoningContentChars } from '../settings.ts';
 import { shownReasoningLine, shownTail } from '../shown.ts';
@@ -343,7 +344,12 @@ const cleanupErrorPatterns: Command = {
     rejectProblem(args);
     const projectId = args.positionals[0] ?? null;
     const db = ctx.db();
-    const deleted = writeTransaction(db, () => deleteExpiredErrorPatterns(db, projectId));
+    const deleted = writeTransaction(db, () => {
+      const n = deleteExpiredErrorPatterns(db, projectId);
+      // One project's rows need not include the oldest, which the index's freshness check watches.
+      if (n > 0) sweepPatternIndex(db);
+      return n;
+    });
     return { success: true, deleted_count: deleted, project_id: projectId };
   },
 };

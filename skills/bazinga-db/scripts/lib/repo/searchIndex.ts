@@ -285,9 +285,10 @@ const LEARNING = {
  *   confidence update): both set last_seen to now, which moves MAX(last_seen), or, within the
  *   second of the newest rows, adds the row to them or changes their digest when an indexed text
  *   changed (a same-second rewrite that leaves every indexed column as it was needs nothing);
- * - a row is deleted that was the newest row, one of the newest by last_seen, or the oldest:
- *   TTL cleanup by either tool deletes the oldest row whenever it deletes any (both write ttl_days
- *   90; with equal TTLs the expired rows are the oldest).
+ * - a row is deleted that was the newest row, one of the newest by last_seen, or the oldest: a
+ *   cleanup of every project's expired rows deletes the oldest row whenever it deletes any (both
+ *   tools write ttl_days 90; with equal TTLs the expired rows are the oldest). This layer's own
+ *   cleanup-error-patterns sweeps the index itself (it may clean one project only).
  * When a deletion is seen, every entry whose row is gone is swept, and rows that took the rowids
  * of deleted ones are indexed (`rowsWithoutEntry`).
  * Not seen: the deletion of any other row (a hand-written DELETE; a cleanup of rows whose TTL is
@@ -353,7 +354,9 @@ function digestRows(rows: readonly LearningRow[]): string {
 
 function readMark(db: DB, part: LearningPart): LearningMark | undefined {
   const raw = meta(db, LEARNING[part].mark);
-  if (raw === undefined) return undefined;
+  // A release before this layout rebuilds the table whole (its entries numbered from 1, not by
+  // their rows) and writes its fingerprint key after it: such an index is rebuilt here too.
+  if (raw === undefined || meta(db, LEARNING[part].legacy) !== undefined) return undefined;
   try {
     const m = JSON.parse(raw) as LearningMark;
     return m.v === LEARNING_LAYOUT && Number.isInteger(m.lo) && Number.isInteger(m.hi) && typeof m.seen?.max === 'number' ? m : undefined;
@@ -375,6 +378,11 @@ function entryOrphaned(db: DB, part: LearningPart, rid: number): boolean {
  * Drops every entry whose source row is gone or is another row now. Reads the whole index (and
  * seeks each entry's source row): run only after the check saw a row deleted.
  */
+/** After this layer deleted pattern rows itself (cleanup-error-patterns): their entries are dropped now. */
+export function sweepPatternIndex(db: DB): void {
+  sweepOrphans(db, 'patterns');
+}
+
 function sweepOrphans(db: DB, part: LearningPart): void {
   const t = LEARNING[part];
   const gone = stmt(db, `SELECT f.rowid AS rid FROM ${t.fts} f WHERE NOT EXISTS (SELECT 1 FROM ${t.table} e WHERE e.rowid = f.rowid AND ${t.same})`).all() as {

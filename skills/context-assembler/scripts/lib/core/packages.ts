@@ -54,23 +54,28 @@ export function packPackages(input: PackPackagesInput): PackPackagesOutput {
   const packed = pack(prepared, input.budget, entry, counter, { reserve: header(prepared.length) + '\n\n' });
   const admitted = packed.admitted.map(({ item, tokens }) => ({ ...item, tokens }));
   const skipped = packed.skipped;
-  const emitted = () => renderPackageSection(header(admitted.length), admitted.map(renderPackageEntry));
-  let section = packageSectionFigure(header(admitted.length), admitted, counter);
-  if (section.tokens > input.budget && !section.exact) section = { tokens: counter.count(emitted()), exact: true };
+  let section = packageSectionTokens(header(admitted.length), admitted, counter, input.budget);
   // Counted as emitted: drop from the end until it fits.
   while (admitted.length > 0 && section.tokens > input.budget) {
     skipped.push(admitted.pop() as PackedPackage);
-    section = { tokens: counter.count(emitted()), exact: true };
+    section = { tokens: counter.count(renderPackageSection(header(admitted.length), admitted.map(renderPackageEntry))), exact: true };
   }
   for (const p of skipped) excluded.push({ kind: 'package', id: p.id, reason: 'budget' });
-  return { packages: admitted, tokens: section.tokens, exact: section.exact, excluded };
+  return { packages: admitted, tokens: section.tokens, exact: section.exact && packed.exact, excluded };
+}
+
+/** The section's tokens: its figure while that fits the budget, else its count as emitted. */
+export function packageSectionTokens(header: string, admitted: readonly Pick<PackedPackage, 'id' | 'priority' | 'file_path' | 'summary'>[], counter: TokenCounter, budget: number): Sized {
+  const figure = packageSectionFigure(header, admitted, counter);
+  if (figure.tokens <= budget || figure.exact) return figure;
+  return { tokens: counter.count(renderPackageSection(header, admitted.map(renderPackageEntry))), exact: true };
 }
 
 /**
  * The section's figure from its parts: the header and each entry with its separator, the last
  * entry as emitted (a counter that does not add up is asked for the whole section).
  */
-export function packageSectionFigure(header: string, admitted: readonly Pick<PackedPackage, 'id' | 'priority' | 'file_path' | 'summary'>[], counter: TokenCounter): Sized {
+function packageSectionFigure(header: string, admitted: readonly Pick<PackedPackage, 'id' | 'priority' | 'file_path' | 'summary'>[], counter: TokenCounter): Sized {
   const texts = admitted.length === 0 ? [header] : [header + '\n\n', ...admitted.map((p, i) => renderPackageEntry(p) + (i < admitted.length - 1 ? '\n\n' : ''))];
   if (!counter.additive) return { tokens: counter.count(texts.join('')), exact: true };
   const parts = texts.map((t) => counter.rawBound(t));

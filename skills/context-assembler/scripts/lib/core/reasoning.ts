@@ -6,6 +6,7 @@
  */
 import type { Exclusion, ReasoningItem } from '../contract.ts';
 import { pack, type Sized, type TokenCounter } from './pack.ts';
+import { reasoningLine, shownTail } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { renderReasoningEntry } from './render.ts';
 import { oneLine, truncateAtWord } from './text.ts';
 
@@ -112,7 +113,7 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
 export function entryBound(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>, whole: string, counter: TokenCounter): Sized {
   const line = counter.bound(renderReasoningEntry(e) + '\n');
   if (line.exact || !counter.additive) return line;
-  const label = counter.rawBound(renderReasoningEntry({ ...e, content: '' }).trimEnd());
+  const label = counter.rawBound(reasoningLine(e.agent_type, e.phase, '').trimEnd());
   const tail = tailBound(e.content, whole, counter);
   return { tokens: counter.scale(label.tokens + tail.tokens), exact: label.exact && tail.exact };
 }
@@ -121,11 +122,11 @@ const CUT_ENDS = /[\p{L}\p{N}]$/u;
 const WORD_CHAR = /^[\p{L}\p{N}]/u;
 
 function tailBound(content: string, whole: string, counter: TokenCounter): Sized {
-  const shown = counter.rawBound(` ${content}\n`);
+  const shown = counter.rawBound(shownTail(content));
   if (content === whole || shown.exact) return shown;
   const kept = content.endsWith('...') ? content.slice(0, -3) : null;
   const cleanCut = kept !== null && whole.startsWith(kept) && CUT_ENDS.test(kept) && !WORD_CHAR.test(whole.slice(kept.length));
   if (!cleanCut) return shown;
-  const all = counter.rawBound(` ${whole}\n`);
+  const all = counter.rawBound(shownTail(whole));
   return all.exact && all.tokens + 4 < shown.tokens ? { tokens: all.tokens + 4, exact: false } : shown;
 }
