@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 4;
+export const CA_SCHEMA_VERSION = 5;
 
 /** The extension objects, idempotent. */
 export const CA_DDL: readonly string[] = [
@@ -326,6 +326,10 @@ export const CA_DDL: readonly string[] = [
   // The most recent reasoning of one producer in one group.
   `CREATE INDEX IF NOT EXISTS ca_idx_logs_producer_recent
   ON orchestration_logs(session_id, group_id, agent_type, timestamp DESC, id DESC) WHERE log_type = 'reasoning'`,
+  // v5: a project's error patterns in the order a block shows them, so that the few shown are read
+  // without sorting every pattern of the project.
+  `CREATE INDEX IF NOT EXISTS ca_idx_patterns_shown
+  ON error_patterns(project_id, ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash)`,
   ...SEARCH_DDL,
 ];
 
@@ -338,6 +342,7 @@ export const CA_OBJECTS = [
   'ca_idx_consumption_package',
   'ca_idx_cpc_consumed',
   'ca_idx_logs_producer_recent',
+  'ca_idx_patterns_shown',
   ...SEARCH_TABLES,
   'ca_term_df',
   'ca_package_paths',
