@@ -84,6 +84,10 @@ function planProblems(db: DB, seen: Map<string, unknown[]>): string[] {
       if (anyScan && NEVER_SCANNED.includes(tableOf(sql, anyScan[1] as string))) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
       else if (scan && !/USING (?:COVERING )?INDEX/.test(d) && table && GROWING.includes(table)) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
       if (/USING (?:COVERING )?INDEX (?:ca_idx_cpc_consumed|idx_cpc_agent)\b/.test(d)) problems.push(`consumer rows of every session: ${d}`);
+      // A session's full-text match reads only the session's band of each term's document list.
+      if (/^SCAN f VIRTUAL TABLE INDEX \d+:M/.test(d) && /(ca_fts_packages|ca_fts_reasoning) MATCH @match/.test(sql) && !/></.test(d)) {
+        problems.push(`full-text match over every session: ${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
+      }
       // The shown patterns are read in index order and reading stops at the few shown: no sort of the project's patterns.
       if (/^USE TEMP B-TREE/.test(d) && /FROM error_patterns\s+WHERE project_id = @projectId AND ROUND/.test(sql)) problems.push(`every pattern of the project sorted: ${d}`);
     }

@@ -289,20 +289,24 @@ export type SearchedPackage = CandidatePackage & { bm25: number; designated: 0 |
  * by `limit`); whether it was consumed at this iteration is the caller's to check against
  * `listConsumedPackages`. Column weights: summary,
  * artifact text, path. The session is a condition on the package, not part of the MATCH: FTS5's
- * bm25() counts the documents of every phrase it is given, and a session holds them all.
+ * bm25() counts the documents of every phrase it is given, and a session holds them all. The match
+ * is held to the session's range of package ids (FTS5 reads only that part of each term's
+ * document list), so its cost follows the session, not every session's packages.
  */
 export function searchRequestPackages(
   db: DB,
   q: EligibilityQuery & { iteration: number },
   search: { match: string; weights: { summary: number; artifact: number; path: number }; limit: number; newest?: boolean },
 ): SearchedPackage[] {
+  const range = sessionIdRange(db, 'context_packages', q.sessionId);
+  if (range === undefined) return [];
   const order = search.newest ? 'cp.id DESC' : 'bm25, cp.id DESC';
   const score = search.newest ? '0.0' : 'bm25(ca_fts_packages, @ws, @wa, @wp)';
   return stmt(
     db,
     `WITH top AS (
-       SELECT cp.id AS id, ${score} AS bm25 FROM ca_fts_packages f JOIN context_packages cp ON cp.id = f.rowid
-       WHERE ca_fts_packages MATCH @match
+       SELECT cp.id AS id, ${score} AS bm25 FROM ca_fts_packages f CROSS JOIN context_packages cp ON cp.id = f.rowid
+       WHERE ca_fts_packages MATCH @match AND f.rowid >= @lo AND f.rowid <= @hi
          AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global') AND cp.supersedes_id IS NULL
        ORDER BY ${order} LIMIT @limit)
      SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed, top.bm25 AS bm25,
@@ -312,9 +316,24 @@ export function searchRequestPackages(
   ).all({
     ...q,
     match: search.match,
+    ...range,
     ...(search.newest ? {} : { ws: search.weights.summary, wa: search.weights.artifact, wp: search.weights.path }),
     limit: search.limit,
   }) as SearchedPackage[];
+}
+
+/**
+ * The smallest and largest id of a session's rows (two seeks on the table's session index), or
+ * undefined when it has none. A session's rows are written while it runs, so their ids are a
+ * narrow band of a table that holds every session.
+ */
+export function sessionIdRange(db: DB, table: 'context_packages' | 'orchestration_logs', sessionId: string): { lo: number; hi: number } | undefined {
+  const sql =
+    table === 'context_packages'
+      ? 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM context_packages WHERE session_id = ?'
+      : 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM orchestration_logs WHERE session_id = ?';
+  const r = stmt(db, sql).get(sessionId) as { lo: number | null; hi: number | null };
+  return r.lo === null || r.hi === null ? undefined : { lo: r.lo, hi: r.hi };
 }
 
 /** The summary of the newest package of a type in a group (for example its latest failures report). */

@@ -19,6 +19,7 @@ import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { stmt, type DB } from '../db.ts';
 import { redactText } from '../redact.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
+import { sessionIdRange } from './contextPackages.ts';
 
 /** How much of each artifact file is indexed unless the caller says otherwise (16 KiB). */
 export const DEFAULT_ARTIFACT_INDEX_BYTES = 16_384;
@@ -533,21 +534,23 @@ export interface PackageColumnWeights {
 
 /**
  * Reasoning entries of the session in the given groups by the given producers that match, best
- * first, at most `limit`.
+ * first, at most `limit`. The match is held to the session's range of log ids (as for packages).
  */
 export function searchReasoning(
   db: DB,
   q: { match: string; sessionId: string; groups: readonly string[]; agents: readonly string[]; limit: number },
 ): Hit[] {
+  const range = sessionIdRange(db, 'orchestration_logs', q.sessionId);
+  if (range === undefined) return [];
   return stmt(
     db,
     `SELECT f.rowid AS id, bm25(ca_fts_reasoning, 1.0, 0.5) AS bm25
-     FROM ca_fts_reasoning f JOIN orchestration_logs l ON l.id = f.rowid
-     WHERE ca_fts_reasoning MATCH @match AND l.session_id = @sessionId AND l.log_type = 'reasoning'
+     FROM ca_fts_reasoning f CROSS JOIN orchestration_logs l ON l.id = f.rowid
+     WHERE ca_fts_reasoning MATCH @match AND f.rowid >= @lo AND f.rowid <= @hi AND l.session_id = @sessionId AND l.log_type = 'reasoning'
        AND COALESCE(l.group_id, 'global') IN (SELECT value FROM json_each(@groups))
        AND l.agent_type IN (SELECT value FROM json_each(@agents))
      ORDER BY bm25, f.rowid DESC LIMIT @limit`,
-  ).all({ match: q.match, sessionId: q.sessionId, groups: JSON.stringify(q.groups), agents: JSON.stringify(q.agents), limit: q.limit }) as Hit[];
+  ).all({ match: q.match, ...range, sessionId: q.sessionId, groups: JSON.stringify(q.groups), agents: JSON.stringify(q.agents), limit: q.limit }) as Hit[];
 }
 
 /**
