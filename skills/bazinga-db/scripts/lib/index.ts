@@ -47,7 +47,7 @@ export { listTaskGroups } from './repo/taskGroups.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).
-export { MAX_RUN, countCl100k, textHash, tokenizerLoaded } from './tokens.ts';
+export { MAX_RUN, countCl100k, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';
 export { DEFAULT_REASONING_CONTENT_CHARS, oneLine, reasoningLine, shownTail, truncateAtWord } from './shown.ts';
 
 // Full-text search.

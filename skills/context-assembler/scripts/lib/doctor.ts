@@ -139,10 +139,10 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
   }
 
   try {
-    const { countCl100k } = await import('./tokens.ts');
+    const { countCl100k, tokenizerSource } = await import('./tokens.ts');
     const started = performance.now();
     const n = countCl100k('The quick brown fox jumps over the lazy dog.');
-    add('tokenizer', 'ok', `cl100k_base loaded and counted ${n} tokens in ${Math.round(performance.now() - started)} ms`);
+    add('tokenizer', 'ok', `cl100k_base loaded from the ${tokenizerSource()} and counted ${n} tokens in ${Math.round(performance.now() - started)} ms`);
   } catch (err) {
     add('tokenizer', 'fail', message(err), `cd "${BUNDLE_ROOT}" && ${NPM_INSTALL}`);
   }

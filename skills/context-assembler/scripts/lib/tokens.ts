@@ -11,7 +11,7 @@
 import { countCl100k, textHash } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Sized, TokenCounter } from './core/pack.ts';
 
-export { MAX_RUN, countCl100k, tokenizerLoaded } from '../../../bazinga-db/scripts/lib/index.ts';
+export { MAX_RUN, countCl100k, tokenizerLoaded, tokenizerSource } from '../../../bazinga-db/scripts/lib/index.ts';
 
 /** Where raw counts of texts already seen are kept (the database's ca_token_counts, in practice). */
 export interface TokenCountCache {
