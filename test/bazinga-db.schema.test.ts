@@ -269,6 +269,27 @@ describe('opening an existing v19 file', () => {
       const bytes = fs.readFileSync(project.dbPath);
       expect(cli(project, ['list-sessions']).code).toBe(0);
       expect(fs.readFileSync(project.dbPath).equals(bytes)).toBe(true);
+
+      // A later release's mark (a higher ca_schema) is neither lowered nor a reason to write.
+      const rw = new Database(project.dbPath);
+      rw.prepare("UPDATE ca_meta SET value = ? WHERE key = 'ca_schema'").run(String(CA_SCHEMA_VERSION + 1));
+      rw.pragma('wal_checkpoint(TRUNCATE)');
+      rw.close();
+      const later = fs.readFileSync(project.dbPath);
+      expect(cli(project, ['list-sessions']).code).toBe(0);
+      expect(fs.readFileSync(project.dbPath).equals(later)).toBe(true);
+      // And when objects are missing, they are made again and the higher mark stays.
+      const pruned = new Database(project.dbPath);
+      pruned.exec('DROP INDEX ca_idx_patterns_shown');
+      pruned.close();
+      expect(cli(project, ['list-sessions']).code).toBe(0);
+      const check = openRo(project.dbPath);
+      try {
+        expect(check.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get()).toEqual({ value: String(CA_SCHEMA_VERSION + 1) });
+        expect(check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'ca_idx_patterns_shown'").get()).toEqual({ n: 1 });
+      } finally {
+        check.close();
+      }
     } finally {
       project.cleanup();
     }

@@ -144,7 +144,8 @@ function ensureExtensions(db: DB): void {
     present.n === CA_OBJECTS.length
       ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined)
       : undefined;
-  if (present.n === CA_OBJECTS.length && version?.value === String(CA_SCHEMA_VERSION)) return;
+  // A file a later release extended (a higher ca_schema) is left as it is when this release's objects are there.
+  if (present.n === CA_OBJECTS.length && Number(version?.value) >= CA_SCHEMA_VERSION) return;
   writeTransaction(db, () => {
     // A search table made with another definition (an older tokenizer) is made again; one that has
     // to be (re)created starts empty, so the whole index and its watermarks start over.
@@ -157,7 +158,8 @@ function ensureExtensions(db: DB): void {
     for (const ddl of CA_DDL) db.exec(ddl);
     if (searchTables.n < searchObjects.length) resetSearchIndex(db);
     db.prepare(
-      "INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')",
+      `INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE
+       SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)), updated_at = datetime('now')`,
     ).run(String(CA_SCHEMA_VERSION));
   });
 }

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 
 /** Longest piece merged in one go; longer whitespace-free runs are cut (keeps counting linear). */
@@ -39,14 +40,25 @@ const RANKS_MAGIC = 'cl100k-ranks-v1\n';
 interface Source {
   ranks: Map<string, number>;
   pattern: string;
-  /** Size of js-tiktoken's rank module: a rank file made from another one is not used. */
+  /** Which js-tiktoken rank module it is: a rank file made from another one is not used. */
+  origin: Origin;
+}
+
+interface Origin {
+  version: string;
   bytes: number;
+}
+
+/** The installed js-tiktoken's version and the size of its rank module (package.json is not exported: read by path). */
+function originOf(require: NodeJS.Require): Origin {
+  const file = require.resolve('js-tiktoken/ranks/cl100k_base');
+  const pkg = JSON.parse(fs.readFileSync(path.join(path.dirname(file), '..', '..', 'package.json'), 'utf8')) as { version?: unknown };
+  return { version: String(pkg.version), bytes: fs.statSync(file).size };
 }
 
 function sourceTable(): Source {
   const require = createRequire(import.meta.url);
-  const file = require.resolve('js-tiktoken/ranks/cl100k_base');
-  const mod = require(file) as { default?: unknown };
+  const mod = require('js-tiktoken/ranks/cl100k_base') as { default?: unknown };
   const data = (mod.default ?? mod) as { pat_str: string; bpe_ranks: string };
   const ranks = new Map<string, number>();
   // Each line: "<prefix> <first rank> <base64 token> <base64 token> …" with consecutive ranks.
@@ -56,36 +68,47 @@ function sourceTable(): Source {
     const offset = Number(fields[1]);
     for (let i = 2; i < fields.length; i++) ranks.set(Buffer.from(fields[i] as string, 'base64').toString('latin1'), offset + i - 2);
   }
-  return { ranks, pattern: data.pat_str, bytes: fs.statSync(file).size };
+  return { ranks, pattern: data.pat_str, origin: originOf(require) };
 }
 
-/** The rank file's bytes: magic, a JSON header line, one length byte per key, then the keys. */
+const digest = (body: Buffer) => createHash('sha256').update(body).digest('hex');
+
+/**
+ * The rank file's bytes: magic, a JSON header line (count, pattern, origin, sha256 of the body),
+ * then the body: one length byte per key, then the keys.
+ */
 export function encodeRanks(): Buffer {
-  const { ranks, pattern, bytes } = sourceTable();
+  const { ranks, pattern, origin } = sourceTable();
   const keys: string[] = [];
   for (const [key, rank] of ranks) keys[rank] = key;
   if (keys.length !== ranks.size || keys.some((k) => k === undefined || k.length > 255)) throw new Error('cl100k ranks are not consecutive one-byte-length keys');
-  const header = JSON.stringify({ count: keys.length, pattern, source_bytes: bytes }) + '\n';
-  return Buffer.concat([Buffer.from(RANKS_MAGIC + header, 'utf8'), Buffer.from(keys.map((k) => k.length)), Buffer.from(keys.join(''), 'latin1')]);
+  const body = Buffer.concat([Buffer.from(keys.map((k) => k.length)), Buffer.from(keys.join(''), 'latin1')]);
+  const header = JSON.stringify({ count: keys.length, pattern, origin, sha256: digest(body) }) + '\n';
+  return Buffer.concat([Buffer.from(RANKS_MAGIC + header, 'utf8'), body]);
 }
 
-/** The table from a rank file, or undefined when it is not one made from the installed js-tiktoken. */
-export function decodeRanks(buf: Buffer, sourceBytes: () => number): Encoding | undefined {
+/**
+ * The table from a rank file, or undefined when it is not one made from the installed js-tiktoken
+ * (another version or rank module) or its body is not what its header says (damaged).
+ */
+export function decodeRanks(buf: Buffer, origin: () => Origin): Encoding | undefined {
   if (buf.toString('latin1', 0, RANKS_MAGIC.length) !== RANKS_MAGIC) return undefined;
   const end = buf.indexOf(10, RANKS_MAGIC.length);
   if (end < 0) return undefined;
-  const header = JSON.parse(buf.toString('utf8', RANKS_MAGIC.length, end)) as { count: number; pattern: string; source_bytes: number };
-  if (header.source_bytes !== sourceBytes()) return undefined;
-  const lengths = end + 1;
-  const keys = buf.toString('latin1', lengths + header.count);
+  const header = JSON.parse(buf.toString('utf8', RANKS_MAGIC.length, end)) as { count: number; pattern: string; origin: Origin; sha256: string };
+  const here = origin();
+  if (header.origin?.version !== here.version || header.origin?.bytes !== here.bytes) return undefined;
+  const body = buf.subarray(end + 1);
+  if (!Number.isSafeInteger(header.count) || header.count > body.length || digest(body) !== header.sha256) return undefined;
+  const keys = body.toString('latin1', header.count);
   const ranks = new Map<string, number>();
   let at = 0;
   for (let i = 0; i < header.count; i++) {
-    const n = buf[lengths + i] as number;
+    const n = body[i] as number;
     ranks.set(keys.slice(at, at + n), i);
     at += n;
   }
-  return at === keys.length ? { ranks, pattern: new RegExp(header.pattern, 'gu'), from: 'rank file' } : undefined;
+  return at === keys.length && ranks.size === header.count ? { ranks, pattern: new RegExp(header.pattern, 'gu'), from: 'rank file' } : undefined;
 }
 
 /** Where the rank file is, seen from this module: a bundle in skills/<skill>/dist, or this source file. */
@@ -93,10 +116,9 @@ const RANK_FILE_CANDIDATES = [`../../bazinga-db/dist/${RANKS_FILE}`, `../../dist
 
 function loadEncoding(): Encoding {
   const require = createRequire(import.meta.url);
-  const sourceBytes = () => fs.statSync(require.resolve('js-tiktoken/ranks/cl100k_base')).size;
   for (const rel of RANK_FILE_CANDIDATES) {
     try {
-      const loaded = decodeRanks(fs.readFileSync(new URL(rel, import.meta.url)), sourceBytes);
+      const loaded = decodeRanks(fs.readFileSync(new URL(rel, import.meta.url)), () => originOf(require));
       if (loaded) return loaded;
     } catch {
       // Missing or unreadable: the next place, then js-tiktoken's own table.

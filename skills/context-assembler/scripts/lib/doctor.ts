@@ -142,7 +142,8 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     const { countCl100k, tokenizerSource } = await import('./tokens.ts');
     const started = performance.now();
     const n = countCl100k('The quick brown fox jumps over the lazy dog.');
-    add('tokenizer', 'ok', `cl100k_base loaded from the ${tokenizerSource()} and counted ${n} tokens in ${Math.round(performance.now() - started)} ms`);
+    const from = tokenizerSource() === 'rank file' ? 'the build\'s rank file' : "js-tiktoken's table";
+    add('tokenizer', 'ok', `cl100k_base loaded from ${from} and counted ${n} tokens in ${Math.round(performance.now() - started)} ms`);
   } catch (err) {
     add('tokenizer', 'fail', message(err), `cd "${BUNDLE_ROOT}" && ${NPM_INSTALL}`);
   }

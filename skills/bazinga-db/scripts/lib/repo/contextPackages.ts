@@ -323,16 +323,17 @@ export function searchRequestPackages(
 }
 
 /**
- * The smallest and largest id of a session's rows (two seeks on the table's session index), or
- * undefined when it has none. A session's rows are written while it runs, so their ids are a
- * narrow band of a table that holds every session.
+ * The smallest and largest id of a session's rows, or undefined when it has none: for packages
+ * two seeks on idx_cp_session (session_id, id); for logs, whose session indexes order by time,
+ * a read of the session's own index entries. A session's rows are written while it runs, so
+ * their ids are a narrow band of a table that holds every session.
  */
 export function sessionIdRange(db: DB, table: 'context_packages' | 'orchestration_logs', sessionId: string): { lo: number; hi: number } | undefined {
   const sql =
     table === 'context_packages'
-      ? 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM context_packages WHERE session_id = ?'
-      : 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM orchestration_logs WHERE session_id = ?';
-  const r = stmt(db, sql).get(sessionId) as { lo: number | null; hi: number | null };
+      ? `SELECT (SELECT MIN(id) FROM context_packages WHERE session_id = @s) AS lo, (SELECT MAX(id) FROM context_packages WHERE session_id = @s) AS hi`
+      : 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM orchestration_logs WHERE session_id = @s';
+  const r = stmt(db, sql).get({ s: sessionId }) as { lo: number | null; hi: number | null };
   return r.lo === null || r.hi === null ? undefined : { lo: r.lo, hi: r.hi };
 }
 
