@@ -300,7 +300,9 @@ export function searchRequestPackages(
 ): SearchedPackage[] {
   const range = sessionIdRange(db, 'context_packages', q.sessionId);
   if (range === undefined) return [];
-  const order = search.newest ? 'cp.id DESC' : 'bm25, cp.id DESC';
+  // Newest first by the index's own rowid order: FTS5 then stops at `limit` instead of reading
+  // every match of the session's band to sort it (a phrase of common words: 45 ms at 1M).
+  const order = search.newest ? 'f.rowid DESC' : 'bm25, cp.id DESC';
   const score = search.newest ? '0.0' : 'bm25(ca_fts_packages, @ws, @wa, @wp)';
   return stmt(
     db,
