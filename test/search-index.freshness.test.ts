@@ -258,26 +258,18 @@ describe('deletions', () => {
     expect(matching(db, 'patterns', 'p1', 'charlie')).not.toEqual([]);
   });
 
-  it('the newest pattern deleted and a new one inserted into its rowid in the same second: seen, the old entry replaced', () => {
+  it.each([
+    { name: 'in the same second: seen, the old entry replaced', lastSeen: at(180) },
+    { name: 'with a past last_seen: seen (the newest second changed), the new row found', lastSeen: at(30) },
+  ])('the newest pattern deleted and a new one inserted into its rowid $name', ({ lastSeen }) => {
     const { db } = seeded();
     db.prepare("DELETE FROM error_patterns WHERE pattern_hash = 'h4'").run();
-    insertPattern(db, 'h9', 'p1', 'drain the mike queue', at(180));
+    insertPattern(db, 'h9', 'p1', 'drain the mike queue', lastSeen);
     expect(db.prepare("SELECT rowid AS r FROM error_patterns WHERE pattern_hash = 'h9'").get()).toEqual({ r: 4 });
     expect(searchIndexBehind(db)).toEqual(['patterns']);
     refresh(db);
     expect(matching(db, 'patterns', 'p1', 'mike')).toEqual(['h9']);
     expect(matching(db, 'patterns', 'p1', 'delta')).toEqual([]);
-    expect(entries(db, 'patterns')).toEqual(sources(db, 'patterns'));
-  });
-
-  it('the newest pattern deleted and a new one with a past last_seen inserted into its rowid: seen (the newest second changed), the new row found', () => {
-    const { db } = seeded();
-    db.prepare("DELETE FROM error_patterns WHERE pattern_hash = 'h4'").run();
-    insertPattern(db, 'h9', 'p1', 'drain the mike queue', at(30));
-    expect(db.prepare("SELECT rowid AS r FROM error_patterns WHERE pattern_hash = 'h9'").get()).toEqual({ r: 4 });
-    expect(searchIndexBehind(db)).toEqual(['patterns']);
-    refresh(db);
-    expect(matching(db, 'patterns', 'p1', 'mike')).toEqual(['h9']);
     expect(entries(db, 'patterns')).toEqual(sources(db, 'patterns'));
   });
 

@@ -20,7 +20,6 @@ import {
   matchLearning,
   searchReasoning,
   writeTransaction,
-  type Claim,
   type DB,
   type QueryTerm,
   type ErrorPatternRow,
@@ -312,10 +311,9 @@ export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const ids = packageIds(doc);
   if (ids.length === 0) return consumed(doc, 'nothing-delivered');
   if (deps.dryRun) return consumed(doc, 'dry-run');
-  const r = doc.request;
   return recording(() => {
     const db = deps.db();
-    return writeTransaction(db, () => claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps));
+    return writeTransaction(db, () => claimed(doc, db, ids, deps));
   });
 }
 
@@ -342,7 +340,7 @@ function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): A
       return writeTransaction(db, () => {
         const doc = runSteps(start, choose, deps);
         const ids = packageIds(doc);
-        return ids.length === 0 ? consumeStep(doc, deps) : recording(() => claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps));
+        return ids.length === 0 ? consumeStep(doc, deps) : recording(() => claimed(doc, db, ids, deps));
       });
     }
     const doc = runSteps(start, choose, deps);
@@ -352,7 +350,7 @@ function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): A
       const db = deps.db();
       return writeTransaction(db, () => {
         const stale = ids.some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
-        return stale ? undefined : claimed(doc, claimPackages(db, ids, r.agent, r.iteration), deps);
+        return stale ? undefined : claimed(doc, db, ids, deps);
       });
     });
     if (settled !== undefined) return settled;
@@ -365,8 +363,12 @@ function consumed(doc: AssemblyDoc, consumption: NonNullable<AssemblyDoc['consum
   return { ...doc, step: 'consume', consumed: ids, consumption };
 }
 
-/** The document after a claim: what was claimed recorded, what another run took withdrawn. */
-function claimed(doc: AssemblyDoc, claim: Claim, deps: Deps): AssemblyDoc {
+/**
+ * Claims `ids` for the document's (agent, iteration) inside the caller's write transaction; the
+ * document after it: what was claimed recorded, what another run took withdrawn.
+ */
+function claimed(doc: AssemblyDoc, db: DB, ids: readonly number[], deps: Deps): AssemblyDoc {
+  const claim = claimPackages(db, ids, doc.request.agent, doc.request.iteration);
   // Delivered packages nothing could record (requirements_engineer after its first iteration).
   const status = claim.claimed.length === 0 && claim.unrecorded.length > 0 ? 'unrecorded' : 'recorded';
   if (claim.taken.length === 0) return consumed(doc, status, claim.claimed);
