@@ -31,11 +31,13 @@ export type Action =
   | { kind: 'remove'; target: string }
   | { kind: 'write'; target: string; content: string; note: string };
 
+/** The files of a folder to ship (relative, posix); a launcher's code cache (dist/.code-cache/) belongs to the machine that made it. */
 function listFiles(dir: string): string[] {
   return fs
     .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
     .map((d) => path.relative(dir, path.join(d.parentPath ?? d.path, d.name)).split(path.sep).join('/'))
+    .filter((f) => !f.includes('.code-cache/'))
     .sort();
 }
 

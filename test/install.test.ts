@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_DIR, REPO_ROOT, S1, S2, makeProject, type Project } from './helpers.ts';
+import { planInstall } from '../scripts/install.ts';
 
 const INSTALLER = path.join(REPO_ROOT, 'scripts', 'install.mjs');
 const MANIFEST = '.claude/skills/.context-assembler-install.json';
@@ -67,6 +68,7 @@ function bundleFiles(dir: string): string[] {
     .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
     .map((d) => path.relative(dir, path.join(d.parentPath ?? d.path, d.name)).split(path.sep).join('/'))
+    .filter((f) => !f.includes('.code-cache/'))
     .sort();
 }
 
@@ -121,6 +123,18 @@ describe('install into a fresh project', () => {
     }
     for (const skill of SKILLS) {
       expect(fs.statSync(path.join(p.root, '.claude', 'skills', skill, 'bin', `${skill}.cjs`)).mode & 0o111).not.toBe(0);
+    }
+    // A launcher's code cache in the source tree is this machine's: never shipped.
+    const cacheDir = path.join(REPO_ROOT, 'skills', 'context-assembler', 'dist', '.code-cache');
+    const cached = path.join(cacheDir, `assemble.cjs-test-${process.pid}.bin`);
+    fs.mkdirSync(cacheDir, { recursive: true });
+    fs.writeFileSync(cached, 'a cache');
+    try {
+      const targets = planInstall(p.root, 'stamp').map((a) => a.target);
+      expect(targets.some((t) => t.includes('/dist/assemble.cjs'))).toBe(true);
+      expect(targets.filter((t) => t.includes('.code-cache'))).toEqual([]);
+    } finally {
+      fs.rmSync(cached);
     }
 
     const refs = fs.readdirSync(path.join(p.root, '.claude', 'references')).sort();

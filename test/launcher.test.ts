@@ -1,0 +1,135 @@
+/**
+ * The launchers' V8 code cache (skills/bazinga-db/bin/launch.cjs), in real processes on a built
+ * copy of both skills: written by the first successful run and used by the next ones with the same
+ * output, never written by --help or a failed run, keyed to the bundle (a rebuilt bundle never runs
+ * an old cache; the old one is removed), refused when damaged (and then replaced), and a folder that
+ * cannot be written only means compiling every time.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFixture, REPO_ROOT, S1, type Project } from './helpers.ts';
+
+let tree: string;
+let project: Project;
+let cacheDir: string;
+
+beforeAll(() => {
+  tree = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-launcher-'));
+  fs.cpSync(path.join(REPO_ROOT, 'skills'), path.join(tree, 'skills'), {
+    recursive: true,
+    filter: (src) => !/[\\/](dist|node_modules)([\\/]|$)/.test(path.relative(REPO_ROOT, src)),
+  });
+  fs.mkdirSync(path.join(tree, 'scripts'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'scripts', 'build.mjs'), path.join(tree, 'scripts', 'build.mjs'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(tree, 'package.json'));
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
+  const built = spawnSync(process.execPath, [path.join(tree, 'scripts', 'build.mjs')], { cwd: tree, encoding: 'utf8' });
+  expect(built.status, built.stderr).toBe(0);
+  cacheDir = path.join(tree, 'skills', 'context-assembler', 'dist', '.code-cache');
+  project = copyFixture('ca-launcher-project-');
+}, 120_000);
+
+afterAll(() => {
+  fs.rmSync(tree, { recursive: true, force: true });
+  project.cleanup();
+});
+
+/** One orchestrator call through the launcher, with its trace lines. */
+function call(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [path.join(tree, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'), ...args], {
+    cwd: project.root,
+    env: { ...process.env, CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1', ...env },
+    encoding: 'utf8',
+  });
+  const trace = r.stderr.split('\n').filter((l) => l.startsWith('launch: '));
+  return { code: r.status, stdout: r.stdout, trace };
+}
+
+const ASSEMBLE = ['--project-root', '', '--session', S1, '--agent', 'qa_expert', '--group', 'AUTH', '--iteration', '1', '--dry-run', '--format', 'json', '--now', '2025-12-02T00:00:00Z'];
+const assembleArgs = () => ASSEMBLE.map((a, i) => (i === 1 ? project.root : a));
+const cacheFiles = () => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
+
+describe('the code cache of a bundle', () => {
+  it('is not written by --help or by a run that failed; the first successful run writes it, the next ones use it and print the same', () => {
+    expect(call(['--help']).trace).toEqual(['launch: assemble.cjs (bundle), code cache absent']);
+    expect(call(['--session', S1, '--agent', 'qa_expert', '--iteration', 'x']).code).toBe(2);
+    expect(cacheFiles()).toEqual([]);
+
+    const first = call(assembleArgs());
+    expect(first.code).toBe(0);
+    expect(first.trace[0]).toBe('launch: assemble.cjs (bundle), code cache absent');
+    expect(first.trace[1]).toMatch(/^launch: code cache written: assemble\.cjs-\d+-\d+-v[\d.]+-\w+\.bin$/);
+    expect(cacheFiles()).toHaveLength(1);
+
+    const second = call(assembleArgs());
+    expect(second.trace).toEqual(['launch: assemble.cjs (bundle), code cache used']);
+    expect(second.stdout).toBe(first.stdout);
+    expect(JSON.parse(second.stdout).step).toBe('consume');
+  });
+
+  it('CONTEXT_ASSEMBLER_NO_CODE_CACHE=1 neither reads nor writes it', () => {
+    const before = cacheFiles();
+    const r = call(assembleArgs(), { CONTEXT_ASSEMBLER_NO_CODE_CACHE: '1' });
+    expect(r.code).toBe(0);
+    expect(r.trace).toEqual(['launch: assemble.cjs (bundle), code cache off']);
+    expect(cacheFiles()).toEqual(before);
+  });
+
+  it('a damaged cache is refused, the bundle compiled, and the cache written again', () => {
+    const [name] = cacheFiles() as [string];
+    const good = fs.readFileSync(path.join(cacheDir, name));
+    fs.writeFileSync(path.join(cacheDir, name), Buffer.concat([good.subarray(0, 64), Buffer.alloc(good.length - 64, 7)]));
+    const r = call(assembleArgs());
+    expect(r.code).toBe(0);
+    expect(r.trace[0]).toBe('launch: assemble.cjs (bundle), code cache refused');
+    expect(r.trace[1]).toBe(`launch: code cache written: ${name}`);
+    expect(call(assembleArgs()).trace).toEqual(['launch: assemble.cjs (bundle), code cache used']);
+  });
+
+  it('a rebuilt bundle never reads the cache of the old one, and its first run replaces it', () => {
+    const [old] = cacheFiles() as [string];
+    const bundle = path.join(tree, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
+    // Same length, other code: V8 itself would take the old cache (it checks only the length).
+    const text = fs.readFileSync(bundle, 'utf8');
+    fs.writeFileSync(bundle, text.replace('"use strict";', "'use strict';"));
+    fs.utimesSync(bundle, new Date(), new Date(Date.now() + 5000));
+    expect(fs.statSync(bundle).size).toBe(Buffer.byteLength(text));
+    const r = call(assembleArgs());
+    expect(r.code).toBe(0);
+    expect(r.trace[0]).toBe('launch: assemble.cjs (bundle), code cache absent');
+    expect(cacheFiles()).toHaveLength(1);
+    expect(cacheFiles()).not.toContain(old);
+  });
+
+  it('where the cache folder cannot be made, the call still succeeds and says the cache was not written', () => {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    fs.writeFileSync(cacheDir, 'not a folder');
+    try {
+      const r = call(assembleArgs());
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).step).toBe('consume');
+      expect(r.trace[1]).toMatch(/^launch: code cache not written: /);
+    } finally {
+      fs.rmSync(cacheDir, { force: true });
+    }
+  });
+
+  it('bazinga-db runs through the same launcher and caches its own bundle beside it', () => {
+    const bin = path.join(tree, 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs');
+    const run = () =>
+      spawnSync(process.execPath, [bin, '--project-root', project.root, 'list-sessions'], {
+        cwd: project.root,
+        env: { ...process.env, CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1' },
+        encoding: 'utf8',
+      });
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toContain('launch: bazinga-db.cjs (bundle), code cache absent');
+    const second = run();
+    expect(second.stderr).toContain('launch: bazinga-db.cjs (bundle), code cache used');
+    expect(second.stdout).toBe(first.stdout);
+  });
+});
