@@ -5,8 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RULE_DOCS, RULE_IDS, redact, redactJson, type RedactionPolicy } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { RULE_DOCS, RULE_IDS, redact, redactJson, redactJsonValue, redactionMemo, type RedactionPolicy } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { redactPrinted } from '../skills/context-assembler/scripts/lib/print.ts';
 import { ruleTable } from '../scripts/redaction-rules.ts';
 import { BENIGN_CASES, SECRET_CASES } from './secrets/corpus.ts';
@@ -150,5 +151,46 @@ describe('markers, modes, allowlist, private blocks', () => {
 
   it('a private key block without its END line is cut to the end of the text', () => {
     expect(redact('key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAv3Xy9Zk2\nmore').text).toBe('key:\n[REDACTED:private_key]');
+  });
+});
+
+describe('idempotence, and the memo that relies on it', () => {
+  const texts = [...SECRET_CASES, ...BENIGN_CASES].map((c) => c.text);
+  const SEPARATORS = [' ', '\n', '=', ':', '"', "'", '@', '/', '', '\t', '|', '-', '.', ',', ';', '&', '?'];
+  // Pieces of corpus texts cut anywhere and glued with the characters rules key on.
+  const glued = fc
+    .array(fc.tuple(fc.nat(texts.length - 1), fc.nat(400), fc.nat(160), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 4 })
+    .map((parts) => parts.map(([i, at, len, sep]) => { const t = texts[i] as string; const a = at % t.length; return t.slice(a, a + 1 + len) + sep; }).join(''));
+
+  it('redacting the output again changes nothing, for cut and glued corpus texts under every mode', () => {
+    fc.assert(
+      fc.property(glued, fc.constantFrom<RedactionPolicy>(BOTH, PATTERNS, { mode: 'entropy', allowlist: [] }), (text, policy) => {
+        const once = redact(text, policy).text;
+        expect(redact(once, policy).text).toBe(once);
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+
+  it('the memo gives what redact gives, for a text, for its output, and past its size bound', () => {
+    for (const maxChars of [4_000_000, 300]) {
+      const memo = redactionMemo(maxChars);
+      for (const c of SECRET_CASES) {
+        const expected = redact(c.text, BOTH).text;
+        expect(memo(c.text, BOTH)).toBe(expected);
+        expect(memo(c.text, BOTH)).toBe(expected);
+        expect(memo(expected, BOTH)).toBe(expected);
+        // Per policy: pattern_only's result is its own.
+        expect(memo(c.text, PATTERNS)).toBe(redact(c.text, PATTERNS).text);
+      }
+    }
+  });
+
+  it('a printed JSON document redacted through the memo equals redactJson, the secret-key rule included', () => {
+    const doc = { note: SECRET_CASES[0]?.text, password: 'hunter2', items: SECRET_CASES.slice(1, 20).map((c) => ({ summary: c.text })), clean: BENIGN_CASES.slice(0, 10).map((c) => c.text) };
+    const memo = redactionMemo();
+    expect(redactJsonValue(doc, BOTH, memo)).toEqual(redactJson(doc, BOTH).value);
+    // Again, now from memory (the texts and their outputs are known).
+    expect(redactJsonValue(redactJson(doc, BOTH).value, BOTH, memo)).toEqual(redactJson(doc, BOTH).value);
   });
 });

@@ -19,7 +19,7 @@ export { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER, SPAWNED_AGENTS, type Priorit
 export { normaliseErrorMessage } from './hashing.ts';
 
 // Redaction.
-export { DEFAULT_POLICY, redactJson, redactText, type RedactionMode, type RedactionPolicy } from './redact.ts';
+export { DEFAULT_POLICY, redactJson, redactJsonValue, redactionMemo, redactText, type RedactionMode, type RedactionPolicy, type TextRedaction } from './redact.ts';
 export { redactExistingRows } from './repo/redactExisting.ts';
 
 // Reading and marking context.

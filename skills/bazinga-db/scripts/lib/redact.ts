@@ -1184,6 +1184,37 @@ export function redact(text: string, policy: RedactionPolicy = DEFAULT_POLICY): 
 /** Redacts a text and returns only the text. */
 export const redactText = (text: string, policy: RedactionPolicy = DEFAULT_POLICY): string => redact(text, policy).text;
 
+/** A function that redacts one text under a policy, as redactText does. */
+export type TextRedaction = (text: string, policy: RedactionPolicy) => string;
+
+/**
+ * redactText with a memory, for one process that redacts the same texts more than once: an
+ * assembly redacts each item before it is counted and packed, then the whole printed document
+ * again at the door (print.ts), and some texts (the query of a request) on several steps. What a
+ * text redacts to is remembered, and, since redaction is idempotent (redacting the output again
+ * changes nothing: the corpus tests and a property test check it), so is the output as its own
+ * result: the door's pass over texts redacted already costs a lookup each. Texts are remembered
+ * per policy object, up to `maxChars` characters in all (keys and results), then only computed.
+ */
+export function redactionMemo(maxChars = 4_000_000): TextRedaction {
+  const byPolicy = new WeakMap<RedactionPolicy, Map<string, string>>();
+  let stored = 0;
+  return (text, policy) => {
+    let memo = byPolicy.get(policy);
+    const known = memo?.get(text);
+    if (known !== undefined) return known;
+    const out = redact(text, policy).text;
+    const cost = text.length + (out === text ? 0 : out.length);
+    if (stored + cost <= maxChars) {
+      if (memo === undefined) byPolicy.set(policy, (memo = new Map()));
+      memo.set(text, out);
+      if (out !== text) memo.set(out, out);
+      stored += cost;
+    }
+    return out;
+  };
+}
+
 /**
  * Redacts every string inside a JSON value (keys kept), for documents printed or stored as JSON.
  * A value under a key that is a key = value secret by itself (`{"password": "x"}`) is redacted
@@ -1191,6 +1222,18 @@ export const redactText = (text: string, policy: RedactionPolicy = DEFAULT_POLIC
  * hashes the product itself made) are left alone.
  */
 export function redactJson<T>(value: T, policy: RedactionPolicy = DEFAULT_POLICY, skipKeys: ReadonlySet<string> = NO_KEYS): { value: T; redacted: boolean; hits: Record<string, number> } {
+  return walkJson(value, policy, skipKeys, redact);
+}
+
+/**
+ * redactJson's value only, each string redacted by `redactString` (a text redactor such as one of
+ * redactionMemo()'s), with the same rule for values under secret keys.
+ */
+export function redactJsonValue<T>(value: T, policy: RedactionPolicy, redactString: TextRedaction): T {
+  return walkJson(value, policy, NO_KEYS, (text, p) => ({ text: redactString(text, p), redacted: false, hits: {} })).value;
+}
+
+function walkJson<T>(value: T, policy: RedactionPolicy, skipKeys: ReadonlySet<string>, redact: (text: string, policy: RedactionPolicy) => Redaction): { value: T; redacted: boolean; hits: Record<string, number> } {
   const total = new Run();
   const walk = (v: unknown, key: string | null): unknown => {
     if (typeof v === 'string') {

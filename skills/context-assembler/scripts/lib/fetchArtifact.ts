@@ -68,7 +68,7 @@ export function runFetch(rawIo: ScriptIo): number {
   try {
     const env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
-    const made = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`));
+    const made = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`), guarded.redactString);
     close = made.close;
     const pkg = findPackage(made.deps.db(), id);
     if (!pkg) throw notFound(`Context package not found: ${id}`);

@@ -102,10 +102,10 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
       consumed,
     });
   // The index is derived data: when it cannot be read, rank without relevance rather than not at all.
-  let plan = planSearch(db, r, deps.config, deps.redact, false);
+  let plan: SearchPlan;
   let selection: ReturnType<typeof selectPackages>;
   try {
-    if (fts) plan = planSearch(db, r, deps.config, deps.redact, true);
+    plan = planSearch(db, r, deps.config, deps.redact, fts);
     selection = select(plan);
   } catch (err) {
     if (!fts) throw err;

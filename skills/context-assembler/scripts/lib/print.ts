@@ -4,7 +4,7 @@
  * fetch, an echoed --task or --error, a warning, an error line). Items are also redacted one by
  * one before packing, so that budgets count what is printed; this is the guarantee at the door.
  */
-import { DEFAULT_POLICY, redactJson, redactText, type RedactionPolicy } from '../../../bazinga-db/scripts/lib/index.ts';
+import { DEFAULT_POLICY, redactJsonValue, redactionMemo, redactText, type RedactionPolicy, type TextRedaction } from '../../../bazinga-db/scripts/lib/index.ts';
 
 export interface PrintIo {
   stdout: (text: string) => void;
@@ -14,27 +14,34 @@ export interface PrintIo {
 /**
  * Redacts a printed text. A JSON document is redacted value by value and printed again in the
  * same layout (a replacement inside a serialised string could otherwise break its escaping).
+ * `redactString` redacts each text (a script passes its redactionMemo, shared with its items).
  */
-export function redactPrinted(text: string, policy: RedactionPolicy): string {
+export function redactPrinted(text: string, policy: RedactionPolicy, redactString: TextRedaction = redactText): string {
   const trimmed = text.trim();
   if ((trimmed.startsWith('{') && trimmed.endsWith('}')) || (trimmed.startsWith('[') && trimmed.endsWith(']'))) {
     let value: unknown;
     try {
       value = JSON.parse(trimmed);
     } catch {
-      return redactText(text, policy);
+      return redactString(text, policy);
     }
     const indented = /\n\s/.test(trimmed);
-    return JSON.stringify(redactJson(value, policy).value, null, indented ? 2 : undefined) + (text.endsWith('\n') ? '\n' : '');
+    return JSON.stringify(redactJsonValue(value, policy, redactString), null, indented ? 2 : undefined) + (text.endsWith('\n') ? '\n' : '');
   }
-  return redactText(text, policy);
+  return redactString(text, policy);
 }
 
-/** Wraps stdout and stderr so that nothing leaves unredacted; `setPolicy` applies the project's policy once known. */
-export function guardIo<T extends PrintIo>(io: T): { io: T; setPolicy: (policy: RedactionPolicy) => void } {
+/**
+ * Wraps stdout and stderr so that nothing leaves unredacted; `setPolicy` applies the project's
+ * policy once known. `redactString` is the script's redactionMemo: hand it to whatever redacts
+ * the items, so that the texts printed were mostly seen already.
+ */
+export function guardIo<T extends PrintIo>(io: T): { io: T; setPolicy: (policy: RedactionPolicy) => void; redactString: TextRedaction } {
   let policy = DEFAULT_POLICY;
+  const redactString = redactionMemo();
   return {
-    io: { ...io, stdout: (t: string) => io.stdout(redactPrinted(t, policy)), stderr: (t: string) => io.stderr(redactPrinted(t, policy)) },
+    io: { ...io, stdout: (t: string) => io.stdout(redactPrinted(t, policy, redactString)), stderr: (t: string) => io.stderr(redactPrinted(t, policy, redactString)) },
+    redactString,
     setPolicy: (p) => {
       policy = p;
     },

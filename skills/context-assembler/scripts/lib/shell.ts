@@ -21,6 +21,7 @@ import {
   saveTokenCounts,
   writeTransaction,
   type DB,
+  type TextRedaction,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
 import { guardIo } from './print.ts';
@@ -182,8 +183,15 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
  * Builds the dependencies of the steps for one process run. Token counts go through the
  * database's count cache when the database can be opened (best effort: a step that needs no
  * database still works without it); `close` saves the new counts and closes the database.
+ * `redactString` redacts each item (the script's redactionMemo from guardIo, shared with the door).
  */
-export function makeDeps(env: Environment, model: string, flags: ParsedFlags, warn: (m: string) => void): { deps: Deps; close: () => void } {
+export function makeDeps(
+  env: Environment,
+  model: string,
+  flags: ParsedFlags,
+  warn: (m: string) => void,
+  redactString: TextRedaction = redactText,
+): { deps: Deps; close: () => void } {
   let db: DB | undefined;
   const openDb = () =>
     (db ??= openDatabase({ dbPath: env.dbPath, create: false, busyTimeoutMs: BUSY_TIMEOUT_MS, retryBackoffMs: RETRY_BACKOFF_MS }));
@@ -205,7 +213,7 @@ export function makeDeps(env: Environment, model: string, flags: ParsedFlags, wa
   const deps: Deps = {
     config: env.config,
     counter: makeTokenCounter(lookupByModel(env.config.token_factor, model), cache),
-    redact: (text) => redactText(text, policy),
+    redact: (text) => redactString(text, policy),
     db: openDb,
     projectRoot: env.projectRoot,
     explain: flags.bools.has('--explain'),
@@ -255,7 +263,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     const env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
-    const made = makeDeps(env, request.model, flags, warn);
+    const made = makeDeps(env, request.model, flags, warn, guarded.redactString);
     close = made.close;
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));

@@ -225,14 +225,11 @@ export function listPackagesNaming(db: DB, q: EligibilityQuery & { iteration: nu
   if (needles.length === 0) return [];
   return stmt(
     db,
-    `WITH needle(v) AS MATERIALIZED (SELECT value FROM json_each(@needles)),
-          naming(id) AS MATERIALIZED (
-            SELECT cp.id FROM context_packages cp, needle
-            WHERE ${IN_SCOPE} AND (instr(cp.summary, needle.v) > 0 OR instr(cp.file_path, needle.v) > 0)
-            UNION
-            SELECT pp.package_id FROM ca_package_paths pp, needle WHERE instr(pp.paths, needle.v) > 0)
+    `WITH needle(v) AS MATERIALIZED (SELECT value FROM json_each(@needles))
      SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp
-     WHERE cp.id IN (SELECT id FROM naming) AND ${IN_SCOPE} AND ${DESIGNATED_AND_UNCONSUMED}
+     WHERE ${IN_SCOPE} AND ${DESIGNATED_AND_UNCONSUMED}
+       AND EXISTS (SELECT 1 FROM needle WHERE instr(cp.summary, needle.v) > 0 OR instr(cp.file_path, needle.v) > 0
+                   OR instr((SELECT pp.paths FROM ca_package_paths pp WHERE pp.package_id = cp.id), needle.v) > 0)
      ORDER BY cp.id`,
   ).all({ ...q, needles: JSON.stringify(needles) }) as CandidatePackage[];
 }
