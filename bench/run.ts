@@ -344,7 +344,8 @@ async function main(): Promise<number> {
     scales.push(result);
     log(
       `    ${secs(result.wall_ms)}, load ${(os.loadavg()[0] as number).toFixed(1)} (agents' writes ${secs(result.writes_ms)}): node -e 0 ${result.node_median.toFixed(1)} ms, bare better-sqlite3 ${result.bare_median.toFixed(1)} ms; ` +
-        result.series.map((s) => `${s.key} ${s.median_ms.toFixed(1)} ms`).join(', '),
+        result.series.map((s) => `${s.key} ${s.median_ms.toFixed(1)} ms`).join(', ') +
+        result.floors.map((f) => `, floor of current-${f.relevance} ${f.median_ms.toFixed(1)} ms`).join(''),
     );
   }
 
@@ -391,7 +392,11 @@ async function main(): Promise<number> {
     }
     log(`| ${s.name} · node -e 0 | ${s.node_ms.length} | ${s.node_median.toFixed(1)} | 1.00 | ${fmt(s.node_median / s.bare_median)} | | | |`);
     log(`| ${s.name} · bare better-sqlite3 open | ${s.bare_ms.length} | ${s.bare_median.toFixed(1)} | ${fmt(s.bare_median / s.node_median)} | 1.00 | | | |`);
+    for (const f of s.floors) {
+      log(`| ${s.name} · floor of this release, relevance ${f.relevance} (its ${f.statements} statements and output, bare process) | ${f.ms.length} | ${f.median_ms.toFixed(1)} | ${fmt(f.median_ms / s.node_median)} | ${fmt(f.median_ms / s.bare_median)} | | | |`);
+    }
   }
+  log('\nThe floor (bench/floor.ts) replays the statements one call of the series ran, in order with their parameters, in a Node process that loads only better-sqlite3, and prints that call\'s output as a constant: what a call costs without any work of this product (no module, ranking, redaction or rendering).');
   for (const s of scales) {
     for (const r of s.series.filter((x) => x.warnings > 0)) log(`  (${s.name} · ${r.label}: ${r.warnings} warnings on stderr, first: ${r.first_warning})`);
   }
@@ -418,7 +423,9 @@ async function main(): Promise<number> {
     if (limit === undefined) continue;
     for (const r of s.series.filter((x) => x.release === 'current')) {
       const l = r.relevance === 'on' ? limit + RELEVANCE_ALLOWANCE : limit;
-      targets.push({ target: `realistic call at ${s.name}, relevance ${r.relevance}, ≤ ${l.toFixed(1)} × node -e 0`, value: r.fallbacks ? null : r.median_ms / s.node_median, limit: l, unit: '×' });
+      const floor = s.floors.find((f) => f.key === r.key);
+      const floorNote = floor ? ` (its floor: ${fmt(floor.median_ms / s.node_median)} ×)` : '';
+      targets.push({ target: `realistic call at ${s.name}, relevance ${r.relevance}, ≤ ${l.toFixed(1)} × node -e 0${floorNote}`, value: r.fallbacks ? null : r.median_ms / s.node_median, limit: l, unit: '×' });
     }
   }
   const currentSeries = scales.flatMap((s) => s.series.filter((r) => r.release === 'current'));
@@ -477,6 +484,7 @@ async function main(): Promise<number> {
       bare_sqlite_median_ms: Number(s.bare_median.toFixed(2)),
       node_ms: s.node_ms.map((x) => Number(x.toFixed(1))),
       bare_ms: s.bare_ms.map((x) => Number(x.toFixed(1))),
+      floors: s.floors.map((f) => ({ ...f, median_ms: Number(f.median_ms.toFixed(2)), x_node: Number((f.median_ms / s.node_median).toFixed(3)), ms: f.ms.map((x) => Number(x.toFixed(1))) })),
       wall_ms: s.wall_ms,
       copy_ms: s.copy_ms,
       writes_ms: s.writes_ms,

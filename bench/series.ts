@@ -14,6 +14,10 @@
  *     later for its group (iteration ≥ 2 everywhere, prior consumption at every earlier one);
  *   peak RSS (untimed): one more cycle under /usr/bin/time (or a --require probe without it).
  *
+ * A third baseline, the floor of each of this release's series (bench/floor.ts): the statements of
+ * its first timed call, recorded after the warm-up on a copy of its project, replayed with that
+ * call's output in a bare process on another copy, timed interleaved like the other two.
+ *
  * Every call is the orchestrator's command, `context-assembler.mjs --project-root R --session S
  * --group G --agent A --iteration K --format json`, never a dry run: it records what it hands out.
  * After each spawn the "agent" writes what a BAZINGA agent writes — two reasoning entries and a
@@ -26,6 +30,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_GROUPS, BENCH_HISTORY, BENCH_SESSION, benchPath, benchText, scaleName, type BenchDb } from './generate.ts';
+import { recordFloorTrace, writeFloorTrace } from './floor.ts';
 import { projectWith, type Release } from './relevance.ts';
 import { timed } from './timer.ts';
 
@@ -68,6 +73,16 @@ export interface SeriesResult {
   packages_handed_out: number;
 }
 
+/** The floor of a series' call (bench/floor.ts): its recorded statements and output replayed in a bare process. */
+export interface FloorResult {
+  /** The series whose call was recorded. */
+  key: string;
+  relevance: 'on' | 'off';
+  statements: number;
+  ms: number[];
+  median_ms: number;
+}
+
 export interface ScaleResult {
   scale: number;
   name: string;
@@ -76,6 +91,7 @@ export interface ScaleResult {
   bare_ms: number[];
   node_median: number;
   bare_median: number;
+  floors: FloorResult[];
   series: SeriesResult[];
   rss_method: string;
   wall_ms: number;
@@ -169,6 +185,7 @@ async function write(release: Release, project: string, sp: Spawn): Promise<void
 /** How peak RSS is read: GNU time when the machine has it, else a --require probe in the child. */
 const TIME = '/usr/bin/time';
 const PROBE = path.join(path.dirname(new URL(import.meta.url).pathname), 'rss-probe.cjs');
+const FLOOR_CHILD = path.join(path.dirname(new URL(import.meta.url).pathname), 'floor-child.cjs');
 export const RSS_METHOD = fs.existsSync(TIME) ? '/usr/bin/time -f %M (max RSS of the process, KB)' : 'process.resourceUsage().maxRSS at exit (bench/rss-probe.cjs)';
 
 interface Outcome {
@@ -255,17 +272,21 @@ export async function runScale(
   const node: number[] = [];
   const bare: number[] = [];
   const BARE = "require('better-sqlite3')(process.argv[1],{readonly:true}).prepare('select 1').get()";
+  const floors: (FloorResult & { db: string; trace: string })[] = [];
   let step = 0;
   let writesMs = 0;
   const runStep = async (sp: Spawn, mode: 'warm' | 'timed' | 'rss') => {
-    const items: (number | 'node' | 'bare')[] = specs.map((_, i) => i);
-    if (mode === 'timed') items.push('node', 'bare');
+    const items: (number | 'node' | 'bare' | `floor${number}`)[] = specs.map((_, i) => i);
+    if (mode === 'timed') items.push('node', 'bare', ...floors.map((_, i) => `floor${i}` as const));
     const k = step++ % items.length;
     const order = [...items.slice(k), ...items.slice(0, k)];
     for (const item of order) {
       if (item === 'node') node.push(await timeBaseline(process.execPath, ['-e', '0'], opts.repoRoot));
       else if (item === 'bare') bare.push(await timeBaseline(process.execPath, ['-e', BARE, barePath], opts.repoRoot));
-      else {
+      else if (typeof item === 'string') {
+        const f = floors[Number(item.slice('floor'.length))] as (typeof floors)[number];
+        f.ms.push(await timeBaseline(process.execPath, [FLOOR_CHILD, f.db, f.trace], opts.repoRoot));
+      } else {
         const o = await orchestrate(specs[item] as SeriesSpec, projects[item] as string, sp, mode === 'rss');
         const st = state[item] as (typeof state)[number];
         st.warning ??= o.warning;
@@ -280,6 +301,23 @@ export async function runScale(
   };
   for (const sp of plan.warm) await runStep(sp, 'warm');
   opts.log(`    warm-up: ${plan.warm.length} spawns per series (${Math.round((performance.now() - started - copyMs) / 1000)} s)`);
+  // The floor of this release's first timed call, recorded on one copy of the series' project and
+  // replayed on another (taken before the recording wrote anything).
+  const first = plan.timed[0] as Spawn;
+  for (const [i, spec] of specs.entries()) {
+    if (spec.release.key !== 'current') continue;
+    const replayDir = path.join(dir, `${spec.key}-floor`);
+    const recordDir = path.join(dir, `${spec.key}-floor-recording`);
+    fs.cpSync(projects[i] as string, replayDir, { recursive: true });
+    fs.cpSync(projects[i] as string, recordDir, { recursive: true });
+    const trace = await recordFloorTrace(spec.release, recordDir, [
+      '--project-root', recordDir, '--session', BENCH_SESSION, '--group', first.group, '--agent', first.agent, '--iteration', String(first.iteration), '--format', 'json',
+    ]);
+    fs.rmSync(recordDir, { recursive: true, force: true });
+    const traceFile = path.join(dir, `${spec.key}-floor.json`);
+    writeFloorTrace(trace, traceFile);
+    floors.push({ key: spec.key, relevance: spec.relevance, statements: trace.statements.length, ms: [], median_ms: NaN, db: path.join(replayDir, 'bazinga', 'bazinga.db'), trace: traceFile });
+  }
   for (const sp of plan.timed) await runStep(sp, 'timed');
   for (const sp of plan.rss) await runStep(sp, 'rss');
   const series = specs.map((spec, i): SeriesResult => {
@@ -310,6 +348,7 @@ export async function runScale(
     bare_ms: bare,
     node_median: median(node),
     bare_median: median(bare),
+    floors: floors.map(({ key, relevance, statements, ms }) => ({ key, relevance, statements, ms, median_ms: median(ms) })),
     series,
     rss_method: RSS_METHOD,
     wall_ms: Math.round(performance.now() - started),

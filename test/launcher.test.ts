@@ -2,7 +2,7 @@
  * The launchers' V8 code cache (skills/bazinga-db/bin/launch.cjs), in real processes on a built
  * copy of both skills: written by the first successful run and used by the next ones with the same
  * output, never written by --help or a failed run, keyed to the bundle (a rebuilt bundle never runs
- * an old cache; the old one is removed), refused when damaged (and then replaced), and a folder that
+ * an old cache; the old one is removed), refused when damaged or cut short (and then replaced), and a folder that
  * cannot be written only means compiling every time.
  */
 import { spawnSync } from 'node:child_process';
@@ -86,6 +86,10 @@ describe('the code cache of a bundle', () => {
     expect(r.code).toBe(0);
     expect(r.trace[0]).toBe('launch: assemble.cjs (bundle), code cache refused');
     expect(r.trace[1]).toBe(`launch: code cache written: ${name}`);
+    // Cut short (an interrupted copy): refused the same way.
+    fs.writeFileSync(path.join(cacheDir, name), good.subarray(0, good.length >> 1));
+    const cut = call(assembleArgs());
+    expect([cut.code, cut.trace[0]]).toEqual([0, 'launch: assemble.cjs (bundle), code cache refused']);
     expect(call(assembleArgs()).trace).toEqual(['launch: assemble.cjs (bundle), code cache used']);
   });
 
