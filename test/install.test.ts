@@ -126,7 +126,7 @@ describe('install into a fresh project', () => {
     }
     // A launcher's code cache in the source tree is this machine's: never shipped.
     const cacheDir = path.join(REPO_ROOT, 'skills', 'context-assembler', 'dist', '.code-cache');
-    const cached = path.join(cacheDir, `assemble.cjs-test-${process.pid}.bin`);
+    const cached = path.join(cacheDir, `zz-install-test-${process.pid}.bin`);
     fs.mkdirSync(cacheDir, { recursive: true });
     fs.writeFileSync(cached, 'a cache');
     try {
@@ -134,7 +134,7 @@ describe('install into a fresh project', () => {
       expect(targets.some((t) => t.includes('/dist/assemble.cjs'))).toBe(true);
       expect(targets.filter((t) => t.includes('.code-cache'))).toEqual([]);
     } finally {
-      fs.rmSync(cached);
+      fs.rmSync(cached, { force: true });
     }
 
     const refs = fs.readdirSync(path.join(p.root, '.claude', 'references')).sort();

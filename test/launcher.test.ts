@@ -1,8 +1,9 @@
 /**
  * The launchers' V8 code cache (skills/bazinga-db/bin/launch.cjs), in real processes on a built
  * copy of both skills: written by the first successful run and used by the next ones with the same
- * output, never written by --help or a failed run, keyed to the bundle (a rebuilt bundle never runs
- * an old cache; the old one is removed), refused when damaged or cut short (and then replaced), and a folder that
+ * output, never written by --help or a failed run, checked against the bundle's content (an edited
+ * bundle never runs an old cache), refused when damaged or cut short (and then replaced), written again
+ * when a run that stopped early left it thin, and a folder that
  * cannot be written only means compiling every time.
  */
 import { spawnSync } from 'node:child_process';
@@ -54,14 +55,14 @@ const cacheFiles = () => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sor
 
 describe('the code cache of a bundle', () => {
   it('is not written by --help or by a run that failed; the first successful run writes it, the next ones use it and print the same', () => {
-    expect(call(['--help']).trace).toEqual(['launch: assemble.cjs (bundle), code cache absent']);
+    expect(call(['assemble', '--help']).trace).toEqual(['launch: assemble.cjs (bundle), code cache absent']);
     expect(call(['--session', S1, '--agent', 'qa_expert', '--iteration', 'x']).code).toBe(2);
     expect(cacheFiles()).toEqual([]);
 
     const first = call(assembleArgs());
     expect(first.code).toBe(0);
     expect(first.trace[0]).toBe('launch: assemble.cjs (bundle), code cache absent');
-    expect(first.trace[1]).toMatch(/^launch: code cache written: assemble\.cjs-\d+-\d+-v[\d.]+-\w+\.bin$/);
+    expect(first.trace[1]).toMatch(/^launch: code cache written: assemble\.cjs-v[\d.]+-\w+-[0-9a-f]{8}\.bin$/);
     expect(cacheFiles()).toHaveLength(1);
 
     const second = call(assembleArgs());
@@ -93,19 +94,36 @@ describe('the code cache of a bundle', () => {
     expect(call(assembleArgs()).trace).toEqual(['launch: assemble.cjs (bundle), code cache used']);
   });
 
-  it('a rebuilt bundle never reads the cache of the old one, and its first run replaces it', () => {
-    const [old] = cacheFiles() as [string];
+  it('an edited bundle never runs the old cache, even at the same length and modification time', () => {
     const bundle = path.join(tree, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
-    // Same length, other code: V8 itself would take the old cache (it checks only the length).
+    const before = fs.statSync(bundle);
     const text = fs.readFileSync(bundle, 'utf8');
-    fs.writeFileSync(bundle, text.replace('"use strict";', "'use strict';"));
-    fs.utimesSync(bundle, new Date(), new Date(Date.now() + 5000));
-    expect(fs.statSync(bundle).size).toBe(Buffer.byteLength(text));
+    expect(text).toContain('Usage:');
+    // Same length, other code: V8 itself would take the old cache (of the source it checks only the length).
+    fs.writeFileSync(bundle, text.replace('Usage:', 'USAGE:'));
+    fs.utimesSync(bundle, before.atime, before.mtime);
+    expect([fs.statSync(bundle).size, Math.round(fs.statSync(bundle).mtimeMs)]).toEqual([before.size, Math.round(before.mtimeMs)]);
+    const help = call(['assemble', '--help']);
+    expect(help.trace).toEqual(['launch: assemble.cjs (bundle), code cache refused']);
+    expect(help.stdout).toContain('USAGE:');
     const r = call(assembleArgs());
     expect(r.code).toBe(0);
-    expect(r.trace[0]).toBe('launch: assemble.cjs (bundle), code cache absent');
+    expect(r.trace[0]).toBe('launch: assemble.cjs (bundle), code cache refused');
+    expect(r.trace[1]).toMatch(/^launch: code cache written: /);
+    expect(call(assembleArgs()).trace).toEqual(['launch: assemble.cjs (bundle), code cache used']);
     expect(cacheFiles()).toHaveLength(1);
-    expect(cacheFiles()).not.toContain(old);
+  });
+
+  it('a cache written by a run that stopped early (a fallback block) is thin: the next full run writes it again', () => {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    const early = call(['--project-root', path.join(tree, 'no-such-project'), '--session', S1, '--agent', 'qa_expert']);
+    expect(early.code).toBe(0);
+    expect(early.stdout).toContain('Fallback Mode');
+    expect(early.trace[1]).toMatch(/^launch: code cache written: /);
+    const full = call(assembleArgs());
+    expect(full.trace[0]).toBe('launch: assemble.cjs (bundle), code cache used (thin)');
+    expect(full.trace[1]).toMatch(/^launch: code cache written: /);
+    expect(call(assembleArgs()).trace).toEqual(['launch: assemble.cjs (bundle), code cache used']);
   });
 
   it('where the cache folder cannot be made, the call still succeeds and says the cache was not written', () => {

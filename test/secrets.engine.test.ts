@@ -162,7 +162,7 @@ describe('idempotence, and the memo that relies on it', () => {
     .array(fc.tuple(fc.nat(texts.length - 1), fc.nat(400), fc.nat(160), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 4 })
     .map((parts) => parts.map(([i, at, len, sep]) => { const t = texts[i] as string; const a = at % t.length; return t.slice(a, a + 1 + len) + sep; }).join(''));
 
-  it('redacting the output again changes nothing, for cut and glued corpus texts under every mode', () => {
+  it('on the corpus, redacting the output again changes nothing, for cut and glued texts under every mode', () => {
     fc.assert(
       fc.property(glued, fc.constantFrom<RedactionPolicy>(BOTH, PATTERNS, { mode: 'entropy', allowlist: [] }), (text, policy) => {
         const once = redact(text, policy).text;
@@ -184,6 +184,28 @@ describe('idempotence, and the memo that relies on it', () => {
         expect(memo(c.text, PATTERNS)).toBe(redact(c.text, PATTERNS).text);
       }
     }
+  });
+
+  it('a text whose second pass changes it (a marker exposing what follows) is redacted again at the door, as without the memo', () => {
+    const text = 'curl -u Zq8vL2mX9pR4tY7wK1nB6cF3hJ5sD0gA%3Ahunter2 https://api.example.com';
+    const once = redact(text, BOTH).text;
+    const twice = redact(once, BOTH).text;
+    expect(twice).not.toBe(once);
+    expect(twice).not.toContain('hunter2');
+    const memo = redactionMemo();
+    expect(memo(text, BOTH)).toBe(once);
+    expect(memo(once, BOTH)).toBe(twice);
+  });
+
+  it('an allowlist that reads context redaction changed: the door redacts again, as without the memo', () => {
+    const policy: RedactionPolicy = { mode: 'both', allowlist: [/api_key=\w+(?= and \w{20})/g] };
+    const text = 'api_key=hunter2secretvalue and AKIAZ7Q4RW2LMX8NC5TB';
+    const once = redact(text, policy).text;
+    expect(once).toBe('api_key=hunter2secretvalue and [REDACTED:aws_access_key_id]');
+    expect(redact(once, policy).text).toBe('api_key=[REDACTED:api_key] and [REDACTED:aws_access_key_id]');
+    const memo = redactionMemo();
+    expect(memo(text, policy)).toBe(once);
+    expect(memo(once, policy)).toBe(redact(once, policy).text);
   });
 
   it('a printed JSON document redacted through the memo equals redactJson, the secret-key rule included', () => {

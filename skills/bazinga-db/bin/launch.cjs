@@ -41,6 +41,10 @@ function missingPackage(err) {
  */
 function freshBundle(dist, script) {
   if (process.env.CONTEXT_ASSEMBLER_NO_BUNDLE === '1') return undefined;
+  return freshBundleIgnoringEnv(dist, script);
+}
+
+function freshBundleIgnoringEnv(dist, script) {
   try {
     const { entries, inputs } = JSON.parse(fs.readFileSync(path.join(dist, 'inputs.json'), 'utf8'));
     if (typeof entries?.[script] !== 'string') return undefined;
@@ -54,82 +58,114 @@ function freshBundle(dist, script) {
   }
 }
 
-/**
- * Where the V8 code cache of `bundle` lives: beside it, named after what the cache is only valid
- * for (the bundle's size and mtime, this Node's version and architecture), so a rebuilt bundle or
- * another Node never reads a cache that is not its own. V8 checks its own version and flags too,
- * but of the source only the length: the name is what keeps an edited bundle from running old code.
- */
-function codeCachePath(bundle) {
-  const { size, mtimeMs } = fs.statSync(bundle);
-  const key = `${size}-${Math.round(mtimeMs)}-${process.version}-${process.arch}`;
-  const name = path.basename(bundle);
-  return { dir: path.join(path.dirname(bundle), '.code-cache'), prefix: `${name}-`, file: `${name}-${key}.bin` };
+/** True when every bundle of the skill in `skillDir` is built and at least as new as its sources (the bootstrap hook asks). */
+function bundlesFresh(skillDir) {
+  const dist = path.join(skillDir, 'dist');
+  try {
+    const { entries } = JSON.parse(fs.readFileSync(path.join(dist, 'inputs.json'), 'utf8'));
+    const scripts = Object.keys(entries ?? {});
+    return scripts.length > 0 && scripts.every((script) => freshBundleIgnoringEnv(dist, script) !== undefined);
+  } catch {
+    return false;
+  }
 }
 
 /**
- * Runs a CommonJS bundle as require() would (module wrapper, a require of its own path), with the
- * compiled code V8 kept from an earlier run: the bundle is about 200 KB, and compiling it and its
- * functions on every start cost about 8 ms of a call (measured: 227.8 → 219.6 ms, node -e 0
- * 110 ms). The cache is written once, at the exit of the first successful run (exit 0, not --help)
- * that had none (or whose cache V8 refused), so it holds every function that run compiled, which
- * is most of what the next runs need; where the folder cannot be written
- * (a read-only install) the bundle simply compiles each time. CONTEXT_ASSEMBLER_NO_CODE_CACHE=1
- * turns it off; CONTEXT_ASSEMBLER_LAUNCH_TRACE=1 says on stderr what was run and how.
+ * Where the V8 code cache of `bundle` lives: beside it, in dist/.code-cache/, one file per bundle
+ * and runtime: the name carries this Node's version and architecture and a hash of its V8 options
+ * (node flags and NODE_OPTIONS: V8 refuses a cache made under other flags, and two runtimes would
+ * otherwise keep replacing each other's file). Whether the file fits the bundle is checked by its
+ * content (see readCodeCache), not by the name.
  */
-function runWithCodeCache(bundle) {
-  const vm = require('node:vm');
-  const trace = process.env.CONTEXT_ASSEMBLER_LAUNCH_TRACE === '1' ? (m) => process.stderr.write(`launch: ${m}\n`) : () => {};
-  const useCache = process.env.CONTEXT_ASSEMBLER_NO_CODE_CACHE !== '1';
-  const where = useCache ? codeCachePath(bundle) : undefined;
-  let cachedData;
-  let damaged = false;
-  if (where) {
-    try {
-      cachedData = checkedPayload(fs.readFileSync(path.join(where.dir, where.file)));
-      damaged = cachedData === undefined;
-    } catch {
-      // none yet (or unreadable): compile, and write one at exit
-    }
-  }
-  let source = fs.readFileSync(bundle, 'utf8');
-  if (source.startsWith('#!')) source = `//${source.slice(2)}`; // the shebang, kept as a comment (same length, same lines)
-  const script = new vm.Script(module_.wrap(source), { filename: bundle, cachedData });
-  const accepted = cachedData !== undefined && !script.cachedDataRejected;
-  trace(`${path.basename(bundle)} (bundle), code cache ${!where ? 'off' : accepted ? 'used' : cachedData === undefined && !damaged ? 'absent' : 'refused'}`);
-  // Written from a run that did its work: one that failed early or printed help compiled little of it.
-  const helpOnly = process.argv.includes('--help') || process.argv.includes('-h');
-  if (where && !accepted && !helpOnly) process.once('exit', (code) => code === 0 && writeCodeCache(where, script, trace));
-  const mod = { exports: {}, filename: bundle, id: bundle, loaded: false };
-  script.runInThisContext().call(mod.exports, mod.exports, module_.createRequire(bundle), mod, bundle, path.dirname(bundle));
+function codeCachePath(bundle) {
+  const name = path.basename(bundle);
+  const options = digest(Buffer.from(`${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`)).toString('hex').slice(0, 8);
+  return { dir: path.join(path.dirname(bundle), '.code-cache'), file: `${name}-${process.version}-${process.arch}-${options}.bin` };
 }
 
 /**
  * V8 checks a cache's version, flags and source length, not its bytes: a damaged file can crash
- * the process. So the file starts with a digest of the cache (integrity, not secrecy: whoever can
- * write the cache can write the bundle), and a cache whose digest does not match is not used.
- * (node:crypto costs nothing extra: the bundles load it anyway. V8's own check, the
+ * the process, and a cache of an edited bundle of the same length would run the old code. So the
+ * file starts with the digest of the bundle's source it was made from and the digest of the cache
+ * itself (integrity, not secrecy: whoever can write the cache can write the bundle), and a cache
+ * whose digests do not match is not used. (node:crypto costs nothing extra: the bundles load it
+ * anyway; hashing the 200 KB source takes under 1 ms. V8's own check, the
  * --verify-snapshot-checksum flag, would need node:v8, about 10 % of a Node start to load.)
  */
 const DIGEST_BYTES = 20;
-const digest = (payload) => require('node:crypto').createHash('sha1').update(payload).digest();
+const digest = (bytes) => require('node:crypto').createHash('sha1').update(bytes).digest();
 
-/** The cache in a file the launcher wrote, or undefined when its digest does not match. */
-function checkedPayload(file) {
-  if (file.length <= DIGEST_BYTES) return undefined;
-  const payload = file.subarray(DIGEST_BYTES);
-  return digest(payload).equals(file.subarray(0, DIGEST_BYTES)) ? payload : undefined;
+/** The cache in `file` when it was made from `sourceDigest` and is whole; otherwise undefined. */
+function readCodeCache(file, sourceDigest) {
+  if (file.length <= 2 * DIGEST_BYTES || !file.subarray(0, DIGEST_BYTES).equals(sourceDigest)) return undefined;
+  const payload = file.subarray(2 * DIGEST_BYTES);
+  return digest(payload).equals(file.subarray(DIGEST_BYTES, 2 * DIGEST_BYTES)) ? payload : undefined;
 }
 
+/**
+ * A cache this much smaller than its bundle's source was written by a run that compiled little of
+ * it (a fallback block, an early error): a later full run writes it again. Measured on the
+ * assembler's bundle of 207 KB: 245 KB after a real assembly, 132 KB after one that stopped early.
+ */
+const THIN_CACHE = 0.9;
+
+/**
+ * Runs a CommonJS bundle as require() would (module wrapper, a require of its own real path),
+ * with the compiled code V8 kept from an earlier run: compiling the 200 KB bundle and its functions
+ * on every start cost about a tenth of an orchestrator call (measured through the launcher: 235 →
+ * 208 ms, node -e 0 92 ms). The cache is written at the exit of a successful run (exit 0, not
+ * --help) that had none, or whose cache did not fit or was thin, so it holds every function that
+ * run compiled; where the folder cannot be written (a read-only install) the bundle simply
+ * compiles each time. CONTEXT_ASSEMBLER_NO_CODE_CACHE=1 turns it off.
+ */
+function runWithCodeCache(bundle, trace) {
+  const vm = require('node:vm');
+  bundle = fs.realpathSync(bundle);
+  const useCache = process.env.CONTEXT_ASSEMBLER_NO_CODE_CACHE !== '1';
+  const where = useCache ? codeCachePath(bundle) : undefined;
+  const bytes = fs.readFileSync(bundle);
+  let cachedData;
+  let unfit = false;
+  if (where) {
+    let file;
+    try {
+      file = fs.readFileSync(path.join(where.dir, where.file));
+    } catch {
+      // none yet (or unreadable): compile, and write one at exit
+    }
+    if (file !== undefined) {
+      cachedData = readCodeCache(file, digest(bytes));
+      unfit = cachedData === undefined;
+    }
+  }
+  let source = bytes.toString('utf8');
+  if (source.startsWith('#!')) source = `//${source.slice(2)}`; // the shebang, kept as a comment (same length, same lines)
+  const script = new vm.Script(module_.wrap(source), { filename: bundle, cachedData });
+  const accepted = cachedData !== undefined && !script.cachedDataRejected;
+  const thin = accepted && cachedData.length < THIN_CACHE * bytes.length;
+  trace(`${path.basename(bundle)} (bundle), code cache ${!where ? 'off' : thin ? 'used (thin)' : accepted ? 'used' : cachedData === undefined && !unfit ? 'absent' : 'refused'}`);
+  // Written from a run that did its work: one that failed or printed help compiled little of it.
+  const helpOnly = process.argv.includes('--help') || process.argv.includes('-h');
+  if (where && (!accepted || thin) && !helpOnly) {
+    process.once('exit', (code) => code === 0 && !launchFellBack && writeCodeCache(where, script, digest(bytes), trace));
+  }
+  const mod = { exports: {}, filename: bundle, id: bundle, loaded: false };
+  script.runInThisContext().call(mod.exports, mod.exports, module_.createRequire(bundle), mod, bundle, path.dirname(bundle));
+}
+
+/** Set when the launcher printed its own fallback (a dependency missing): that run compiled nothing worth keeping. */
+let launchFellBack = false;
+
 /** Writes the code cache (to a temporary name, then renamed: a reader never sees half a file); failures are ignored. */
-function writeCodeCache(where, script, trace) {
+function writeCodeCache(where, script, sourceDigest, trace) {
   try {
     fs.mkdirSync(where.dir, { recursive: true });
-    // The caches of earlier builds of this bundle are of no further use.
-    for (const old of fs.readdirSync(where.dir)) if (old.startsWith(where.prefix) && old !== where.file) fs.rmSync(path.join(where.dir, old), { force: true });
+    fs.accessSync(where.dir, fs.constants.W_OK);
+    // One file per bundle and runtime, replaced in place when the bundle changes: nothing piles up
+    // (a cache of another Node or other flags is that runtime's, and stays).
     const tmp = path.join(where.dir, `${where.file}.${process.pid}.tmp`);
     const payload = script.createCachedData();
-    fs.writeFileSync(tmp, Buffer.concat([digest(payload), payload]));
+    fs.writeFileSync(tmp, Buffer.concat([sourceDigest, digest(payload), payload]));
     fs.renameSync(tmp, path.join(where.dir, where.file));
     trace(`code cache written: ${where.file}`);
   } catch (err) {
@@ -142,25 +178,31 @@ function writeCodeCache(where, script, trace) {
  * `onMissing(packageName, installCommand)` instead of throwing (it should exit).
  */
 async function launch(skillDir, script, onMissing) {
+  // CONTEXT_ASSEMBLER_LAUNCH_TRACE=1: which file runs, and how, on stderr.
+  const trace = process.env.CONTEXT_ASSEMBLER_LAUNCH_TRACE === '1' ? (m) => process.stderr.write(`launch: ${m}\n`) : () => {};
   try {
     const bundle = freshBundle(path.join(skillDir, 'dist'), script);
     if (bundle !== undefined) {
-      if (bundle.endsWith('.cjs')) runWithCodeCache(bundle);
+      if (bundle.endsWith('.cjs')) runWithCodeCache(bundle, trace);
       else {
+        trace(`${path.basename(bundle)} (bundle, ES module)`);
         // Node 22.1+ keeps V8's compiled code of ES modules between runs (absent on Node 20).
         module_.enableCompileCache?.();
         await import(pathToFileURL(bundle).href);
       }
       return;
     }
+    const source = path.join(skillDir, 'scripts', `${script}.ts`);
+    trace(`${path.relative(skillDir, source)} (source through tsx: ${process.env.CONTEXT_ASSEMBLER_NO_BUNDLE === '1' ? 'CONTEXT_ASSEMBLER_NO_BUNDLE=1' : 'no bundle, or a source newer than it'})`);
     const { register } = await import('tsx/esm/api');
     register();
-    await import(pathToFileURL(path.join(skillDir, 'scripts', `${script}.ts`)).href);
+    await import(pathToFileURL(source).href);
   } catch (err) {
     const name = missingPackage(err);
     if (name === undefined) throw err;
+    launchFellBack = true;
     onMissing(name, installCommand(dependencyRoot(skillDir)));
   }
 }
 
-module.exports = { dependencyRoot, installCommand, missingPackage, launch };
+module.exports = { bundlesFresh, dependencyRoot, installCommand, missingPackage, launch };

@@ -303,5 +303,12 @@ export function lookupByModel(table: ModelTable, model: string): number {
 
 /** The redaction policy a configuration asks for (its regexes were checked by parseConfig). */
 export function redactionPolicyOf(config: Config): RedactionPolicy {
-  return { mode: config.redaction_mode, allowlist: config.redaction_allowlist.map((src) => new RegExp(src, 'g')) };
+  // One object per config: a redaction memo keys on the policy object, so the items and the printed document share it.
+  let policy = policies.get(config);
+  if (policy === undefined) {
+    policy = { mode: config.redaction_mode, allowlist: config.redaction_allowlist.map((src) => new RegExp(src, 'g')) };
+    policies.set(config, policy);
+  }
+  return policy;
 }
+const policies = new WeakMap<Config, RedactionPolicy>();
