@@ -14,10 +14,14 @@
  *
  * generate (legacy, used by test/relevance.exact.test.ts): one large session with `packages`
  * packages in 10 groups, 5× as many reasoning entries, written through the repository functions.
+ *
+ * Run alone, it generates the bench's databases ahead of a run (or finds them cached):
+ *   npx tsx bench/generate.ts [--scales 1k,10k] [--seed S] [--out DIR] [--help]
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
 import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { SPAWNED_AGENTS, PACKAGE_TYPES, PRIORITIES, REASONING_PHASES } from '../skills/bazinga-db/scripts/lib/enums.ts';
@@ -520,4 +524,31 @@ export function benchText(seed: number, words: number): string {
 export function benchPath(seed: number): string {
   const r = rng(seed);
   return `src/${pick(r, WORDS)}/${pick(r, WORDS)}.ts`;
+}
+
+const HELP = `bench/generate: the benchmark's databases of ${SESSIONS} sessions, generated ahead of npm run bench (or found
+cached: by size, seed and generator version); prints the folder of each
+
+Usage: npx tsx bench/generate.ts [--scales 1k,10k,100k,1M] [--seed S] [--out DIR]
+
+  --scales   package totals (default 1k)
+  --seed     the generator's seed (default 42, as npm run bench)
+  --out      where the databases go (default bench/out, where npm run bench looks)
+`;
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const option = (name: string) => {
+    const i = args.indexOf(name);
+    return i === -1 ? undefined : args[i + 1];
+  };
+  if (args.some((a) => a === '--help' || a === '-h')) process.stdout.write(HELP);
+  else {
+    const out = path.resolve(option('--out') ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'out'));
+    const seed = Number(option('--seed') ?? 42);
+    for (const n of (option('--scales') ?? '1k').split(',').map(parseScale)) {
+      const g = generateBench(out, n, seed, (line) => console.log(line));
+      console.log(`${scaleName(n)}: ${g.root} (${g.cached ? 'cached' : `generated in ${(g.generation_ms / 1000).toFixed(1)} s`})`);
+    }
+  }
 }

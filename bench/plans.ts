@@ -11,9 +11,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type Database from 'better-sqlite3';
 
+const USAGE = 'Usage: npx tsx bench/plans.ts <repo> <project root> <session> <group>\n';
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  process.stdout.write(`bench/plans: every read statement of one assembly with its query plan (it writes: use a copy)\n\n${USAGE}`);
+  process.exit(0);
+}
 const [repo, root, session, group] = process.argv.slice(2);
 if (!repo || !root || !session || !group) {
-  process.stderr.write('usage: npx tsx bench/plans.ts <repo> <project root> <session> <group>\n');
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 const lib = (p: string) => import(pathToFileURL(path.join(path.resolve(repo), 'skills/context-assembler/scripts/lib', p)).href);

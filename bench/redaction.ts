@@ -1,7 +1,7 @@
 /**
  * Redaction in linear time: 1 MB adversarial inputs full of near-matches, each redacted by the
  * engine, with the time for 1 MB and the ratio of 1 MB to 100 KB of the same input (10 means
- * linear; a backtracking rule would show 100 or more). Run alone: `tsx bench/redaction.ts`.
+ * linear; a backtracking rule would show 100 or more). Run alone: `tsx bench/redaction.ts [--help]`.
  */
 import { fileURLToPath } from 'node:url';
 import { redact } from '../skills/bazinga-db/scripts/lib/redact.ts';
@@ -75,4 +75,12 @@ export function printRedactionTable(rows: readonly RedactionBenchRow[]): void {
   for (const r of rows) console.log(`| ${r.input} | ${r.ms_1mb.toFixed(1)} | ${r.ms_100kb.toFixed(1)} | ${r.ratio.toFixed(1)} |`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) printRedactionTable(benchRedaction());
+const HELP = `bench/redaction: the time to redact 1 MB of each adversarial input, and its 1 MB / 100 KB ratio (about 10: linear)
+
+Usage: npx tsx bench/redaction.ts     (also part of npm run bench)
+`;
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) process.stdout.write(HELP);
+  else printRedactionTable(benchRedaction());
+}

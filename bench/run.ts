@@ -38,6 +38,23 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(REPO, 'bench', 'out');
 const PREVIOUS = '1d77bd1';
 
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  fs.writeSync(
+    1,
+    `bench: orchestrator calls of this release and of the previous one (${PREVIOUS}) next to their floors; writes bench/results.json
+
+Usage: npm run bench [-- --scales 1k,10k,100k,1M] [--repeats N] [--seed S]
+
+  --scales    package totals of the databases (default 1k,10k,100k,1M; generated once into bench/out/)
+  --repeats   timed developer → QA → tech lead cycles per series (default 10)
+  --seed      the generator's seed (default 42)
+
+A quick run: npm run bench -- --scales 1k,10k --repeats 5 (2–3 minutes once the databases exist).
+`,
+  );
+  process.exit(0);
+}
+
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   if (i !== -1) return process.argv[i + 1];

@@ -1,37 +1,67 @@
 #!/usr/bin/env node
-// First-run bootstrap of the bundle's dependencies, for the SessionStart hook.
+// Bootstrap of the plugin's dependencies and bundles, for the SessionStart hook.
 //
 // Usage: node hooks/bootstrap.mjs [BUNDLE_ROOT]     (default: the folder above this file)
 //
-// Quiet and quick when the dependencies already load (one child process, no output). Otherwise
-// runs `npm ci --omit=dev` in the bundle root, bounded in time (CONTEXT_ASSEMBLER_BOOTSTRAP_TIMEOUT_MS,
-// default 300000), under a lock folder so concurrent sessions do not install twice. It never fails
-// the session: it always exits 0, and when the install fails it prints the command to run by hand.
+// Claude Code installs a plugin by copying it and running `npm ci --ignore-scripts` in the copy:
+// node_modules is there, but better-sqlite3's native part was never compiled and no bundle was
+// built. This hook finds which state the copy is in and repairs it:
+//   - everything loads and the bundles are fresh: nothing to do (one probe process, no output);
+//   - no node_modules (or a dependency missing): `npm ci --omit=dev` (compiles better-sqlite3);
+//   - node_modules there, better-sqlite3's native part not built or built for another Node:
+//     `npm rebuild better-sqlite3` (it compiles: 1-3 minutes);
+//   - then, when a bundle is missing or older than its sources: `node scripts/build.mjs`.
+// While npm works it prints a progress line on stderr every PROGRESS_MS; the outcome is one line
+// on stdout. It runs under a lock folder so concurrent sessions do not repair twice, bounded in
+// time (CONTEXT_ASSEMBLER_BOOTSTRAP_TIMEOUT_MS, default 300000 per step), and never fails the
+// session: it always exits 0, and when a step fails it prints the command to run by hand.
 // Plain JavaScript with no dependencies: it has to run before any are installed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write('Usage: node hooks/bootstrap.mjs [BUNDLE_ROOT]\nInstalls or repairs the dependencies (npm ci --omit=dev, or npm rebuild better-sqlite3) and builds the bundles; always exits 0.\n');
+  process.exit(0);
+}
 const timeoutMs = Number(process.env.CONTEXT_ASSEMBLER_BOOTSTRAP_TIMEOUT_MS ?? 300000);
+const PROGRESS_MS = Number(process.env.CONTEXT_ASSEMBLER_BOOTSTRAP_PROGRESS_MS ?? 20000);
 const lockDir = path.join(root, '.bootstrap-lock');
 const LOCK_STALE_MS = 15 * 60 * 1000;
-const byHand = `cd "${root}" && npm ci --omit=dev`;
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const installArgs = [fs.existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'];
 
-/** True when every runtime dependency resolves from the bundle root and the native module loads. */
-function dependenciesLoad() {
+/**
+ * What the copy needs: 'ok', 'install' (a dependency does not resolve), 'rebuild' (better-sqlite3
+ * resolves but its native part does not load), judged by one probe process in the bundle root.
+ */
+function dependencyState() {
   const probe = [
-    "require('better-sqlite3')(':memory:').close()",
-    "require.resolve('tsx/esm/api')",
-    "require.resolve('js-tiktoken/lite')",
+    "for (const m of ['better-sqlite3', 'tsx/esm/api', 'js-tiktoken/lite']) try { require.resolve(m) } catch { process.exit(3) }",
+    "try { require('better-sqlite3')(':memory:').close() } catch { process.exit(4) }",
   ].join(';');
   const r = spawnSync(process.execPath, ['-e', probe], { cwd: root, stdio: 'ignore', timeout: 30000 });
-  return r.status === 0;
+  return r.status === 0 ? 'ok' : r.status === 4 ? 'rebuild' : 'install';
+}
+
+/** True when every bundle the launchers run is at least as new as its sources (the launchers' own test). */
+function bundlesFresh() {
+  try {
+    const { bundlesFresh: fresh } = createRequire(import.meta.url)(path.join(root, 'skills', 'bazinga-db', 'bin', 'launch.cjs'));
+    return ['context-assembler', 'bazinga-db'].every((skill) => fresh(path.join(root, 'skills', skill)));
+  } catch {
+    return false;
+  }
 }
 
 function say(line) {
   process.stdout.write(`context-assembler: ${line}\n`);
+}
+function progress(line) {
+  process.stderr.write(`context-assembler: ${line}\n`);
 }
 
 function takeLock() {
@@ -52,33 +82,77 @@ function takeLock() {
   }
 }
 
-function main() {
-  if (dependenciesLoad()) return;
-  if (!takeLock()) {
-    say('dependencies are being installed by another session; they will be ready shortly.');
-    return;
-  }
+/** Runs a command in the bundle root with a progress line every PROGRESS_MS; resolves to { ok, why, seconds }. */
+function step(label, command, args) {
   const started = Date.now();
-  try {
-    const lock = fs.existsSync(path.join(root, 'package-lock.json'));
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const args = [lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'];
-    const r = spawnSync(npm, args, { cwd: root, encoding: 'utf8', timeout: timeoutMs });
-    const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    if (r.status === 0 && dependenciesLoad()) {
-      say(`installed dependencies in ${seconds} s.`);
+  return new Promise((resolve) => {
+    let stderr = '';
+    let child;
+    try {
+      child = spawn(command, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (err) {
+      resolve({ ok: false, why: err.message, seconds: 0 });
       return;
     }
-    const why = r.error ? r.error.message : (r.stderr || '').trim().split('\n').slice(-3).join(' ') || `npm exited ${r.status}`;
-    say(`could not install dependencies (${why}). Until then context assembly falls back to an empty block. Run by hand: ${byHand}`);
+    const seconds = () => Math.round((Date.now() - started) / 1000);
+    const ticker = setInterval(() => progress(`${label}: ${seconds()} s so far`), PROGRESS_MS);
+    const killer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.stderr.on('data', (d) => (stderr = (stderr + d.toString()).slice(-4000)));
+    const done = (ok, why) => {
+      clearInterval(ticker);
+      clearTimeout(killer);
+      resolve({ ok, why, seconds: seconds() });
+    };
+    child.on('error', (err) => done(false, err.message));
+    child.on('close', (code, signal) => {
+      const last = stderr.trim().split('\n').slice(-3).join(' ');
+      done(code === 0, signal ? `stopped after ${Math.round(timeoutMs / 1000)} s` : last || `exited ${code}`);
+    });
+  });
+}
+
+async function main() {
+  const deps = dependencyState();
+  const bundles = bundlesFresh();
+  if (deps === 'ok' && bundles) return;
+  if (!takeLock()) {
+    say('the dependencies are being set up by another session; they will be ready shortly.');
+    return;
+  }
+  try {
+    const done = [];
+    if (deps !== 'ok') {
+      const rebuild = deps === 'rebuild';
+      const args = rebuild ? ['rebuild', 'better-sqlite3', '--no-audit', '--no-fund', '--loglevel=error'] : installArgs;
+      const byHand = `cd "${root}" && npm ${args.slice(0, 2).join(' ')}`;
+      progress(
+        rebuild
+          ? "better-sqlite3's native part is not built (the plugin was installed without install scripts): compiling it, usually 1-3 minutes"
+          : 'installing the dependencies (npm ci; better-sqlite3 compiles, usually 1-3 minutes)',
+      );
+      const r = await step(rebuild ? 'compiling better-sqlite3' : 'installing the dependencies', npm, args);
+      if (!r.ok || dependencyState() !== 'ok') {
+        const what = rebuild ? "could not build better-sqlite3's native part" : 'could not install dependencies';
+        say(`${what} (${r.why}). Until then context assembly falls back to an empty block. Run by hand: ${byHand}`);
+        return;
+      }
+      done.push(`${rebuild ? 'built better-sqlite3' : 'installed dependencies'} in ${r.seconds} s`);
+    }
+    if (!bundlesFresh()) {
+      const r = await step('building the bundles', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
+      // Without bundles the launchers run the sources through tsx: slower, but working.
+      if (!r.ok || !bundlesFresh()) say(`could not build the bundles (${r.why}); the scripts run from their sources meanwhile. Run by hand: cd "${root}" && node scripts/build.mjs`);
+      else done.push(`built the bundles in ${r.seconds} s`);
+    }
+    if (done.length > 0) say(`${done.join('; ')}.`);
   } finally {
     fs.rmSync(lockDir, { recursive: true, force: true });
   }
 }
 
 try {
-  main();
+  await main();
 } catch (err) {
-  say(`bootstrap failed (${err instanceof Error ? err.message : String(err)}). Run by hand: ${byHand}`);
+  say(`bootstrap failed (${err instanceof Error ? err.message : String(err)}). Run by hand: cd "${root}" && npm ${installArgs.slice(0, 2).join(' ')}`);
 }
 process.exitCode = 0;

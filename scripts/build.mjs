@@ -21,6 +21,20 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  fs.writeSync(
+    1,
+    `build: the prebuilt bundles the launchers run (skills/*/dist/), and the token counter's rank file
+
+Usage: node scripts/build.mjs     (npm run build; also run at install, by npm's prepare)
+
+Without esbuild installed it builds nothing and says so (exit 0): the launchers then run the
+TypeScript sources through tsx.
+`,
+  );
+  process.exit(0);
+}
+
 let esbuild;
 try {
   esbuild = await import('esbuild');
@@ -32,7 +46,7 @@ try {
 const targets = [
   {
     skill: 'context-assembler',
-    scripts: ['assemble', 'zone', 'rank', 'pack', 'reasoning', 'consume', 'fetch', 'doctor'],
+    scripts: ['assemble', 'zone', 'rank', 'pack', 'reasoning', 'consume', 'fetch', 'prompt-hook', 'doctor'],
     esm: ['doctor'],
   },
   { skill: 'bazinga-db', scripts: ['bazinga-db'], esm: [] },

@@ -3,6 +3,8 @@
  * original BAZINGA tool), the context block each agent type would get for group AUTH of session
  * bazinga_20251201_090000, with a fixed --now so the output is the same on every run. The bundled
  * fixture is never modified.
+ *
+ * Usage: npm run demo (tsx scripts/demo.ts [--help])
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,6 +17,16 @@ const fixture = path.join(repo, 'test', 'fixtures', 'bazinga-v19');
 const assembler = path.join(repo, 'skills', 'context-assembler', 'bin', 'context-assembler.mjs');
 const SESSION = 'bazinga_20251201_090000';
 const NOW = '2025-12-02T12:00:00Z';
+
+const HELP = `demo: the context block each agent type gets, on a temporary copy of the bundled v19 fixture
+(group AUTH of session ${SESSION}, clock fixed at ${NOW}); the fixture is never modified.
+
+Usage: npm run demo     (tsx scripts/demo.ts [--help])
+`;
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  fs.writeSync(1, HELP);
+  process.exit(0);
+}
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'context-assembler-demo-'));
 fs.cpSync(fixture, root, { recursive: true });

@@ -163,13 +163,149 @@ function apply(project: string, actions: readonly Action[]): void {
   }
 }
 
+// ------------------------------------------------------------------ today's BAZINGA flow: wiring
+
+/** Which spawn flow the project's BAZINGA uses. */
+export type Flow = 'prompt-builder' | 'skill';
+
+/** The prompt builder today's BAZINGA runs before each spawn (bazinga-today: a params file, then this script). */
+export const PROMPT_BUILDER = '.claude/skills/prompt-builder/scripts/prompt_builder.py';
+const SETTINGS = '.claude/settings.json';
+/** What --wire changed, so --unwire can put it back byte for byte. */
+const WIRING = '.claude/skills/.context-assembler-wiring.json';
+/** The command of the hook --wire registers (Claude Code sets CLAUDE_PROJECT_DIR for hooks). */
+export const HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.claude/skills/context-assembler/bin/context-assembler.cjs" prompt-hook';
+
+export function detectFlow(project: string): Flow {
+  return fs.existsSync(path.join(project, PROMPT_BUILDER)) ? 'prompt-builder' : 'skill';
+}
+
+interface HookEntry {
+  matcher?: string;
+  hooks?: { type?: string; command?: string; timeout?: number }[];
+}
+type Settings = Record<string, unknown> & { hooks?: Record<string, HookEntry[]> };
+
+const OUR_ENTRY: HookEntry = { matcher: 'Bash', hooks: [{ type: 'command', command: HOOK_COMMAND, timeout: 60 }] };
+const isOurs = (e: HookEntry) => Array.isArray(e.hooks) && e.hooks.some((h) => h.command === HOOK_COMMAND);
+
+/** The project's settings (undefined when absent); an unreadable or invalid file stops the wiring, changing nothing. */
+function readSettings(project: string): { text: string | undefined; value: Settings } {
+  const file = path.join(project, SETTINGS);
+  if (!fs.existsSync(file)) return { text: undefined, value: {} };
+  if (!fs.statSync(file).isFile()) throw new Error(`${file} is not a regular file`);
+  const text = fs.readFileSync(file, 'utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON (${(err as Error).message}); fix it, then run again`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${file} must hold a JSON object`);
+  const hooks = (value as Settings).hooks;
+  if (hooks !== undefined && (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks))) throw new Error(`${file}: "hooks" must be an object`);
+  if (hooks?.PostToolUse !== undefined && !Array.isArray(hooks.PostToolUse)) throw new Error(`${file}: "hooks.PostToolUse" must be an array`);
+  return { text, value: value as Settings };
+}
+
+/** One file edit of the wiring: its path, the text before (undefined: absent) and after (undefined: removed). */
+export interface Edit {
+  target: string;
+  before: string | undefined;
+  after: string | undefined;
+}
+
+/** The edits --wire makes: the hook added to .claude/settings.json, the record of the original. Empty when wired already. */
+export function planWire(project: string): Edit[] {
+  const { text, value } = readSettings(project);
+  const post = value.hooks?.PostToolUse ?? [];
+  if (post.some(isOurs)) return [];
+  const next: Settings = { ...value, hooks: { ...(value.hooks ?? {}), PostToolUse: [...post, OUR_ENTRY] } };
+  const record = JSON.stringify({ settings: SETTINGS, existed: text !== undefined, original: text ?? null, entry: OUR_ENTRY }, null, 2) + '\n';
+  return [
+    { target: SETTINGS, before: text, after: JSON.stringify(next, null, 2) + '\n' },
+    { target: WIRING, before: undefined, after: record },
+  ];
+}
+
+/**
+ * The edits --unwire makes: the hook taken out again. When nothing else in the file changed since
+ * --wire, the original bytes come back (or the file goes, when there was none); otherwise only the
+ * hook's entry is removed and the rest kept as it is now.
+ */
+export function planUnwire(project: string): { edits: Edit[]; exact: boolean } {
+  const recordFile = path.join(project, WIRING);
+  const record = fs.existsSync(recordFile) ? (JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { existed: boolean; original: string | null }) : undefined;
+  const { text, value } = readSettings(project);
+  const post = value.hooks?.PostToolUse ?? [];
+  if (!post.some(isOurs)) return { edits: record ? [{ target: WIRING, before: fs.readFileSync(recordFile, 'utf8'), after: undefined }] : [], exact: true };
+  const kept = post.filter((e) => !isOurs(e));
+  const hooks: Record<string, HookEntry[]> = { ...(value.hooks ?? {}) };
+  if (kept.length > 0) hooks.PostToolUse = kept;
+  else delete hooks.PostToolUse;
+  const next: Settings = { ...value };
+  if (Object.keys(hooks).length > 0) next.hooks = hooks;
+  else delete next.hooks;
+  const original = record ? (record.original === null ? {} : (JSON.parse(record.original) as unknown)) : undefined;
+  const exact = record !== undefined && JSON.stringify(sortKeys(next)) === JSON.stringify(sortKeys(original));
+  const after = exact ? (record.existed ? (record.original as string) : undefined) : JSON.stringify(next, null, 2) + '\n';
+  const edits: Edit[] = [{ target: SETTINGS, before: text, after }];
+  if (record) edits.push({ target: WIRING, before: fs.readFileSync(recordFile, 'utf8'), after: undefined });
+  return { edits, exact };
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
+/** Applies edits, each through a temporary file and a rename (or a removal). */
+function applyEdits(project: string, edits: readonly Edit[]): void {
+  for (const e of edits) {
+    const dest = path.join(project, e.target);
+    if (e.after === undefined) {
+      fs.rmSync(dest, { force: true });
+      continue;
+    }
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    const tmp = `${dest}.tmp-${process.pid}`;
+    fs.writeFileSync(tmp, e.after);
+    fs.renameSync(tmp, dest);
+  }
+}
+
+/** The edit as a diff: the lines before and after the part that changed, - and + for the rest. */
+export function showEdit(e: Edit): string {
+  const a = e.before === undefined ? [] : e.before.replace(/\n$/, '').split('\n');
+  const b = e.after === undefined ? [] : e.after.replace(/\n$/, '').split('\n');
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const out = [`--- ${e.before === undefined ? '/dev/null' : e.target}`, `+++ ${e.after === undefined ? '/dev/null' : e.target}`];
+  for (const l of a.slice(Math.max(0, head - 3), head)) out.push(`  ${l}`);
+  for (const l of a.slice(head, a.length - tail)) out.push(`- ${l}`);
+  for (const l of b.slice(head, b.length - tail)) out.push(`+ ${l}`);
+  for (const l of a.slice(a.length - tail, a.length - tail + 3)) out.push(`  ${l}`);
+  return out.join('\n') + '\n';
+}
+
 const HELP = `Install the context-assembler and bazinga-db skills into a BAZINGA project.
 
-Usage: npm run install-skills -- <project-dir> [--dry-run] [--no-deps]
+Usage: npm run install-skills -- <project-dir> [--dry-run] [--no-deps] [--wire | --unwire]
 
   <project-dir>  the project's root (it gets .claude/skills/ and, when absent, bazinga/skills_config.json)
-  --dry-run      print what would be done, change nothing
+  --dry-run      print what would be done (with --wire / --unwire: the exact edit), change nothing
   --no-deps      do not install the runtime dependencies into .claude/skills/node_modules
+  --wire         also for today's BAZINGA (a prompt builder writes each spawn's prompt): register a
+                 PostToolUse hook in .claude/settings.json that puts this product's block in each
+                 built prompt, in place of the builder's context section; idempotent
+  --unwire       take that hook out again (the file comes back byte for byte when nothing else in it
+                 changed since); installs nothing
+
+The install says which flow the project uses; nothing outside .claude/skills/, .claude/references/
+and bazinga/skills_config.json is changed without --wire.
 `;
 
 /** A reader that stops early (`| head`) closes the pipe: not an error; the install still completes. */
@@ -177,11 +313,40 @@ function ignoreEpipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
 }
 
+/** What the install says about the project's spawn flow. */
+function flowLine(flow: Flow, wire: 'asked' | 'dry-run' | 'no', project: string): string {
+  if (flow === 'skill') return `Flow: BAZINGA's phase templates call Skill(command: "context-assembler") (no ${PROMPT_BUILDER}): nothing to wire${wire === 'no' ? '' : ', nothing changed'}.\n`;
+  const wired = fs.existsSync(path.join(project, WIRING));
+  if (wire === 'dry-run' && !wired) return `Flow: today's BAZINGA (${PROMPT_BUILDER} builds each prompt): --wire would make the edit above.\n`;
+  if (wire === 'asked' || wired) return `Flow: today's BAZINGA (${PROMPT_BUILDER} builds each prompt): wired.\n`;
+  return `Flow: today's BAZINGA (${PROMPT_BUILDER} builds each prompt): its prompts do not reach this product yet. Run again with --wire (see the edit first with --wire --dry-run).\n`;
+}
+
+function unwire(project: string, dryRun: boolean): number {
+  let plan: ReturnType<typeof planUnwire>;
+  try {
+    plan = planUnwire(project);
+  } catch (err) {
+    process.stderr.write(`Cannot unwire: ${(err as Error).message}\n`);
+    return 1;
+  }
+  if (plan.edits.length === 0) {
+    process.stdout.write('Not wired: nothing to change.\n');
+    return 0;
+  }
+  for (const e of plan.edits) {
+    process.stdout.write(`${dryRun ? 'Would ' : ''}${e.after === undefined ? 'remove' : 'write'} ${e.target}${e.target === SETTINGS && plan.exact ? ' (as it was before --wire)' : ''}:\n${showEdit(e)}`);
+  }
+  if (!plan.exact) process.stdout.write(`${SETTINGS} changed since --wire: only the hook's entry is taken out, the rest is kept as it is now.\n`);
+  if (!dryRun) applyEdits(project, plan.edits);
+  return 0;
+}
+
 export function main(argv: readonly string[]): number {
   process.stdout.off('error', ignoreEpipe).on('error', ignoreEpipe);
   const flags = new Set(argv.filter((a) => a.startsWith('-')));
   const positional = argv.filter((a) => !a.startsWith('-'));
-  const unknown = [...flags].filter((f) => !['--dry-run', '--no-deps', '--help', '-h'].includes(f));
+  const unknown = [...flags].filter((f) => !['--dry-run', '--no-deps', '--wire', '--unwire', '--help', '-h'].includes(f));
   if (flags.has('--help') || flags.has('-h')) {
     process.stdout.write(HELP);
     return 0;
@@ -198,17 +363,40 @@ export function main(argv: readonly string[]): number {
     return 1;
   }
   const dryRun = flags.has('--dry-run');
+  if (flags.has('--wire') && flags.has('--unwire')) {
+    process.stderr.write(`--wire and --unwire exclude each other.\n\n${HELP}`);
+    return 2;
+  }
+  if (flags.has('--unwire')) return unwire(project, dryRun);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   const actions = planInstall(project, stamp);
   const changes = actions.filter((a) => a.kind !== 'unchanged');
   process.stdout.write(`${dryRun ? 'Would install' : 'Installing'} into ${project}: ${changes.length} change(s), ${actions.length - changes.length} file(s) unchanged\n`);
   for (const a of changes) process.stdout.write(`  ${dryRun ? 'would ' : ''}${describe(a)}\n`);
   const deps = !flags.has('--no-deps');
+  const flow = detectFlow(project);
+  let wiring: Edit[];
+  try {
+    wiring = flags.has('--wire') && flow === 'prompt-builder' ? planWire(project) : [];
+  } catch (err) {
+    process.stderr.write(`Cannot wire: ${(err as Error).message}\n`);
+    return 1;
+  }
   if (dryRun) {
     if (deps) process.stdout.write(`  would install runtime dependencies in .claude/skills/ when they do not load\n`);
+    if (flags.has('--wire') && flow === 'prompt-builder') {
+      if (wiring.length === 0) process.stdout.write('Wiring: already wired; nothing to change.\n');
+      else for (const e of wiring) process.stdout.write(`Wiring: would ${e.before === undefined ? 'create' : 'edit'} ${e.target}:\n${showEdit(e)}`);
+    }
+    process.stdout.write(flowLine(flow, flags.has('--wire') ? 'dry-run' : 'no', project));
     return 0;
   }
   apply(project, actions);
+  if (wiring.length > 0) {
+    applyEdits(project, wiring);
+    process.stdout.write(`Wired: ${SETTINGS} has a PostToolUse hook on Bash running the prompt hook after the prompt builder (undo: --unwire; original kept in ${WIRING}).\n`);
+  } else if (flags.has('--wire') && flow === 'prompt-builder') process.stdout.write('Wiring: already wired; nothing changed.\n');
+  process.stdout.write(flowLine(flow, flags.has('--wire') ? 'asked' : 'no', project));
   if (deps) {
     const r = spawnSync(process.execPath, [path.join(BUNDLE, 'hooks', 'bootstrap.mjs'), path.join(project, '.claude', 'skills')], {
       stdio: 'inherit',

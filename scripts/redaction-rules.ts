@@ -1,6 +1,6 @@
 /**
  * Prints the table of redaction rules that references/redaction.md holds (the test suite checks
- * that the page contains exactly this table): `tsx scripts/redaction-rules.ts`.
+ * that the page contains exactly this table): `tsx scripts/redaction-rules.ts [--help]`.
  */
 import { fileURLToPath } from 'node:url';
 import { RULE_DOCS, redact } from '../skills/bazinga-db/scripts/lib/redact.ts';
@@ -15,4 +15,12 @@ export function ruleTable(): string {
   return ['| Rule (marker) | What it removes | Example: removed | Example: kept as written |', '|---|---|---|---|', ...rows].join('\n') + '\n';
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(ruleTable());
+const HELP = `redaction-rules: prints the markdown table of the redaction rules (references/redaction.md holds it)
+
+Usage: npx tsx scripts/redaction-rules.ts
+`;
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const help = process.argv.slice(2).some((a) => a === '--help' || a === '-h');
+  process.stdout.write(help ? HELP : ruleTable());
+}

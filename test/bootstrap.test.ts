@@ -1,10 +1,11 @@
 /**
- * First-run bootstrap of the plugin bundle, as Claude Code would see it: the repository copied
- * without node_modules (every file git would commit, `.claude/skills` links kept as links),
- * the launcher falling back before the dependencies are there, the SessionStart hook from
- * hooks/hooks.json installing them (a real `npm ci --omit=dev`, with the native build of
- * better-sqlite3), a second run staying quiet, then a real assembly from another working directory.
- * The failure and lock paths run on another bare copy with a fake `npm`, so there is one real install.
+ * First-run bootstrap of the plugin bundle, as Claude Code leaves it: the repository copied (every
+ * file git would commit, `.claude/skills` links kept as links), then, as the client does,
+ * `npm ci --ignore-scripts` in the copy (the registry, or npm's cache: this test needs one of them):
+ * the launcher falling back with a one-line fix, the SessionStart hook from hooks/hooks.json
+ * repairing it (a real `npm rebuild better-sqlite3`, which compiles, and the bundles' build), a
+ * second run staying quiet, and a real assembly from another working directory. A copy without
+ * node_modules at all, the failure and the lock paths run with a fake `npm`: one real compile.
  * Each block copies the plugin itself and the real install is the setup of its block, so every
  * test runs alone (`-t`), in any order, and whether or not another test file ran before.
  */
@@ -141,65 +142,78 @@ describe('a bare plugin copy (no node_modules): what Claude Code sees before the
 });
 
 /**
- * One real install, done by this block's own setup (not by an earlier test), so each test below
- * runs alone (`-t`), in any order, and without any other test file having run first.
+ * The copy as Claude Code's `plugin install` leaves it: `npm ci --ignore-scripts` ran in it, so
+ * node_modules is there but better-sqlite3's native part was never compiled and no bundle was
+ * built. One real repair (the hook compiles better-sqlite3), done by this block's own setup, so
+ * each test below runs alone (`-t`), in any order, and without any other test file having run first.
  */
-describe('plugin copy after the SessionStart hook: install, quiet second run, assembly', () => {
+describe("the client's install state (npm ci --ignore-scripts), then the SessionStart hook", () => {
   let plugin: string;
-  let install: Run;
-  let fixture: Project | undefined;
+  let before: Run;
+  let hook: Run;
+  let fixture: Project;
+  let state: { pkg: boolean; build: boolean; dist: boolean };
 
   beforeAll(async () => {
-    plugin = copyAsPlugin('ca-plugin-');
+    plugin = copyAsPlugin('ca-plugin-client-');
     temps.push(plugin);
-    expect(fs.existsSync(path.join(plugin, 'node_modules'))).toBe(false);
-    install = await runHook(plugin);
-    // How long the real install took, for the record (no assertion on it).
-    console.log(`bootstrap install: ${(install.ms / 1000).toFixed(1)} s; stdout: ${install.stdout.trim()}`);
+    fixture = copyFixture('ca-bootstrap-fixture-');
+    // What the client runs in the copy (the registry, or npm's cache when it has the packages).
+    const ci = await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: plugin, env: cleanEnv() });
+    expect(ci.code, ci.stderr).toBe(0);
+    const has = (rel: string) => fs.existsSync(path.join(plugin, rel));
+    state = { pkg: has('node_modules/better-sqlite3/package.json'), build: has('node_modules/better-sqlite3/build'), dist: has('skills/context-assembler/dist') };
+    before = await assembleFrom(plugin, fixture);
+    hook = await runHook(plugin, { CONTEXT_ASSEMBLER_BOOTSTRAP_PROGRESS_MS: '10000' });
+    // How long the repair took, for the record (no assertion on it).
+    console.log(`bootstrap repair: ${(hook.ms / 1000).toFixed(1)} s; stdout: ${hook.stdout.trim()}`);
   }, INSTALL_TIMEOUT_MS);
-  afterAll(() => fixture?.cleanup());
+  afterAll(() => fixture.cleanup());
 
-  const installed = () =>
-    expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3')), `the install of this block's setup: ${install.stdout}`).toBe(true);
+  it('is that state: better-sqlite3 present without its native part, no bundles', () => {
+    expect(state).toEqual({ pkg: true, build: false, dist: false });
+  });
 
-  it('the SessionStart hook installs the dependencies, exits 0 and leaves no lock folder', () => {
-    expect(install.code, install.stderr).toBe(0);
-    expect(install.stdout, install.stderr).toMatch(/installed dependencies/);
-    installed();
-    expect(fs.existsSync(path.join(plugin, 'node_modules', 'tsx'))).toBe(true);
-    // --omit=dev: no test tooling in the plugin
-    expect(fs.existsSync(path.join(plugin, 'node_modules', 'vitest'))).toBe(false);
+  it('before the hook: the fallback block, exit 0, and one warning line with the exact fix', () => {
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout.trimEnd()).toBe(FALLBACK.trimEnd());
+    const lines = before.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^⚠ context-assembler: better-sqlite3's native part is not built/);
+    expect(lines[0]).toContain(`cd "${plugin}" && npm rebuild better-sqlite3`);
+  });
+
+  it('the hook rebuilds the binding and builds the bundles, with progress on stderr, exit 0, no lock left', () => {
+    expect(hook.code, hook.stderr).toBe(0);
+    expect(hook.stderr).toMatch(/native part is not built[^\n]*: compiling it/);
+    expect(hook.stdout).toMatch(/^context-assembler: built better-sqlite3 in \d+ s; built the bundles in \d+ s\.\n$/);
+    expect(fs.existsSync(path.join(plugin, 'skills', 'context-assembler', 'dist', 'assemble.cjs'))).toBe(true);
     expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
   });
 
-  it('a second run is quiet: exit 0, no output', async () => {
-    installed();
+  it('after the hook: a real block from another working directory, from the bundle', async () => {
+    const r = await assembleFrom(plugin, fixture, { CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.startsWith('## Context for developer')).toBe(true);
+    expect(r.stdout).toContain('(id 2)');
+    expect(r.stdout).not.toContain('Fallback Mode');
+    expect(r.stderr).toMatch(/^launch: assemble\.cjs \(bundle\)/m);
+  });
+
+  it('a second run of the hook is quiet: exit 0, no output', async () => {
     const r = await runHook(plugin);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('');
     expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
   });
-
-  it('after bootstrap the launcher assembles from another working directory', async () => {
-    installed();
-    fixture = copyFixture('ca-bootstrap-fixture-');
-    const args = [
-      path.join(plugin, LAUNCHER),
-      '--session', S1,
-      '--group', 'AUTH',
-      '--agent', 'developer',
-      '--iteration', '1',
-      '--now', '2025-12-02T12:00:00Z',
-      '--dry-run',
-    ];
-    const r = await run(process.execPath, args, { cwd: os.tmpdir(), env: cleanEnv({ CLAUDE_PROJECT_DIR: fixture.root }) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.startsWith('## Context for developer')).toBe(true);
-    expect(r.stdout).toContain('(id 2)');
-    expect(r.stdout).not.toContain('Fallback Mode');
-  });
 });
+
+/** One orchestrator call of the copy's launcher on the fixture, from another working directory. */
+function assembleFrom(plugin: string, fixture: Project, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const args = [path.join(plugin, LAUNCHER), '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--now', '2025-12-02T12:00:00Z', '--dry-run'];
+  return run(process.execPath, args, { cwd: os.tmpdir(), env: cleanEnv({ CLAUDE_PROJECT_DIR: fixture.root, ...env }) });
+}
 
 describe('bootstrap on a bare copy: npm failing, another session holding the lock', () => {
   let plugin: string;
@@ -241,7 +255,7 @@ describe('bootstrap on a bare copy: npm failing, another session holding the loc
     try {
       const r = await runHook(plugin, withFakeNpm());
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/being installed by another session/);
+      expect(r.stdout).toMatch(/being set up by another session/);
       expect(r.stdout).not.toContain('Run by hand');
       expect(fs.existsSync(marker)).toBe(false);
       // The lock belongs to the other session: bootstrap leaves it alone.

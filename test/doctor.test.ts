@@ -184,22 +184,22 @@ describe('doctor on a healthy fixture copy', () => {
 });
 
 describe('doctor on broken setups (each exit 1, a FAIL row with a fix)', () => {
-  it('no project root: cwd without .claude/ and bazinga/, no env', async () => {
-    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-doctor-noroot-'));
+  it('--project-root naming a folder without bazinga/: a FAIL row (the project asked for is not one)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-doctor-notroot-'));
     try {
-      const r = await doctorJson([], { cwd });
-      expectFail(r, 'project root', /Could not detect BAZINGA project root/);
+      const r = await doctorJson(['--project-root', dir]);
+      expectFail(r, 'project root', /not a valid BAZINGA project root/);
       expect(r.row('project root')?.fix).toMatch(/--project-root/);
       // The checks that need a project are not reported as OK.
       expect(r.row('database')).toBeUndefined();
       expect(r.row('schema')).toBeUndefined();
       expect(r.row('config')?.status).not.toBe('ok');
-      const table = doctor([], { cwd });
+      const table = doctor(['--project-root', dir]);
       expect(table.code).toBe(1);
       expect(table.stdout).toMatch(/^project root\s+FAIL\s/m);
       expect(table.stdout).toContain('broken: apply the fix of each FAIL row');
     } finally {
-      fs.rmSync(cwd, { recursive: true, force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -248,6 +248,54 @@ describe('doctor on broken setups (each exit 1, a FAIL row with a fix)', () => {
     expect(r.row('config')?.detail).toContain(path.join(p.root, 'bazinga', 'skills_config.json'));
     // Only the config is broken.
     expect(r.doc.checks.filter((c) => c.status === 'fail').map((c) => c.check)).toEqual(['config']);
+  });
+});
+
+describe('doctor with no BAZINGA project in sight (no flag naming one): a WARN row, not broken for that alone', () => {
+  /** Exit 0, ok, one WARN project-root row naming the flag, nothing that needs a project checked, no FAIL. */
+  function expectNoProject(r: Awaited<ReturnType<typeof doctorJson>>, detail: RegExp) {
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.doc.ok).toBe(true);
+    expect(r.row('project root')).toMatchObject({ status: 'warn' });
+    expect(r.row('project root')?.detail).toMatch(/^no BAZINGA project found: /);
+    expect(r.row('project root')?.detail).toMatch(detail);
+    expect(r.row('project root')?.fix).toContain('--project-root');
+    for (const name of ['database', 'schema', 'secrets']) expect(r.row(name), name).toBeUndefined();
+    expect(r.doc.checks.filter((c) => c.status === 'fail')).toEqual([]);
+  }
+
+  it('npm run doctor inside this repository (it has .claude/ and bazinga/, but is the bundle, without a database)', async () => {
+    expect(fs.existsSync(path.join(REPO_ROOT, 'bazinga', 'bazinga.db'))).toBe(false);
+    expectNoProject(await doctorJson([], { cwd: REPO_ROOT }), /this bundle's own folder/);
+    // CLAUDE_PROJECT_DIR naming the repository (Claude Code opened in it) is the same.
+    expectNoProject(await doctorJson([], { cwd: os.tmpdir(), env: { ...ENV, CLAUDE_PROJECT_DIR: REPO_ROOT } }), /this bundle's own folder/);
+    // As `npm run doctor` runs it: the launcher, a table, exit 0, a WARN row and a verdict that is not "broken".
+    const r = spawnSync('npm', ['run', '--silent', 'doctor'], { cwd: REPO_ROOT, env: ENV, encoding: 'utf8', timeout: 60_000 /* hang guard only */ });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^project root\s+WARN\s+no BAZINGA project found: .*--project-root/m);
+    expect(r.stdout).not.toMatch(/\bFAIL\b/);
+    expect(r.stdout).not.toContain('broken');
+    expect(r.stdout.trimEnd()).toMatch(/\nhealthy, with \d+ warnings?: see the WARN rows$/);
+  });
+
+  it('a working directory with no project above it and no environment naming one', async () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-doctor-noroot-'));
+    try {
+      const r = await doctorJson([], { cwd });
+      expectNoProject(r, /no folder with \.claude\/ and bazinga\/ at or above/);
+      expect(r.row('config')).toMatchObject({ status: 'warn', detail: 'not checked: no project root' });
+      const table = doctor([], { cwd });
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(/^project root\s+WARN\s/m);
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('the same folder named with --project-root is checked as a project: its missing database fails', async () => {
+    const r = await doctorJson(['--project-root', REPO_ROOT]);
+    expectFail(r, 'database', /bazinga\.db does not exist/);
+    expect(r.row('project root')?.status).toBe('ok');
   });
 });
 

@@ -3,7 +3,8 @@
 // ../../bazinga-db/bin/launch.cjs: prebuilt bundle when fresh, else the TypeScript source via tsx).
 //
 //   context-assembler.cjs [flags]              → assemble (the orchestrator's one command)
-//   context-assembler.cjs <step> [flags]       → <step>: zone rank pack reasoning consume assemble fetch doctor
+//   context-assembler.cjs <step> [flags]       → <step>: zone rank pack reasoning consume assemble fetch doctor prompt-hook
+//   context-assembler.cjs help | --help | -h   → the steps, one line each (`<step> --help`: its flags)
 //
 // When a dependency is missing, assembly still never blocks: the fallback block (the same text as
 // renderFallback in scripts/lib/core/render.ts) goes to stdout and the fix to stderr, exit 0;
@@ -12,13 +13,43 @@
 const path = require('node:path');
 const { launch } = require('../../bazinga-db/bin/launch.cjs');
 
-const STEPS = new Set(['zone', 'rank', 'pack', 'reasoning', 'consume', 'assemble', 'fetch', 'doctor']);
+/** Every step and subcommand, with its line of the help (the same words as each script's own --help). */
+const STEP_LINES = {
+  zone: "zone and budgets: how full the orchestrator's window is, the tokens this agent's context may use",
+  rank: 'eligible context packages ranked for the agent, plus error patterns and strategies',
+  pack: 'packages redacted, truncated for the zone, counted and packed into the context budget',
+  reasoning: "prior agents' reasoning for this recipient, within the reasoning level's token budget",
+  consume: 'marks the delivered packages consumed for (agent, iteration); standalone with --ids after a spawn',
+  assemble: 'every step in one process: the block the orchestrator pastes into the spawn prompt (the default)',
+  fetch: "prints a context package's artifact file, redacted, optionally shortened (fetch <package_id>)",
+  doctor: 'checks that context-assembler can run here: Node, better-sqlite3, the project, database and config',
+  'prompt-hook': "today's BAZINGA flow: puts the block in the prompt the prompt builder wrote (a PostToolUse hook; install-skills --wire)",
+};
+const STEPS = new Set(Object.keys(STEP_LINES));
+const HELP = `context-assembler: the context block for an agent spawn, or any step of its assembly
+
+Usage: context-assembler [<step>] [flags]        (no step: assemble)
+       context-assembler <step> --help           the flags of a step (assemble's: the request)
+
+Steps:
+${Object.entries({ ...STEP_LINES, help: 'this text' })
+  .map(([name, line], _, all) => `  ${name.padEnd(Math.max(...all.map(([n]) => n.length)))}  ${line}`)
+  .join('\n')}
+
+Exit: assembly steps 0 (also when assembly fails: fallback block, warning on stderr), 2 for invalid
+parameters; fetch and consume --ids 1 when what they name cannot be used; doctor 1 when a check failed.
+`;
 const first = process.argv[2];
 let script = 'assemble';
+if (first === 'help' || first === '--help' || first === '-h') {
+  // Written synchronously: process.exit must not cut a piped write short.
+  require('node:fs').writeSync(1, HELP);
+  process.exit(0);
+}
 if (first !== undefined && !first.startsWith('-')) {
   if (!STEPS.has(first)) {
     process.stderr.write(
-      JSON.stringify({ success: false, error: `Unknown step '${first}'. Steps: ${[...STEPS].join(', ')}`, code: 'USAGE' }) + '\n',
+      JSON.stringify({ success: false, error: `Unknown step '${first}'. Steps: ${[...STEPS].join(', ')}, help`, code: 'USAGE' }) + '\n',
     );
     process.exit(2);
   }
@@ -39,6 +70,8 @@ const skillDir = path.resolve(__dirname, '..');
 launch(skillDir, script, (missing, install) => {
   process.stderr.write(`⚠ context-assembler: dependencies are missing (${missing}); install the dependencies: ${install}\n`);
   if (script === 'fetch' || script === 'doctor') process.exit(1);
+  // A hook leaves the prompt as the builder wrote it: nothing on stdout.
+  if (script === 'prompt-hook') process.exit(0);
   const args = process.argv.slice(2);
   const agent = flagValue(args, '--agent') || 'agent';
   process.stdout.write(

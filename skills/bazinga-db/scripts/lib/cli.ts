@@ -11,7 +11,7 @@ import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, 
 import { indexSettings, redactionPolicy } from './settings.ts';
 import { DEFAULT_POLICY, Redactor, redactJson, redactText, type RedactionPolicy } from './redact.ts';
 import { syncSearchIndex } from './repo/searchIndex.ts';
-import { printError, usage } from './errors.ts';
+import { BazingaError, printError, usage } from './errors.ts';
 import { parseInteger } from './validate.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
 
@@ -168,12 +168,15 @@ export function runCli(argv: readonly string[], io: CliIo): number {
         return ro;
       },
     };
-    // What is printed is redacted like what is stored (rows written by older tools included).
+    // What is printed is redacted like what is stored (rows written by older tools included). A
+    // config that is not a regular file fails every write (CONFIG); a read prints with the defaults
+    // and says why.
     const printPolicy = (): RedactionPolicy => {
       try {
         return (policy ??= redactionPolicy(ctx.paths().projectRoot));
-      } catch {
-        return DEFAULT_POLICY;
+      } catch (err) {
+        if (err instanceof BazingaError && err.code === 'CONFIG') notice(`⚠ ${err.message}; printed with the default redaction policy`);
+        return (policy = DEFAULT_POLICY);
       }
     };
     const args = tokenize(opts.rest, command.flags, command.maxPositionals);

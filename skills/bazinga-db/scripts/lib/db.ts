@@ -32,22 +32,53 @@ export type DB = Database.Database;
  * to start. The scripts that open a database import better-sqlite3 up front (cli.ts, shell.ts), so
  * a missing package still stops them at load, where the launcher names the fix.
  */
-let driver: { Database: typeof Database; options: Database.Options } | undefined;
-function loadDriver(): { Database: typeof Database; options: Database.Options } {
+let driver: { Database: typeof Database; options: Database.Options; packageDir: string } | undefined;
+function loadDriver(): { Database: typeof Database; options: Database.Options; packageDir: string } {
   if (driver) return driver;
   const require = createRequire(import.meta.url);
   const Driver = require('better-sqlite3') as typeof Database;
+  const packageDir = path.resolve(path.dirname(require.resolve('better-sqlite3')), '..');
   // The addon's path given directly skips the `bindings` package's search of the file system on
   // every open (about 1.4 ms of a start, measured); an unusual build keeps the default lookup.
-  const addon = path.join(path.dirname(require.resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
-  driver = { Database: Driver, options: fs.existsSync(addon) ? { nativeBinding: addon } : {} };
+  const addon = path.join(packageDir, 'build', 'Release', 'better_sqlite3.node');
+  driver = { Database: Driver, options: fs.existsSync(addon) ? { nativeBinding: addon } : {}, packageDir };
   return driver;
 }
 
-/** A connection through the loaded driver. */
+/** A connection through the loaded driver; a native part that is not built, or built for another Node, is DEPENDENCY. */
 function connect(dbPath: string, options: Database.Options): DB {
-  const { Database: Driver, options: base } = loadDriver();
-  return new Driver(dbPath, { ...base, ...options });
+  const { Database: Driver, options: base, packageDir } = loadDriver();
+  try {
+    return new Driver(dbPath, { ...base, ...options });
+  } catch (err) {
+    throw nativeBindingError(err, packageDir) ?? err;
+  }
+}
+
+/**
+ * The one-line DEPENDENCY error for a better-sqlite3 whose native part cannot load, with the
+ * command that fixes it; undefined for any other error (a SQLite one). Claude Code installs a
+ * plugin with `npm ci --ignore-scripts`: the package is there, its addon never compiled.
+ */
+export function nativeBindingError(err: unknown, packageDir: string): BazingaError | undefined {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  const root = path.basename(path.dirname(packageDir)) === 'node_modules' ? path.dirname(path.dirname(packageDir)) : packageDir;
+  const fix = `cd "${root}" && npm rebuild better-sqlite3 (it compiles, 1-3 minutes), or start a new Claude Code session: the plugin's SessionStart hook does it`;
+  if (/Could not locate the bindings file/.test(message) || (code === 'MODULE_NOT_FOUND' && /better_sqlite3\.node/.test(message))) {
+    return new BazingaError('DEPENDENCY', `better-sqlite3's native part is not built (an install that skipped install scripts); fix: ${fix}`);
+  }
+  const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(message);
+  if (abi) {
+    return new BazingaError(
+      'DEPENDENCY',
+      `better-sqlite3 was built for another Node.js (module version ${abi[1]}; this is Node ${process.version}, module version ${abi[2]}); fix: ${fix}`,
+    );
+  }
+  if (code === 'ERR_DLOPEN_FAILED' || /invalid ELF header|wrong ELF class|cannot open shared object file|not a valid Win32 application/.test(message)) {
+    return new BazingaError('DEPENDENCY', `better-sqlite3's native part does not load (${message.split('\n')[0]}); fix: ${fix}`);
+  }
+  return undefined;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'DB_ERROR',
   'REFUSED',
   'CONFIG',
+  'DEPENDENCY',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -8,10 +8,10 @@
 export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from './errors.ts';
 
 // Opening a database, transactions.
-export { inspectSchema, openDatabase, openReadOnly, writeTransaction, type DB } from './db.ts';
+export { inspectSchema, nativeBindingError, openDatabase, openReadOnly, writeTransaction, type DB } from './db.ts';
 export { resolvePaths } from './paths.ts';
 export { locateArtifact } from './artifacts.ts';
-export { redactionPolicy } from './settings.ts';
+export { readConfigFile, redactionPolicy } from './settings.ts';
 export { parseInteger, parseLimit } from './validate.ts';
 
 // Vocabulary.
@@ -42,8 +42,8 @@ export { claimPackages, markPackageConsumed, type Claim } from './consume.ts';
 export { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from './repo/reasoning.ts';
 export { iterateErrorPatterns, listErrorPatterns, type ErrorPatternRow } from './repo/errorPatterns.ts';
 export { listStrategies } from './repo/strategies.ts';
-export { findSession, getProjectId } from './repo/sessions.ts';
-export { listTaskGroups } from './repo/taskGroups.ts';
+export { countSessions, findSession, getProjectId, listRecentSessionIds, sessionExists } from './repo/sessions.ts';
+export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BazingaError, inspectSchema, invalid, openReadOnly, printError, redactExistingRows, redactionPolicy, resolvePaths, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
+import { BazingaError, inspectSchema, invalid, nativeBindingError, openReadOnly, printError, redactExistingRows, redactionPolicy, resolvePaths, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
 import { parseFlags } from './params.ts';
 import { guardIo } from './print.ts';
 
@@ -29,6 +29,15 @@ function findBundleRoot(): string {
   }
 }
 const BUNDLE_ROOT = findBundleRoot();
+
+/** True when `dir` is the folder this module belongs to (this repository or the plugin), not a project. */
+function isBundleRoot(dir: string): boolean {
+  try {
+    return fs.realpathSync(dir) === fs.realpathSync(BUNDLE_ROOT);
+  } catch {
+    return false;
+  }
+}
 const NPM_INSTALL = `npm ${fs.existsSync(path.join(BUNDLE_ROOT, 'package-lock.json')) ? 'ci' : 'install'} --omit=dev`;
 const MIN_NODE_MAJOR = 20;
 
@@ -41,6 +50,8 @@ Usage: doctor [--db PATH] [--project-root DIR] [--config PATH] [--format table|j
 Checks Node, better-sqlite3, FTS5, the project root and database, the schema version, unredacted
 text in the newest rows (a warning: run bazinga-db redact-existing), the config
 and the tokenizer. Exit 0 when nothing failed, 1 when a check failed (its row says what to do).
+Without --project-root or --db, no project in sight (none found from the working directory or
+CLAUDE_PROJECT_DIR, or only this bundle's own folder) is a warning: the rest is still checked.
 `;
 
 interface DoctorIo {
@@ -75,19 +86,31 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     }
     mem.close();
   } catch (err) {
-    add('better-sqlite3', 'fail', message(err), `cd "${BUNDLE_ROOT}" && npm rebuild better-sqlite3 (or ${NPM_INSTALL})`);
+    // A package that is there but whose addon is not built (or built for another Node) says so in one line.
+    const native = nativeBindingError(err, path.join(BUNDLE_ROOT, 'node_modules', 'better-sqlite3'));
+    add('better-sqlite3', 'fail', native ? (native.message.split('; fix: ')[0] as string) : message(err), `cd "${BUNDLE_ROOT}" && npm rebuild better-sqlite3 (or ${NPM_INSTALL})`);
   }
 
   const { loadEnvironment } = await import('./shell.ts').catch(() => ({ loadEnvironment: undefined }));
   let dbPath: string | undefined;
   let projectRoot: string | undefined;
+  // Asked for no project (no --project-root, no --db) and none in sight: a warning, not a failure;
+  // the checks of the installation still tell whether it can run.
+  const asked = flags.values.has('--project-root') || flags.values.has('--db');
+  const noProject = (detail: string) =>
+    add('project root', 'warn', `no BAZINGA project found: ${detail}`, 'pass --project-root DIR (or set CLAUDE_PROJECT_DIR) to check a project');
   try {
     const p = resolvePaths({ db: flags.values.get('--db'), projectRoot: flags.values.get('--project-root'), cwd: io.cwd, env: io.env });
-    add('project root', 'ok', `${p.projectRoot} (${p.detectionSource})`);
-    dbPath = p.dbPath;
-    projectRoot = p.projectRoot;
+    if (!asked && isBundleRoot(p.projectRoot) && !fs.existsSync(p.dbPath)) {
+      noProject(`${p.projectRoot} (${p.detectionSource}) is this bundle's own folder, without a database`);
+    } else {
+      add('project root', 'ok', `${p.projectRoot} (${p.detectionSource})`);
+      dbPath = p.dbPath;
+      projectRoot = p.projectRoot;
+    }
   } catch (err) {
-    add('project root', 'fail', message(err), 'pass --project-root DIR, set CLAUDE_PROJECT_DIR, or run inside the project');
+    if (!asked && err instanceof BazingaError && err.code === 'NO_PROJECT_ROOT') noProject(`no folder with .claude/ and bazinga/ at or above ${io.cwd}, and no CLAUDE_PROJECT_DIR or BAZINGA_ROOT naming one`);
+    else add('project root', 'fail', message(err), 'pass --project-root DIR, set CLAUDE_PROJECT_DIR, or run inside the project');
   }
 
   if (dbPath !== undefined) {
@@ -132,8 +155,10 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
       if (warnings.length === 0) add('config', 'ok', where);
       else add('config', 'warn', `${where}: ${warnings.join('; ')}`, 'remove or rename the keys named (references/configuration.md lists every key)');
     } catch (err) {
-      if (err instanceof BazingaError && err.code === 'CONFIG') add('config', 'fail', message(err), 'fix the named key (references/configuration.md)');
-      else if (checks.some((c) => c.check === 'project root' && c.status === 'fail')) add('config', 'warn', 'not checked: no project root');
+      if (err instanceof BazingaError && err.code === 'CONFIG') {
+        const fix = err.extra.key ? 'fix the named key (references/configuration.md)' : 'make it a regular file holding valid JSON, or remove it for the defaults (references/configuration.md)';
+        add('config', 'fail', message(err), fix);
+      } else if (checks.some((c) => c.check === 'project root' && c.status !== 'ok')) add('config', 'warn', 'not checked: no project root');
       else add('config', 'fail', message(err), 'fix or remove the config file');
     }
   }
@@ -155,7 +180,13 @@ const SECRETS_SCAN_ROWS = 10_000;
 
 /** Rows that hold text the redaction engine would remove (written by the original tool or an older version). */
 async function secretsCheck(db: DB, projectRoot: string): Promise<[string, Check['status'], string, string?]> {
-  const r = redactExistingRows(db, redactionPolicy(projectRoot), { dryRun: true, limitPerTable: SECRETS_SCAN_ROWS });
+  let policy: ReturnType<typeof redactionPolicy>;
+  try {
+    policy = redactionPolicy(projectRoot);
+  } catch (err) {
+    return ['secrets', 'warn', `not checked: ${message(err)}`, 'see the config row'];
+  }
+  const r = redactExistingRows(db, policy, { dryRun: true, limitPerTable: SECRETS_SCAN_ROWS });
   const scope = `newest ${SECRETS_SCAN_ROWS} rows per table`;
   if (r.rows_changed === 0) return ['secrets', 'ok', `no unredacted text in ${r.rows_scanned} rows (${scope})`];
   const tables = Object.entries(r.tables)
@@ -196,6 +227,10 @@ export async function runDoctor(argv: readonly string[], rawIo: DoctorIo): Promi
   const checks = await runChecks(flags, io);
   const ok = checks.every((c) => c.status !== 'fail');
   if (flags.values.get('--format') === 'json') io.stdout(JSON.stringify({ ok, checks }, null, 2) + '\n');
-  else io.stdout(table(checks) + (ok ? '\nhealthy\n' : '\nbroken: apply the fix of each FAIL row\n'));
+  else {
+    const warned = checks.filter((c) => c.status === 'warn').length;
+    const verdict = !ok ? 'broken: apply the fix of each FAIL row' : warned > 0 ? `healthy, with ${warned} warning${warned === 1 ? '' : 's'}: see the WARN rows` : 'healthy';
+    io.stdout(`${table(checks)}\n${verdict}\n`);
+  }
   return ok ? 0 : 1;
 }

@@ -3,6 +3,8 @@
  * the edge. A bad value is a USAGE or VALIDATION BazingaError naming the flag, the value and what
  * is allowed; scripts exit 2 on it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { invalid, parseInteger, parseLimit, SPAWNED_AGENTS as AGENTS, usage, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
 import { REASONING_LEVELS, type AssemblyRequest, type ReasoningLevel } from './contract.ts';
 
@@ -31,6 +33,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
   '--scope': 'string',
   '--lang': 'string',
   '--framework': 'string',
+  '--params-file': 'string',
   '--help': 'bool',
 };
 
@@ -38,6 +41,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
 export const REQUEST_FLAGS = [
   '--session', '--group', '--agent', '--model', '--current-tokens', '--iteration', '--limit',
   '--include-reasoning', '--reasoning-level', '--now', '--task', '--error', '--scope', '--lang', '--framework',
+  '--params-file',
 ] as const;
 
 export interface ParsedFlags {
@@ -146,4 +150,74 @@ export type OutputFormat = 'markdown' | 'json';
 export function formatFromFlags(f: ParsedFlags, fallback: OutputFormat): OutputFormat {
   const value = f.values.get('--format');
   return value === undefined ? fallback : oneOf<OutputFormat>('--format', value, ['markdown', 'json']);
+}
+
+/** The params file of a spawn is a few kilobytes; anything past this is not one. */
+const PARAMS_FILE_MAX_BYTES = 1_000_000;
+
+/**
+ * The keys of today's BAZINGA params file (written before each spawn to
+ * `bazinga/prompts/{session_id}/params_{agent_type}_{group_id}.json`) that a request uses, and
+ * the flag each one stands for. A flag given on the command line wins over the file.
+ */
+export const PARAMS_FILE_KEYS = {
+  required: { session_id: '--session', agent_type: '--agent' },
+  optional: { group_id: '--group', model: '--model' },
+  /** Joined (title, a blank line, requirements) into --task: the query of relevance. */
+  task: ['task_title', 'task_requirements'],
+  /** Joined into --error: what the last review found, for relevance and error patterns. */
+  feedback: ['qa_feedback', 'tl_feedback'],
+} as const;
+
+/**
+ * `flags` with the values of `--params-file` filled in where no flag gives them. Unknown keys are
+ * ignored; a missing required key, a value of the wrong type, a file that is not a regular file or
+ * not a JSON object is a VALIDATION error naming the file and the key. `iterationFromGroup` is
+ * true when the iteration is to be the task group's revision count (no --iteration given): the
+ * file has no iteration, and a retry must see its packages again.
+ */
+export function withParamsFile(flags: ParsedFlags, cwd: string): { flags: ParsedFlags; iterationFromGroup: boolean } {
+  const given = flags.values.get('--params-file');
+  if (given === undefined) return { flags, iterationFromGroup: false };
+  const file = path.resolve(cwd, given);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    throw invalid(`--params-file ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  if (!stat.isFile()) throw invalid(`--params-file ${file}: not a regular file`);
+  if (stat.size > PARAMS_FILE_MAX_BYTES) throw invalid(`--params-file ${file}: ${stat.size} bytes, more than a params file holds (at most ${PARAMS_FILE_MAX_BYTES})`);
+  let params: unknown;
+  try {
+    params = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw invalid(`--params-file ${file}: not valid JSON (${(err as Error).message})`);
+  }
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) throw invalid(`--params-file ${file}: must hold a JSON object`);
+  const p = params as Record<string, unknown>;
+  const text = (key: string): string | undefined => {
+    const value = p[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') throw invalid(`--params-file ${file}: '${key}' must be a string, got ${JSON.stringify(value).slice(0, 40)}`);
+    return value.trim() === '' ? undefined : value;
+  };
+  const values = new Map(flags.values);
+  values.delete('--params-file');
+  const fill = (flag: string, value: string | undefined) => {
+    if (value !== undefined && !values.has(flag)) values.set(flag, value);
+  };
+  for (const [key, flag] of Object.entries(PARAMS_FILE_KEYS.required)) {
+    const value = text(key);
+    if (value === undefined && !values.has(flag)) throw invalid(`--params-file ${file}: '${key}' is required (or pass ${flag})`);
+    fill(flag, value);
+  }
+  for (const [key, flag] of Object.entries(PARAMS_FILE_KEYS.optional)) fill(flag, text(key));
+  const joined = (keys: readonly string[]) => {
+    const parts = keys.map(text).filter((t): t is string => t !== undefined);
+    return parts.length === 0 ? undefined : parts.join('\n\n');
+  };
+  fill('--task', joined(PARAMS_FILE_KEYS.task));
+  fill('--error', joined(PARAMS_FILE_KEYS.feedback));
+  return { flags: { ...flags, values }, iterationFromGroup: !values.has('--iteration') };
 }

@@ -36,6 +36,7 @@ import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
+import { unknownTargetWarning } from './unknownTarget.ts';
 
 export interface Deps {
   config: Config;
@@ -114,6 +115,8 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     selection = select(plan);
   }
   const ranked = selection.ranked;
+  const missing = unknownTargetWarning(db, r, plan.groupIds);
+  if (missing !== undefined) deps.warn(missing);
   const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config), new Map()) : new Map();
   const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;

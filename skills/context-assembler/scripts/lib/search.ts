@@ -59,6 +59,8 @@ export interface SearchPlan {
   scopes: string[][];
   /** Component path of each task group of the session. */
   groupPaths: ReadonlyMap<string, string>;
+  /** Every task group of the session, oldest first (an empty list: none, or no such session). */
+  groupIds: readonly string[];
 }
 
 /**
@@ -134,6 +136,7 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
     scopeInSession: scopeAny,
     scopes,
     groupPaths,
+    groupIds: groups.map((g) => g.id),
   };
 }
 

@@ -5,7 +5,6 @@
  * broken config) never blocks the orchestrator: a warning on stderr, the fallback block on stdout,
  * exit 0.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 // The driver is loaded on first open; every script through this shell needs it, so a missing
 // package stops it here, at load, where the launcher names the fix.
@@ -13,9 +12,11 @@ import 'better-sqlite3';
 import {
   BazingaError,
   findTokenCount,
+  groupRevisionCount,
   invalid,
   openDatabase,
   printError,
+  readConfigFile,
   redactText,
   resolvePaths,
   saveTokenCounts,
@@ -33,6 +34,7 @@ import {
   formatFromFlags,
   parseFlags,
   requestFromFlags,
+  withParamsFile,
   type OutputFormat,
   type ParsedFlags,
 } from './params.ts';
@@ -85,6 +87,11 @@ export const COMMON_HELP = `Request (when no document is piped in):
   --scope PATHS             comma-separated paths (src/auth,src/api): items under them score higher
                             (default: the task group's component path)
   --lang L, --framework F   prefer strategies and patterns of this language / framework
+  --params-file FILE        the params file today's BAZINGA orchestrator writes for a spawn
+                            (bazinga/prompts/<session>/params_<agent>_<group>.json): session_id,
+                            agent_type, group_id, model, task_title + task_requirements (the task),
+                            qa_feedback + tl_feedback (the error); other keys are ignored, a flag
+                            given wins, and without --iteration the group's revision_count is used
 Options:
   --format markdown|json    output format
   --explain                 add each package's score components and where the query matched (json)
@@ -171,10 +178,13 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
   const configPath = configFlag ? path.resolve(io.cwd, configFlag) : path.join(paths.projectRoot, 'bazinga', 'skills_config.json');
   let text: string | undefined;
   try {
-    text = fs.readFileSync(configPath, 'utf8');
+    // A FIFO, device or directory is a CONFIG error at once (reading a FIFO would wait forever).
+    text = readConfigFile(configPath);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || configFlag) throw new Error(`cannot read config ${configPath}: ${(err as Error).message}`);
+    if (err instanceof BazingaError) throw err;
+    throw new Error(`cannot read config ${configPath}: ${(err as Error).message}`);
   }
+  if (text === undefined && configFlag) throw new Error(`cannot read config ${configPath}: no such file`);
   const config = parseConfig(text, configPath, (m) => io.stderr(`⚠ ${m}\n`));
   return { config, configPath, dbPath: paths.dbPath, projectRoot: paths.projectRoot };
 }
@@ -242,6 +252,8 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
   let flags: ParsedFlags;
   let format: OutputFormat;
   let start: Start;
+  // With --params-file and no --iteration: the task group's revision count, read once the database is open.
+  let iterationFromGroup = false;
   try {
     flags = parseFlags(io.argv, COMMON_FLAGS);
     if (flags.bools.has('--help')) {
@@ -249,7 +261,9 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
       return 0;
     }
     format = formatFromFlags(flags, spec.defaultFormat);
-    start = (spec.readsStdin ? pipedStart(io, flags) : undefined) ?? { kind: 'request', request: requestFromFlags(flags, io.now) };
+    const fromParams = withParamsFile(flags, io.cwd);
+    iterationFromGroup = fromParams.iterationFromGroup;
+    start = (spec.readsStdin ? pipedStart(io, flags) : undefined) ?? { kind: 'request', request: requestFromFlags(fromParams.flags, io.now) };
   } catch (err) {
     if (isParamError(err)) return printError(io.stderr, err, { exit: 2 });
     throw err;
@@ -271,7 +285,16 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
       start.kind === 'doc'
         ? // A document from an older version has no summary_cap: the zone's, from this config.
           { ...start.doc, summary_cap: start.doc.summary_cap === undefined ? summaryCapOf(env.config, start.doc.zone) : start.doc.summary_cap }
-        : zoneStep({ ...request, task: redactText(request.task), error: redactText(request.error), scope: redactText(request.scope) }, env.config);
+        : zoneStep(
+            {
+              ...request,
+              iteration: iterationFromGroup ? (groupRevisionCount(made.deps.db(), request.group, request.session) ?? 0) : request.iteration,
+              task: redactText(request.task),
+              error: redactText(request.error),
+              scope: redactText(request.scope),
+            },
+            env.config,
+          );
     output(io, format, advance(first, spec.step, made.deps));
     return 0;
   } catch (err) {

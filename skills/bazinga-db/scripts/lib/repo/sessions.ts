@@ -24,6 +24,19 @@ export function sessionExists(db: DB, sessionId: string): boolean {
   return stmt(db, 'SELECT 1 FROM sessions WHERE session_id = ?').get(sessionId) !== undefined;
 }
 
+/**
+ * Ids of the `limit` most recently created sessions, newest first: in rowid order (the order they
+ * were inserted), which walks the table's own b-tree from its end instead of sorting every session.
+ */
+export function listRecentSessionIds(db: DB, limit: number): string[] {
+  return (stmt(db, 'SELECT session_id FROM sessions ORDER BY rowid DESC LIMIT ?').all(limit) as { session_id: string }[]).map((r) => r.session_id);
+}
+
+/** The number of sessions, counted up to `cap` (a count of `cap` means "cap or more"). */
+export function countSessions(db: DB, cap: number): number {
+  return (stmt(db, 'SELECT COUNT(*) AS n FROM (SELECT 1 FROM sessions LIMIT ?)').get(cap) as { n: number }).n;
+}
+
 export function insertSession(
   db: DB,
   s: { sessionId: string; mode: string; requirements: string; initialBranch: string; metadata: string | null },

@@ -21,6 +21,12 @@ export function findTaskGroup(db: DB, id: string, sessionId: string): TaskGroupR
   return stmt(db, 'SELECT * FROM task_groups WHERE id = ? AND session_id = ?').get(id, sessionId) as TaskGroupRow | undefined;
 }
 
+/** The group's revision count (how many times its work went back for changes); undefined for an unknown group. */
+export function groupRevisionCount(db: DB, id: string, sessionId: string): number | undefined {
+  const row = stmt(db, 'SELECT revision_count FROM task_groups WHERE id = ? AND session_id = ?').get(id, sessionId) as { revision_count: number | null } | undefined;
+  return row === undefined ? undefined : Math.max(0, Number(row.revision_count ?? 0));
+}
+
 /** Inserts or updates on (id, session_id): name always replaced, other fields only when given. */
 export function upsertTaskGroup(db: DB, g: TaskGroupUpsert): void {
   stmt(

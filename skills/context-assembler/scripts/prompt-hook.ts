@@ -1,0 +1,26 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * prompt-hook.ts: for today's BAZINGA flow, puts the context block in the prompt the prompt builder just wrote
+ *
+ * Usage:  tsx prompt-hook.ts < hook-event.json        (a Claude Code PostToolUse hook on Bash,
+ *         registered in .claude/settings.json by `install-skills --wire`)
+ * Input:  the hook's JSON on stdin (tool_name, tool_input.command, tool_response, cwd)
+ * Output: nothing on stdout; one warning line on stderr when the prompt was left as it was
+ * Exit:   always 0 (a hook never blocks the orchestrator)
+ */
+import { runPromptHook } from './lib/promptHook.ts';
+import { readPipedStdin } from './lib/stdio.ts';
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(`prompt-hook.ts: for today's BAZINGA flow (install-skills --wire), after the prompt builder wrote a
+spawn's prompt, assembles this product's block from the same params file and puts it in the prompt in
+place of the builder's "## Context from Prior Work" section, between markers.
+
+Usage: tsx prompt-hook.ts < hook-event.json
+Input: a Claude Code PostToolUse event on stdin; any command but prompt_builder.py --params-file is ignored.
+Exit:  always 0; a prompt it could not improve is left as the builder wrote it (a warning on stderr).
+`);
+} else {
+  runPromptHook({ stdin: readPipedStdin() ?? '', env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date() });
+}
+process.exitCode = 0;
