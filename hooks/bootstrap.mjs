@@ -27,7 +27,8 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write('Usage: node hooks/bootstrap.mjs [BUNDLE_ROOT]\nInstalls or repairs the dependencies (npm ci --omit=dev, or npm rebuild better-sqlite3) and builds the bundles; always exits 0.\n');
   process.exit(0);
 }
-const timeoutMs = Number(process.env.CONTEXT_ASSEMBLER_BOOTSTRAP_TIMEOUT_MS ?? 300000);
+// Per npm or build step; two steps and the probes stay within hooks.json's 900 s.
+const timeoutMs = Number(process.env.CONTEXT_ASSEMBLER_BOOTSTRAP_TIMEOUT_MS ?? 360000);
 const PROGRESS_MS = Number(process.env.CONTEXT_ASSEMBLER_BOOTSTRAP_PROGRESS_MS ?? 20000);
 const lockDir = path.join(root, '.bootstrap-lock');
 const LOCK_STALE_MS = 15 * 60 * 1000;
@@ -44,14 +45,23 @@ function dependencyState() {
     "try { require('better-sqlite3')(':memory:').close() } catch { process.exit(4) }",
   ].join(';');
   const r = spawnSync(process.execPath, ['-e', probe], { cwd: root, stdio: 'ignore', timeout: 30000 });
-  return r.status === 0 ? 'ok' : r.status === 4 ? 'rebuild' : 'install';
+  // A probe that did not finish (a machine under load) proves nothing: no npm run on its account.
+  return r.status === 0 ? 'ok' : r.status === 4 ? 'rebuild' : r.status === 3 ? 'install' : 'unknown';
 }
+
+/**
+ * The folder holding both skills: <root>/skills in the plugin (and this repository), <root>
+ * itself for a project's .claude/skills (where install-skills runs this hook).
+ */
+const skillsDir = fs.existsSync(path.join(root, 'skills', 'context-assembler')) ? path.join(root, 'skills') : root;
+/** Only the plugin (and this repository) can build bundles; an install ships them built. */
+const buildScript = path.join(root, 'scripts', 'build.mjs');
 
 /** True when every bundle the launchers run is at least as new as its sources (the launchers' own test). */
 function bundlesFresh() {
   try {
-    const { bundlesFresh: fresh } = createRequire(import.meta.url)(path.join(root, 'skills', 'bazinga-db', 'bin', 'launch.cjs'));
-    return ['context-assembler', 'bazinga-db'].every((skill) => fresh(path.join(root, 'skills', skill)));
+    const { bundlesFresh: fresh } = createRequire(import.meta.url)(path.join(skillsDir, 'bazinga-db', 'bin', 'launch.cjs'));
+    return ['context-assembler', 'bazinga-db'].every((skill) => fresh(path.join(skillsDir, skill)));
   } catch {
     return false;
   }
@@ -104,16 +114,30 @@ function step(label, command, args) {
       resolve({ ok, why, seconds: seconds() });
     };
     child.on('error', (err) => done(false, err.message));
-    child.on('close', (code, signal) => {
-      const last = stderr.trim().split('\n').slice(-3).join(' ');
-      done(code === 0, signal ? `stopped after ${Math.round(timeoutMs / 1000)} s` : last || `exited ${code}`);
-    });
+    child.on('close', (code, signal) => done(code === 0, signal ? `stopped after ${Math.round(timeoutMs / 1000)} s` : why(stderr) || `exited ${code}`));
   });
+}
+
+/**
+ * The informative part of npm's stderr: node-gyp's own error when it compiled (the first
+ * `gyp ERR! stack Error:` line, e.g. headers it could not download), else the last lines that are
+ * not npm's notices, and where npm left its log.
+ */
+function why(stderr) {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const gyp = lines.find((l) => /gyp ERR! stack Error:/.test(l));
+  const log = lines.find((l) => /A complete log of this run can be found in/.test(l))?.replace(/^npm (?:error|ERR!) /, '');
+  const told = gyp ?? lines.filter((l) => !/^npm (?:notice|warn)\b/.test(l) && !/A complete log of this run/.test(l)).slice(-2).join(' ');
+  return [told, log].filter(Boolean).join('; ');
 }
 
 async function main() {
   const deps = dependencyState();
-  const bundles = bundlesFresh();
+  if (deps === 'unknown') {
+    say('the dependency check did not finish in 30 s (a busy machine?); nothing was changed, the next session checks again.');
+    return;
+  }
+  const bundles = !fs.existsSync(buildScript) || bundlesFresh();
   if (deps === 'ok' && bundles) return;
   if (!takeLock()) {
     say('the dependencies are being set up by another session; they will be ready shortly.');
@@ -138,8 +162,8 @@ async function main() {
       }
       done.push(`${rebuild ? 'built better-sqlite3' : 'installed dependencies'} in ${r.seconds} s`);
     }
-    if (!bundlesFresh()) {
-      const r = await step('building the bundles', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
+    if (fs.existsSync(buildScript) && !bundlesFresh()) {
+      const r = await step('building the bundles', process.execPath, [buildScript]);
       // Without bundles the launchers run the sources through tsx: slower, but working.
       if (!r.ok || !bundlesFresh()) say(`could not build the bundles (${r.why}); the scripts run from their sources meanwhile. Run by hand: cd "${root}" && node scripts/build.mjs`);
       else done.push(`built the bundles in ${r.seconds} s`);

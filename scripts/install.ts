@@ -187,7 +187,7 @@ interface HookEntry {
 type Settings = Record<string, unknown> & { hooks?: Record<string, HookEntry[]> };
 
 const OUR_ENTRY: HookEntry = { matcher: 'Bash', hooks: [{ type: 'command', command: HOOK_COMMAND, timeout: 60 }] };
-const isOurs = (e: HookEntry) => Array.isArray(e.hooks) && e.hooks.some((h) => h.command === HOOK_COMMAND);
+const isOurs = (e: HookEntry | null) => e !== null && typeof e === 'object' && Array.isArray(e.hooks) && e.hooks.some((h) => h?.command === HOOK_COMMAND);
 
 /** The project's settings (undefined when absent); an unreadable or invalid file stops the wiring, changing nothing. */
 function readSettings(project: string): { text: string | undefined; value: Settings } {
@@ -260,17 +260,24 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
-/** Applies edits, each through a temporary file and a rename (or a removal). */
+/**
+ * Applies edits, each through a temporary file and a rename (or a removal). A settings file that
+ * is a symbolic link is written where it points (the link stays a link), and a file keeps its mode
+ * (settings can hold keys under `env`: a private file stays private).
+ */
 function applyEdits(project: string, edits: readonly Edit[]): void {
   for (const e of edits) {
-    const dest = path.join(project, e.target);
+    const link = path.join(project, e.target);
     if (e.after === undefined) {
-      fs.rmSync(dest, { force: true });
+      fs.rmSync(link, { force: true });
       continue;
     }
+    const dest = fs.existsSync(link) ? fs.realpathSync(link) : link;
+    const mode = fs.existsSync(dest) ? fs.statSync(dest).mode & 0o777 : 0o644;
     fs.mkdirSync(path.dirname(dest), { recursive: true });
     const tmp = `${dest}.tmp-${process.pid}`;
-    fs.writeFileSync(tmp, e.after);
+    fs.writeFileSync(tmp, e.after, { mode });
+    fs.chmodSync(tmp, mode);
     fs.renameSync(tmp, dest);
   }
 }

@@ -154,7 +154,8 @@ describe('install-skills and the prompt-builder flow', () => {
     expect(fs.readFileSync(P('.claude/settings.json')).equals(again)).toBe(true);
   });
 
-  it("each built prompt carries the block once, in place of the builder's context section; a rebuilt prompt is not doubled", () => {
+  it("each built prompt carries the block once, in place of the builder's context section; a rebuilt prompt is not doubled and gets the same block", () => {
+    const blocks: string[] = [];
     for (let i = 0; i < 2; i++) {
       const { build, hooks } = buildAndHook();
       expect(build.status, build.stderr).toBe(0);
@@ -168,11 +169,48 @@ describe('install-skills and the prompt-builder flow', () => {
       // The builder's other sections stay, in their order.
       expect(prompt.indexOf(BLOCK_END)).toBeLessThan(prompt.indexOf('## Skills Checklist'));
       expect(prompt).toContain('## Your Task\n\nUsers stay logged in; refresh tokens rotate');
+      blocks.push(prompt.slice(prompt.indexOf(BLOCK_BEGIN), prompt.indexOf(BLOCK_END)));
     }
+    // The rebuild of the same spawn (same params) gets the block made for it, packages and all:
+    // a new assembly would find them consumed at this iteration.
+    expect(blocks[0]).toMatch(/### Relevant Packages \([1-9]/);
+    expect(blocks[1]).toBe(blocks[0]);
+  });
+
+  it('one command building two prompts: each gets its own block or none, never the other spawn\'s', () => {
+    const dev = `bazinga/prompts/${S1}/params_developer_AUTH.json`;
+    fs.writeFileSync(P(dev), JSON.stringify({ agent_type: 'developer', session_id: S1, group_id: 'AUTH', task_title: 't', task_requirements: 'r', output_file: `bazinga/prompts/${S1}/developer_AUTH.md` }));
+    const both = `${BUILD_COMMAND} && python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "${dev}"`;
+    const { hooks } = buildAndHook(both);
+    expect(hooks.every((h) => h.code === 0)).toBe(true);
+    const devPrompt = fs.readFileSync(P(`bazinga/prompts/${S1}/developer_AUTH.md`), 'utf8');
+    expect(devPrompt).not.toContain('## Context for qa_expert');
+    expect(hooks.some((h) => h.stderr.includes('is not the output_file of'))).toBe(true);
+  });
+
+  it("a project manager's spawn (not an agent this product assembles for) is left alone, silently", () => {
+    const pm = `bazinga/prompts/${S1}/params_project_manager_global.json`;
+    const out = `bazinga/prompts/${S1}/project_manager_global.md`;
+    fs.writeFileSync(P(pm), JSON.stringify({ agent_type: 'project_manager', session_id: S1, group_id: 'global', task_title: 'plan', output_file: out, pm_state: '{}' }));
+    const { build, hooks } = buildAndHook(`python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "${pm}"`);
+    expect(build.status).toBe(0);
+    expect(hooks.every((h) => h.code === 0 && h.stderr === '' && h.stdout === '')).toBe(true);
+    expect(fs.readFileSync(P(out), 'utf8')).not.toContain(BLOCK_BEGIN);
+  });
+
+  it('the section ends at the builder\'s next section, not at a heading quoted in a reasoning entry or in code', () => {
+    const prompt = [
+      '# qa', '', '## Context from Prior Work', '', '### Prior Agent Reasoning', '**[developer] approach:**', '## Approach', 'use jose',
+      '```md', '## Not a heading', '```', '### Known Error Patterns', 'x', '', '## Skills Checklist', '', '- a', '',
+    ].join('\n');
+    const { text, done } = withBlock(prompt, '## Context for qa_expert\n\nours\n');
+    expect(done).toBe('replaced');
+    expect(text).toBe(['# qa', '', BLOCK_BEGIN, '## Context for qa_expert', '', 'ours', BLOCK_END, '', '## Skills Checklist', '', '- a', ''].join('\n'));
   });
 
   it('a second hook run on the same built prompt renews the block between the markers instead of adding one', () => {
-    const prompt = fs.readFileSync(P(PROMPT), 'utf8');
+    const built = '# qa\n\n## Context from Prior Work\n\nbuilder\n\n## Skills Checklist\n\n- a\n';
+    const prompt = withBlock(built, '## Context for qa_expert\n\nfirst\n').text;
     const { text, done } = withBlock(prompt, '## Context for qa_expert\n\nnewer\n');
     expect(done).toBe('renewed');
     expect(text.split(BLOCK_BEGIN)).toHaveLength(2);
@@ -224,6 +262,24 @@ describe('install-skills and the prompt-builder flow', () => {
     expect(now.hooks.PostToolUse).toEqual([{ matcher: 'Write', hooks: [{ type: 'command', command: 'echo formatted' }] }]);
   });
 
+  it('a settings file that is a link to a private file: written where it points, the link and the mode kept, restored byte for byte', () => {
+    const real = P('dotfiles-settings.json');
+    fs.writeFileSync(real, USER_SETTINGS, { mode: 0o600 });
+    fs.chmodSync(real, 0o600);
+    fs.rmSync(P('.claude/settings.json'));
+    fs.symlinkSync(real, P('.claude/settings.json'));
+    expect(install('--wire', '--no-deps').code).toBe(0);
+    expect(fs.lstatSync(P('.claude/settings.json')).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.PostToolUse).toHaveLength(2);
+    expect(fs.statSync(real).mode & 0o777).toBe(0o600);
+    expect(install('--unwire').code).toBe(0);
+    expect(fs.lstatSync(P('.claude/settings.json')).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(real, 'utf8')).toBe(USER_SETTINGS);
+    expect(fs.statSync(real).mode & 0o777).toBe(0o600);
+    fs.rmSync(P('.claude/settings.json'));
+    fs.writeFileSync(P('.claude/settings.json'), USER_SETTINGS);
+  });
+
   it('an invalid settings file stops --wire with the reason, changing nothing', () => {
     fs.writeFileSync(P('.claude/settings.json'), '{ "hooks": ');
     const r = install('--wire', '--no-deps');
@@ -258,6 +314,11 @@ describe('assemble --params-file', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.request).toMatchObject({ agent: 'developer', model: 'opus', iteration: 2, error: 'TypeError: token is undefined\n\nrotate on every refresh' });
     expect(run(['--params-file', file, '--iteration', '0']).json.request.iteration).toBe(0);
+    // Feedback means a retry: at least iteration 1, also where the group's count was not raised.
+    spawnSync(process.execPath, ['-e', `const D=require('better-sqlite3');const d=new D(process.argv[1]);d.prepare("UPDATE task_groups SET revision_count=0 WHERE id='AUTH'").run();d.close()`, project.dbPath], { cwd: REPO_ROOT });
+    expect(run(['--params-file', file]).json.request.iteration).toBe(1);
+    const first = write('first.json', { agent_type: 'developer', session_id: S1, group_id: 'AUTH' });
+    expect(run(['--params-file', first]).json.request.iteration).toBe(0);
   });
 
   it.each([

@@ -147,7 +147,7 @@ function runWithCodeCache(bundle, trace) {
   // Written from a run that did its work: one that failed or printed help compiled little of it.
   const helpOnly = process.argv.includes('--help') || process.argv.includes('-h');
   if (where && (!accepted || thin) && !helpOnly) {
-    process.once('exit', (code) => code === 0 && !launchFellBack && writeCodeCache(where, script, digest(bytes), trace));
+    process.once('exit', (code) => code === 0 && !launchFellBack && ranComplete() && writeCodeCache(where, script, digest(bytes), trace));
   }
   const mod = { exports: {}, filename: bundle, id: bundle, loaded: false };
   script.runInThisContext().call(mod.exports, mod.exports, module_.createRequire(bundle), mod, bundle, path.dirname(bundle));
@@ -155,6 +155,12 @@ function runWithCodeCache(bundle, trace) {
 
 /** Set when the launcher printed its own fallback (a dependency missing): that run compiled nothing worth keeping. */
 let launchFellBack = false;
+/**
+ * Whether the script said it did its work (skills/bazinga-db/scripts/lib/runComplete.ts sets this
+ * symbol): a run that printed a fallback, an error or help, or a hook that found nothing to do,
+ * compiled little of the bundle, and its cache would be thin.
+ */
+const ranComplete = () => globalThis[Symbol.for('context-assembler.run-complete')] === true;
 
 /** Writes the code cache (to a temporary name, then renamed: a reader never sees half a file); failures are ignored. */
 function writeCodeCache(where, script, sourceDigest, trace) {

@@ -13,6 +13,7 @@ import { DEFAULT_POLICY, Redactor, redactJson, redactText, type RedactionPolicy 
 import { syncSearchIndex } from './repo/searchIndex.ts';
 import { BazingaError, printError, usage } from './errors.ts';
 import { parseInteger } from './validate.ts';
+import { markRunComplete } from './runComplete.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
 
 export interface CliIo {
@@ -183,6 +184,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     const result = command.run(args, ctx);
     if (command.indexes && db) keepIndexInStep(db, ctx.paths().projectRoot, notice);
     io.stdout(JSON.stringify(redactJson(result, printPolicy(), PRODUCT_IDS).value, null, 2) + '\n');
+    markRunComplete();
     return 0;
   } catch (err) {
     return printError(io.stderr, err, { present: (json) => redactJson(json).value });

@@ -64,7 +64,9 @@ export function nativeBindingError(err: unknown, packageDir: string): BazingaErr
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | null)?.code;
   const root = path.basename(path.dirname(packageDir)) === 'node_modules' ? path.dirname(path.dirname(packageDir)) : packageDir;
-  const fix = `cd "${root}" && npm rebuild better-sqlite3 (it compiles, 1-3 minutes), or start a new Claude Code session: the plugin's SessionStart hook does it`;
+  // The plugin has a SessionStart hook that does it; a project's .claude/skills (install-skills) has none.
+  const hook = fs.existsSync(path.join(root, 'hooks', 'bootstrap.mjs')) ? ", or start a new Claude Code session: the plugin's SessionStart hook does it" : '';
+  const fix = `cd "${root}" && npm rebuild better-sqlite3 (it compiles, 1-3 minutes)${hook}`;
   if (/Could not locate the bindings file/.test(message) || (code === 'MODULE_NOT_FOUND' && /better_sqlite3\.node/.test(message))) {
     return new BazingaError('DEPENDENCY', `better-sqlite3's native part is not built (an install that skipped install scripts); fix: ${fix}`);
   }

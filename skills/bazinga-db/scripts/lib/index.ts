@@ -44,6 +44,7 @@ export { iterateErrorPatterns, listErrorPatterns, type ErrorPatternRow } from '.
 export { listStrategies } from './repo/strategies.ts';
 export { countSessions, findSession, getProjectId, listRecentSessionIds, sessionExists } from './repo/sessions.ts';
 export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
+export { markRunComplete } from './runComplete.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).

@@ -1,6 +1,6 @@
 /** fetch.ts behind the shell: find the package, check its path, read, redact, shorten. */
 import fs from 'node:fs';
-import { BazingaError, findPackage, invalid, locateArtifact, notFound, parseInteger, printError, usage } from '../../../bazinga-db/scripts/lib/index.ts';
+import { BazingaError, findPackage, invalid, locateArtifact, markRunComplete, notFound, parseInteger, printError, usage } from '../../../bazinga-db/scripts/lib/index.ts';
 import { lookupByModel, redactionPolicyOf } from './config.ts';
 import { guardIo } from './print.ts';
 import { excerpt } from './core/excerpt.ts';
@@ -94,6 +94,7 @@ export function runFetch(rawIo: ScriptIo): number {
         ) + '\n',
       );
     }
+    markRunComplete();
     return 0;
   } catch (err) {
     return printError(io.stderr, err, { exit: 1 });

@@ -174,11 +174,12 @@ export const PARAMS_FILE_KEYS = {
  * ignored; a missing required key, a value of the wrong type, a file that is not a regular file or
  * not a JSON object is a VALIDATION error naming the file and the key. `iterationFromGroup` is
  * true when the iteration is to be the task group's revision count (no --iteration given): the
- * file has no iteration, and a retry must see its packages again.
+ * file has no iteration, and a retry must see its packages again; `retry` (review feedback in the
+ * file) makes it at least 1 whatever the count says.
  */
-export function withParamsFile(flags: ParsedFlags, cwd: string): { flags: ParsedFlags; iterationFromGroup: boolean } {
+export function withParamsFile(flags: ParsedFlags, cwd: string): { flags: ParsedFlags; iterationFromGroup: boolean; retry: boolean } {
   const given = flags.values.get('--params-file');
-  if (given === undefined) return { flags, iterationFromGroup: false };
+  if (given === undefined) return { flags, iterationFromGroup: false, retry: false };
   const file = path.resolve(cwd, given);
   let stat: fs.Stats;
   try {
@@ -218,6 +219,7 @@ export function withParamsFile(flags: ParsedFlags, cwd: string): { flags: Parsed
     return parts.length === 0 ? undefined : parts.join('\n\n');
   };
   fill('--task', joined(PARAMS_FILE_KEYS.task));
-  fill('--error', joined(PARAMS_FILE_KEYS.feedback));
-  return { flags: { ...flags, values }, iterationFromGroup: !values.has('--iteration') };
+  const feedback = joined(PARAMS_FILE_KEYS.feedback);
+  fill('--error', feedback);
+  return { flags: { ...flags, values }, iterationFromGroup: !values.has('--iteration'), retry: feedback !== undefined };
 }

@@ -9,20 +9,29 @@
  * the orchestrator's own call would) and puts it in the prompt in place of the builder's own
  * context section (`## Context from Prior Work` up to the next `## ` heading), between markers,
  * so the agent sees one context section and a second run replaces the block instead of adding one.
+ * The block made for a prompt is kept beside it (`.context-assembler/<prompt>.json`, with the hash
+ * of the params file): a prompt rebuilt for the same spawn gets the same block, where a new
+ * assembly would find the packages consumed at this iteration already and hand out fewer.
  *
  * It never blocks and never damages a prompt: any other Bash command, a failed build, a fallback
  * or disabled block, an unreadable prompt or any error leaves the prompt as the builder wrote it
  * (a warning on stderr), and the exit code is always 0. The prompt is rewritten whole through a
  * temporary file and a rename.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { SPAWNED_AGENTS } from '../../../bazinga-db/scripts/lib/index.ts';
 import { runScript, type ScriptIo } from './shell.ts';
 
 export const BLOCK_BEGIN = '<!-- context-assembler:begin -->';
 export const BLOCK_END = '<!-- context-assembler:end -->';
 /** The heading of the section the prompt builder writes from the same database. */
 export const BUILDER_SECTION = '## Context from Prior Work';
+/** The heading the builder writes right after its context section today; any other `## ` heading outside code ends it otherwise. */
+const AFTER_SECTION = '## Skills Checklist';
+/** Where the hook keeps the block it made for a prompt (beside it), so a rebuild of the same spawn gets the same block. */
+const MADE_DIR = '.context-assembler';
 
 /** The prompt builder's command, and its --params-file argument (quoted or not). */
 const BUILDER_COMMAND = /prompt_builder\.py\b[\s\S]*?--params-file(?:=|\s+)(?:"([^"]+)"|'([^']+)'|([^\s;&|]+))/;
@@ -75,7 +84,59 @@ function handle(io: HookIo): HookOutcome {
   if (inside.startsWith('..') || path.isAbsolute(inside)) return { done: 'left', why: `${prompt} is outside the project`, prompt };
   const stat = fs.statSync(prompt);
   if (!stat.isFile()) return { done: 'left', why: `${prompt} is not a regular file`, prompt };
+  const paramsBytes = fs.readFileSync(paramsFile);
+  let params: { agent_type?: unknown; output_file?: unknown };
+  try {
+    params = JSON.parse(paramsBytes.toString('utf8')) as typeof params;
+  } catch {
+    return { done: 'left', why: `${paramsFile} is not JSON`, prompt };
+  }
+  // Spawns this product does not serve (the project manager's) keep the builder's prompt, silently.
+  if (typeof params.agent_type !== 'string' || !(SPAWNED_AGENTS as readonly string[]).includes(params.agent_type.trim().toLowerCase())) {
+    return { done: 'ignored', why: `agent type ${String(params.agent_type)} is not one this product assembles for` };
+  }
+  // One command may build several prompts: the block goes only into the one this params file is for.
+  if (typeof params.output_file !== 'string' || path.resolve(cwd, params.output_file) !== prompt) {
+    return { done: 'left', why: `${prompt} is not the output_file of ${paramsFile}`, prompt };
+  }
 
+  // A prompt rebuilt for the same spawn (the same params) gets the block made for it before: a new
+  // assembly would find those packages consumed at this iteration and hand out fewer.
+  const made = path.join(path.dirname(prompt), MADE_DIR, `${path.basename(prompt)}.json`);
+  const paramsHash = createHash('sha256').update(paramsBytes).digest('hex');
+  const earlier = readMade(made);
+  const block = earlier?.params_sha256 === paramsHash ? earlier.block : assemble(io, paramsFile, root, cwd);
+  if (typeof block !== 'string') return { ...block, prompt };
+  if (earlier?.params_sha256 !== paramsHash) writeAtomically(made, JSON.stringify({ params_sha256: paramsHash, block }) + '\n', 0o644);
+  const before = fs.readFileSync(prompt, 'utf8');
+  const { text, done } = withBlock(before, block);
+  writeAtomically(prompt, text, stat.mode & 0o777);
+  return { done, prompt };
+}
+
+function readMade(file: string): { params_sha256: string; block: string } | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as { params_sha256?: unknown; block?: unknown };
+    return typeof v.params_sha256 === 'string' && typeof v.block === 'string' ? { params_sha256: v.params_sha256, block: v.block } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeAtomically(file: string, text: string, mode: number): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.context-assembler-${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, text, { mode });
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** The block for the params file (recording what it hands out), or why there is none to use. */
+function assemble(io: HookIo, paramsFile: string, root: string, cwd: string): string | { done: 'left'; why: string } {
   let out = '';
   let err = '';
   const scriptIo: ScriptIo = {
@@ -90,19 +151,9 @@ function handle(io: HookIo): HookOutcome {
   const code = runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' }, scriptIo);
   if (err.trim() !== '') io.stderr(err);
   if (code !== 0 || !out.startsWith('## Context for') || out.includes('**Fallback Mode**') || out.includes('context assembly is disabled')) {
-    return { done: 'left', why: code !== 0 ? `assembly exited ${code}` : 'assembly gave no block (fallback or disabled)', prompt };
+    return { done: 'left', why: code !== 0 ? `assembly exited ${code}` : 'assembly gave no block (fallback or disabled)' };
   }
-  const before = fs.readFileSync(prompt, 'utf8');
-  const { text, done } = withBlock(before, out);
-  const tmp = `${prompt}.context-assembler-${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(tmp, text, { mode: stat.mode & 0o777 });
-    fs.renameSync(tmp, prompt);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
-  return { done, prompt };
+  return out;
 }
 
 /** The prompt file the builder reported, when it reported success (its JSON object is the last one on stdout). */
@@ -136,14 +187,22 @@ export function withBlock(prompt: string, block: string): { text: string; done: 
     return { text: prompt.slice(0, begin) + marked + after, done: 'renewed' };
   }
   const lines = prompt.split('\n');
-  const section = lines.findIndex((l) => l.trimEnd() === BUILDER_SECTION);
+  // Headings inside fenced code (a reasoning entry quoting markdown) are not the prompt's.
+  let fenced = false;
+  const heading = lines.map((l) => {
+    if (/^\s*(```|~~~)/.test(l)) fenced = !fenced;
+    return !fenced && /^## /.test(l);
+  });
+  const section = lines.findIndex((l, i) => heading[i] && l.trimEnd() === BUILDER_SECTION);
   if (section !== -1) {
-    let next = lines.findIndex((l, i) => i > section && /^## /.test(l));
+    // Today's next section when it follows; else the next `## ` heading outside code; else the end.
+    let next = lines.findIndex((l, i) => i > section && heading[i] && l.trimEnd() === AFTER_SECTION);
+    if (next === -1) next = lines.findIndex((_l, i) => i > section && heading[i]);
     if (next === -1) next = lines.length;
     const text = [...lines.slice(0, section), ...marked.split('\n').slice(0, -1), '', ...lines.slice(next)].join('\n');
     return { text, done: 'replaced' };
   }
-  const heading = lines.findIndex((l) => /^## /.test(l));
-  if (heading === -1) return { text: `${prompt.replace(/\n*$/, '\n\n')}${marked}`, done: 'inserted' };
-  return { text: [...lines.slice(0, heading), ...marked.split('\n').slice(0, -1), '', ...lines.slice(heading)].join('\n'), done: 'inserted' };
+  const first = heading.indexOf(true);
+  if (first === -1) return { text: `${prompt.replace(/\n*$/, '\n\n')}${marked}`, done: 'inserted' };
+  return { text: [...lines.slice(0, first), ...marked.split('\n').slice(0, -1), '', ...lines.slice(first)].join('\n'), done: 'inserted' };
 }

@@ -14,6 +14,7 @@ import {
   findTokenCount,
   groupRevisionCount,
   invalid,
+  markRunComplete,
   openDatabase,
   printError,
   readConfigFile,
@@ -92,6 +93,7 @@ export const COMMON_HELP = `Request (when no document is piped in):
                             agent_type, group_id, model, task_title + task_requirements (the task),
                             qa_feedback + tl_feedback (the error); other keys are ignored, a flag
                             given wins, and without --iteration the group's revision_count is used
+                            (at least 1 when the file holds feedback: a retry)
 Options:
   --format markdown|json    output format
   --explain                 add each package's score components and where the query matched (json)
@@ -254,6 +256,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
   let start: Start;
   // With --params-file and no --iteration: the task group's revision count, read once the database is open.
   let iterationFromGroup = false;
+  let retry = false;
   try {
     flags = parseFlags(io.argv, COMMON_FLAGS);
     if (flags.bools.has('--help')) {
@@ -263,6 +266,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     format = formatFromFlags(flags, spec.defaultFormat);
     const fromParams = withParamsFile(flags, io.cwd);
     iterationFromGroup = fromParams.iterationFromGroup;
+    retry = fromParams.retry;
     start = (spec.readsStdin ? pipedStart(io, flags) : undefined) ?? { kind: 'request', request: requestFromFlags(fromParams.flags, io.now) };
   } catch (err) {
     if (isParamError(err)) return printError(io.stderr, err, { exit: 2 });
@@ -288,7 +292,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
         : zoneStep(
             {
               ...request,
-              iteration: iterationFromGroup ? (groupRevisionCount(made.deps.db(), request.group, request.session) ?? 0) : request.iteration,
+              iteration: iterationFromGroup ? Math.max(groupRevisionCount(made.deps.db(), request.group, request.session) ?? 0, retry ? 1 : 0) : request.iteration,
               task: redactText(request.task),
               error: redactText(request.error),
               scope: redactText(request.scope),
@@ -296,6 +300,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
             env.config,
           );
     output(io, format, advance(first, spec.step, made.deps));
+    markRunComplete();
     return 0;
   } catch (err) {
     return fallback(io, format, request.agent, (err as Error).message);
