@@ -24,7 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
 import { runScript, type ScriptSpec } from '../skills/context-assembler/scripts/lib/shell.ts';
-import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
+import { REPO_ROOT, S1, S2, copyFixture, envWithoutRootHints, makeProject, type Project } from './helpers.ts';
 
 const SCRIPTS = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts');
 /** tsx by absolute URL, so a process can run from a folder outside the repository. */
@@ -34,9 +34,7 @@ const HANG_GUARD_MS = 10_000;
 const NOW = '2025-12-02T12:00:00Z';
 
 /** The environment of every child: no inherited root hints, so only our flags choose the project. */
-const ENV: NodeJS.ProcessEnv = { ...process.env };
-delete ENV.CLAUDE_PROJECT_DIR;
-delete ENV.BAZINGA_ROOT;
+const ENV = envWithoutRootHints();
 
 interface Run {
   code: number | null;

@@ -298,7 +298,7 @@ describe('a run that keeps losing its choice', () => {
       seed(project);
       const flags = parseFlags(request(project, ['--limit', String(LIMIT)]), COMMON_FLAGS);
       const env = loadEnvironment(flags, { cwd: REPO_ROOT, env: {}, stderr: () => {} });
-      const ours = makeDeps(env, 'sonnet', flags, () => {});
+      const ours = makeDeps(env, 'sonnet', flags, () => {}, undefined, { writes: true });
       const rival = openDatabase({ dbPath: project.dbPath, create: false });
       const conn = ours.deps.db();
       let rivalClaims = 0;

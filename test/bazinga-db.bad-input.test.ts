@@ -223,7 +223,10 @@ describe('bazinga-db: malformed invocations change nothing', () => {
     const r = cli(project, args);
     expectCleanFailure(r, code, text);
     expect(fs.readFileSync(project.dbPath).equals(before)).toBe(true);
-    expect(fs.existsSync(`${project.dbPath}-wal`)).toBe(false);
+    // Nothing in the write-ahead log either (a well-formed read on this WAL database leaves SQLite's
+    // empty -wal and -shm: a read-only connection cannot remove them).
+    const wal = `${project.dbPath}-wal`;
+    expect(fs.existsSync(wal) ? fs.statSync(wal).size : 0).toBe(0);
   });
 
   it('update-session-status errors carry valid_statuses', () => {
@@ -290,8 +293,10 @@ describe('bazinga-db: a malformed call never creates the database', () => {
         expect(fs.existsSync(project.dbPath)).toBe(false);
         expect(listing()).toEqual(initial);
       }
-      // Control: a well-formed read does create it (so the checks above could fail).
-      expect(cli(project, ['list-sessions']).code).toBe(0);
+      // Control: a well-formed write does create it (so the checks above could fail); a read never does.
+      expect(cli(project, ['list-sessions']).error?.code).toBe('NOT_FOUND');
+      expect(fs.existsSync(project.dbPath)).toBe(false);
+      expect(cli(project, ['create-session', 'sess_A', 'simple', 'req']).code).toBe(0);
       expect(fs.existsSync(project.dbPath)).toBe(true);
     } finally {
       project.cleanup();

@@ -134,9 +134,10 @@ describe('schema parity: fresh database vs the v19 fixture', () => {
   beforeAll(() => {
     fresh = makeProject('ca-schema-fresh-');
     expect(fs.existsSync(fresh.dbPath)).toBe(false);
-    const r = cli(fresh, ['list-sessions']);
+    // A write creates the database (a read never does); this one changes no row.
+    const r = cli(fresh, ['cleanup-error-patterns']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json).toEqual([]);
+    expect(r.json).toMatchObject({ success: true, deleted_count: 0 });
     freshDb = openRo(fresh.dbPath);
   });
 
@@ -242,9 +243,11 @@ describe('opening an existing v19 file', () => {
     try {
       const before = snapshot(project.dbPath);
       expect(before.rows.sessions).toHaveLength(2);
-      const r = cli(project, ['get-session', S1]);
+      // A writer opens it (a read changes nothing at all); this write finds the session and writes no row.
+      const open = ['create-session', S1, 'parallel', 'unchanged'];
+      const r = cli(project, open);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.json.session_id).toBe(S1);
+      expect(r.json).toMatchObject({ session_id: S1, existing: true });
 
       const after = snapshot(project.dbPath);
       const key = (m: MasterRow) => `${m.type}:${m.name}`;
@@ -267,7 +270,7 @@ describe('opening an existing v19 file', () => {
 
       // A second open takes the fast path: the file stays byte-identical.
       const bytes = fs.readFileSync(project.dbPath);
-      expect(cli(project, ['list-sessions']).code).toBe(0);
+      expect(cli(project, open).code).toBe(0);
       expect(fs.readFileSync(project.dbPath).equals(bytes)).toBe(true);
 
       // A later release's mark (a higher ca_schema) is neither lowered nor a reason to write.
@@ -276,13 +279,13 @@ describe('opening an existing v19 file', () => {
       rw.pragma('wal_checkpoint(TRUNCATE)');
       rw.close();
       const later = fs.readFileSync(project.dbPath);
-      expect(cli(project, ['list-sessions']).code).toBe(0);
+      expect(cli(project, open).code).toBe(0);
       expect(fs.readFileSync(project.dbPath).equals(later)).toBe(true);
       // And when objects are missing, they are made again and the higher mark stays.
       const pruned = new Database(project.dbPath);
       pruned.exec('DROP INDEX ca_idx_patterns_shown');
       pruned.close();
-      expect(cli(project, ['list-sessions']).code).toBe(0);
+      expect(cli(project, open).code).toBe(0);
       const check = openRo(project.dbPath);
       try {
         expect(check.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get()).toEqual({ value: String(CA_SCHEMA_VERSION + 1) });
@@ -406,13 +409,15 @@ describe('refusing unusable files', () => {
     }
   });
 
-  it('an empty (0-byte) file is initialised like a missing one', () => {
+  it('an empty (0-byte) file is initialised like a missing one (by a write; a read leaves it empty)', () => {
     const p = makeProject('ca-schema-empty-');
     projects.push(p);
     fs.writeFileSync(p.dbPath, '');
-    const r = cli(p, ['list-sessions']);
+    expect(cli(p, ['list-sessions']).error).toMatchObject({ code: 'NOT_FOUND' });
+    expect(fs.statSync(p.dbPath).size).toBe(0);
+    const r = cli(p, ['create-session', 'sess_A', 'simple', 'req']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json).toEqual([]);
+    expect(r.json).toMatchObject({ success: true, existing: false });
     const db = openRo(p.dbPath);
     try {
       expect(userTables(db)).toEqual(FIXTURE_TABLES);

@@ -142,6 +142,15 @@ const FAMILIES: Record<string, Family> = {
           expect(fs.existsSync(p.dbPath)).toBe(false);
         },
       },
+      {
+        // A read never creates the database: NOT_FOUND, naming the path and the command that creates one.
+        args: ['query', 'SELECT 1'],
+        check: (r, p) => {
+          fails(r, 1, 'NOT_FOUND', /^Database not found: .*create-session creates it\)$/);
+          expect(fs.existsSync(p.dbPath)).toBe(false);
+        },
+      },
+      { args: ['cleanup-error-patterns'], check: (r) => expect(ok(r)).toMatchObject({ success: true, deleted_count: 0 }) },
       { args: ['query', '  select 1 as x'], check: (r) => expect(ok(r)).toEqual([{ x: 1 }]) },
       { args: ['query', 'DELETE FROM sessions'], check: (r) => fails(r, 1, 'VALIDATION', 'Only SELECT queries allowed') },
       { args: ['integrity-check'], check: (r) => expect(ok(r)).toEqual({ ok: true, details: 'Database integrity check passed' }) },
@@ -189,10 +198,10 @@ describe('bazinga-db informational lines (no --quiet): the same on a real proces
   it('creating a database says so on stderr, the JSON document alone on stdout', () => {
     const runs = (['process', 'in-process'] as const).map((mode) => {
       const p = project(mode);
-      const argv = ['--db', p.dbPath, '--project-root', p.root, 'list-sessions'];
+      const argv = ['--db', p.dbPath, '--project-root', p.root, 'create-session', 'S', 'simple', 'req'];
       const r = mode === 'process' ? runScript(BAZINGA_DB_SCRIPT, argv) : runBazingaDbInProcess(argv);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.json).toEqual([]);
+      expect(r.json).toMatchObject({ success: true, existing: false });
       expect(r.stderr).not.toBe('');
       expect(r.stderr).not.toContain('{"success"');
       expect(fs.existsSync(path.join(p.root, 'bazinga', 'bazinga.db'))).toBe(true);

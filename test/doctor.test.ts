@@ -238,7 +238,7 @@ describe('doctor on broken setups (each exit 1, a FAIL row with a fix)', () => {
   });
 
   it.each([
-    ['not JSON', '{"context_engineering": {', /skills_config\.json.*not valid JSON/],
+    ['not JSON', '{"context_engineering": {', /^config file not valid JSON at line \d+, column \d+: .*skills_config\.json$/],
     ['a key of the wrong type', '{"context_engineering": {"token_safety_margin": "lots"}}\n', /skills_config\.json.*context_engineering\.token_safety_margin/],
   ])('malformed bazinga/skills_config.json: %s (the detail names the file/key)', async (_label, text, detail) => {
     const p = fixture();

@@ -23,6 +23,14 @@ export interface Project {
   cleanup(): void;
 }
 
+/** This process's environment without the variables that name a project root: only a test's flags choose the project. */
+export function envWithoutRootHints(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.CLAUDE_PROJECT_DIR;
+  delete env.BAZINGA_ROOT;
+  return env;
+}
+
 /** A temporary project folder with `.claude/` and `bazinga/` (no database yet). */
 export function makeProject(prefix = 'ca-test-'): Project {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -34,15 +34,18 @@ function db(project: Project, ...args: string[]): any {
   return JSON.parse(out);
 }
 
-/** assemble in process; returns the JSON document (or the markdown with format markdown) and stderr. */
-function assemble(project: Project, args: readonly string[], config?: object): { doc: any; stderr: string; stdout: string } {
+/**
+ * assemble in process; returns the JSON document (or the markdown with format markdown) and stderr.
+ * A dry run unless `record`: only a recording run writes (and brings the file's index up to date).
+ */
+function assemble(project: Project, args: readonly string[], config?: object, opts: { record?: boolean } = {}): { doc: any; stderr: string; stdout: string } {
   const extra: string[] = [];
   if (config) {
     const file = path.join(project.root, 'bazinga', 'test_config.json');
     fs.writeFileSync(file, JSON.stringify({ context_engineering: config }));
     extra.push('--config', file);
   }
-  const run = capturingIo(['--project-root', project.root, '--db', project.dbPath, '--now', '2025-12-02T12:00:00Z', '--dry-run', ...extra, ...args], {
+  const run = capturingIo(['--project-root', project.root, '--db', project.dbPath, '--now', '2025-12-02T12:00:00Z', ...(opts.record ? [] : ['--dry-run']), ...extra, ...args], {
     cwd: project.root,
     now: '2025-12-02T12:00:00Z',
   });
@@ -138,7 +141,7 @@ describe('rows written by another tool are indexed on the next read', () => {
     });
     expect(searchIndexBehind(conn)).toEqual(expect.arrayContaining(['packages', 'reasoning']));
     conn.close();
-    const doc = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'idempotency of webhook replays', '--explain']).doc;
+    const doc = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'idempotency of webhook replays', '--explain'], undefined, { record: true }).doc;
     expect(doc.packages[0].id).toBe(id);
     expect(doc.packages[0].components.relevance).toBe(1);
     expect(doc.packages[0].match).toEqual({ terms: ['webhook', 'idempotency', 'replays'], fields: ['summary', 'artifact'] });
@@ -180,7 +183,7 @@ describe('the index is derived data: damage to it never costs the block', () => 
     const conn = new Database(project.dbPath);
     conn.exec(sql);
     conn.close();
-    const doc = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--task', 'rotation', '--scope', 'src/billing', '--explain']).doc;
+    const doc = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--task', 'rotation', '--scope', 'src/billing', '--explain'], undefined, { record: true }).doc;
     expect(doc.packages.find((p: any) => p.id === id).components).toMatchObject({ relevance: 1, scope: 1 });
     const after = new Database(project.dbPath, { readonly: true });
     expect(after.prepare("SELECT docs FROM ca_term_df WHERE source = 'packages' AND term = 'rotation'").get()).toEqual({ docs: 1 });
@@ -189,7 +192,7 @@ describe('the index is derived data: damage to it never costs the block', () => 
 
   it('a corrupt full-text index: ranked without relevance, said on stderr, never the fallback block', () => {
     const project = track(copyFixture());
-    assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer']);
+    assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer'], undefined, { record: true });
     const conn = new Database(project.dbPath);
     conn.unsafeMode(true); // FTS5's shadow tables are read-only otherwise
     conn.prepare("UPDATE ca_fts_packages_data SET block = x'00ff00ff00ff' WHERE id > 1").run();

@@ -21,6 +21,13 @@ Input: a Claude Code PostToolUse event on stdin; any command but prompt_builder.
 Exit:  always 0; a prompt it could not improve is left as the builder wrote it (a warning on stderr).
 `);
 } else {
-  runPromptHook({ stdin: readPipedStdin() ?? '', env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date() });
+  let stdin: string | undefined;
+  try {
+    stdin = readPipedStdin() ?? '';
+  } catch (err) {
+    // An event over the stdin cap is no prompt builder's: said once, the prompt untouched, exit 0.
+    process.stderr.write(`⚠ context-assembler: hook event not read (${(err as Error).message})\n`);
+  }
+  if (stdin !== undefined) runPromptHook({ stdin, env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date() });
 }
 process.exitCode = 0;

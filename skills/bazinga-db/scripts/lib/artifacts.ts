@@ -1,72 +1,89 @@
 /**
  * A context package's artifact file: where it is, whether it may be read, and its first bytes.
  * One rule for everything that opens an artifact (the search index, `fetch`): the file must
- * resolve, symlinks followed, to a regular file strictly inside `<root>/bazinga/artifacts/`.
+ * resolve, symlinks followed, to a regular file strictly inside `<root>/bazinga/artifacts/`, and
+ * that folder must itself resolve strictly inside the project root (symlinks of the folder and of
+ * its parents resolved too): an artifacts folder linked to /etc serves nothing.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { kindOf, openRegularFile, readUpTo, realDir } from './files.ts';
 import { isStrictlyInside } from './paths.ts';
 
 export type ArtifactLocation =
   | { kind: 'file'; path: string }
-  | { kind: 'missing' }
-  | { kind: 'outside' }
-  | { kind: 'not-file' };
+  /** `folder`: the artifacts folder itself is missing. */
+  | { kind: 'missing'; folder: boolean }
+  /** `real`: where the file (or, with `folder`, the artifacts folder) resolves to. */
+  | { kind: 'outside'; real: string; folder: boolean }
+  /** `what`: `a FIFO`, `a directory`, … */
+  | { kind: 'not-file'; what: string };
 
-/** `<root>/bazinga/artifacts` with its symlinks resolved, or undefined when it does not exist. */
+type ArtifactsFolder = { kind: 'ok'; real: string } | { kind: 'missing' } | { kind: 'outside'; real: string };
+
+/** `<root>/bazinga/artifacts` resolved, and whether it lies inside the resolved project root. */
+function artifactsFolder(projectRoot: string): ArtifactsFolder {
+  const real = realDir(path.join(projectRoot, 'bazinga', 'artifacts'));
+  const root = realDir(projectRoot);
+  if (real === undefined || root === undefined) return { kind: 'missing' };
+  return isStrictlyInside(real, root) ? { kind: 'ok', real } : { kind: 'outside', real };
+}
+
+/**
+ * `<root>/bazinga/artifacts` with its symlinks resolved, or undefined when it does not exist or
+ * resolves outside the project root (nothing in it may be read then).
+ */
 export function artifactsDir(projectRoot: string): string | undefined {
-  try {
-    return fs.realpathSync(path.join(projectRoot, 'bazinga', 'artifacts'));
-  } catch {
-    return undefined;
-  }
+  const folder = artifactsFolder(projectRoot);
+  return folder.kind === 'ok' ? folder.real : undefined;
 }
 
 /**
  * Where the package's `file_path` (relative to the project root) really is, and whether it may be
- * read. `dir` is `artifactsDir(projectRoot)`, for callers that look up many files.
+ * read. `dir` is `artifactsDir(projectRoot)`, for callers that look up many files; without it the
+ * artifacts folder is looked at here, and a folder that is missing or resolves outside the project
+ * says so (`folder: true`).
  */
-export function locateArtifact(projectRoot: string, filePath: string, dir = artifactsDir(projectRoot)): ArtifactLocation {
-  if (dir === undefined) return { kind: 'missing' };
+export function locateArtifact(projectRoot: string, filePath: string, dir?: string): ArtifactLocation {
+  if (dir === undefined) {
+    const folder = artifactsFolder(projectRoot);
+    if (folder.kind === 'missing') return { kind: 'missing', folder: true };
+    if (folder.kind === 'outside') return { kind: 'outside', real: folder.real, folder: true };
+    dir = folder.real;
+  }
   const candidate = path.resolve(projectRoot, filePath);
   // Checked without an exception first: indexing asks about many files that were never written.
-  if (!fs.existsSync(candidate)) return { kind: 'missing' };
+  if (!fs.existsSync(candidate)) return { kind: 'missing', folder: false };
   let real: string;
   try {
     real = fs.realpathSync(candidate);
   } catch {
-    return { kind: 'missing' };
+    return { kind: 'missing', folder: false };
   }
-  if (!isStrictlyInside(real, dir)) return { kind: 'outside' };
+  if (!isStrictlyInside(real, dir)) return { kind: 'outside', real, folder: false };
   let st: fs.Stats;
   try {
     st = fs.statSync(real);
   } catch {
-    return { kind: 'missing' };
+    return { kind: 'missing', folder: false };
   }
-  return st.isFile() ? { kind: 'file', path: real } : { kind: 'not-file' };
+  return st.isFile() ? { kind: 'file', path: real } : { kind: 'not-file', what: kindOf(st) };
 }
 
 /**
- * The first `maxBytes` bytes of a regular file as UTF-8 (a character cut by the bound is dropped).
- * Opened without blocking and checked again on the open descriptor, so a file swapped for a FIFO
- * between the check and the open cannot hang the caller.
+ * The first `maxBytes` bytes of a regular file as UTF-8 (a character cut by the bound is dropped),
+ * '' for anything else. Opened without blocking and checked again on the open descriptor
+ * (files.ts), so a file swapped for a FIFO between the check and the open cannot hang the caller.
  */
 export function readHead(file: string, maxBytes: number): string {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const opened = openRegularFile(file);
+  if (!opened.ok) return '';
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return '';
     // No larger than the file: a small file costs a small buffer whatever the bound.
-    const buf = Buffer.alloc(Math.min(maxBytes, st.size));
-    let filled = 0;
-    while (filled < buf.length) {
-      const n = fs.readSync(fd, buf, filled, buf.length - filled, null);
-      if (n === 0) break;
-      filled += n;
-    }
-    let end = filled;
-    if (end === buf.length) {
+    const want = Math.min(maxBytes, opened.size);
+    const buf = readUpTo(opened.fd, want, opened.size);
+    let end = buf.length;
+    if (end === want && end > 0) {
       // Step back over a multi-byte character the bound split.
       let lead = end - 1;
       while (lead > 0 && lead > end - 4 && ((buf[lead] as number) & 0xc0) === 0x80) lead--;
@@ -76,12 +93,12 @@ export function readHead(file: string, maxBytes: number): string {
     }
     return buf.subarray(0, end).toString('utf8');
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(opened.fd);
   }
 }
 
 /** The artifact's first `maxBytes` bytes, or '' when it is missing, unreadable or not allowed. */
-export function artifactHead(projectRoot: string, filePath: string, maxBytes: number, dir = artifactsDir(projectRoot)): string {
+export function artifactHead(projectRoot: string, filePath: string, maxBytes: number, dir?: string): string {
   if (maxBytes <= 0) return '';
   const where = locateArtifact(projectRoot, filePath, dir);
   if (where.kind !== 'file') return '';

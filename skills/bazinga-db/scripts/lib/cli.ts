@@ -6,7 +6,7 @@
 // The driver is loaded on first open; the CLI needs it, so a missing package stops it here, at load.
 import 'better-sqlite3';
 import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
-import { tokenize } from './args.ts';
+import { tokenize, type ParsedArgs } from './args.ts';
 import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
 import { indexSettings, redactionPolicy } from './settings.ts';
 import { DEFAULT_POLICY, Redactor, redactJson, redactText, type RedactionPolicy } from './redact.ts';
@@ -90,7 +90,7 @@ function helpText(): string {
     '  --db PATH            database file (default: <project root>/bazinga/bazinga.db)',
     '  --project-root DIR   project root (must contain bazinga/)',
     '  --quiet              no informational lines on stderr',
-    `  --busy-timeout MS    how long to wait for a locked database (default ${DEFAULT_BUSY_TIMEOUT_MS}, env BAZINGA_BUSY_TIMEOUT_MS)`,
+    `  --busy-timeout MS    the whole wait for a locked database, retries included (default ${DEFAULT_BUSY_TIMEOUT_MS}, env BAZINGA_BUSY_TIMEOUT_MS)`,
     '  -h, --help           this text',
     '',
     'Project root, first match: --project-root, the folder above --db\'s folder, $BAZINGA_ROOT,',
@@ -99,6 +99,9 @@ function helpText(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.synopsis}`),
     '  help',
+    '',
+    'Reads (get-*, list-sessions, query, integrity-check, redact-existing --dry-run) open the database',
+    'read-only: they never create, switch or extend it; a missing database is NOT_FOUND.',
     '',
     'Output: one JSON document on stdout, exit 0. Errors: nothing on stdout; the last stderr line is',
     '{"success":false,"error":"…","code":"…"}; exit 2 for USAGE, 1 otherwise.',
@@ -116,6 +119,50 @@ function keepIndexInStep(db: DB, projectRoot: string, notice: (line: string) => 
   } catch (err) {
     notice(`⚠ search index not updated (${(err as Error).message}); the next assembly catches up`);
   }
+}
+
+/**
+ * How a command uses the database: `read` opens it read-only (never creating, switching or
+ * extending it: a read never writes), `write` opens the read-write connection (creating the
+ * database when missing), `none` never opens it. A command missing here is a writer; the tests
+ * check that every command is listed.
+ */
+export type Access = 'read' | 'write' | 'none';
+
+export const COMMAND_ACCESS: Readonly<Record<string, Access | ((args: ParsedArgs) => Access)>> = {
+  'create-session': 'write',
+  'get-session': 'read',
+  'list-sessions': 'read',
+  'update-session-status': 'write',
+  'create-task-group': 'write',
+  'get-task-groups': 'read',
+  'update-context-references': 'write',
+  'save-context-package': 'write',
+  'get-context-packages': 'read',
+  'mark-context-consumed': 'write',
+  'save-consumption': 'write',
+  'get-consumption': 'read',
+  'save-reasoning': 'write',
+  'get-reasoning': 'read',
+  'save-error-pattern': 'write',
+  'get-error-patterns': 'read',
+  'update-error-confidence': 'write',
+  'cleanup-error-patterns': 'write',
+  'save-strategy': 'write',
+  'get-strategies': 'read',
+  'update-strategy-helpfulness': 'write',
+  'extract-strategies': 'write',
+  query: 'read',
+  'integrity-check': 'read',
+  'detect-paths': 'none',
+  // Counting what would change writes nothing.
+  'redact-existing': (args) => (args.bools.has('--dry-run') ? 'read' : 'write'),
+};
+
+/** The access of one call (its flags can make a writer a reader: redact-existing --dry-run). */
+export function commandAccess(name: string, args: ParsedArgs): Access {
+  const access = COMMAND_ACCESS[name] ?? 'write';
+  return typeof access === 'function' ? access(args) : access;
 }
 
 /**
@@ -150,20 +197,27 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     let paths: ResolvedPaths | undefined;
     let db: DB | undefined;
     let policy: RedactionPolicy | undefined;
+    // Set from the arguments once they are tokenized, before the command runs.
+    let access: Access = 'write';
     const ctx: CommandContext = {
       cwd: io.cwd,
       env: io.env,
+      warn: (line: string) => io.stderr(redactText(line) + '\n'),
       paths: () => (paths ??= resolvePaths({ db: opts.db, projectRoot: opts.projectRoot, cwd: io.cwd, env: io.env })),
       db: () => {
         if (!db) {
-          db = openDatabase({ dbPath: ctx.paths().dbPath, busyTimeoutMs: opts.busyTimeoutMs, notice });
+          db = openDatabase({ dbPath: ctx.paths().dbPath, busyTimeoutMs: opts.busyTimeoutMs, notice, readOnly: access === 'read' });
           opened.push(db);
         }
         return db;
       },
       redactor: () => new Redactor((policy ??= redactionPolicy(ctx.paths().projectRoot))),
       readOnlyDb: () => {
-        ctx.db();
+        const conn = ctx.db();
+        if (conn.readonly) {
+          conn.pragma('query_only = ON');
+          return conn;
+        }
         const ro = openReadOnly(ctx.paths().dbPath, opts.busyTimeoutMs);
         opened.push(ro);
         return ro;
@@ -181,6 +235,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       }
     };
     const args = tokenize(opts.rest, command.flags, command.maxPositionals);
+    access = commandAccess(command.name, args);
     const result = command.run(args, ctx);
     if (command.indexes && db) keepIndexInStep(db, ctx.paths().projectRoot, notice);
     io.stdout(JSON.stringify(redactJson(result, printPolicy(), PRODUCT_IDS).value, null, 2) + '\n');

@@ -1,16 +1,20 @@
 /**
- * Opening a BAZINGA database. One read-write connection per process: WAL, foreign keys,
+ * Opening a BAZINGA database. A writer: one read-write connection per process, WAL, foreign keys,
  * synchronous NORMAL, a busy timeout, and a bounded retry with backoff around anything SQLite
- * refuses as busy. A missing or empty file gets the complete v19 schema in one transaction; an
+ * refuses as busy; a missing or empty file gets the complete v19 schema in one transaction, an
  * existing file is checked (no integrity check on this path: it costs hundreds of milliseconds)
- * and only ever gains `ca_*` objects.
+ * and only ever gains `ca_*` objects. A reader (`readOnly`): the file opened read-only, never
+ * created, switched or extended; what it lacks of this layer's derived objects is worked around
+ * for that connection only (see openReader). The busy timeout is the whole wait of a connection,
+ * retries included.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type Database from 'better-sqlite3';
 import { BazingaError, isBusyError, toBazingaError } from './errors.ts';
-import { resetSearchIndex } from './repo/searchIndex.ts';
+import { resetSearchIndex, searchIndexBehind, syncSearchIndex, type IndexOptions } from './repo/searchIndex.ts';
 import {
   CA_DDL,
   CA_OBJECTS,
@@ -41,6 +45,9 @@ function loadDriver(): { Database: typeof Database; options: Database.Options; p
   // The addon's path given directly skips the `bindings` package's search of the file system on
   // every open (about 1.4 ms of a start, measured); an unusual build keeps the default lookup.
   const addon = path.join(packageDir, 'build', 'Release', 'better_sqlite3.node');
+  // URI file names ("file:…", read when the addon loads): only openReader uses one, to read a WAL
+  // database on a read-only mount. This layer's own paths are absolute, never "file:…".
+  process.env.SQLITE_USE_URI ??= '1';
   driver = { Database: Driver, options: fs.existsSync(addon) ? { nativeBinding: addon } : {}, packageDir };
   return driver;
 }
@@ -84,46 +91,106 @@ export function nativeBindingError(err: unknown, packageDir: string): BazingaErr
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
-/** Pauses between attempts when SQLite still reports busy after its own timeout. */
+/** Pauses between attempts when SQLite reports busy, while the connection's wait budget lasts. */
 const DEFAULT_RETRY_BACKOFF_MS: readonly number[] = [100, 250, 500];
 
 export interface OpenOptions {
   dbPath: string;
+  /** The longest one statement waits for a lock (SQLite's busy timeout); default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * The whole wait of this connection for locks: every statement's wait, retries and pauses
+   * included (default `busyTimeoutMs`). Spent, the next busy answer is BUSY at once.
+   */
+  busyBudgetMs?: number;
   /** Called with informational lines (`✓ …`, `⚠ …`); the CLI silences it under --quiet. */
   notice?: (line: string) => void;
   /** Create the database when the file is missing or empty (default true). When false, a missing file is DB_ERROR. */
   create?: boolean;
-  /** Pauses between busy retries of this connection's writes (default 100, 250, 500 ms). */
+  /** Pauses between busy retries of this connection (default 100, 250, 500 ms), within its budget. */
   retryBackoffMs?: readonly number[];
+  /**
+   * Open for reading only: the file must exist and hold a database (else NOT_FOUND naming the path
+   * and create-session); nothing is created, switched to WAL or extended.
+   */
+  readOnly?: boolean;
+  /**
+   * A reader that uses this layer's derived tables (the assembler: search index, count cache) gets
+   * those its file lacks in memory, for this connection alone; with `searchIndex`, the index is
+   * filled with these options (relevance ranks as a writer's would), else it starts empty. Without
+   * `derived` (bazinga-db's reads) a reader sees the file's own tables only.
+   */
+  derived?: { searchIndex?: IndexOptions };
+  /**
+   * A writer whose file or folder cannot be written (a read-only file, folder or mount) opens as a
+   * reader instead and calls this, rather than failing. Without it such a writer fails as before.
+   */
+  onReadOnly?: () => void;
 }
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/** What a connection may still wait for locks, in total, and how its retries pause. */
+interface BusyBudget {
+  waitMs: number;
+  leftMs: number;
+  backoffMs: readonly number[];
+}
+
+const busyBudgets = new WeakMap<DB, BusyBudget>();
+
+/** Takes `ms` off the connection's budget; SQLite's own timeout never exceeds what is left. */
+function spendBusy(db: DB, budget: BusyBudget, ms: number): void {
+  budget.leftMs = Math.max(0, budget.leftMs - ms);
+  // PRAGMA takes no bound parameters: the value is an integer computed here, never input.
+  db.pragma(`busy_timeout = ${Math.floor(Math.min(budget.waitMs, budget.leftMs))}`);
+}
+
 /**
- * Runs `fn`, retrying a bounded number of times with growing pauses while SQLite reports the
- * database busy or locked. The last failure surfaces as BUSY ("database is locked").
+ * Runs `fn`, retrying with the connection's pauses while SQLite reports the database busy or
+ * locked and the connection's wait budget lasts: the time each failed attempt took (SQLite's own
+ * wait) and each pause are spent from it, so the whole wait of a command stays within its busy
+ * timeout. Errors are rethrown as they are (the last busy one too).
  */
-function withBusyRetry<T>(fn: () => T, backoffMs: readonly number[] = DEFAULT_RETRY_BACKOFF_MS): T {
+function retryBusy<T>(db: DB, fn: () => T): T {
+  const budget = busyBudgets.get(db);
   for (let attempt = 0; ; attempt++) {
+    const started = performance.now();
     try {
       return fn();
     } catch (err) {
-      const pause = backoffMs[attempt];
-      if (!isBusyError(err) || pause === undefined) throw toBazingaError(err);
-      sleepSync(pause);
+      if (!budget || !isBusyError(err)) throw err;
+      spendBusy(db, budget, performance.now() - started);
+      const pause = budget.backoffMs[attempt];
+      if (pause === undefined || budget.leftMs <= 0) throw err;
+      const slept = Math.min(pause, budget.leftMs);
+      sleepSync(slept);
+      spendBusy(db, budget, slept);
     }
   }
 }
 
-/** Runs `fn` in one BEGIN IMMEDIATE transaction (the write lock taken up front), with busy retry. */
-export function writeTransaction<T>(db: DB, fn: () => T): T {
-  return withBusyRetry(() => db.transaction(fn).immediate(), retryBackoff.get(db));
+/**
+ * `fn` with busy retry within the connection's wait budget; a failure surfaces as a BazingaError
+ * (busy: BUSY, "database is locked"). Reads are safe to retry whole.
+ */
+function withBusyRetry<T>(db: DB, fn: () => T): T {
+  try {
+    return retryBusy(db, fn);
+  } catch (err) {
+    throw toBazingaError(err);
+  }
 }
 
-const retryBackoff = new WeakMap<DB, readonly number[]>();
+/**
+ * Runs `fn` in one BEGIN IMMEDIATE transaction (the write lock taken up front), with busy retry.
+ * On a reader only its in-memory objects can be written: anything else fails as read-only.
+ */
+export function writeTransaction<T>(db: DB, fn: () => T): T {
+  return withBusyRetry(db, () => db.transaction(fn).immediate());
+}
 
 const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
 
@@ -136,10 +203,23 @@ export function stmt(db: DB, sql: string): Database.Statement {
   }
   let s = cache.get(sql);
   if (!s) {
-    s = db.prepare(sql);
+    s = db.prepare(withoutAbsentIndexHints(db, sql));
     cache.set(sql, s);
   }
   return s;
+}
+
+/** Per reader: this layer's indexes its database lacks (never opened by a writer of this product). */
+const absentIndexes = new WeakMap<DB, ReadonlySet<string>>();
+
+/**
+ * The statement without the `INDEXED BY` hints that name an index the reader's database lacks:
+ * the same query, planned by SQLite from what is there (same rows, maybe slower).
+ */
+function withoutAbsentIndexHints(db: DB, sql: string): string {
+  const absent = absentIndexes.get(db);
+  if (!absent) return sql;
+  return sql.replace(/\s+INDEXED BY (\w+)/g, (hint, name: string) => (absent.has(name) ? '' : hint));
 }
 
 function tableNames(db: DB): Set<string> {
@@ -236,11 +316,13 @@ function checkSchema(db: DB, dbPath: string, notice: (line: string) => void): vo
 
 /**
  * Opens (creating when missing or empty) the database at `dbPath`, applies the connection
- * pragmas, checks the schema, and adds the `ca_*` extension objects when absent.
+ * pragmas, checks the schema, and adds the `ca_*` extension objects when absent. With `readOnly`
+ * it opens a reader instead (openReader); with `onReadOnly`, a file or folder that cannot be
+ * written gives a reader too.
  */
 export function openDatabase(opts: OpenOptions): DB {
   const notice = opts.notice ?? (() => {});
-  const timeout = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (opts.readOnly) return openReader(opts, notice);
   let size: number | undefined;
   try {
     size = fs.statSync(opts.dbPath).size;
@@ -248,33 +330,187 @@ export function openDatabase(opts: OpenOptions): DB {
     size = undefined;
   }
   const fresh = size === undefined || size === 0;
-  const backoff = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
   if (fresh && opts.create === false) throw new BazingaError('DB_ERROR', `Database not found: ${opts.dbPath}`);
+  if (!fresh && opts.onReadOnly && !writable(opts.dbPath)) {
+    opts.onReadOnly();
+    return openReader(opts, notice);
+  }
   let db: DB | undefined;
   try {
     if (fresh) fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true });
-    db = connect(opts.dbPath, { timeout });
+    db = connect(opts.dbPath, { timeout: firstWait(opts) });
     const conn = db;
-    retryBackoff.set(conn, backoff);
-    withBusyRetry(() => {
+    budgetBusy(conn, opts);
+    retryBusy(conn, () => {
       conn.pragma('foreign_keys = ON');
       conn.pragma('synchronous = NORMAL');
-    }, backoff);
-    const toWal = () => withBusyRetry(() => conn.pragma('journal_mode = WAL'), backoff);
+    });
+    const toWal = () => retryBusy(conn, () => conn.pragma('journal_mode = WAL'));
     // A file with no tables at all is one being created (possibly by another process right now).
-    if (fresh || withBusyRetry(() => tableNames(conn).size === 0, backoff)) {
+    if (fresh || retryBusy(conn, () => tableNames(conn).size === 0)) {
       toWal();
       if (createV19Schema(conn)) notice(`✓ Created BAZINGA database (schema v${SCHEMA_VERSION}) at ${opts.dbPath}`);
     }
     // Checked before anything persistent changes: a file that is refused is left as it was.
-    withBusyRetry(() => checkSchema(conn, opts.dbPath, notice), backoff);
+    retryBusy(conn, () => checkSchema(conn, opts.dbPath, notice));
     toWal();
     ensureExtensions(conn);
     return conn;
   } catch (err) {
     db?.close();
+    if (!fresh && opts.onReadOnly && isReadOnlyError(err)) {
+      opts.onReadOnly();
+      return openReader(opts, notice);
+    }
     throw toBazingaError(err);
   }
+}
+
+/** SQLite's wait for one statement at open: the per-statement timeout, never more than the budget. */
+function firstWait(opts: OpenOptions): number {
+  const wait = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  return Math.min(wait, opts.busyBudgetMs ?? wait);
+}
+
+function budgetBusy(db: DB, opts: OpenOptions): void {
+  const waitMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  busyBudgets.set(db, { waitMs, leftMs: opts.busyBudgetMs ?? waitMs, backoffMs: opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS });
+}
+
+/**
+ * Whether this process may write the file and its folder (a writer needs both: the journal or the
+ * write-ahead log lives beside the file). A read-only mount answers no even to root.
+ */
+function writable(dbPath: string): boolean {
+  try {
+    fs.accessSync(dbPath, fs.constants.W_OK);
+    fs.accessSync(path.dirname(dbPath), fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SQLite (or the file system) refusing a write because the file, its folder or the mount is read-only. */
+function isReadOnlyError(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  return (
+    code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EROFS' || code === 'EPERM' ||
+    (typeof e?.message === 'string' && e.message.includes('attempt to write a readonly database'))
+  );
+}
+
+/** This layer's tables a reader needs for relevance; absent (or of another definition), it gets its own in memory. */
+const SEARCH_OBJECTS: readonly string[] = ['ca_meta', ...SEARCH_TABLES, 'ca_term_df', 'ca_package_paths'];
+
+/**
+ * A reader: the existing file opened read-only, so nothing of it changes (no WAL switch, no `ca_*`
+ * objects, no schema) and a read-only file, folder or mount can be read. A missing or empty file
+ * is NOT_FOUND: a read never creates a database. What a database never opened by a writer of this
+ * product lacks is worked around for this connection alone: hints naming absent `ca_idx_*`
+ * indexes are left out of its statements (stmt), and the search index, the count cache and their
+ * bookkeeping are made, when `opts.derived` asks, as TEMP tables (in memory, for this connection;
+ * TEMP names are looked up first, so they stand in for the file's own when those are absent, stale
+ * or behind), the index filled within its time budget. Writing anything but those fails: the file
+ * is read-only.
+ */
+function openReader(opts: OpenOptions, notice: (line: string) => void): DB {
+  let size: number | undefined;
+  try {
+    size = fs.statSync(opts.dbPath).size;
+  } catch {
+    size = undefined;
+  }
+  if (size === undefined) {
+    throw new BazingaError('NOT_FOUND', `Database not found: ${opts.dbPath} (a read never creates one; create-session creates it)`);
+  }
+  if (size === 0) {
+    throw new BazingaError('NOT_FOUND', `Database file is empty: ${opts.dbPath} (a read never initialises it; create-session does)`);
+  }
+  const open = (file: string): DB => {
+    let db: DB | undefined;
+    try {
+      db = connect(file, { readonly: true, fileMustExist: true, timeout: firstWait(opts) });
+      const conn = db;
+      budgetBusy(conn, opts);
+      // The TEMP tables live in memory; the reader enforces no foreign keys (it changes no row).
+      conn.pragma('temp_store = MEMORY');
+      conn.pragma('foreign_keys = OFF');
+      retryBusy(conn, () => {
+        // No table at all: a database still being created (by a writer, right now) or never made.
+        if (tableNames(conn).size === 0) {
+          throw new BazingaError('NOT_FOUND', `Database has no tables yet: ${opts.dbPath} (a read never creates them; create-session does)`);
+        }
+        checkSchema(conn, opts.dbPath, notice);
+      });
+      retryBusy(conn, () => makeReaderObjects(conn, opts.derived));
+      return conn;
+    } catch (err) {
+      db?.close();
+      throw err;
+    }
+  };
+  try {
+    return open(opts.dbPath);
+  } catch (err) {
+    if (!walUnreadableHere(err, opts.dbPath)) throw toBazingaError(err);
+    try {
+      // Nothing has it open (no -shm) and no write is outside the file (no -wal frames): the file
+      // alone is the database, read as it is, without the shared-memory index it cannot create.
+      return open(`${pathToFileURL(opts.dbPath).href}?immutable=1`);
+    } catch (again) {
+      throw toBazingaError(again);
+    }
+  }
+}
+
+/**
+ * A WAL database in a folder this process cannot write, that no process has open: SQLite cannot
+ * create the shared-memory file a reader of a WAL database needs (a read-only mount, typically).
+ */
+function walUnreadableHere(err: unknown, dbPath: string): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code !== 'SQLITE_READONLY_DIRECTORY' && code !== 'SQLITE_READONLY_CANTINIT' && code !== 'SQLITE_CANTOPEN') return false;
+  const size = (file: string) => {
+    try {
+      return fs.statSync(file).size;
+    } catch {
+      return undefined;
+    }
+  };
+  const wal = size(`${dbPath}-wal`);
+  return size(`${dbPath}-shm`) === undefined && (wal === undefined || wal === 0);
+}
+
+/** What the reader's database lacks of this layer's objects, made for this connection (see openReader). */
+function makeReaderObjects(db: DB, derived: OpenOptions['derived']): void {
+  const present = new Set(
+    (stmt(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')").all() as { name: string }[]).map((r) => r.name),
+  );
+  const absent = CA_OBJECTS.filter((name) => name.startsWith('ca_idx_') && !present.has(name));
+  if (absent.length > 0) absentIndexes.set(db, new Set(absent));
+  if (!derived) return;
+  const index = derived.searchIndex;
+  // An index a writer made is used as that writer left it, also when rows were written since (by
+  // the original tool, between two recording assemblies): rebuilding the whole index in memory on
+  // every dry run or step would cost a second each, and a reader cannot bring it up to date. Those
+  // newest rows then rank without relevance until the next recording assembly indexes them. Only a
+  // database no writer of this product indexed (or one of another index definition) gets its own,
+  // in memory, within the index budget.
+  const searchUsable = SEARCH_OBJECTS.every((name) => present.has(name)) && staleSearchTables(db).length === 0;
+  const temp: string[] = [];
+  for (const ddl of CA_DDL) {
+    const name = /^CREATE (?:VIRTUAL )?TABLE IF NOT EXISTS (\w+)/.exec(ddl)?.[1];
+    if (name === undefined) continue; // an index on the original's tables: TEMP cannot hold one
+    if (name === 'ca_token_counts' ? present.has(name) : searchUsable || !SEARCH_OBJECTS.includes(name)) continue;
+    temp.push(ddl.replace(/^CREATE TABLE IF NOT EXISTS /, 'CREATE TEMP TABLE IF NOT EXISTS ').replace(/^CREATE VIRTUAL TABLE IF NOT EXISTS /, 'CREATE VIRTUAL TABLE IF NOT EXISTS temp.'));
+  }
+  if (temp.length === 0) return;
+  db.transaction(() => {
+    for (const ddl of temp) db.exec(ddl);
+    if (!searchUsable && index) syncSearchIndex(db, index);
+  })();
 }
 
 /**

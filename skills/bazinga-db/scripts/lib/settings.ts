@@ -6,22 +6,31 @@
  *   relevance.index_budget_ms       how long one call may spend indexing a backlog of older rows;
  *   redaction_mode                  pattern_only | entropy | both, at ingest as at emit;
  *   redaction_allowlist             regexes whose matches are stored and printed as written;
- *   reasoning.content_chars         how much of a reasoning entry a block shows (its count is stored).
+ *   reasoning.content_chars         how much of a reasoning entry a block shows (its count is stored);
+ *   file_limits.content_file_bytes  the cap of `save-reasoning --content-file`.
  * Read leniently: the assembler reports a malformed file; here a missing, unreadable or invalid
  * value means the default (an allowlist entry that is not a valid regex is skipped). A path that is
- * not a regular file (a FIFO, a device, a directory) is the one exception: a CONFIG error, as in
- * the assembler (readConfigFile), never a wait for a writer that does not come.
+ * not a regular file (a FIFO, a device, a directory), or a file over MAX_CONFIG_BYTES, is the one
+ * exception: a CONFIG error, as in the assembler (readConfigFile), never a wait for a writer that
+ * does not come nor a read without end.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { readHead } from './artifacts.ts';
 import { BazingaError } from './errors.ts';
+import { describeRefusal, readRegularFile } from './files.ts';
 import { DEFAULT_POLICY, REDACTION_MODES, type RedactionMode, type RedactionPolicy } from './redact.ts';
 import { DEFAULT_REASONING_CONTENT_CHARS } from './shown.ts';
 import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from './repo/searchIndex.ts';
 
-/** A configuration file larger than this is not read here. */
-const MAX_CONFIG_BYTES = 1_048_576;
+/** A configuration file larger than this is refused (CONFIG): the shipped one is 3 KB. */
+export const MAX_CONFIG_BYTES = 1_048_576;
+
+/** Default caps of the files a user may point the tools at; `context_engineering.file_limits` raises them. */
+export const DEFAULT_FILE_LIMITS = {
+  /** `save-reasoning --content-file`: one agent's reasoning is a few kilobytes. */
+  content_file_bytes: 1_048_576,
+  /** An artifact `fetch` prints whole (redacted): research notes, failure reports, logs. */
+  artifact_bytes: 8_388_608,
+} as const;
 
 export interface IndexSettings {
   artifactBytes: number;
@@ -30,67 +39,55 @@ export interface IndexSettings {
 
 const whole = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : fallback);
 
-/** What a file system entry that is not a regular file is, for a message: `a FIFO`, `a directory`, … */
-function kindOf(st: fs.Stats): string {
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isDirectory()) return 'a directory';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSocket()) return 'a socket';
-  return 'not a file';
-}
-
-/** CONFIG unless `st` is a regular file: the message names the file and what it is. */
-function assertRegularConfig(file: string, st: fs.Stats): void {
-  if (!st.isFile()) throw new BazingaError('CONFIG', `${file}: is ${kindOf(st)}, not a regular file`, { file, key: '' });
-}
-
 /**
  * The text of a configuration file, or undefined when there is none (ENOENT). Anything but a
  * regular file (symlinks followed) is a CONFIG error naming the file and what it is: reading a
- * FIFO would wait for a writer forever. Checked before opening (a device is never opened) and
- * again on the descriptor, opened without blocking, so a file swapped in between is caught too.
- * Other I/O errors are thrown as they come.
+ * FIFO would wait for a writer forever. So is a file over MAX_CONFIG_BYTES (`<file>: is N bytes,
+ * over the cap of 1048576 bytes`). Checked before opening (a device is never opened) and again on
+ * the descriptor, opened without blocking, and read to at most the cap + 1 byte (files.ts). A
+ * file that cannot be read for another reason (permissions) is an Error naming it.
  */
 export function readConfigFile(file: string): string | undefined {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  assertRegularConfig(file, st);
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  try {
-    assertRegularConfig(file, fs.fstatSync(fd));
-    return fs.readFileSync(fd, 'utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
+  const read = readRegularFile(file, MAX_CONFIG_BYTES);
+  if (read.ok) return read.bytes.toString('utf8');
+  const { refusal } = read;
+  if (refusal.reason === 'missing') return undefined;
+  if (refusal.reason === 'unreadable') throw new Error(`${file}: ${describeRefusal(refusal)}`);
+  throw new BazingaError('CONFIG', `${file}: ${describeRefusal(refusal)}`, { file, key: '' });
 }
 
 /**
- * The `context_engineering` section, or {} when there is none or it cannot be read. Throws CONFIG
- * when the path is not a regular file (see readConfigFile).
+ * The `context_engineering` section, or {} when there is none or it cannot be read or parsed.
+ * Throws CONFIG when the path is not a regular file or is over the cap (see readConfigFile).
  */
 function configSection(projectRoot: string): Record<string, unknown> {
   const file = path.join(projectRoot, 'bazinga', 'skills_config.json');
-  let st: fs.Stats;
+  let text: string | undefined;
   try {
-    st = fs.statSync(file);
-  } catch {
+    text = readConfigFile(file);
+  } catch (err) {
+    if (err instanceof BazingaError) throw err;
     return {};
   }
-  assertRegularConfig(file, st);
+  if (text === undefined) return {};
   try {
-    if (st.size > MAX_CONFIG_BYTES) return {};
-    const parsed = JSON.parse(readHead(file, MAX_CONFIG_BYTES)) as { context_engineering?: unknown };
+    const parsed = JSON.parse(text) as { context_engineering?: unknown };
     const section = parsed?.context_engineering;
     return section !== null && typeof section === 'object' && !Array.isArray(section) ? (section as Record<string, unknown>) : {};
   } catch {
     return {};
   }
+}
+
+/**
+ * The cap of `save-reasoning --content-file`: `context_engineering.file_limits.content_file_bytes`
+ * (a positive integer), else DEFAULT_FILE_LIMITS.content_file_bytes.
+ */
+export function contentFileBytes(projectRoot: string): number {
+  const limits = configSection(projectRoot).file_limits;
+  const l = limits !== null && typeof limits === 'object' ? (limits as Record<string, unknown>) : {};
+  const cap = whole(l.content_file_bytes, DEFAULT_FILE_LIMITS.content_file_bytes);
+  return cap > 0 ? cap : DEFAULT_FILE_LIMITS.content_file_bytes;
 }
 
 export function indexSettings(projectRoot: string): IndexSettings {

@@ -7,8 +7,10 @@
 import {
   BazingaError,
   DEFAULT_ARTIFACT_INDEX_BYTES,
+  DEFAULT_FILE_LIMITS,
   DEFAULT_INDEX_BUDGET_MS,
   DEFAULT_REASONING_CONTENT_CHARS,
+  jsonErrorAt,
   MAX_ARTIFACT_INDEX_BYTES,
   type RedactionMode,
   type RedactionPolicy,
@@ -68,6 +70,13 @@ export interface Config {
     column_weights: { summary: number; artifact: number; path: number };
     /** Newest reasoning entries per producer considered besides the full-text hits. */
     reasoning_window: number;
+  };
+  /** Caps of the files a user points the tools at (a larger file is refused, never read past the cap). */
+  file_limits: {
+    /** bazinga-db `save-reasoning --content-file` (bazinga-db reads it from bazinga/skills_config.json). */
+    content_file_bytes: number;
+    /** The artifact `fetch` prints. */
+    artifact_bytes: number;
   };
 }
 
@@ -137,11 +146,18 @@ export const DEFAULT_CONFIG: Config = {
     column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
     reasoning_window: 10,
   },
+  file_limits: { content_file_bytes: DEFAULT_FILE_LIMITS.content_file_bytes, artifact_bytes: DEFAULT_FILE_LIMITS.artifact_bytes },
 };
 
-/** A broken config file: CONFIG, naming the file and the key (`context_engineering.<key>`, or `file`). */
+/**
+ * A broken config file: CONFIG, naming the file and the key (`context_engineering.<key>`). A
+ * problem of the whole file ends with the path (`config file not valid JSON at line 1, column 1:
+ * /etc/passwd`): every printed text is redacted, and a path whose last name reads like a secret's
+ * key (`…/passwd: …`) would hide the words after it.
+ */
 export function configError(file: string, key: string, problem: string): BazingaError {
-  return new BazingaError('CONFIG', `${file}: ${key ? `context_engineering.${key}` : 'file'}: ${problem}`, { file, key });
+  const message = key ? `${file}: context_engineering.${key}: ${problem}` : `config file ${problem}: ${file}`;
+  return new BazingaError('CONFIG', message, { file, key });
 }
 
 type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
@@ -185,6 +201,7 @@ const SCHEMA: { [k: string]: Shape } = {
     column_weights: { summary: 'nonnegative', artifact: 'nonnegative', path: 'nonnegative' },
     reasoning_window: 'count',
   },
+  file_limits: { content_file_bytes: 'positive-int', artifact_bytes: 'positive-int' },
 };
 
 function describe(v: unknown): string {
@@ -277,10 +294,11 @@ export function parseConfig(text: string | undefined, file: string, warn: (m: st
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (err) {
-    throw configError(file, '', `not valid JSON (${(err as Error).message})`);
+  } catch {
+    // Where, never what: the file may be anything (`--config /etc/passwd`), and its bytes are not ours to print.
+    throw configError(file, '', `not valid JSON${jsonErrorAt(text)}`);
   }
-  if (!isPlainObject(parsed)) throw configError(file, '', `expected a JSON object, got ${describe(parsed)}`);
+  if (!isPlainObject(parsed)) throw configError(file, '', `expected a JSON object, got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}`);
   const section = parsed.context_engineering;
   if (section === undefined) return DEFAULT_CONFIG;
   check(SCHEMA, section, '', file, warn);

@@ -45,7 +45,7 @@ export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
 export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo): number {
   const io = guardIo(rawIo).io;
   const env = loadEnvironment(flags, io);
-  const { deps, close } = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`));
+  const { deps, close } = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`), undefined, { writes: true });
   try {
     const db = deps.db();
     const problems: string[] = [];

@@ -1,6 +1,18 @@
 /** fetch.ts behind the shell: find the package, check its path, read, redact, shorten. */
-import fs from 'node:fs';
-import { BazingaError, findPackage, invalid, locateArtifact, markRunComplete, notFound, parseInteger, printError, usage } from '../../../bazinga-db/scripts/lib/index.ts';
+import path from 'node:path';
+import {
+  BazingaError,
+  describeRefusal,
+  findPackage,
+  invalid,
+  locateArtifact,
+  markRunComplete,
+  notFound,
+  parseInteger,
+  printError,
+  readRegularFile,
+  usage,
+} from '../../../bazinga-db/scripts/lib/index.ts';
 import { lookupByModel, redactionPolicyOf } from './config.ts';
 import { guardIo } from './print.ts';
 import { excerpt } from './core/excerpt.ts';
@@ -25,19 +37,51 @@ Usage: tsx fetch.ts <package_id> [--max-tokens N] [--format text|json] [--db PAT
   --format F       text (default) or json
 `;
 
-/** Resolves the artifact path and refuses anything outside <root>/bazinga/artifacts/ (after symlinks). */
+/** The stored `file_path` as a message shows it: relative to the project root where it lies inside. */
+function shownPath(projectRoot: string, filePath: string): string {
+  if (!path.isAbsolute(filePath)) return filePath;
+  const rel = path.relative(projectRoot, filePath);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? filePath : rel.split(path.sep).join('/');
+}
+
+/**
+ * The artifact's real path when fetch may serve it: a regular file whose real path lies inside
+ * `<root>/bazinga/artifacts/`, itself resolving inside the project root (symlinks of the file, the
+ * folder and its parents resolved). A missing folder or file is NOT_FOUND naming the path relative
+ * to the project root; anything else is REFUSED naming the rule.
+ */
 export function resolveArtifact(projectRoot: string, filePath: string): string {
   const where = locateArtifact(projectRoot, filePath);
+  const shown = shownPath(projectRoot, filePath);
   switch (where.kind) {
     case 'file':
       return where.path;
     case 'missing':
-      throw notFound(`artifact file not found: ${filePath}`);
+      throw notFound(`artifact file not found: ${shown}${where.folder ? ' (the project has no bazinga/artifacts/ folder)' : ''}`);
     case 'outside':
-      throw new BazingaError('REFUSED', `refused: ${filePath} resolves outside bazinga/artifacts/`);
+      throw new BazingaError(
+        'REFUSED',
+        where.folder
+          ? `refused: bazinga/artifacts resolves to ${where.real}, outside the project root, so ${shown} is not served; fetch serves only files inside the project root`
+          : `refused: ${shown} resolves to ${where.real}, outside bazinga/artifacts/; fetch serves only files inside it`,
+      );
     case 'not-file':
-      throw new BazingaError('REFUSED', `not a regular file: ${filePath}`);
+      throw new BazingaError('REFUSED', `refused: ${shown} is ${where.what}, not a regular file`);
   }
+}
+
+/**
+ * The artifact's text: at most `cap` bytes (`file_limits.artifact_bytes`), read without blocking
+ * and never past the cap (files.ts); a file gone or swapped since it was located is named as such.
+ */
+export function readArtifact(projectRoot: string, filePath: string, cap: number): string {
+  const file = resolveArtifact(projectRoot, filePath);
+  const read = readRegularFile(file, cap);
+  if (read.ok) return read.bytes.toString('utf8');
+  const shown = shownPath(projectRoot, filePath);
+  if (read.refusal.reason === 'missing') throw notFound(`artifact file not found: ${shown}`);
+  const raise = read.refusal.reason === 'too-large' ? ' (context_engineering.file_limits.artifact_bytes raises it)' : '';
+  throw new BazingaError('REFUSED', `refused: ${shown} ${describeRefusal(read.refusal)}${raise}`);
 }
 
 export function runFetch(rawIo: ScriptIo): number {
@@ -72,8 +116,7 @@ export function runFetch(rawIo: ScriptIo): number {
     close = made.close;
     const pkg = findPackage(made.deps.db(), id);
     if (!pkg) throw notFound(`Context package not found: ${id}`);
-    const file = resolveArtifact(env.projectRoot, pkg.file_path);
-    const content = made.deps.redact(fs.readFileSync(file, 'utf8'));
+    const content = made.deps.redact(readArtifact(env.projectRoot, pkg.file_path, env.config.file_limits.artifact_bytes));
     // Artifact lines are counted directly: caching them would fill the count cache with one-off text.
     const counter = makeTokenCounter(lookupByModel(env.config.token_factor, DEFAULT_MODEL));
     const result = maxTokens === null ? { text: content, truncated: false, omitted_lines: 0 } : excerpt(content, maxTokens, counter);

@@ -3,9 +3,8 @@
  * the edge. A bad value is a USAGE or VALIDATION BazingaError naming the flag, the value and what
  * is allowed; scripts exit 2 on it.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { invalid, parseInteger, parseLimit, SPAWNED_AGENTS as AGENTS, usage, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
+import { describeRefusal, invalid, jsonErrorAt, parseInteger, parseLimit, readRegularFile, SPAWNED_AGENTS as AGENTS, usage, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
 import { REASONING_LEVELS, type AssemblyRequest, type ReasoningLevel } from './contract.ts';
 
 type Kind = 'string' | 'bool';
@@ -181,19 +180,16 @@ export function withParamsFile(flags: ParsedFlags, cwd: string): { flags: Parsed
   const given = flags.values.get('--params-file');
   if (given === undefined) return { flags, iterationFromGroup: false, retry: false };
   const file = path.resolve(cwd, given);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch (err) {
-    throw invalid(`--params-file ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
-  }
-  if (!stat.isFile()) throw invalid(`--params-file ${file}: not a regular file`);
-  if (stat.size > PARAMS_FILE_MAX_BYTES) throw invalid(`--params-file ${file}: ${stat.size} bytes, more than a params file holds (at most ${PARAMS_FILE_MAX_BYTES})`);
+  // Regular files only, checked without blocking, never read past the cap (a FIFO, /dev/zero).
+  const read = readRegularFile(file, PARAMS_FILE_MAX_BYTES);
+  if (!read.ok) throw invalid(`--params-file ${file}: ${describeRefusal(read.refusal)}`);
+  const json = read.bytes.toString('utf8');
   let params: unknown;
   try {
-    params = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw invalid(`--params-file ${file}: not valid JSON (${(err as Error).message})`);
+    params = JSON.parse(json);
+  } catch {
+    // Where, never what: a file that is not a params file is not quoted.
+    throw invalid(`--params-file ${file}: not valid JSON${jsonErrorAt(json)}`);
   }
   if (params === null || typeof params !== 'object' || Array.isArray(params)) throw invalid(`--params-file ${file}: must hold a JSON object`);
   const p = params as Record<string, unknown>;

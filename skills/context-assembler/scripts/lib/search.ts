@@ -146,6 +146,9 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
  * long) the request goes on with the index as it is, and says so.
  */
 export function refreshSearchIndex(db: DB, projectRoot: string | null, config: Config, warn: (m: string) => void): void {
+  // A read-only connection (a dry run, a read-only step, a file that cannot be written) uses the
+  // index as the last writer left it: it cannot write, and must not.
+  if (db.readonly) return;
   try {
     if (searchIndexBehind(db).length === 0) return;
     const report = writeTransaction(db, () =>

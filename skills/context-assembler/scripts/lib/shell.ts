@@ -192,10 +192,15 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
 }
 
 /**
- * Builds the dependencies of the steps for one process run. Token counts go through the
- * database's count cache when the database can be opened (best effort: a step that needs no
- * database still works without it); `close` saves the new counts and closes the database.
- * `redactString` redacts each item (the script's redactionMemo from guardIo, shared with the door).
+ * Builds the dependencies of the steps for one process run. A run that records consumption
+ * (`writes`) opens the database read-write; any other run (zone, rank, pack, reasoning, a dry run,
+ * fetch) opens it read-only and changes nothing in it: no WAL switch, no `ca_*` objects, no index
+ * catch-up, no cached counts (a database never opened by a writer gets its search index in memory
+ * for the run). A writer whose file, folder or mount is read-only runs as a dry run and says so in
+ * one line. Token counts go through the database's count cache when the database can be opened
+ * (best effort: a step that needs no database still works without it); `close` saves a writer's
+ * new counts and closes the database. `redactString` redacts each item (the script's
+ * redactionMemo from guardIo, shared with the door).
  */
 export function makeDeps(
   env: Environment,
@@ -203,10 +208,33 @@ export function makeDeps(
   flags: ParsedFlags,
   warn: (m: string) => void,
   redactString: TextRedaction = redactText,
+  options: { writes?: boolean } = {},
 ): { deps: Deps; close: () => void } {
+  const dryRunFlag = flags.bools.has('--dry-run');
+  const writes = (options.writes ?? false) && !dryRunFlag;
+  // Each wait for a lock short, and the run's whole wait bounded: a locked database falls back well within 2 s.
+  const BUSY_BUDGET_MS = 1500;
+  let readOnlyHere = false;
   let db: DB | undefined;
+  const relevance = env.config.relevance;
   const openDb = () =>
-    (db ??= openDatabase({ dbPath: env.dbPath, create: false, busyTimeoutMs: BUSY_TIMEOUT_MS, retryBackoffMs: RETRY_BACKOFF_MS }));
+    (db ??= openDatabase({
+      dbPath: env.dbPath,
+      create: false,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      busyBudgetMs: BUSY_BUDGET_MS,
+      retryBackoffMs: RETRY_BACKOFF_MS,
+      readOnly: !writes,
+      derived: {
+        searchIndex: env.config.enable_fts5
+          ? { projectRoot: env.projectRoot, artifactBytes: relevance.artifact_index_bytes, budgetMs: relevance.index_budget_ms }
+          : undefined,
+      },
+      onReadOnly: () => {
+        if (!readOnlyHere) warn('context-assembler: the database is read-only here; consumption not recorded');
+        readOnlyHere = true;
+      },
+    }));
   const fresh = new Map<string, number>();
   let cacheUsable = true;
   const cache: TokenCountCache = {
@@ -229,12 +257,21 @@ export function makeDeps(
     db: openDb,
     projectRoot: env.projectRoot,
     explain: flags.bools.has('--explain'),
-    dryRun: flags.bools.has('--dry-run'),
+    // A writer learns whether it can write when it opens the database (read-only: a dry run).
+    get dryRun() {
+      if (!writes) return dryRunFlag;
+      try {
+        openDb();
+      } catch {
+        // The step that needs the database reports why it cannot be opened.
+      }
+      return readOnlyHere;
+    },
     warn,
   };
   const close = () => {
     if (!db) return;
-    if (fresh.size > 0 && cacheUsable) {
+    if (fresh.size > 0 && cacheUsable && writes && !readOnlyHere) {
       try {
         const conn = db;
         writeTransaction(conn, () => saveTokenCounts(conn, fresh));
@@ -281,7 +318,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     const env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
-    const made = makeDeps(env, request.model, flags, warn, guarded.redactString);
+    const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume' });
     close = made.close;
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));

@@ -1,8 +1,10 @@
 /** Commands: reasoning, error patterns and strategies (what agents learn and leave for the next one). */
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { writeTransaction } from '../db.ts';
-import { invalid, notFound, usage } from '../errors.ts';
+import { BazingaError, invalid, notFound, usage } from '../errors.ts';
+import { describeRefusal, isInsideAny, readRegularFile, realDir } from '../files.ts';
 import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
 import { errorPatternHash, normaliseErrorMessage, normaliseErrorType, strategyId, type ErrorSignature } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
@@ -18,7 +20,7 @@ import { insertReasoning, listReasoning, listStrategySourceReasoning } from '../
 import { sessionExists } from '../repo/sessions.ts';
 import { sweepPatternIndex } from '../repo/searchIndex.ts';
 import { saveTokenCounts } from '../repo/tokenCounts.ts';
-import { reasoningContentChars } from '../settings.ts';
+import { contentFileBytes, reasoningContentChars } from '../settings.ts';
 import { shownReasoningLine, shownTail } from '../shown.ts';
 import { countCl100k, textHash } from '../tokens.ts';
 import { addStrategyHelpfulness, listStrategies, upsertStrategy } from '../repo/strategies.ts';
@@ -50,6 +52,38 @@ const SAVE_REASONING_FLAGS = {
   '--references': 'value',
 } as const;
 
+/**
+ * The text of `save-reasoning --content-file`. The path, resolved against the working directory
+ * and then through its symlinks, must lie inside the project root or the system's temp folder
+ * (os.tmpdir(), and /tmp, where agents write their notes), else REFUSED naming the rule; it must be
+ * a regular file of at most `file_limits.content_file_bytes` (files.ts: never blocks, never reads
+ * past the cap), else VALIDATION naming the path, what it is and the cap.
+ */
+function readContentFile(given: string, cwd: string, projectRoot: string): string {
+  const file = path.resolve(cwd, given);
+  // `<file> is …` in parentheses, never `<file>: …`: a path ending in `passwd:` reads as a password to the redaction engine.
+  const problem = (what: string) => invalid(`Could not read content file '${given}' (${file} ${what})`);
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    throw problem(code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be resolved: ${code}`);
+  }
+  const roots = [...new Set([projectRoot, os.tmpdir(), '/tmp'].map(realDir).filter((d): d is string => d !== undefined))];
+  if (!isInsideAny(real, roots)) {
+    throw new BazingaError(
+      'REFUSED',
+      `--content-file ${file}${real === file ? '' : ` resolves to ${real}, which`} lies outside the project root and the temp folder; --content-file reads only from inside ${roots.join(', ')} (symlinks resolved)`,
+    );
+  }
+  const cap = contentFileBytes(projectRoot);
+  const read = readRegularFile(real, cap);
+  if (read.ok) return read.bytes.toString('utf8');
+  const raise = read.refusal.reason === 'too-large' ? '; context_engineering.file_limits.content_file_bytes in bazinga/skills_config.json raises it' : '';
+  throw problem(`${describeRefusal(read.refusal)}${raise}`);
+}
+
 const saveReasoning: Command = {
   name: 'save-reasoning',
   indexes: true,
@@ -74,13 +108,7 @@ const saveReasoning: Command = {
     }
     let content = args.positionals[4];
     const contentFile = args.values.get('--content-file');
-    if (contentFile !== undefined) {
-      try {
-        content = fs.readFileSync(path.resolve(ctx.cwd, contentFile), 'utf8');
-      } catch (err) {
-        throw invalid(`Could not read content file '${contentFile}': ${(err as Error).message}`);
-      }
-    }
+    if (contentFile !== undefined) content = readContentFile(contentFile, ctx.cwd, ctx.paths().projectRoot);
     if (content === undefined) throw usage('Content is required. Provide as 5th argument or use --content-file FILE');
     const [sessionId, rawGroup, agentType, phase] = args.positionals as [string, string, string, string];
     if (sessionId.trim() === '') throw invalid('session_id cannot be empty');

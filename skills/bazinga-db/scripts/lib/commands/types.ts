@@ -16,6 +16,8 @@ export interface CommandContext {
   redactor(): Redactor;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** A warning line on stderr, also under --quiet (what a caller must know: a result was cut short). */
+  warn: (line: string) => void;
 }
 
 export interface Command {

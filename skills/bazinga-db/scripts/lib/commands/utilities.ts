@@ -28,10 +28,63 @@ function parseParams(text: string): Bindable[] {
   });
 }
 
+/** What `query` prints at most unless raised: rows, and bytes of the printed JSON (a blob counts as printed, about 4 characters a byte). */
+export const QUERY_MAX_ROWS = 1000;
+export const QUERY_MAX_BYTES = 10_000_000;
+
+/** About how many characters a row takes printed as JSON, without printing it (a blob is a list of byte values). */
+function printedSize(row: unknown): number {
+  if (row === null || typeof row !== 'object') return 8;
+  let n = 2;
+  for (const [k, v] of Object.entries(row)) {
+    n += k.length + 4;
+    if (typeof v === 'string') n += v.length + 2;
+    else if (Buffer.isBuffer(v)) n += 4 * v.length + 30;
+    else n += 24;
+  }
+  return n;
+}
+
+/**
+ * The rows of a SELECT, read one by one and stopped at the caps (the whole result is never built):
+ * the rows read so far are printed, and a warning on stderr says which cap stopped it and the flag
+ * that raises it.
+ */
+function boundedRows(prepared: { iterate: (...p: Bindable[]) => IterableIterator<unknown> }, params: Bindable[], caps: { rows: number; bytes: number }, warn: (line: string) => void): unknown[] {
+  const rows: unknown[] = [];
+  let bytes = 2;
+  const it = prepared.iterate(...params);
+  try {
+    for (const row of it) {
+      if (rows.length === caps.rows) {
+        warn(`⚠ query stopped at ${caps.rows} row${caps.rows === 1 ? "" : "s"}, the row cap (raise it with --max-rows N)`);
+        break;
+      }
+      const size = printedSize(row) + 1;
+      if (bytes + size > caps.bytes) {
+        warn(`⚠ query stopped at row ${rows.length + 1}: printing it would pass ${caps.bytes} bytes, the byte cap (raise it with --max-bytes N)`);
+        break;
+      }
+      bytes += size;
+      rows.push(row);
+    }
+  } finally {
+    it.return?.();
+  }
+  return rows;
+}
+
+function capFlag(args: { values: Map<string, string> }, flag: string, fallback: number): number {
+  const text = args.values.get(flag);
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw invalid(`${flag} must be a positive integer, got '${text}'`);
+  return Number(text);
+}
+
 const query: Command = {
   name: 'query',
-  synopsis: 'query <SELECT sql…> [--param V]… [--params JSON]',
-  flags: { '--param': 'multi', '--params': 'value' },
+  synopsis: `query <SELECT sql…> [--param V]… [--params JSON] [--max-rows N (${QUERY_MAX_ROWS})] [--max-bytes N (${QUERY_MAX_BYTES})]`,
+  flags: { '--param': 'multi', '--params': 'value', '--max-rows': 'value', '--max-bytes': 'value' },
   maxPositionals: Infinity,
   run(args, ctx) {
     rejectProblem(args);
@@ -42,6 +95,7 @@ const query: Command = {
     if (textParams && jsonParams !== undefined) throw usage('use either --param or --params, not both');
     if (!sql.trim().toUpperCase().startsWith('SELECT')) throw invalid('Only SELECT queries allowed');
     const params: Bindable[] = jsonParams !== undefined ? parseParams(jsonParams) : (textParams ?? []);
+    const caps = { rows: capFlag(args, '--max-rows', QUERY_MAX_ROWS), bytes: capFlag(args, '--max-bytes', QUERY_MAX_BYTES) };
     const db = ctx.readOnlyDb();
     let prepared;
     try {
@@ -54,7 +108,7 @@ const query: Command = {
     }
     if (!prepared.reader) throw new BazingaError('SQL_ERROR', 'attempt to write a readonly database');
     try {
-      return prepared.all(...params);
+      return boundedRows(prepared as never, params, caps, ctx.warn);
     } catch (err) {
       if (err instanceof RangeError || err instanceof TypeError) throw invalid((err as Error).message);
       throw new BazingaError('SQL_ERROR', (err as Error).message);

@@ -1,0 +1,49 @@
+/**
+ * `query` is bounded (issue: a `SELECT zeroblob(100000000)` took 72 s and 4 GB before failing): rows
+ * are read one at a time and reading stops at --max-rows or --max-bytes, the rows before the cap
+ * printed, one warning line on stderr (also under --quiet) naming the cap and the flag that raises it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bazingaDbIn } from './inProcess.ts';
+import { copyFixture, type Project } from './helpers.ts';
+
+let project: Project;
+beforeAll(() => {
+  project = copyFixture('ca-query-caps-');
+});
+afterAll(() => project.cleanup());
+
+const ENDLESS = 'SELECT x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)';
+
+describe('query caps', () => {
+  it('an endless SELECT stops at the row cap (1000 by default): those rows printed, the cap named on stderr under --quiet', () => {
+    const r = bazingaDbIn(project, ['query', ENDLESS]);
+    expect(r.code).toBe(0);
+    expect(r.json).toHaveLength(1000);
+    expect(r.json[999]).toEqual({ x: 1000 });
+    expect(r.stderr).toBe('⚠ query stopped at 1000 rows, the row cap (raise it with --max-rows N)\n');
+  });
+
+  it('--max-rows raises or lowers it', () => {
+    const r = bazingaDbIn(project, ['query', ENDLESS, '--max-rows', '3']);
+    expect(r.json).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
+    expect(r.stderr).toContain('stopped at 3 rows');
+    expect(bazingaDbIn(project, ['query', 'SELECT session_id FROM sessions', '--max-rows', '2']).stderr).toBe('');
+  });
+
+  it('one row past the byte cap (a 100 MB blob) gives [] and the cap at once; --max-bytes moves it', () => {
+    const r = bazingaDbIn(project, ['query', 'SELECT zeroblob(100000000) AS b']);
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual([]);
+    expect(r.stderr).toBe('⚠ query stopped at row 1: printing it would pass 10000000 bytes, the byte cap (raise it with --max-bytes N)\n');
+    const text = bazingaDbIn(project, ['query', "SELECT printf('%.*c', 2000, 'x') AS t FROM sessions", '--max-bytes', '3000']);
+    expect(text.json).toHaveLength(1);
+    expect(text.stderr).toContain('stopped at row 2');
+  });
+
+  it.each([['--max-rows', '0'], ['--max-rows', '-5'], ['--max-bytes', 'x'], ['--max-bytes', '1.5']])('%s %s: VALIDATION naming the flag and the value', (flag, value) => {
+    const r = bazingaDbIn(project, ['query', 'SELECT 1', flag, value]);
+    expect(r.code).toBe(1);
+    expect(r.error).toEqual({ success: false, error: `${flag} must be a positive integer, got '${value}'`, code: 'VALIDATION' });
+  });
+});
