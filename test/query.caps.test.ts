@@ -41,6 +41,18 @@ describe('query caps', () => {
     expect(text.stderr).toContain('stopped at row 2');
   });
 
+  it('the byte cap counts what is printed: UTF-8, escapes and indentation', () => {
+    // 1000 control characters print as 6000 bytes (\\u0001 each); 1000 é as 2000.
+    const escaped = bazingaDbIn(project, ['query', "SELECT replace(printf('%.*c', 1000, 'x'), 'x', char(1)) AS v", '--max-bytes', '2000']);
+    expect(escaped.json).toEqual([]);
+    expect(escaped.stderr).toContain('the byte cap');
+    const wide = bazingaDbIn(project, ['query', "SELECT replace(printf('%.*c', 1000, 'x'), 'x', 'é') AS v", '--max-bytes', '1100']);
+    expect(wide.json).toEqual([]);
+    const fits = bazingaDbIn(project, ['query', "SELECT replace(printf('%.*c', 1000, 'x'), 'x', 'é') AS v", '--max-bytes', '2100']);
+    expect(fits.json).toHaveLength(1);
+    expect(Buffer.byteLength(fits.stdout)).toBeLessThanOrEqual(2100);
+  });
+
   it.each([['--max-rows', '0'], ['--max-rows', '-5'], ['--max-bytes', 'x'], ['--max-bytes', '1.5']])('%s %s: VALIDATION naming the flag and the value', (flag, value) => {
     const r = bazingaDbIn(project, ['query', 'SELECT 1', flag, value]);
     expect(r.code).toBe(1);

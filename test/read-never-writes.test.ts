@@ -368,3 +368,23 @@ describe('the busy timeout is the whole wait of a command', () => {
     expect(cli(p, ['get-session', S1]).json.status).toBe('failed');
   });
 });
+
+describe('the environment is left as it was', () => {
+  it('SQLITE_USE_URI is set only while the addon reads it, then put back (absent stays absent)', () => {
+    const script = [
+      "import { openDatabase } from './skills/bazinga-db/scripts/lib/db.ts';",
+      "const before = process.env.SQLITE_USE_URI;",
+      "const db = openDatabase({ dbPath: process.argv[1] }); db.close();",
+      "console.log(JSON.stringify({ before: before ?? null, after: process.env.SQLITE_USE_URI ?? null }));",
+    ].join('\n');
+    const p = track(copyFixture('ca-ro-env-'));
+    for (const [env, expected] of [[undefined, null], ['0', '0']] as const) {
+      const childEnv = { ...process.env };
+      if (env === undefined) delete childEnv.SQLITE_USE_URI;
+      else childEnv.SQLITE_USE_URI = env;
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, p.dbPath], { cwd: REPO_ROOT, env: childEnv, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ before: expected, after: expected });
+    }
+  });
+});

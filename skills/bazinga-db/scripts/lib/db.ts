@@ -45,20 +45,32 @@ function loadDriver(): { Database: typeof Database; options: Database.Options; p
   // The addon's path given directly skips the `bindings` package's search of the file system on
   // every open (about 1.4 ms of a start, measured); an unusual build keeps the default lookup.
   const addon = path.join(packageDir, 'build', 'Release', 'better_sqlite3.node');
-  // URI file names ("file:…", read when the addon loads): only openReader uses one, to read a WAL
-  // database on a read-only mount. This layer's own paths are absolute, never "file:…".
-  process.env.SQLITE_USE_URI ??= '1';
   driver = { Database: Driver, options: fs.existsSync(addon) ? { nativeBinding: addon } : {}, packageDir };
   return driver;
 }
 
+/** Whether the addon has read SQLITE_USE_URI (it does once, when the first connection is made). */
+let uriConfigured = false;
+
 /** A connection through the loaded driver; a native part that is not built, or built for another Node, is DEPENDENCY. */
 function connect(dbPath: string, options: Database.Options): DB {
   const { Database: Driver, options: base, packageDir } = loadDriver();
+  // URI file names ("file:…"): only openReader uses one, to read a WAL database on a read-only
+  // mount; this layer's own paths are absolute, never "file:…". The addon reads the variable once,
+  // at the first connection: it is set for that moment only, whatever the environment held, and
+  // put back, so child processes and later code see the environment as it was.
+  const previous = process.env.SQLITE_USE_URI;
+  if (!uriConfigured) process.env.SQLITE_USE_URI = '1';
   try {
     return new Driver(dbPath, { ...base, ...options });
   } catch (err) {
     throw nativeBindingError(err, packageDir) ?? err;
+  } finally {
+    if (!uriConfigured) {
+      uriConfigured = true;
+      if (previous === undefined) delete process.env.SQLITE_USE_URI;
+      else process.env.SQLITE_USE_URI = previous;
+    }
   }
 }
 

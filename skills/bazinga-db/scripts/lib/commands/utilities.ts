@@ -28,21 +28,25 @@ function parseParams(text: string): Bindable[] {
   });
 }
 
-/** What `query` prints at most unless raised: rows, and bytes of the printed JSON (a blob counts as printed, about 4 characters a byte). */
+/** What `query` prints at most unless raised: rows, and bytes of the printed JSON (UTF-8, as indented; a blob as printed, up to 12 bytes a byte). */
 export const QUERY_MAX_ROWS = 1000;
 export const QUERY_MAX_BYTES = 10_000_000;
 
-/** About how many characters a row takes printed as JSON, without printing it (a blob is a list of byte values). */
+/**
+ * The bytes a row takes in the printed document (UTF-8, escaped, indented as cli.ts prints it, one
+ * level into the array), without printing a blob: a blob is printed as a list of byte values, one
+ * per indented line, so it is counted at its most, 12 bytes a byte.
+ */
 function printedSize(row: unknown): number {
-  if (row === null || typeof row !== 'object') return 8;
-  let n = 2;
+  if (row === null || typeof row !== 'object') return Buffer.byteLength(JSON.stringify(row) ?? 'null') + 4;
+  let blobs = 0;
+  const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
-    n += k.length + 4;
-    if (typeof v === 'string') n += v.length + 2;
-    else if (Buffer.isBuffer(v)) n += 4 * v.length + 30;
-    else n += 24;
+    if (Buffer.isBuffer(v)) blobs += 12 * v.length + 40;
+    else rest[k] = v;
   }
-  return n;
+  const text = JSON.stringify(rest, null, 2);
+  return Buffer.byteLength(text) + 2 * (text.split('\n').length + 1) + blobs;
 }
 
 /**
