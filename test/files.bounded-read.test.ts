@@ -221,6 +221,33 @@ describe.skipIf(process.platform === 'win32')('save-reasoning --content-file', (
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
+  it('a hard link in the temp folder to a file outside is refused; a hard-linked file inside the project is read', () => {
+    // The outside file sits beside the repository (the same file system as the temp folder here).
+    const outside = fs.mkdtempSync(path.join(REPO_ROOT, '.ca-outside-'));
+    try {
+      fs.writeFileSync(path.join(outside, 'secret.txt'), 'not for the database\n');
+      const link = path.join(tmp, 'innocent.md');
+      try {
+        fs.linkSync(path.join(outside, 'secret.txt'), link);
+      } catch (err) {
+        // Another file system for the temp folder: no hard link can cross it, nothing to refuse.
+        expect((err as NodeJS.ErrnoException).code).toBe('EXDEV');
+        return;
+      }
+      const before = countReasoning();
+      const r = save(link);
+      expect(r.code).toBe(1);
+      expect(r.error).toMatchObject({ code: 'REFUSED' });
+      expect(r.error?.error).toContain('has 2 hard links; in the temp folder only a file with one is read');
+      expect(countReasoning()).toBe(before);
+      fs.writeFileSync(path.join(p.root, 'notes.md'), 'linked notes inside the project\n');
+      fs.linkSync(path.join(p.root, 'notes.md'), path.join(p.root, 'notes-copy.md'));
+      expect(save(path.join(p.root, 'notes-copy.md')).code).toBe(0);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('/etc/passwd: REFUSED naming the rule, exit 1, nothing stored, nothing quoted', () => {
     const before = countReasoning();
     const message = expectErrorLine(save('/etc/passwd'), 1, 'REFUSED');
@@ -404,5 +431,26 @@ describe.skipIf(process.platform === 'win32')('fetch: containment, missing files
     const ok = fetch(1);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe(`${'z'.repeat(64)}\n`);
+  });
+});
+
+describe('the rule is checked on what was opened', () => {
+  it('openedPath names the file behind a descriptor opened through a linked folder, and a refusing check stops the read', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-files-opened-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'real'));
+      fs.writeFileSync(path.join(dir, 'real', 'a.md'), 'text\n');
+      fs.symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'));
+      let seen = '';
+      const read = readRegularFile(path.join(dir, 'link', 'a.md'), 100, (opened) => {
+        seen = opened;
+        return opened.includes(`${path.sep}link${path.sep}`) ? undefined : 'is not where it was asked for';
+      });
+      expect(seen).toBe(fs.realpathSync(path.join(dir, 'real', 'a.md')));
+      expect(read).toEqual({ ok: false, refusal: { reason: 'refused', why: 'is not where it was asked for' } });
+      expect(readRegularFile(path.join(dir, 'link', 'a.md'), 100, () => undefined)).toEqual({ ok: true, bytes: Buffer.from('text\n') });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

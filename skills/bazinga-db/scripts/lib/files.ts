@@ -20,7 +20,9 @@ export type FileRefusal =
   | { reason: 'not-file'; what: string }
   /** `size` is the size stat gave; null when the file grew past the cap while it was read. */
   | { reason: 'too-large'; size: number | null; cap: number }
-  | { reason: 'unreadable'; code: string };
+  | { reason: 'unreadable'; code: string }
+  /** What the caller's check (`accept`) said of the file actually opened. */
+  | { reason: 'refused'; why: string };
 
 export type FileRead = { ok: true; bytes: Buffer } | { ok: false; refusal: FileRefusal };
 
@@ -50,6 +52,21 @@ export function describeRefusal(refusal: FileRefusal): string {
         : `is ${refusal.size} bytes, over the cap of ${refusal.cap} bytes`;
     case 'unreadable':
       return `cannot be read (${refusal.code})`;
+    case 'refused':
+      return refusal.why;
+  }
+}
+
+/**
+ * The path of what `fd` has open, with every link resolved: the kernel's own answer where it gives
+ * one (/proc/self/fd on Linux), else `file` resolved again. A check on this path cannot be fooled by
+ * a folder swapped for a link between an earlier check and the open.
+ */
+export function openedPath(fd: number, file: string): string {
+  try {
+    return fs.readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return fs.realpathSync(file);
   }
 }
 
@@ -105,10 +122,13 @@ export function readUpTo(fd: number, limit: number, sizeHint = 0): Buffer {
  * The bytes of `file` when it is a regular file of at most `cap` bytes (symlinks followed), else
  * why not. Never blocks, never reads more than `cap + 1` bytes.
  */
-export function readRegularFile(file: string, cap: number): FileRead {
+export function readRegularFile(file: string, cap: number, accept?: (opened: string, st: fs.Stats) => string | undefined): FileRead {
   const opened = openRegularFile(file);
   if (!opened.ok) return opened;
   try {
+    // The caller's rule (containment, say) on what was actually opened, before a byte is read.
+    const why = accept?.(openedPath(opened.fd, file), fs.fstatSync(opened.fd));
+    if (why !== undefined) return { ok: false, refusal: { reason: 'refused', why } };
     if (opened.size > cap) return { ok: false, refusal: { reason: 'too-large', size: opened.size, cap } };
     const bytes = readUpTo(opened.fd, cap + 1, opened.size);
     if (bytes.length > cap) return { ok: false, refusal: { reason: 'too-large', size: null, cap } };

@@ -5,12 +5,14 @@ import {
   describeRefusal,
   findPackage,
   invalid,
+  isInsideAny,
   locateArtifact,
   markRunComplete,
   notFound,
   parseInteger,
   printError,
   readRegularFile,
+  realDir,
   usage,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { lookupByModel, redactionPolicyOf } from './config.ts';
@@ -76,7 +78,11 @@ export function resolveArtifact(projectRoot: string, filePath: string): string {
  */
 export function readArtifact(projectRoot: string, filePath: string, cap: number): string {
   const file = resolveArtifact(projectRoot, filePath);
-  const read = readRegularFile(file, cap);
+  // Checked again on what was opened: a folder swapped for a link after resolveArtifact looked is caught.
+  const artifacts = realDir(path.join(projectRoot, 'bazinga', 'artifacts'));
+  const read = readRegularFile(file, cap, (opened) =>
+    artifacts !== undefined && isInsideAny(opened, [artifacts]) ? undefined : `resolves to ${opened} once opened, outside bazinga/artifacts/; fetch serves only files inside it`,
+  );
   if (read.ok) return read.bytes.toString('utf8');
   const shown = shownPath(projectRoot, filePath);
   if (read.refusal.reason === 'missing') throw notFound(`artifact file not found: ${shown}`);

@@ -78,8 +78,19 @@ function readContentFile(given: string, cwd: string, projectRoot: string): strin
     );
   }
   const cap = contentFileBytes(projectRoot);
-  const read = readRegularFile(real, cap);
+  const project = realDir(projectRoot);
+  // Checked again on what was opened (a folder swapped for a link after the check above is caught),
+  // and in the temp folder, which anyone can write, a file with other hard links is refused: a link
+  // there to a file outside would pass the rule.
+  const read = readRegularFile(real, cap, (opened, st) => {
+    if (!isInsideAny(opened, roots)) return `resolves to ${opened} once opened, outside ${roots.join(', ')}; --content-file reads only from inside them`;
+    if (st.nlink > 1 && !(project !== undefined && isInsideAny(opened, [project]))) {
+      return `has ${st.nlink} hard links; in the temp folder only a file with one is read (a link there could name a file outside)`;
+    }
+    return undefined;
+  });
   if (read.ok) return read.bytes.toString('utf8');
+  if (read.refusal.reason === 'refused') throw new BazingaError('REFUSED', `--content-file ${file} ${read.refusal.why}`);
   const raise = read.refusal.reason === 'too-large' ? '; context_engineering.file_limits.content_file_bytes in bazinga/skills_config.json raises it' : '';
   throw problem(`${describeRefusal(read.refusal)}${raise}`);
 }
