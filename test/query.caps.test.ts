@@ -53,9 +53,14 @@ describe('query caps', () => {
     expect(Buffer.byteLength(fits.stdout)).toBeLessThanOrEqual(2100);
   });
 
-  it.each([['--max-rows', '0'], ['--max-rows', '-5'], ['--max-bytes', 'x'], ['--max-bytes', '1.5']])('%s %s: VALIDATION naming the flag and the value', (flag, value) => {
+  it.each([
+    ['--max-rows', '0', "--max-rows must be >= 1, got 0"],
+    ['--max-rows', '-5', "--max-rows must be >= 1, got -5"],
+    ['--max-bytes', 'x', "--max-bytes must be an integer, got 'x'"],
+    ['--max-bytes', '1.5', "--max-bytes must be an integer, got '1.5'"],
+  ])('%s %s: VALIDATION naming the flag and the value (the project\'s one integer rule)', (flag, value, message) => {
     const r = bazingaDbIn(project, ['query', 'SELECT 1', flag, value]);
     expect(r.code).toBe(1);
-    expect(r.error).toEqual({ success: false, error: `${flag} must be a positive integer, got '${value}'`, code: 'VALIDATION' });
+    expect(r.error).toEqual({ success: false, error: message, code: 'VALIDATION' });
   });
 });

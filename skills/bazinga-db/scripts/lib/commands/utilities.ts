@@ -7,6 +7,7 @@ import { resetSearchIndex } from '../repo/searchIndex.ts';
 import { SEARCH_TABLES } from '../schema.ts';
 import { rejectProblem, type Command } from './types.ts';
 import { redactionPolicy } from '../settings.ts';
+import { parseInteger } from '../validate.ts';
 
 type Bindable = string | number | bigint | null;
 
@@ -78,11 +79,10 @@ function boundedRows(prepared: { iterate: (...p: Bindable[]) => IterableIterator
   return rows;
 }
 
+/** A cap flag's value: the project's one integer rule (validate.ts), at least 1; absent, the default. */
 function capFlag(args: { values: Map<string, string> }, flag: string, fallback: number): number {
   const text = args.values.get(flag);
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw invalid(`${flag} must be a positive integer, got '${text}'`);
-  return Number(text);
+  return text === undefined ? fallback : parseInteger(flag, text, 1);
 }
 
 const query: Command = {
