@@ -124,6 +124,8 @@ function runWithCodeCache(bundle, trace) {
   const useCache = process.env.CONTEXT_ASSEMBLER_NO_CODE_CACHE !== '1';
   const where = useCache ? codeCachePath(bundle) : undefined;
   const bytes = fs.readFileSync(bundle);
+  // What a cache file must have been made from: read against it, and written with it.
+  const sourceDigest = where ? digest(bytes) : undefined;
   let cachedData;
   let unfit = false;
   if (where) {
@@ -134,7 +136,7 @@ function runWithCodeCache(bundle, trace) {
       // none yet (or unreadable): compile, and write one at exit
     }
     if (file !== undefined) {
-      cachedData = readCodeCache(file, digest(bytes));
+      cachedData = readCodeCache(file, sourceDigest);
       unfit = cachedData === undefined;
     }
   }
@@ -147,7 +149,7 @@ function runWithCodeCache(bundle, trace) {
   // Written from a run that did its work: one that failed or printed help compiled little of it.
   const helpOnly = process.argv.includes('--help') || process.argv.includes('-h');
   if (where && (!accepted || thin) && !helpOnly) {
-    process.once('exit', (code) => code === 0 && !launchFellBack && ranComplete() && writeCodeCache(where, script, digest(bytes), trace));
+    process.once('exit', (code) => code === 0 && !launchFellBack && ranComplete() && writeCodeCache(where, script, sourceDigest, trace));
   }
   const mod = { exports: {}, filename: bundle, id: bundle, loaded: false };
   script.runInThisContext().call(mod.exports, mod.exports, module_.createRequire(bundle), mod, bundle, path.dirname(bundle));
