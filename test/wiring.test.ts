@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLOCK_BEGIN, BLOCK_END, withBlock } from '../skills/context-assembler/scripts/lib/promptHook.ts';
+import { BLOCK_BEGIN, BLOCK_END, runPromptHook, withBlock } from '../skills/context-assembler/scripts/lib/promptHook.ts';
 import { copyFixture, REPO_ROOT, S1, runScript, type Project } from './helpers.ts';
 
 const BUILDER = `import json, sqlite3, sys
@@ -216,6 +216,29 @@ describe('install-skills and the prompt-builder flow', () => {
     expect(text.split(BLOCK_BEGIN)).toHaveLength(2);
     expect(text).toContain(`${BLOCK_BEGIN}\n## Context for qa_expert\n\nnewer\n${BLOCK_END}\n`);
     expect(text.slice(text.indexOf(BLOCK_END))).toBe(prompt.slice(prompt.indexOf(BLOCK_END)));
+  });
+
+  it('a params path that is a FIFO is not read: the prompt is left as it is, at once', () => {
+    const fifo = P(`bazinga/prompts/${S1}/params_fifo.json`);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const before = fs.readFileSync(P(PROMPT));
+    const warned: string[] = [];
+    const outcome = runPromptHook({
+      stdin: JSON.stringify({
+        tool_name: 'Bash',
+        cwd: project.root,
+        tool_input: { command: `python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "${fifo}"` },
+        tool_response: { stdout: JSON.stringify({ success: true, prompt_file: PROMPT }) },
+      }),
+      env: { CLAUDE_PROJECT_DIR: project.root },
+      cwd: project.root,
+      stderr: (t) => warned.push(t),
+      now: () => new Date('2025-12-02T12:00:00Z'),
+    });
+    expect(outcome).toMatchObject({ done: 'left', why: `${fifo} is a FIFO, not a regular file` });
+    expect(warned).toEqual([`⚠ context-assembler: prompt left as the builder wrote it (${fifo} is a FIFO, not a regular file)\n`]);
+    expect(fs.readFileSync(P(PROMPT)).equals(before)).toBe(true);
+    fs.rmSync(fifo);
   });
 
   it('a failed build, and any other Bash command, leave the prompt as it is', () => {

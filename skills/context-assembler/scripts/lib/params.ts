@@ -152,7 +152,7 @@ export function formatFromFlags(f: ParsedFlags, fallback: OutputFormat): OutputF
 }
 
 /** The params file of a spawn is a few kilobytes; anything past this is not one. */
-const PARAMS_FILE_MAX_BYTES = 1_000_000;
+export const PARAMS_FILE_MAX_BYTES = 1_000_000;
 
 /**
  * The keys of today's BAZINGA params file (written before each spawn to

@@ -21,7 +21,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SPAWNED_AGENTS } from '../../../bazinga-db/scripts/lib/index.ts';
+import { describeRefusal, readRegularFile, SPAWNED_AGENTS } from '../../../bazinga-db/scripts/lib/index.ts';
+import { PARAMS_FILE_MAX_BYTES } from './params.ts';
 import { runScript, type ScriptIo } from './shell.ts';
 
 export const BLOCK_BEGIN = '<!-- context-assembler:begin -->';
@@ -84,7 +85,10 @@ function handle(io: HookIo): HookOutcome {
   if (inside.startsWith('..') || path.isAbsolute(inside)) return { done: 'left', why: `${prompt} is outside the project`, prompt };
   const stat = fs.statSync(prompt);
   if (!stat.isFile()) return { done: 'left', why: `${prompt} is not a regular file`, prompt };
-  const paramsBytes = fs.readFileSync(paramsFile);
+  // Checked and bounded as --params-file itself is (files.ts): a FIFO or a huge file never stalls the hook.
+  const paramsRead = readRegularFile(paramsFile, PARAMS_FILE_MAX_BYTES);
+  if (!paramsRead.ok) return { done: 'left', why: `${paramsFile} ${describeRefusal(paramsRead.refusal)}`, prompt };
+  const paramsBytes = paramsRead.bytes;
   let params: { agent_type?: unknown; output_file?: unknown };
   try {
     params = JSON.parse(paramsBytes.toString('utf8')) as typeof params;
