@@ -309,8 +309,8 @@ describe('consumption (§3.7)', () => {
       expect(doc.consumption).toBe('dry-run');
       expect(snapshotRows(p.dbPath)).toEqual(rowsBefore);
       // The first open may add the port's own ca_* objects (and switch the file to WAL); after that
-      // a dry run leaves the file alone. (Our read-only snapshot above leaves -wal/-shm behind; the
-      // assembler's next run checkpoints and removes them, so take the listing after a run.)
+      // a dry run leaves the file alone. (Our own read-only snapshot above, a plain better-sqlite3
+      // connection, leaves -wal/-shm behind; the assembler's next run removes them, so take the listing after a run.)
       assembleMarkdown(p, { iteration: 1 }, ['--dry-run']);
       const bytes = sha256(p.dbPath);
       const files = fs.readdirSync(path.dirname(p.dbPath)).sort();

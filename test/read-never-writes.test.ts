@@ -4,11 +4,13 @@
  * fresh copy of the v19 fixture the file's bytes stay the same and no -wal/-shm appears; on a
  * database a writer has opened, with rows another tool wrote since, a logical dump (every table's
  * rows in rowid order) is the same before and after, count cache and search index included. A read
- * never creates a database (NOT_FOUND naming the path and create-session). A database that cannot
+ * never creates a database (NOT_FOUND naming the path and create-session), and on a WAL database
+ * leaves no -wal/-shm behind unless another connection holds them. A database that cannot
  * be written here (a read-only file and folder, checked as an unprivileged user) still gets the
  * full block, with one line saying consumption was not recorded. And the busy timeout is the
  * whole wait of a command: a read (or a write) on a database another process holds locked answers
- * BUSY within --busy-timeout plus half a second.
+ * BUSY within --busy-timeout plus half a second, counted as a deadline from the open (time holding
+ * a transaction's lock excepted).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -19,7 +21,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_ACCESS, commandAccess } from '../skills/bazinga-db/scripts/lib/cli.ts';
 import { COMMANDS } from '../skills/bazinga-db/scripts/lib/commands/index.ts';
 import { tokenize } from '../skills/bazinga-db/scripts/lib/args.ts';
-import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
+import { openDatabase, stmt, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
 import { searchIndexBehind, syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
@@ -253,6 +255,58 @@ describe('assembly without recording changes nothing', () => {
   });
 });
 
+describe('a read leaves no file beside a WAL database', () => {
+  /** A fixture copy a writer has opened and closed: WAL, and no -wal/-shm left. */
+  function walCopy(prefix: string): Project {
+    const p = track(copyFixture(prefix));
+    expect(cli(p, ['create-session', S1, 'parallel', 'unchanged']).code).toBe(0);
+    expect(fs.readFileSync(p.dbPath).subarray(18, 20)).toEqual(Buffer.from([2, 2]));
+    expect(listing(p)).toEqual(['artifacts', 'bazinga.db']);
+    return p;
+  }
+
+  it('every read command and every read-only assembly: the file byte-identical, no -wal/-shm after it', () => {
+    const p = walCopy('ca-ro-wal-');
+    const bytes = sha256(p.dbPath);
+    for (const args of [
+      ['get-session', S1],
+      ['list-sessions'],
+      ['get-context-packages', S1, 'AUTH', 'developer', '5', '--iteration', '1', '--with-total'],
+      ['get-reasoning', S1],
+      ['query', 'SELECT COUNT(*) AS n FROM context_packages'],
+      ['integrity-check'],
+      ['redact-existing', '--dry-run'],
+    ]) {
+      const r = cli(p, args);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(0);
+      expect(listing(p), args[0]).toEqual(['artifacts', 'bazinga.db']);
+    }
+    assembleReadOnly(p, ['--task', 'refresh token reuse']);
+    expect(listing(p)).toEqual(['artifacts', 'bazinga.db']);
+    expect(sha256(p.dbPath)).toBe(bytes);
+  });
+
+  it('while another connection has the database open, its -wal/-shm are left to it, and its writes stay', () => {
+    const p = walCopy('ca-ro-wal-shared-');
+    const other = new Database(p.dbPath);
+    try {
+      other.prepare("UPDATE sessions SET status = 'completed' WHERE session_id = ?").run(S1);
+      expect(listing(p)).toEqual(['artifacts', 'bazinga.db', 'bazinga.db-shm', 'bazinga.db-wal']);
+      const wal = fs.statSync(`${p.dbPath}-wal`).size;
+      expect(wal).toBeGreaterThan(0);
+      expect(cli(p, ['get-session', S1]).json.status).toBe('completed');
+      assembleReadOnly(p);
+      expect(listing(p)).toEqual(['artifacts', 'bazinga.db', 'bazinga.db-shm', 'bazinga.db-wal']);
+      expect(fs.statSync(`${p.dbPath}-wal`).size).toBe(wal);
+      other.prepare("UPDATE sessions SET status = 'failed' WHERE session_id = ?").run(S1);
+    } finally {
+      other.close();
+    }
+    expect(listing(p)).toEqual(['artifacts', 'bazinga.db']);
+    expect(cli(p, ['get-session', S1]).json.status).toBe('failed');
+  });
+});
+
 /** Runs a script as another, unprivileged user when this is root (root ignores file modes), else (or with `self`) as this user. */
 function runAs(args: readonly string[], self = false): { code: number; stdout: string; stderr: string } {
   const asRoot = !self && process.getuid?.() === 0;
@@ -364,6 +418,53 @@ describe('the busy timeout is the whole wait of a command', () => {
     const r = runBazingaDbInProcess(['--quiet', '--busy-timeout', '5000', '--db', p.dbPath, 'update-session-status', S1, 'failed'], { cwd: p.root, env: {} });
     expect(r.code, r.stderr).toBe(0);
     expect(performance.now() - started).toBeLessThan(5000);
+    await new Promise((resolve) => release.once('exit', resolve));
+    expect(cli(p, ['get-session', S1]).json.status).toBe('failed');
+  });
+});
+
+describe('the busy deadline of a connection', () => {
+  /** Blocks this thread (never the lock holder, another process) for `ms`. */
+  const block = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+  it('time since the open counts: a statement after 700 ms of a 1000 ms budget waits only what is left', async () => {
+    const p = track(copyFixture('ca-ro-deadline-'));
+    const opened = performance.now();
+    const reader = openDatabase({ dbPath: p.dbPath, readOnly: true, busyTimeoutMs: 1000 });
+    const holder = await holdLock(p.dbPath);
+    try {
+      block(Math.max(0, 700 - (performance.now() - opened)));
+      const started = performance.now();
+      expect(() => stmt(reader, 'SELECT COUNT(*) FROM sessions').get()).toThrow(/database is locked/);
+      const waited = performance.now() - started;
+      // Without the deadline this statement alone would wait the whole 1000 ms.
+      expect(waited).toBeLessThan(600);
+      expect(performance.now() - opened).toBeLessThan(1000 + 500);
+    } finally {
+      reader.close();
+      holder.kill();
+    }
+    await new Promise((resolve) => holder.once('exit', resolve));
+  });
+
+  it("a write transaction's own time (the lock held, nothing waited for) leaves the budget whole", async () => {
+    const p = track(copyFixture('ca-ro-held-'));
+    const writer = openDatabase({ dbPath: p.dbPath, busyTimeoutMs: 1000 });
+    writeTransaction(writer, () => {
+      writer.prepare("UPDATE sessions SET status = 'completed' WHERE session_id = ?").run(S1);
+      block(1200);
+    });
+    const holder = await holdLock(p.dbPath);
+    // Released after 500 ms: the write below waits for it, as it may (its budget is intact).
+    const release = spawn(process.execPath, ['-e', `setTimeout(() => process.kill(${holder.pid}), 500)`]);
+    try {
+      const started = performance.now();
+      writeTransaction(writer, () => writer.prepare("UPDATE sessions SET status = 'failed' WHERE session_id = ?").run(S1));
+      expect(performance.now() - started).toBeLessThan(1000 + 500);
+    } finally {
+      writer.close();
+      holder.kill();
+    }
     await new Promise((resolve) => release.once('exit', resolve));
     expect(cli(p, ['get-session', S1]).json.status).toBe('failed');
   });

@@ -5,8 +5,8 @@
  * existing file is checked (no integrity check on this path: it costs hundreds of milliseconds)
  * and only ever gains `ca_*` objects. A reader (`readOnly`): the file opened read-only, never
  * created, switched or extended; what it lacks of this layer's derived objects is worked around
- * for that connection only (see openReader). The busy timeout is the whole wait of a connection,
- * retries included.
+ * for that connection only (see openReader), and leaves no `-wal`/`-shm` it made. The busy timeout
+ * is the whole wait of a connection, retries included, as a deadline (see BusyBudget).
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -111,8 +111,9 @@ export interface OpenOptions {
   /** The longest one statement waits for a lock (SQLite's busy timeout); default 5000 ms. */
   busyTimeoutMs?: number;
   /**
-   * The whole wait of this connection for locks: every statement's wait, retries and pauses
-   * included (default `busyTimeoutMs`). Spent, the next busy answer is BUSY at once.
+   * The whole wait of this connection for locks, as a deadline from the open: every statement's
+   * wait, retries and pauses included, time holding a transaction's lock excluded (default
+   * `busyTimeoutMs`). Passed, the next busy answer is BUSY at once.
    */
   busyBudgetMs?: number;
   /** Called with informational lines (`✓ …`, `⚠ …`); the CLI silences it under --quiet. */
@@ -144,43 +145,70 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** What a connection may still wait for locks, in total, and how its retries pause. */
+/**
+ * A connection's wait for locks, as a deadline: every statement's own wait (SQLite's busy timeout)
+ * is set to what is left before it runs, and retries pause only within it, so the whole wait of a
+ * command stays within its budget also when several statements each wait and then succeed. Time
+ * spent holding a transaction's lock (a write's body, a reader's in-memory index) cannot be a wait
+ * and moves the deadline back by as much.
+ */
 interface BusyBudget {
+  /** The longest one statement waits (the per-statement timeout). */
   waitMs: number;
-  leftMs: number;
+  /** performance.now() by which every wait of this connection ends. */
+  deadline: number;
+  /** The busy timeout last given to SQLite, so the pragma is set only when it has to drop. */
+  armedMs: number;
   backoffMs: readonly number[];
 }
 
 const busyBudgets = new WeakMap<DB, BusyBudget>();
 
-/** Takes `ms` off the connection's budget; SQLite's own timeout never exceeds what is left. */
-function spendBusy(db: DB, budget: BusyBudget, ms: number): void {
-  budget.leftMs = Math.max(0, budget.leftMs - ms);
-  // PRAGMA takes no bound parameters: the value is an integer computed here, never input.
-  db.pragma(`busy_timeout = ${Math.floor(Math.min(budget.waitMs, budget.leftMs))}`);
+/** Below this much drift the armed timeout is left as it is (setting a pragma per statement costs more than it saves). */
+const REARM_SLACK_MS = 20;
+
+/** SQLite's busy timeout for the next statement: never more than the per-statement wait or what the deadline leaves. */
+function armBusy(db: DB, budget: BusyBudget): number {
+  const leftMs = Math.max(0, Math.floor(budget.deadline - performance.now()));
+  const want = Math.min(budget.waitMs, leftMs);
+  if (want < budget.armedMs - REARM_SLACK_MS || (want === 0 && budget.armedMs !== 0)) {
+    // PRAGMA takes no bound parameters: the value is an integer computed here, never input.
+    db.pragma(`busy_timeout = ${want}`);
+    budget.armedMs = want;
+  }
+  return leftMs;
 }
 
 /**
  * Runs `fn`, retrying with the connection's pauses while SQLite reports the database busy or
- * locked and the connection's wait budget lasts: the time each failed attempt took (SQLite's own
- * wait) and each pause are spent from it, so the whole wait of a command stays within its busy
- * timeout. Errors are rethrown as they are (the last busy one too).
+ * locked and the connection's deadline has not passed; each attempt waits at most what is left.
+ * Errors are rethrown as they are (the last busy one too).
  */
 function retryBusy<T>(db: DB, fn: () => T): T {
   const budget = busyBudgets.get(db);
   for (let attempt = 0; ; attempt++) {
-    const started = performance.now();
+    if (budget) armBusy(db, budget);
     try {
       return fn();
     } catch (err) {
       if (!budget || !isBusyError(err)) throw err;
-      spendBusy(db, budget, performance.now() - started);
       const pause = budget.backoffMs[attempt];
-      if (pause === undefined || budget.leftMs <= 0) throw err;
-      const slept = Math.min(pause, budget.leftMs);
-      sleepSync(slept);
-      spendBusy(db, budget, slept);
+      const leftMs = armBusy(db, budget);
+      if (pause === undefined || leftMs <= 0) throw err;
+      sleepSync(Math.min(pause, leftMs));
     }
+  }
+}
+
+/** Runs `fn`, which holds a transaction's lock throughout (so nothing in it waits), without spending the connection's wait. */
+function holdingLock<T>(db: DB, fn: () => T): T {
+  const budget = busyBudgets.get(db);
+  if (!budget) return fn();
+  const started = performance.now();
+  try {
+    return fn();
+  } finally {
+    budget.deadline += performance.now() - started;
   }
 }
 
@@ -201,7 +229,7 @@ function withBusyRetry<T>(db: DB, fn: () => T): T {
  * On a reader only its in-memory objects can be written: anything else fails as read-only.
  */
 export function writeTransaction<T>(db: DB, fn: () => T): T {
-  return withBusyRetry(db, () => db.transaction(fn).immediate());
+  return withBusyRetry(db, () => db.transaction(() => holdingLock(db, fn)).immediate());
 }
 
 const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
@@ -213,6 +241,8 @@ export function stmt(db: DB, sql: string): Database.Statement {
     cache = new Map();
     statementCache.set(db, cache);
   }
+  const budget = busyBudgets.get(db);
+  if (budget) armBusy(db, budget);
   let s = cache.get(sql);
   if (!s) {
     s = db.prepare(withoutAbsentIndexHints(db, sql));
@@ -334,7 +364,8 @@ function checkSchema(db: DB, dbPath: string, notice: (line: string) => void): vo
  */
 export function openDatabase(opts: OpenOptions): DB {
   const notice = opts.notice ?? (() => {});
-  if (opts.readOnly) return openReader(opts, notice);
+  const openedAt = performance.now();
+  if (opts.readOnly) return openReader(opts, notice, openedAt);
   let size: number | undefined;
   try {
     size = fs.statSync(opts.dbPath).size;
@@ -345,14 +376,14 @@ export function openDatabase(opts: OpenOptions): DB {
   if (fresh && opts.create === false) throw new BazingaError('DB_ERROR', `Database not found: ${opts.dbPath}`);
   if (!fresh && opts.onReadOnly && !writable(opts.dbPath)) {
     opts.onReadOnly();
-    return openReader(opts, notice);
+    return openReader(opts, notice, openedAt);
   }
   let db: DB | undefined;
   try {
     if (fresh) fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true });
     db = connect(opts.dbPath, { timeout: firstWait(opts) });
     const conn = db;
-    budgetBusy(conn, opts);
+    budgetBusy(conn, opts, openedAt);
     retryBusy(conn, () => {
       conn.pragma('foreign_keys = ON');
       conn.pragma('synchronous = NORMAL');
@@ -372,7 +403,7 @@ export function openDatabase(opts: OpenOptions): DB {
     db?.close();
     if (!fresh && opts.onReadOnly && isReadOnlyError(err)) {
       opts.onReadOnly();
-      return openReader(opts, notice);
+      return openReader(opts, notice, openedAt);
     }
     throw toBazingaError(err);
   }
@@ -384,9 +415,15 @@ function firstWait(opts: OpenOptions): number {
   return Math.min(wait, opts.busyBudgetMs ?? wait);
 }
 
-function budgetBusy(db: DB, opts: OpenOptions): void {
+/** Starts the connection's wait deadline (see BusyBudget); `connect` armed SQLite with firstWait already. */
+function budgetBusy(db: DB, opts: OpenOptions, openedAt: number): void {
   const waitMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  busyBudgets.set(db, { waitMs, leftMs: opts.busyBudgetMs ?? waitMs, backoffMs: opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS });
+  busyBudgets.set(db, {
+    waitMs,
+    deadline: openedAt + (opts.busyBudgetMs ?? waitMs),
+    armedMs: firstWait(opts),
+    backoffMs: opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
+  });
 }
 
 /**
@@ -427,7 +464,7 @@ const SEARCH_OBJECTS: readonly string[] = ['ca_meta', ...SEARCH_TABLES, 'ca_term
  * or behind), the index filled within its time budget. Writing anything but those fails: the file
  * is read-only.
  */
-function openReader(opts: OpenOptions, notice: (line: string) => void): DB {
+function openReader(opts: OpenOptions, notice: (line: string) => void, openedAt: number): DB {
   let size: number | undefined;
   try {
     size = fs.statSync(opts.dbPath).size;
@@ -445,7 +482,7 @@ function openReader(opts: OpenOptions, notice: (line: string) => void): DB {
     try {
       db = connect(file, { readonly: true, fileMustExist: true, timeout: firstWait(opts) });
       const conn = db;
-      budgetBusy(conn, opts);
+      budgetBusy(conn, opts, openedAt);
       // The TEMP tables live in memory; the reader enforces no foreign keys (it changes no row).
       conn.pragma('temp_store = MEMORY');
       conn.pragma('foreign_keys = OFF');
@@ -464,7 +501,13 @@ function openReader(opts: OpenOptions, notice: (line: string) => void): DB {
     }
   };
   try {
-    return open(opts.dbPath);
+    const keeper = sidecarKeeper(opts.dbPath);
+    try {
+      return withKeeper(open(opts.dbPath), keeper);
+    } catch (err) {
+      keeper?.close();
+      throw err;
+    }
   } catch (err) {
     if (!walUnreadableHere(err, opts.dbPath)) throw toBazingaError(err);
     try {
@@ -474,6 +517,60 @@ function openReader(opts: OpenOptions, notice: (line: string) => void): DB {
     } catch (again) {
       throw toBazingaError(again);
     }
+  }
+}
+
+/**
+ * A reader leaves no file behind. A read-only connection to a WAL database creates the `-wal` and
+ * `-shm` files SQLite needs beside it but, unlike a read-write one, never removes them. So where
+ * this reader is the one creating them (a WAL database, no `-wal` or `-shm` yet) and the file and
+ * folder are writable, a second connection is opened first, read-write with `query_only` on, and
+ * read once (so it is the one making them); the reader closes it right after itself: the last read-write connection to close
+ * removes both, as SQLite does for any writer. It changes no row and no byte of the file (a
+ * checkpoint of an empty log writes nothing); another process still holding the database keeps
+ * them, by SQLite's own locks. A read-only file, folder or mount, or a rollback-journal database,
+ * gets none (the reader alone leaves nothing there).
+ */
+function sidecarKeeper(dbPath: string): DB | undefined {
+  if (!isWalFile(dbPath) || fs.existsSync(`${dbPath}-wal`) || fs.existsSync(`${dbPath}-shm`) || !writable(dbPath)) return undefined;
+  let keeper: DB | undefined;
+  try {
+    keeper = connect(dbPath, { fileMustExist: true, timeout: 0 });
+    keeper.pragma('query_only = ON');
+    keeper.prepare('SELECT count(*) FROM sqlite_master').get();
+    return keeper;
+  } catch {
+    keeper?.close();
+    return undefined; // the files stay, as they would without a keeper; the read goes on
+  }
+}
+
+/** The reader, closing `keeper` (when there is one) right after itself. */
+function withKeeper(reader: DB, keeper: DB | undefined): DB {
+  if (!keeper) return reader;
+  const closeReader = reader.close.bind(reader);
+  reader.close = () => {
+    try {
+      closeReader();
+    } finally {
+      keeper.close();
+    }
+    return reader;
+  };
+  return reader;
+}
+
+/** Whether the file's header says WAL (its read and write versions are 2). */
+function isWalFile(dbPath: string): boolean {
+  const header = Buffer.alloc(20);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dbPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    return fs.readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2 && header[19] === 2;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -519,10 +616,13 @@ function makeReaderObjects(db: DB, derived: OpenOptions['derived']): void {
     temp.push(ddl.replace(/^CREATE TABLE IF NOT EXISTS /, 'CREATE TEMP TABLE IF NOT EXISTS ').replace(/^CREATE VIRTUAL TABLE IF NOT EXISTS /, 'CREATE VIRTUAL TABLE IF NOT EXISTS temp.'));
   }
   if (temp.length === 0) return;
-  db.transaction(() => {
-    for (const ddl of temp) db.exec(ddl);
-    if (!searchUsable && index) syncSearchIndex(db, index);
-  })();
+  // A read transaction: its shared lock is held throughout, so filling the index spends no wait.
+  db.transaction(() =>
+    holdingLock(db, () => {
+      for (const ddl of temp) db.exec(ddl);
+      if (!searchUsable && index) syncSearchIndex(db, index);
+    }),
+  )();
 }
 
 /**
