@@ -447,26 +447,45 @@ describe('the busy deadline of a connection', () => {
     await new Promise((resolve) => holder.once('exit', resolve));
   });
 
-  it("a write transaction's own time (the lock held, nothing waited for) leaves the budget whole", async () => {
+  it("a write transaction's own time (the lock held, nothing waited for) leaves the budget whole, statements prepared in it included", async () => {
     const p = track(copyFixture('ca-ro-held-'));
-    const writer = openDatabase({ dbPath: p.dbPath, busyTimeoutMs: 1000 });
+    const writer = openDatabase({ dbPath: p.dbPath, busyTimeoutMs: 3000 });
     writeTransaction(writer, () => {
-      writer.prepare("UPDATE sessions SET status = 'completed' WHERE session_id = ?").run(S1);
-      block(1200);
+      block(3200);
+      // A statement prepared late in the body, past the deadline as it was, must not leave SQLite's timeout at 0.
+      stmt(writer, "UPDATE sessions SET status = 'completed' WHERE session_id = ?").run(S1);
     });
     const holder = await holdLock(p.dbPath);
-    // Released after 500 ms: the write below waits for it, as it may (its budget is intact).
-    const release = spawn(process.execPath, ['-e', `setTimeout(() => process.kill(${holder.pid}), 500)`]);
+    // Released after 1200 ms (longer than the retries' pauses together): the write below waits for
+    // it in SQLite's own busy wait, as it may (its budget is intact).
+    const release = spawn(process.execPath, ['-e', `setTimeout(() => process.kill(${holder.pid}), 1200)`]);
     try {
       const started = performance.now();
-      writeTransaction(writer, () => writer.prepare("UPDATE sessions SET status = 'failed' WHERE session_id = ?").run(S1));
-      expect(performance.now() - started).toBeLessThan(1000 + 500);
+      writeTransaction(writer, () => stmt(writer, "UPDATE sessions SET status = 'failed' WHERE session_id = ?").run(S1));
+      expect(performance.now() - started).toBeLessThan(3000 + 500);
+      expect(writer.pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
     } finally {
       writer.close();
       holder.kill();
     }
     await new Promise((resolve) => release.once('exit', resolve));
     expect(cli(p, ['get-session', S1]).json.status).toBe('failed');
+  });
+
+  it('a nested transaction gives its time back once: a later wait still ends within the budget', async () => {
+    const p = track(copyFixture('ca-ro-nested-'));
+    const writer = openDatabase({ dbPath: p.dbPath, busyTimeoutMs: 1000 });
+    writeTransaction(writer, () => writeTransaction(writer, () => block(1500)));
+    const holder = await holdLock(p.dbPath);
+    try {
+      const started = performance.now();
+      expect(() => writeTransaction(writer, () => stmt(writer, "UPDATE sessions SET status = 'failed' WHERE session_id = ?").run(S1))).toThrow(/database is locked/);
+      expect(performance.now() - started).toBeLessThan(1000 + 500);
+    } finally {
+      writer.close();
+      holder.kill();
+    }
+    await new Promise((resolve) => holder.once('exit', resolve));
   });
 });
 

@@ -157,8 +157,10 @@ interface BusyBudget {
   waitMs: number;
   /** performance.now() by which every wait of this connection ends. */
   deadline: number;
-  /** The busy timeout last given to SQLite, so the pragma is set only when it has to drop. */
+  /** The busy timeout last given to SQLite, so the pragma is set only when it moved. */
   armedMs: number;
+  /** Depth of holdingLock calls running: inside one nothing waits, so nothing is re-armed. */
+  holding: number;
   backoffMs: readonly number[];
 }
 
@@ -167,11 +169,16 @@ const busyBudgets = new WeakMap<DB, BusyBudget>();
 /** Below this much drift the armed timeout is left as it is (setting a pragma per statement costs more than it saves). */
 const REARM_SLACK_MS = 20;
 
-/** SQLite's busy timeout for the next statement: never more than the per-statement wait or what the deadline leaves. */
+/**
+ * SQLite's busy timeout for the next statement: never more than the per-statement wait or what the
+ * deadline leaves (raised again once a held lock moved the deadline back). Left alone while a
+ * lock is held.
+ */
 function armBusy(db: DB, budget: BusyBudget): number {
   const leftMs = Math.max(0, Math.floor(budget.deadline - performance.now()));
+  if (budget.holding > 0) return leftMs;
   const want = Math.min(budget.waitMs, leftMs);
-  if (want < budget.armedMs - REARM_SLACK_MS || (want === 0 && budget.armedMs !== 0)) {
+  if (Math.abs(want - budget.armedMs) > REARM_SLACK_MS || (want === 0 && budget.armedMs !== 0) || (want === budget.waitMs && budget.armedMs !== want)) {
     // PRAGMA takes no bound parameters: the value is an integer computed here, never input.
     db.pragma(`busy_timeout = ${want}`);
     budget.armedMs = want;
@@ -200,15 +207,20 @@ function retryBusy<T>(db: DB, fn: () => T): T {
   }
 }
 
-/** Runs `fn`, which holds a transaction's lock throughout (so nothing in it waits), without spending the connection's wait. */
+/**
+ * Runs `fn`, which holds a transaction's lock throughout (so nothing in it waits), without
+ * spending the connection's wait: the deadline moves back by its time, once for nested calls.
+ */
 function holdingLock<T>(db: DB, fn: () => T): T {
   const budget = busyBudgets.get(db);
   if (!budget) return fn();
   const started = performance.now();
+  budget.holding++;
   try {
     return fn();
   } finally {
-    budget.deadline += performance.now() - started;
+    budget.holding--;
+    if (budget.holding === 0) budget.deadline += performance.now() - started;
   }
 }
 
@@ -422,6 +434,7 @@ function budgetBusy(db: DB, opts: OpenOptions, openedAt: number): void {
     waitMs,
     deadline: openedAt + (opts.busyBudgetMs ?? waitMs),
     armedMs: firstWait(opts),
+    holding: 0,
     backoffMs: opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
   });
 }
@@ -526,9 +539,11 @@ function openReader(opts: OpenOptions, notice: (line: string) => void, openedAt:
  * this reader is the one creating them (a WAL database, no `-wal` or `-shm` yet) and the file and
  * folder are writable, a second connection is opened first, read-write with `query_only` on, and
  * read once (so it is the one making them); the reader closes it right after itself: the last read-write connection to close
- * removes both, as SQLite does for any writer. It changes no row and no byte of the file (a
- * checkpoint of an empty log writes nothing); another process still holding the database keeps
- * them, by SQLite's own locks. A read-only file, folder or mount, or a rollback-journal database,
+ * removes both, as SQLite does for any writer. It changes no row, and no byte of the file when
+ * nothing else wrote meanwhile (a checkpoint of an empty log writes nothing); when another process
+ * wrote during the read and closed first, that close moves its committed writes from the log into
+ * the file, as the next writer would have. A connection still open at the end (another process,
+ * an overlapping read) keeps both files, by SQLite's own locks. A read-only file, folder or mount, or a rollback-journal database,
  * gets none (the reader alone leaves nothing there).
  */
 function sidecarKeeper(dbPath: string): DB | undefined {
@@ -616,13 +631,15 @@ function makeReaderObjects(db: DB, derived: OpenOptions['derived']): void {
     temp.push(ddl.replace(/^CREATE TABLE IF NOT EXISTS /, 'CREATE TEMP TABLE IF NOT EXISTS ').replace(/^CREATE VIRTUAL TABLE IF NOT EXISTS /, 'CREATE VIRTUAL TABLE IF NOT EXISTS temp.'));
   }
   if (temp.length === 0) return;
-  // A read transaction: its shared lock is held throughout, so filling the index spends no wait.
-  db.transaction(() =>
+  // A read transaction: once its first read has the shared lock (a wait for it counts), the lock
+  // is held throughout, so filling the index spends no wait.
+  db.transaction(() => {
+    stmt(db, 'SELECT count(*) FROM sqlite_master').get();
     holdingLock(db, () => {
       for (const ddl of temp) db.exec(ddl);
       if (!searchUsable && index) syncSearchIndex(db, index);
-    }),
-  )();
+    });
+  })();
 }
 
 /**
