@@ -117,6 +117,15 @@ describe('parseConfig: partial overrides merge with the defaults', () => {
     expect(warnings[0]).toContain('context_engineering.retrieval_limit');
     expect(warnings[1]).toContain('context_engineering.ranking.wieghts');
   });
+
+  it('a split for a purpose that does not exist is an unknown key (warned, ignored)', () => {
+    const warnings: string[] = [];
+    const c = parseConfig(ce({ purposes: { splits: { coding: [60, 25, 15] } } }), FILE, (m) => warnings.push(m));
+    // Ignored: every purpose keeps its default split.
+    expect(c.purposes.by_agent).toEqual(DEFAULT_CONFIG.purposes.by_agent);
+    for (const [purpose, split] of Object.entries(DEFAULT_CONFIG.purposes.splits)) expect(c.purposes.splits[purpose as keyof typeof c.purposes.splits]).toEqual(split);
+    expect(warnings).toEqual([`${FILE}: unknown key context_engineering.purposes.splits.coding (ignored)`]);
+  });
 });
 
 describe('parseConfig: errors name the file and the dotted key', () => {
@@ -161,6 +170,10 @@ describe('parseConfig: errors name the file and the dotted key', () => {
     { name: 'level budget fractional', section: { reasoning: { level_budgets: { minimal: 400.5 } } }, key: 'reasoning.level_budgets.minimal', says: /non-negative integer/ },
     { name: 'min confidence of 1.2', section: { error_patterns: { min_confidence: 1.2 } }, key: 'error_patterns.min_confidence', says: /a number from 0 to 1/ },
     { name: 'section object replaced by array', section: { ranking: [] }, key: 'ranking', says: /an object, got an array/ },
+    { name: 'unknown purpose for an agent', section: { purposes: { by_agent: { developer: 'coding' } } }, key: 'purposes.by_agent.developer', says: /one of "design", "implementation", "review", "handoff", "subagent", got "coding"/ },
+    { name: 'split not adding up to 100', section: { purposes: { splits: { review: [50, 30, 15] } } }, key: 'purposes.splits.review', says: /must add up to 100, got 95/ },
+    { name: 'split of two numbers', section: { purposes: { splits: { design: [50, 50] } } }, key: 'purposes.splits.design', says: /three numbers ≥ 0/ },
+    { name: 'split with a negative share', section: { purposes: { splits: { handoff: [110, -10, 0] } } }, key: 'purposes.splits.handoff', says: /three numbers ≥ 0/ },
   ])('$name → key $key', ({ section, key, says }) => {
     const err = configError(ce(section));
     expect(err.extra.file).toBe(FILE);
@@ -205,6 +218,7 @@ describe('requestFromFlags: valid requests and defaults', () => {
       scope: null,
       lang: null,
       framework: null,
+      purpose: null,
     });
   });
 
@@ -248,6 +262,7 @@ describe('parameter errors with exact codes', () => {
     { name: 'bad --reasoning-level', argv: [...base, '--reasoning-level', 'max'], code: 'VALIDATION', says: /--reasoning-level must be one of minimal, medium, full, got 'max'/ },
     { name: '--include-reasoning maybe', argv: [...base, '--include-reasoning', 'maybe'], code: 'VALIDATION', says: /--include-reasoning must be one of true, false, got 'maybe'/ },
     { name: 'bad group', argv: [...base, '--group', 'a b'], code: 'VALIDATION', says: /--group must be 1-64/ },
+    { name: 'bad --purpose lists the valid ones', argv: [...base, '--purpose', 'coding'], code: 'VALIDATION', says: /--purpose must be one of design, implementation, review, handoff, subagent, got 'coding'/ },
     { name: 'blank model', argv: [...base, '--model', ' '], code: 'VALIDATION', says: /--model must be/ },
   ])('$name → $code', ({ argv, code, says }) => {
     const err = paramError(() => request(argv));

@@ -103,7 +103,9 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
     expect(stdout).toContain('\n### Error Patterns (2 matches)\n');
     expect(stdout).toContain('⚠️ **Known Issue**: "');
     expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 1 times\)$/m);
-    expect(stdout.trimEnd().endsWith('📦 +1 more packages available (re-invoke with higher limit to expand)')).toBe(true);
+    expect(stdout).toContain('\n📦 +1 more packages available (re-invoke with higher limit to expand)\n\n### Left out\n');
+    // What the limit left out is named, so an agent can fetch it.
+    expect(stdout.trimEnd().endsWith('- 1 past the limit\n- Most relevant left out: package 4 (`fetch <id>` prints a package)')).toBe(true);
   });
 
   it('a real assemble.ts process prints the same bytes as the in-process run (Normal)', () => {
@@ -131,7 +133,8 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
     const summaries = stdout.split('### Prior Agent Reasoning')[0]!.split('\n').filter((l) => l.startsWith('> '));
     expect(summaries).toHaveLength(3);
     for (const s of summaries) expect(Array.from(s.slice(2)).length).toBeLessThanOrEqual(100);
-    expect(summaries.some((s) => s.endsWith('...'))).toBe(true);
+    // Shortened with the beginning and the end kept, never cut blind.
+    expect(summaries.some((s) => s.includes(' […] '))).toBe(true);
     expect(stdout).not.toContain('📦');
   });
 
@@ -241,5 +244,82 @@ describe('edge blocks (spec §6, seed 000 Step 6)', () => {
     } finally {
       p.cleanup();
     }
+  });
+});
+
+/**
+ * Purpose blocks (issue: purpose-driven tiers): developer in AUTH at iteration 2, under each
+ * purpose in each zone, with a budget small enough that something is left out (every agent's
+ * context_budget_share 0.004: 680 tokens at 0 used, 240 in Soft_Warning, 160 in Conservative,
+ * where Tier 1 alone passes the budget and the overrun is stated).
+ */
+describe('purpose blocks: each purpose × zone', () => {
+  const ZONE_TOKENS = { Normal: 0, Soft_Warning: 110_000, Conservative: 130_000, 'Wrap-up': 150_000, Emergency: 165_000 } as const;
+  const PURPOSE_LIST = ['design', 'implementation', 'review', 'handoff', 'subagent'] as const;
+  let config: string;
+  beforeAll(() => {
+    config = path.join(fixture.root, 'small-budget.json');
+    const share = Object.fromEntries(['developer', 'senior_software_engineer', 'qa_expert', 'tech_lead', 'investigator', 'requirements_engineer', 'other'].map((a) => [a, 0.004]));
+    fs.writeFileSync(config, JSON.stringify({ context_engineering: { context_budget_share: share } }));
+  });
+  const run = (purpose: string, tokens: number) => assemble([...request(tokens), '--config', config, '--purpose', purpose]);
+  const cases = PURPOSE_LIST.flatMap((purpose) => Object.entries(ZONE_TOKENS).map(([zone, tokens]) => ({ purpose, zone, tokens })));
+
+  it.each(cases)('$purpose × $zone', ({ purpose, zone, tokens }) => {
+    const { stdout, stderr } = run(purpose, tokens);
+    expect(stderr).toBe('');
+    expectGolden(`purpose-${purpose}-${zone.toLowerCase().replace('_', '-')}.md`, stdout);
+    expect(stdout.startsWith('## Context for developer\n')).toBe(true);
+    if (zone === 'Wrap-up' || zone === 'Emergency') {
+      // Nothing is queried there: the purpose changes nothing.
+      expect(stdout).toBe(assemble(request(tokens)).stdout);
+      return;
+    }
+    // Tier 1 whatever the purpose and budget: the group's critical failures package (its summary at the zone's cap).
+    expect(stdout).toContain('**[CRITICAL]** bazinga/artifacts/bazinga_20251201_090000/failures_AUTH_iter1.md (id 2)\n> 3 auth tests fail: refresh reuse undetected, expired ');
+    // Something is left out at this budget, and the block says what.
+    expect(stdout).toMatch(/\n### Left out\n\n(- Over budget by \d+ tokens \(\d+ of \d+\): Tier 1 is never cut\n)?- \d+ /);
+    if (purpose === 'handoff') {
+      const at = ['### Position', '### Pending work', '### Active decisions', '### Key learnings', '### Verification commands'].map((h) => stdout.indexOf(`\n${h}\n`));
+      expect(at.every((i) => i > 0)).toBe(true);
+      expect([...at].sort((a, b) => a - b)).toEqual(at);
+      expect(stdout).not.toContain('### Relevant Packages');
+    } else {
+      expect(stdout).toMatch(/\n### (Relevant|Priority) Packages \(/);
+    }
+  });
+
+  it('purposes differ: what each keeps at the same budget', () => {
+    const blocks = new Map(PURPOSE_LIST.map((p) => [p, run(p, 0).stdout]));
+    expect(new Set(blocks.values()).size).toBe(PURPOSE_LIST.length);
+    // Design holds the group's research as essential; implementation does not.
+    const json = (purpose: string) => JSON.parse(assemble([...request(0), '--config', config, '--purpose', purpose, '--format', 'json']).stdout);
+    const tierOfPackage = (doc: any, id: number) => doc.packages.find((p: any) => p.id === id)?.tier ?? doc.excluded.find((e: any) => e.kind === 'package' && e.id === id)?.tier;
+    expect(tierOfPackage(json('design'), 1)).toBe(1);
+    expect(tierOfPackage(json('implementation'), 1)).toBe(2);
+    // The agent's default purpose is its purposes.by_agent entry.
+    expect(JSON.parse(assemble([...request(0), '--format', 'json']).stdout).purpose).toBe('implementation');
+  });
+
+  it('purposes.by_agent and purposes.splits in config change the block', () => {
+    const share = JSON.parse(fs.readFileSync(config, 'utf8')).context_engineering.context_budget_share;
+    const custom = path.join(fixture.root, 'custom-purposes.json');
+    fs.writeFileSync(
+      custom,
+      JSON.stringify({ context_engineering: { context_budget_share: share, purposes: { by_agent: { developer: 'handoff' }, splits: { handoff: [100, 0, 0] } } } }),
+    );
+    const doc = JSON.parse(assemble([...request(0), '--config', custom, '--format', 'json']).stdout);
+    expect(doc.purpose).toBe('handoff');
+    expect(doc.truncation.tiers.map((t: any) => t.share)).toEqual([1, 0, 0]);
+    // With the whole budget Tier 1's, Tier 2 gets what Tier 1 leaves and Tier 3 nothing of its own:
+    // more for Tier 2 than the shipped handoff split (70/20/10) gives it at the same budget.
+    const shipped = JSON.parse(assemble([...request(0), '--config', config, '--purpose', 'handoff', '--format', 'json']).stdout);
+    expect(shipped.truncation.tiers.map((t: any) => t.share)).toEqual([0.7, 0.2, 0.1]);
+    expect(doc.truncation.tiers[1].allowance).toBeGreaterThan(shipped.truncation.tiers[1].allowance);
+    expect(doc.truncation.tiers[1].allowance).toBeLessThanOrEqual(doc.truncation.budget - doc.truncation.tiers[0].used);
+    const md = assemble([...request(0), '--config', custom]).stdout;
+    expect(md).toContain('\n### Position\n');
+    // The shipped split for handoff (70/20/10) leaves a different block at the same budget.
+    expect(md).not.toBe(assemble([...request(0), '--config', config, '--purpose', 'handoff']).stdout);
   });
 });

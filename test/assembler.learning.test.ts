@@ -4,6 +4,7 @@
  * the language filter with NULL fallback; strategies redacted and cut.
  */
 import { describe, expect, it } from 'vitest';
+import { expectShortened } from './helpers.ts';
 import { redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import {
@@ -174,14 +175,16 @@ describe('language filter with NULL fallback', () => {
 });
 
 describe('emitted pattern text', () => {
-  it('solution redacted, one line, cut to 300 characters', () => {
+  it('solution redacted, one line, shortened to 300 characters (beginning and end kept)', () => {
     const long = 'Run npm ci\nthen export API_TOKEN=ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 and ' + 'retry '.repeat(100);
     const out = select([pattern({ solution: long })]);
     const s = out[0]?.solution as string;
     expect(s).not.toContain('ghp_A1b2');
     expect(s).not.toContain('\n');
     expect(s.length).toBeLessThanOrEqual(300);
-    expect(s.endsWith('...')).toBe(true);
+    expect(s.startsWith('Run npm ci then export API_TOKEN=')).toBe(true);
+    expect(s).toContain(' […] ');
+    expect(s.endsWith('retry retry')).toBe(true);
   });
 
   it('signature fields are parsed and redacted; broken JSON gives Unknown', () => {
@@ -210,15 +213,12 @@ describe('prepareStrategies', () => {
     expect(out[0]?.insight).toBe(expected);
   });
 
-  it('a long insight is cut at a word to at most 300 characters with "..."', () => {
+  it('a long insight is shortened to at most 300 characters: its beginning and end, on whole words, around " […] "', () => {
     const insight = Array.from({ length: 90 }, (_, i) => `idea${i}`).join(' ');
     const out = prepareStrategies([{ strategy_id: 's1', topic: 't', insight, helpfulness: 3 }], { max: 3, insightChars, redact });
     const s = out[0]?.insight as string;
     expect(insightChars).toBe(300);
-    expect(s.length).toBeLessThanOrEqual(300);
-    expect(s.endsWith('...')).toBe(true);
-    expect(insight.startsWith(s.slice(0, -3))).toBe(true);
-    expect(insight[s.length - 3]).toBe(' ');
+    expectShortened(insight, s, 300);
   });
 
   it('the topic is an emitted string too: redacted', () => {

@@ -1,5 +1,6 @@
 /**
- * Packing (spec/assembler.md §3.5): greedy `pack` and the package step `packPackages`. A
+ * Packing (spec/assembler.md §3.5): greedy `pack` and the pack step's package path (packPackages
+ * below: preparePackages, then the block's fit with the packages alone, all in one tier). A
  * fast-check property over random items and budgets: the emitted section, rendered exactly as
  * packPackages renders it and counted with the same counter, never exceeds the budget; admitted
  * items keep score order; every other item is excluded exactly once with its reason. Run with a
@@ -11,8 +12,9 @@ import { redactText } from '../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { RankedPackage } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { exactCounter, pack, type TokenCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
-import { packageSectionTokens, packPackages, type PackPackagesInput } from '../skills/context-assembler/scripts/lib/core/packages.ts';
-import { renderPackageEntry, renderPackageHeader, renderPackageSection } from '../skills/context-assembler/scripts/lib/core/render.ts';
+import { fitBlock } from '../skills/context-assembler/scripts/lib/core/block.ts';
+import { packageSectionTokens, preparePackages } from '../skills/context-assembler/scripts/lib/core/packages.ts';
+import { availableText, renderPackageEntry, renderPackageHeader, renderPackageSection } from '../skills/context-assembler/scripts/lib/core/render.ts';
 import { countCl100k, makeTokenCounter } from '../skills/context-assembler/scripts/lib/tokens.ts';
 
 /** Deterministic counter: one token per started group of four characters (code points). */
@@ -32,6 +34,41 @@ function pkg(over: Partial<RankedPackage> & { id: number }): RankedPackage {
     score: 100 - over.id,
     ...over,
   };
+}
+
+interface PackPackagesInput {
+  selected: readonly RankedPackage[];
+  zone: Zone;
+  totalAvailable: number;
+  totalCapped?: boolean;
+  priorityUsed: string | null;
+  budget: number;
+  summaryCap: number;
+  redact: (text: string) => string;
+  counter: TokenCounter;
+}
+
+/** The pack step for packages alone: prepared, then fitted as the block fits them (one tier: the whole budget is theirs). */
+function packPackages(i: PackPackagesInput) {
+  const prepared = preparePackages(i.selected, i.summaryCap, i.redact);
+  const block = fitBlock({
+    purpose: 'subagent',
+    split: [0.65, 0.25, 0.1],
+    budget: i.budget,
+    zone: i.zone,
+    totalAvailable: i.totalAvailable,
+    totalCapped: i.totalCapped ?? false,
+    priorityUsed: i.priorityUsed,
+    packages: prepared.packages.map((p) => ({ ...p, tier: 3 as const })),
+    reasoning: [],
+    errorPatterns: [],
+    strategies: [],
+    excludedBefore: prepared.excluded,
+    counter: i.counter,
+  });
+  const header = renderPackageHeader(i.zone, block.packages.length, availableText(i.totalAvailable, i.totalCapped), i.priorityUsed);
+  const section = packageSectionTokens(header, block.packages, i.counter, i.budget);
+  return { packages: block.packages, tokens: section.tokens, exact: block.itemsExact && section.exact, excluded: block.excluded };
 }
 
 function input(over: Partial<PackPackagesInput>): PackPackagesInput {
@@ -122,7 +159,7 @@ function checkPackInvariants(selected: RankedPackage[], budget: number, zone: Zo
   const admitted = new Set(out.packages.map((p) => p.id));
   const excludedIds = out.excluded.map((e) => e.id);
   expect(new Set(excludedIds).size).toBe(excludedIds.length);
-  expect([...excludedIds, ...admitted].sort((a, b) => a - b)).toEqual(selected.map((p) => p.id).sort((a, b) => a - b));
+  expect([...excludedIds, ...admitted].sort((a, b) => (a as number) - (b as number))).toEqual(selected.map((p) => p.id).sort((a, b) => a - b));
   for (const e of out.excluded) {
     expect(e.kind).toBe('package');
     expect(['budget', 'redaction-emptied']).toContain(e.reason);
@@ -238,17 +275,21 @@ describe('packPackages: summary caps per zone', () => {
     { zone: 'Normal' as Zone, cap: 400 },
     { zone: 'Soft_Warning' as Zone, cap: 200 },
     { zone: 'Conservative' as Zone, cap: 100 },
-  ])('$zone: cut to $cap characters at a word boundary with "..."', ({ zone, cap }) => {
+  ])('$zone: shortened to $cap characters, its beginning and end kept at word boundaries around " […] "', ({ zone, cap }) => {
     const caps = DEFAULT_CONFIG.summary_caps as Record<string, number>;
     expect(caps[zone]).toBe(cap);
     const out = packPackages(input({ zone, summaryCap: caps[zone] as number, selected: [pkg({ id: 1, summary: long })] }));
     const s = out.packages[0]?.summary as string;
     expect(s.length).toBeLessThanOrEqual(cap);
     expect(s.length).toBeGreaterThan(cap / 2);
-    expect(s.endsWith('...')).toBe(true);
-    const kept = s.slice(0, -3);
-    expect(long.startsWith(kept)).toBe(true);
-    expect(long[kept.length]).toBe(' '); // ends on a whole word
+    const [head, tail, ...more] = s.split(' […] ');
+    expect(more).toEqual([]);
+    expect(long.startsWith(head as string)).toBe(true);
+    expect(long[(head as string).length]).toBe(' '); // ends on a whole word
+    expect(long.endsWith(tail as string)).toBe(true);
+    expect(long[long.length - (tail as string).length - 1]).toBe(' '); // starts on a whole word
+    // The beginning gets about 3/5 of the room, the end the rest.
+    expect((head as string).length).toBeGreaterThan((tail as string).length);
   });
 
   it('a summary within the cap is left as is (whitespace collapsed to one line)', () => {
@@ -265,7 +306,8 @@ describe('packPackages: summary caps per zone', () => {
   it('one character over the cap is cut', () => {
     const s = 'a'.repeat(95) + ' bcdef'; // 101 characters
     const out = packPackages(input({ summaryCap: 100, selected: [pkg({ id: 1, summary: s })] }));
-    expect(out.packages[0]?.summary).toBe('a'.repeat(95) + '...');
+    // One sentence with no room for it whole: its first and last words, around the marker.
+    expect(out.packages[0]?.summary).toBe(`${'a'.repeat(57)} […] ${'a'.repeat(32)} bcdef`);
   });
 
   it('the cap applies after redaction (a secret cannot be half-cut into the output)', () => {
@@ -308,10 +350,11 @@ describe('packPackages: budget', () => {
   ];
 
   it('an item that does not fit is skipped, not a stop; the skip is reported', () => {
-    const budget = 160; // fits 1 (~90) and 3 (~25) but not 2 (~240)
+    // Fits 1 (~90) and 3 (~25) with the block's fixed lines and its `### Left out` report, not 2 (~240).
+    const budget = 260;
     const out = packPackages(input({ selected: three, budget, summaryCap: 1000 }));
     expect(out.packages.map((p) => p.id)).toEqual([1, 3]);
-    expect(out.excluded).toEqual([{ kind: 'package', id: 2, reason: 'budget' }]);
+    expect(out.excluded).toEqual([{ kind: 'package', id: 2, reason: 'budget', tier: 3 }]);
     expect(out.tokens).toBeLessThanOrEqual(budget);
     expect(out.tokens).toBe(quarter.count(renderPackageSection(renderPackageHeader('Normal', 2, 10, null), out.packages.map(renderPackageEntry))));
   });

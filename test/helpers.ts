@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The v19 fixture made by the original tool, bundled (a byte-identical copy of shared/fixtures/bazinga-v19). */
@@ -117,4 +118,21 @@ export function writeArtifact(project: Project, sessionId: string, name: string,
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, name), content);
   return `bazinga/artifacts/${sessionId}/${name}`;
+}
+
+/**
+ * `shown` is `original` shortened to at most `max` characters with its structure kept (shorten):
+ * a beginning and an end of it, each on a whole word, around one " […] ".
+ */
+export function expectShortened(original: string, shown: string, max: number): void {
+  expect(Array.from(shown).length).toBeLessThanOrEqual(max);
+  const parts = shown.split(' […] ');
+  expect(parts.length, shown).toBe(2);
+  const [head, tail] = parts as [string, string];
+  expect(original.startsWith(head), `${head} begins ${original.slice(0, 40)}`).toBe(true);
+  expect(original.endsWith(tail), `${tail} ends the text`).toBe(true);
+  expect([' ', undefined]).toContain(original[head.length]);
+  expect(original[original.length - tail.length - 1]).toBe(' ');
+  expect(head.length).toBeGreaterThan(0);
+  expect(tail.length).toBeGreaterThan(0);
 }

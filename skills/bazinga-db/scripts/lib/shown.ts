@@ -1,6 +1,6 @@
 /**
- * How stored text is shown in a context block: on one line, cut at a word, and a reasoning
- * entry's line. Both skills use these: the assembler renders with them, and bazinga-db counts the
+ * How stored text is shown in a context block: on one line, shortened with its structure kept
+ * (shorten), and a reasoning entry's line. Both skills use these: the assembler renders with them, and bazinga-db counts the
  * tokens of a reasoning entry as it will be shown when it stores the entry (save-reasoning), so
  * that an assembly sizes it without loading the rank table. Pure; lengths are in code points.
  */
@@ -27,6 +27,61 @@ export function truncateAtWord(text: string, max: number): string {
   return cut.replace(/[\s,;:.-]+$/, '') + '...';
 }
 
+/** The omission marker between the kept beginning and end of a shortened text. */
+export const OMISSION_MARKER = ' […] ';
+
+/** Below this many characters there is no room for a beginning, a marker and an end: cut at a word. */
+export const MIN_SHORTEN_CHARS = 40;
+
+/** The kept beginning's share of the room (the end gets the rest): the seed's 30 % : 20 %. */
+const HEAD_SHARE = 0.6;
+
+/**
+ * `text` in at most `max` characters with its structure kept: the whole text when it fits, else
+ * its first sentence(s) and its last sentence(s) (its conclusion) joined by " […] ", in the
+ * proportion 3 : 2 of the room, never a blind prefix. A first (or last) sentence longer than its
+ * share keeps its first (or last) words instead. Below MIN_SHORTEN_CHARS, truncateAtWord.
+ * Deterministic; lengths in code points.
+ */
+export function shorten(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  if (max < MIN_SHORTEN_CHARS) return truncateAtWord(text, max);
+  const room = max - Array.from(OMISSION_MARKER).length;
+  const headRoom = Math.floor(room * HEAD_SHARE);
+  const tailRoom = room - headRoom;
+  const sentences = text.split(/(?<=[.!?])\s+/u).filter((s) => s !== '');
+  const len = (s: string) => Array.from(s).length;
+  let head = '';
+  let used = 0;
+  for (; used < sentences.length; used++) {
+    const next = head === '' ? (sentences[used] as string) : `${head} ${sentences[used]}`;
+    if (len(next) > headRoom) break;
+    head = next;
+  }
+  let tail = '';
+  for (let i = sentences.length - 1; i >= used && i > 0; i--) {
+    const next = tail === '' ? (sentences[i] as string) : `${sentences[i]} ${tail}`;
+    if (len(next) > tailRoom) break;
+    tail = next;
+  }
+  if (head === '') head = wordsFrom(chars, headRoom, 'start');
+  if (tail === '') tail = wordsFrom(chars, tailRoom, 'end');
+  return `${head}${OMISSION_MARKER}${tail}`;
+}
+
+/** The first (or last) words of `chars` within `room` characters, cut at a space unless that loses over half. */
+function wordsFrom(chars: readonly string[], room: number, from: 'start' | 'end'): string {
+  if (from === 'start') {
+    const piece = chars.slice(0, room).join('');
+    const space = piece.lastIndexOf(' ');
+    return (space >= room / 2 ? piece.slice(0, space) : piece).replace(/[\s,;:.-]+$/u, '');
+  }
+  const piece = chars.slice(chars.length - room).join('');
+  const space = piece.indexOf(' ');
+  return (space !== -1 && space <= room / 2 ? piece.slice(space + 1) : piece).replace(/^[\s,;:.-]+/u, '');
+}
+
 /** A reasoning entry as a block shows it (one line, without its line break). */
 export function reasoningLine(agentType: string, phase: string, content: string): string {
   return `**[${agentType}] ${phase}:** ${content}`;
@@ -37,7 +92,7 @@ export function reasoningLine(agentType: string, phase: string, content: string)
  * line break: the text whose count save-reasoning stores.
  */
 export function shownReasoningLine(agentType: string, phase: string, storedContent: string, contentChars: number): string {
-  return reasoningLine(oneLine(agentType), phase, truncateAtWord(oneLine(storedContent), contentChars)) + '\n';
+  return reasoningLine(oneLine(agentType), phase, shorten(oneLine(storedContent), contentChars)) + '\n';
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type RedactionPolicy,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { ReasoningLevel } from './contract.ts';
+import { PURPOSES, type Purpose } from './core/tiers.ts';
 
 export const ZONES = ['Normal', 'Soft_Warning', 'Conservative', 'Wrap-up', 'Emergency'] as const;
 export type Zone = (typeof ZONES)[number];
@@ -70,6 +71,13 @@ export interface Config {
     column_weights: { summary: number; artifact: number; path: number };
     /** Newest reasoning entries per producer considered besides the full-text hits. */
     reasoning_window: number;
+  };
+  /** Purpose-driven tiers (core/tiers.ts): each agent's default purpose and each purpose's budget split. */
+  purposes: {
+    /** The purpose of a spawn that names none, by agent (every iteration of a spawn has its agent's purpose). */
+    by_agent: Record<string, Purpose>;
+    /** Percent of the block's budget per tier [Tier 1, Tier 2, Tier 3], summing to 100. */
+    splits: Record<Purpose, [number, number, number]>;
   };
   /** Caps of the files a user points the tools at (a larger file is refused, never read past the cap). */
   file_limits: {
@@ -146,6 +154,23 @@ export const DEFAULT_CONFIG: Config = {
     column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
     reasoning_window: 10,
   },
+  purposes: {
+    by_agent: {
+      developer: 'implementation',
+      senior_software_engineer: 'implementation',
+      qa_expert: 'review',
+      tech_lead: 'review',
+      investigator: 'design',
+      requirements_engineer: 'design',
+    },
+    splits: {
+      design: [50, 30, 20],
+      implementation: [60, 25, 15],
+      review: [55, 30, 15],
+      handoff: [70, 20, 10],
+      subagent: [65, 25, 10],
+    },
+  },
   file_limits: { content_file_bytes: DEFAULT_FILE_LIMITS.content_file_bytes, artifact_bytes: DEFAULT_FILE_LIMITS.artifact_bytes },
 };
 
@@ -160,7 +185,7 @@ export function configError(file: string, key: string, problem: string): Bazinga
   return new BazingaError('CONFIG', message, { file, key });
 }
 
-type Shape = 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
+type Shape = 'purpose' | 'split' | 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
 
 /** What each key must look like; `map:<shape>` is an object of arbitrary keys with values of that shape. */
 const SCHEMA: { [k: string]: Shape } = {
@@ -200,6 +225,10 @@ const SCHEMA: { [k: string]: Shape } = {
     max_postings: 'positive-int',
     column_weights: { summary: 'nonnegative', artifact: 'nonnegative', path: 'nonnegative' },
     reasoning_window: 'count',
+  },
+  purposes: {
+    by_agent: 'map:purpose',
+    splits: { design: 'split', implementation: 'split', review: 'split', handoff: 'split', subagent: 'split' },
   },
   file_limits: { content_file_bytes: 'positive-int', artifact_bytes: 'positive-int' },
 };
@@ -260,6 +289,16 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
         }
       });
       return;
+    case 'purpose':
+      if (!(PURPOSES as readonly unknown[]).includes(value)) fail(`one of ${PURPOSES.map((p) => `"${p}"`).join(', ')}`);
+      return;
+    case 'split': {
+      const ok = Array.isArray(value) && value.length === 3 && value.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+      if (!ok) fail('[tier1, tier2, tier3]: three numbers ≥ 0 (percent)');
+      const sum = (value as number[]).reduce((a, b) => a + b, 0);
+      if (Math.abs(sum - 100) > 1e-9) throw configError(file, key, `the three percentages must add up to 100, got ${sum}`);
+      return;
+    }
     case 'mode':
       if (value !== 'pattern_only' && value !== 'entropy' && value !== 'both') fail('one of "pattern_only", "entropy", "both"');
       return;
@@ -308,6 +347,17 @@ export function parseConfig(text: string | undefined, file: string, warn: (m: st
     throw configError(file, 'zone_thresholds', 'must rise: soft_warning < conservative < wrap_up < emergency');
   }
   return config;
+}
+
+/** The purpose of a request: its --purpose, else its agent's (purposes.by_agent), else subagent. */
+export function purposeOf(config: Config, agent: string, explicit: Purpose | null | undefined): Purpose {
+  return explicit ?? config.purposes.by_agent[agent] ?? 'subagent';
+}
+
+/** The purpose's budget split as fractions, Tier 1 first. */
+export function splitOf(config: Config, purpose: Purpose): [number, number, number] {
+  const [a, b, c] = config.purposes.splits[purpose];
+  return [a / 100, b / 100, c / 100];
 }
 
 /** The entry of `table` whose key is the longest one contained in `model` (case-insensitive), else `default`. */

@@ -7,6 +7,7 @@
 import { invalid, SPAWNED_AGENTS, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
 import { ZONES, type Zone } from './config.ts';
 import { ZONE_RULES } from './core/zone.ts';
+import { ITEM_KINDS, PURPOSES, type ItemKind, type Purpose, type Tier, type TierUsage } from './core/tiers.ts';
 
 export const STEPS = ['zone', 'rank', 'pack', 'reasoning', 'consume'] as const;
 export type Step = (typeof STEPS)[number];
@@ -14,7 +15,7 @@ export type Step = (typeof STEPS)[number];
 export const REASONING_LEVELS = ['minimal', 'medium', 'full'] as const;
 export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
 
-const EXCLUSION_REASONS = ['budget', 'limit', 'zone', 'consumed', 'redaction-emptied'] as const;
+const EXCLUSION_REASONS = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied'] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 /** What the caller asked for, after validation and defaults that do not need the config. */
@@ -39,6 +40,8 @@ export interface AssemblyRequest {
   scope: string | null;
   lang: string | null;
   framework: string | null;
+  /** Explicit --purpose; null or absent for the agent's default (config purposes.by_agent). */
+  purpose?: Purpose | null;
 }
 
 export interface ScoreComponents {
@@ -86,6 +89,8 @@ export interface RankedPackage {
   score: number;
   components?: ScoreComponents;
   match?: MatchInfo;
+  /** Set by pack: the item's tier for this request (core/tiers.ts). */
+  tier?: Tier;
 }
 
 export interface PackedPackage extends RankedPackage {
@@ -94,9 +99,30 @@ export interface PackedPackage extends RankedPackage {
 }
 
 export interface Exclusion {
-  kind: 'package' | 'reasoning';
-  id: number;
+  kind: ItemKind;
+  /** A package or reasoning id; an error pattern's hash; a strategy's id. */
+  id: number | string;
   reason: ExclusionReason;
+  /** The item's tier, for what the block's fit left out (budget, tier). */
+  tier?: Tier;
+}
+
+/** What the block left out and why, and how its budget went (the markdown's `### Left out` says the short of it). */
+export interface TruncationReport {
+  purpose: Purpose;
+  /** The block's budget (context_budget). */
+  budget: number;
+  /** Tokens of the block's sections as sized: fixed lines, admitted items, and the report when shown. */
+  used: number;
+  /** Tokens Tier 1 alone needs beyond the budget (it is never cut): the one permitted overrun. */
+  overrun: number;
+  tiers: TierUsage[];
+  /** Items left out per reason (reasons with none are absent). */
+  left_out: Partial<Record<ExclusionReason, number>>;
+  /** The most relevant items left out, best first (at most 5): what to fetch. */
+  most_relevant: { kind: ItemKind; id: number | string }[];
+  /** The markdown carries the `### Left out` section (it fit the budget, or Tier 1 overran). */
+  shown: boolean;
 }
 
 export interface ErrorPatternItem {
@@ -111,6 +137,8 @@ export interface ErrorPatternItem {
   matched_error: boolean;
   /** Full-text relevance to --error in [0, 1] (0 without --error). */
   relevance: number;
+  /** Set by pack. */
+  tier?: Tier;
 }
 
 export interface StrategyItem {
@@ -120,6 +148,8 @@ export interface StrategyItem {
   helpfulness: number;
   /** Full-text relevance to the task in [0, 1] (0 when there is no query). */
   relevance: number;
+  /** Set by pack. */
+  tier?: Tier;
 }
 
 export interface ReasoningItem {
@@ -130,6 +160,10 @@ export interface ReasoningItem {
   confidence: string | null;
   timestamp: string | null;
   tokens: number;
+  /** The entry's group (`global` for session-wide) and iteration (null: none recorded). */
+  group_id?: string | null;
+  iteration?: number | null;
+  tier?: Tier;
 }
 
 export interface ReasoningSection {
@@ -162,6 +196,8 @@ export interface AssemblyDoc {
   context_budget: number;
   limit: number;
   include_reasoning: boolean;
+  /** The purpose resolved (explicit, else the agent's default); absent in a document of an older version. */
+  purpose?: Purpose;
   // rank
   project_id?: string;
   query?: QueryInfo;
@@ -181,6 +217,10 @@ export interface AssemblyDoc {
   reasoning?: ReasoningSection;
   /** Set by pack and reasoning (and the output) once token figures exist. */
   counting?: Counting;
+  /** Set by pack, completed by reasoning: what the block left out, and the budget per tier. */
+  truncation?: TruncationReport;
+  /** Purpose handoff: the test and build commands the delivered items quote (their artifacts included), with where each was found. */
+  verification_commands?: { command: string; source: string }[];
   // consume
   consumed?: number[];
   consumption?: 'recorded' | 'unrecorded' | 'dry-run' | 'skipped-zone' | 'nothing-delivered';
@@ -210,6 +250,9 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
   oneOf('request.reasoning_level', req.reasoning_level, REASONING_LEVELS);
   oneOf('zone', doc.zone, ZONES);
   // Optional texts: absent (a document from an older version) means not given.
+  if (req.purpose === undefined) req.purpose = null;
+  else if (req.purpose !== null) oneOf('request.purpose', req.purpose, PURPOSES);
+  if (doc.purpose !== undefined) oneOf('purpose', doc.purpose, PURPOSES);
   for (const k of ['task', 'error', 'scope', 'lang', 'framework'] as const) {
     if (req[k] === undefined) req[k] = null;
     else if (req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);

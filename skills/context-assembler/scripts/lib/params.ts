@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { describeRefusal, invalid, jsonErrorAt, parseInteger, parseLimit, readRegularFile, SPAWNED_AGENTS as AGENTS, usage, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
 import { REASONING_LEVELS, type AssemblyRequest, type ReasoningLevel } from './contract.ts';
+import { PURPOSES, type Purpose } from './core/tiers.ts';
 
 type Kind = 'string' | 'bool';
 
@@ -32,6 +33,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
   '--scope': 'string',
   '--lang': 'string',
   '--framework': 'string',
+  '--purpose': 'string',
   '--params-file': 'string',
   '--help': 'bool',
 };
@@ -40,7 +42,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
 export const REQUEST_FLAGS = [
   '--session', '--group', '--agent', '--model', '--current-tokens', '--iteration', '--limit',
   '--include-reasoning', '--reasoning-level', '--now', '--task', '--error', '--scope', '--lang', '--framework',
-  '--params-file',
+  '--purpose', '--params-file',
 ] as const;
 
 export interface ParsedFlags {
@@ -136,6 +138,7 @@ export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyReque
     scope: optionalText(v('--scope')),
     lang: v('--lang') ?? null,
     framework: v('--framework') ?? null,
+    purpose: v('--purpose') === undefined ? null : oneOf<Purpose>('--purpose', (v('--purpose') as string).trim().toLowerCase(), PURPOSES),
   };
 }
 

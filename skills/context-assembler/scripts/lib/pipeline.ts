@@ -10,6 +10,7 @@ import {
   claimPackages,
   countDesignatedPackages,
   getProjectId,
+  indexedArtifactText,
   isConsumedAtIteration,
   listConsumedPackages,
   iterateErrorPatterns,
@@ -25,11 +26,13 @@ import {
   type ErrorPatternRow,
   type ReasoningRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
-import type { Config, Zone } from './config.ts';
-import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type Step } from './contract.ts';
+import { purposeOf, splitOf, type Config, type Zone } from './config.ts';
+import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type PackedPackage, type ReasoningItem, type Step } from './contract.ts';
+import { fitBlock, reportWithExcluded } from './core/block.ts';
+import { tierOf, type Purpose, type Tier } from './core/tiers.ts';
 import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
-import { packPackages, packageSectionTokens } from './core/packages.ts';
+import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
 import { availableText, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/relevance.ts';
@@ -72,8 +75,12 @@ export function zoneStep(request: AssemblyRequest, config: Config): AssemblyDoc 
     context_budget: z.context_budget,
     limit: request.limit ?? limits[request.agent] ?? limits.unknown,
     include_reasoning: request.include_reasoning ?? (request.agent !== 'developer' || request.iteration > 0),
+    purpose: purposeOf(config, request.agent, request.purpose),
   };
 }
+
+/** The document's purpose (a document from an older version has none: the request's, else the agent's). */
+const purposeIn = (doc: AssemblyDoc, config: Config): Purpose => doc.purpose ?? purposeOf(config, doc.request.agent, doc.request.purpose);
 
 /** Step 2: eligible packages ranked and cut to the limit; error patterns and strategies chosen. */
 export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
@@ -187,7 +194,11 @@ function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, sho
   return out;
 }
 
-/** Step 3: redact, truncate, count and admit the ranked packages within the context budget. */
+/**
+ * Step 3: the block's items tiered and fitted into its budget (core/block.ts): the ranked packages
+ * redacted and shortened, the error patterns and strategies; what is left out is excluded with its
+ * reason, and the truncation report written.
+ */
 export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const { candidates = [], ...rest } = doc;
   const total = doc.total_available ?? 0;
@@ -196,26 +207,86 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   if (!queries(doc.zone) || summaryCap === null) {
     return { ...rest, step: 'pack', packages: [], packages_tokens: 0, overflow_count: 0 };
   }
-  const packed = packPackages({
-    selected: candidates,
+  const purpose = purposeIn(doc, deps.config);
+  const r = doc.request;
+  const prepared = preparePackages(candidates, summaryCap, deps.redact);
+  const block = fitBlock({
+    purpose,
+    split: splitOf(deps.config, purpose),
+    budget: doc.context_budget,
     zone: doc.zone,
     totalAvailable: total,
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used ?? null,
-    budget: doc.context_budget,
-    summaryCap,
-    redact: deps.redact,
+    packages: prepared.packages.map((p) => ({ ...p, tier: packageTier(p, r, purpose) })),
+    reasoning: [],
+    errorPatterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: tierOf({ kind: 'error_pattern', sameGroup: false, matchedError: p.matched_error && r.error !== null }, purpose) })),
+    strategies: (doc.strategies ?? []).map((s) => ({ ...s, tier: tierOf({ kind: 'strategy', sameGroup: false }, purpose) })),
+    excludedBefore: [...(doc.excluded ?? []), ...prepared.excluded],
+    artifacts: purpose === 'handoff' ? artifactTexts(prepared.packages, deps) : undefined,
     counter: deps.counter,
   });
+  return withBlock({ ...rest, step: 'pack', purpose }, block, deps.counter);
+}
+
+/** The document with a block fit's result in it: items, exclusions, report and the package section's figure. */
+function withBlock(doc: AssemblyDoc, block: ReturnType<typeof fitBlock>, counter: TokenCounter): AssemblyDoc {
+  const total = doc.total_available ?? 0;
+  const header = renderPackageHeader(doc.zone, block.packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
+  const section = packageSectionTokens(header, block.packages, counter, doc.context_budget);
   return {
-    ...rest,
-    step: 'pack',
-    counting: countingAfter(doc, packed.exact),
-    packages: packed.packages,
-    packages_tokens: packed.tokens,
-    overflow_count: Math.max(0, total - packed.packages.length),
-    excluded: [...(doc.excluded ?? []), ...packed.excluded],
+    ...doc,
+    counting: countingAfter(doc, block.exact && section.exact),
+    packages: block.packages,
+    packages_tokens: section.tokens,
+    overflow_count: Math.max(0, total - block.packages.length),
+    error_patterns: block.errorPatterns,
+    strategies: block.strategies,
+    excluded: block.excluded,
+    truncation: block.report,
+    ...(block.commands ? { verification_commands: block.commands } : {}),
   };
+}
+
+/**
+ * The indexed part of each package's artifact (redacted, at most relevance.artifact_index_bytes,
+ * read through the search index's checked read), for the handoff's verification commands.
+ */
+function artifactTexts(packages: readonly Pick<PackedPackage, 'id' | 'file_path'>[], deps: Deps): Map<number, string> {
+  const out = new Map<number, string>();
+  if (deps.projectRoot === null) return out;
+  for (const p of packages) out.set(p.id, indexedArtifactText(deps.projectRoot, p.file_path, deps.config.relevance.artifact_index_bytes));
+  return out;
+}
+
+/** A package's tier for this request. */
+function packageTier(p: Pick<PackedPackage, 'group_id' | 'package_type' | 'priority'>, r: AssemblyRequest, purpose: Purpose): Tier {
+  return tierOf({ kind: 'package', sameGroup: (p.group_id ?? 'global') === r.group, packageType: p.package_type, priority: p.priority }, purpose);
+}
+
+/** Reasoning entries' tiers: the newest of each phase in the request's group is current (see TIER_RULES). */
+function reasoningTiers(entries: readonly Omit<ReasoningItem, 'tokens'>[], r: AssemblyRequest, purpose: Purpose): Map<number, Tier> {
+  const newest = new Map<string, Omit<ReasoningItem, 'tokens'>>();
+  for (const e of entries) {
+    if ((e.group_id ?? 'global') !== r.group) continue;
+    const seen = newest.get(e.phase);
+    if (!seen || (e.timestamp ?? '') > (seen.timestamp ?? '') || ((e.timestamp ?? '') === (seen.timestamp ?? '') && e.id > seen.id)) newest.set(e.phase, e);
+  }
+  return new Map(
+    entries.map((e) => [
+      e.id,
+      tierOf(
+        {
+          kind: 'reasoning',
+          sameGroup: (e.group_id ?? 'global') === r.group,
+          phase: e.phase,
+          latestOfPhase: newest.get(e.phase)?.id === e.id,
+          iterationsBack: e.iteration === null || e.iteration === undefined ? null : r.iteration - e.iteration,
+        },
+        purpose,
+      ),
+    ]),
+  );
 }
 
 /** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
@@ -259,13 +330,33 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     counter: deps.counter,
     ...(score ? { score } : {}),
   });
-  return {
-    ...doc,
-    step: 'reasoning',
-    counting: countingAfter(doc, selected.exact),
-    reasoning: { included: true, level: r.reasoning_level, budget, used_tokens: selected.used_tokens, entries: selected.entries },
-    excluded: [...(doc.excluded ?? []), ...selected.excluded],
-  };
+  const section = { included: true, level: r.reasoning_level, budget, used_tokens: selected.used_tokens, entries: selected.entries };
+  const excluded = [...(doc.excluded ?? []), ...selected.excluded];
+  // A document packed by an older version has no block fit to join: its sections stand as they are.
+  if (doc.truncation === undefined) return { ...doc, step: 'reasoning', counting: countingAfter(doc, selected.exact), reasoning: section, excluded };
+  // The block fitted again with the entries in it: a Tier 1 or Tier 2 entry may displace a package
+  // or a learning of a lower tier that pack admitted.
+  const purpose = purposeIn(doc, deps.config);
+  const tiers = reasoningTiers(selected.entries, r, purpose);
+  const block = fitBlock({
+    purpose,
+    split: splitOf(deps.config, purpose),
+    budget: doc.context_budget,
+    zone: doc.zone,
+    totalAvailable: doc.total_available ?? 0,
+    totalCapped: doc.total_capped ?? false,
+    priorityUsed: doc.priority_used ?? null,
+    packages: (doc.packages ?? []).map((p) => ({ ...p, tier: p.tier ?? packageTier(p, r, purpose) })),
+    reasoning: selected.entries.map((e) => ({ ...e, tier: tiers.get(e.id) as Tier })),
+    errorPatterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: p.tier ?? 2 })),
+    strategies: (doc.strategies ?? []).map((s) => ({ ...s, tier: s.tier ?? 2 })),
+    excludedBefore: excluded,
+    artifacts: purpose === 'handoff' ? artifactTexts(doc.packages ?? [], deps) : undefined,
+    counter: deps.counter,
+  });
+  const packed = withBlock({ ...doc, step: 'reasoning', counting: countingAfter(doc, selected.exact) }, block, deps.counter);
+  const used = block.reasoning.reduce((sum, e) => sum + e.tokens, 0);
+  return { ...packed, reasoning: { ...section, used_tokens: used, entries: block.reasoning } };
 }
 
 /** Runs a read of the (derived, rebuildable) search index; on failure says so and goes on without it. */
@@ -402,17 +493,19 @@ function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], counter: T
   const isConsumed = (e: Exclusion) => e.kind === 'package' && e.reason === 'consumed';
   const excluded = doc.excluded ?? [];
   const consumedFirst = [...excluded.filter(isConsumed), ...taken.map((id): Exclusion => ({ kind: 'package', id, reason: 'consumed' }))].sort(
-    (a, b) => a.id - b.id,
+    (a, b) => (a.id as number) - (b.id as number),
   );
   const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
   const section = packageSectionTokens(header, packages, counter, doc.context_budget);
+  const after = [...consumedFirst, ...excluded.filter((e) => !isConsumed(e))];
   return {
     ...doc,
     total_available: total,
-    excluded: [...consumedFirst, ...excluded.filter((e) => !isConsumed(e))],
+    excluded: after,
     packages,
     packages_tokens: section.tokens,
     counting: countingAfter(doc, section.exact),
+    ...(doc.truncation ? { truncation: reportWithExcluded(doc.truncation, after) } : {}),
   };
 }
 

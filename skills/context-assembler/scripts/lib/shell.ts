@@ -88,6 +88,12 @@ export const COMMON_HELP = `Request (when no document is piped in):
   --scope PATHS             comma-separated paths (src/auth,src/api): items under them score higher
                             (default: the task group's component path)
   --lang L, --framework F   prefer strategies and patterns of this language / framework
+  --purpose P               design | implementation | review | handoff | subagent: the tiers' budget
+                            split and what is essential (default: the agent's, purposes.by_agent in
+                            config: developer and senior → implementation, qa and tech_lead →
+                            review, investigator and requirements_engineer → design); handoff
+                            prints Position, Pending work, Active decisions, Key learnings and
+                            Verification commands
   --params-file FILE        the params file today's BAZINGA orchestrator writes for a spawn
                             (bazinga/prompts/<session>/params_<agent>_<group>.json): session_id,
                             agent_type, group_id, model, task_title + task_requirements (the task),

@@ -7,7 +7,7 @@
 import { normaliseErrorMessage, type ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { ErrorPatternItem, StrategyItem } from '../contract.ts';
 import { parseSqliteTime } from './rank.ts';
-import { oneLine, truncateAtWord } from './text.ts';
+import { oneLine, shorten } from './text.ts';
 
 export type ErrorPatternRowInput = Pick<
   ErrorPatternRow,
@@ -82,7 +82,7 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     pattern_hash: r.pattern_hash,
     error_type: input.redact(oneLine(sig.error_type)),
     message_pattern: input.redact(oneLine(sig.message_pattern)),
-    solution: truncateAtWord(input.redact(oneLine(r.solution)), input.solutionChars),
+    solution: shorten(input.redact(oneLine(r.solution)), input.solutionChars),
     confidence: round2(r.confidence),
     occurrences: r.occurrences,
     last_seen: r.last_seen,
@@ -125,7 +125,7 @@ export function prepareStrategies(rows: readonly StrategyRowInput[], opts: Prepa
   return ordered.slice(0, opts.max).map((r) => ({
     strategy_id: r.strategy_id,
     topic: opts.redact(oneLine(r.topic)),
-    insight: truncateAtWord(opts.redact(oneLine(r.insight)), opts.insightChars),
+    insight: shorten(opts.redact(oneLine(r.insight)), opts.insightChars),
     helpfulness: r.helpfulness,
     relevance: rel(r),
   }));

@@ -1,67 +1,31 @@
 /**
- * The pack step for packages: redact → truncate → render → size → admit, in score order, within
- * the context budget. Pure. The counted tokens of the emitted package section (header included)
- * never exceed the budget.
+ * Packages for the block: redact → shorten (the zone's summary cap) → render, before the block's
+ * fit (core/block.ts) admits them. Pure. And the package section's token figure.
  *
  * The section's figure is the sum of its parts' figures: every part but the last ends in a line
  * break and every part starts with a non-blank character, so the cl100k pieces of the section are
  * the pieces of its parts and its count is the sum of their counts (tested). A figure made of
  * bounds is itself an upper bound; only when it would not fit is the section counted as emitted.
  */
-import type { Zone } from '../config.ts';
 import type { Exclusion, PackedPackage, RankedPackage } from '../contract.ts';
-import { pack, type Sized, type TokenCounter } from './pack.ts';
-import { availableText, renderPackageEntry, renderPackageHeader, renderPackageSection } from './render.ts';
-import { isRedactionEmptied, oneLine, truncateAtWord } from './text.ts';
+import { type Sized, type TokenCounter } from './pack.ts';
+import { renderPackageEntry, renderPackageSection } from './render.ts';
+import { isRedactionEmptied, oneLine, shorten } from './text.ts';
 
-export interface PackPackagesInput {
-  selected: readonly RankedPackage[];
-  zone: Zone;
-  totalAvailable: number;
-  /** totalAvailable is a lower bound (shown "N+"). */
-  totalCapped?: boolean;
-  priorityUsed: string | null;
-  budget: number;
-  summaryCap: number;
-  redact: (text: string) => string;
-  counter: TokenCounter;
-}
-
-export interface PackPackagesOutput {
-  packages: PackedPackage[];
-  /** Tokens of the whole emitted package section (an upper bound when exact is false). */
-  tokens: number;
-  exact: boolean;
-  excluded: Exclusion[];
-}
-
-export function packPackages(input: PackPackagesInput): PackPackagesOutput {
+/**
+ * The ranked packages as the block shows them: summary and path redacted and on one line, the
+ * summary shortened to `summaryCap` characters with its structure kept; a package whose summary
+ * redaction emptied is excluded (redaction-emptied).
+ */
+export function preparePackages(selected: readonly RankedPackage[], summaryCap: number, redact: (text: string) => string): { packages: RankedPackage[]; excluded: Exclusion[] } {
+  const packages: RankedPackage[] = [];
   const excluded: Exclusion[] = [];
-  const prepared: RankedPackage[] = [];
-  for (const p of input.selected) {
-    const redacted = input.redact(oneLine(p.summary));
-    if (isRedactionEmptied(redacted)) {
-      excluded.push({ kind: 'package', id: p.id, reason: 'redaction-emptied' });
-      continue;
-    }
-    prepared.push({ ...p, file_path: input.redact(oneLine(p.file_path)), summary: truncateAtWord(redacted, input.summaryCap) });
+  for (const p of selected) {
+    const redacted = redact(oneLine(p.summary));
+    if (isRedactionEmptied(redacted)) excluded.push({ kind: 'package', id: p.id, reason: 'redaction-emptied' });
+    else packages.push({ ...p, file_path: redact(oneLine(p.file_path)), summary: shorten(redacted, summaryCap) });
   }
-  const header = (count: number) => renderPackageHeader(input.zone, count, availableText(input.totalAvailable, input.totalCapped), input.priorityUsed);
-  const { counter } = input;
-  // The header is reserved at its widest (every prepared package admitted); the blank-line
-  // separators are counted with each entry.
-  const entry = (p: RankedPackage) => renderPackageEntry(p) + '\n\n';
-  const packed = pack(prepared, input.budget, entry, counter, { reserve: header(prepared.length) + '\n\n' });
-  const admitted = packed.admitted.map(({ item, tokens }) => ({ ...item, tokens }));
-  const skipped = packed.skipped;
-  let section = packageSectionTokens(header(admitted.length), admitted, counter, input.budget);
-  // Counted as emitted: drop from the end until it fits.
-  while (admitted.length > 0 && section.tokens > input.budget) {
-    skipped.push(admitted.pop() as PackedPackage);
-    section = { tokens: counter.count(renderPackageSection(header(admitted.length), admitted.map(renderPackageEntry))), exact: true };
-  }
-  for (const p of skipped) excluded.push({ kind: 'package', id: p.id, reason: 'budget' });
-  return { packages: admitted, tokens: section.tokens, exact: section.exact && packed.exact, excluded };
+  return { packages, excluded };
 }
 
 /** The section's tokens: its figure while that fits the budget, else its count as emitted. */

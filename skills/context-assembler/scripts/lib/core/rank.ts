@@ -187,7 +187,7 @@ export function rankPackages(input: RankInput): RankOutput {
     if (c.consumed) excluded.push({ kind: 'package', id: c.id, reason: 'consumed' });
     else live.push(c);
   }
-  excluded.sort((a, b) => a.id - b.id);
+  excluded.sort((a, b) => (a.id as number) - (b.id as number));
   const n = live.length;
   const score = new Float64Array(n);
   const created = new Float64Array(n);

@@ -8,7 +8,7 @@ import type { Exclusion, ReasoningItem } from '../contract.ts';
 import { pack, type Sized, type TokenCounter } from './pack.ts';
 import { reasoningLine, shownTail } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { renderReasoningEntry } from './render.ts';
-import { oneLine, truncateAtWord } from './text.ts';
+import { oneLine, shorten } from './text.ts';
 
 /** Most actionable first; phases not listed come after, in this order. */
 const PHASE_ORDER = ['completion', 'decisions', 'understanding', 'approach', 'blockers', 'risks', 'pivot'] as const;
@@ -20,6 +20,8 @@ export interface ReasoningRowInput {
   content: string;
   confidence_level: string | null;
   timestamp: string | null;
+  group_id?: string | null;
+  iteration?: number | null;
 }
 
 export interface SelectReasoningInput {
@@ -82,9 +84,11 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
       id: row.id,
       agent_type: oneLine(row.agent_type),
       phase: row.reasoning_phase ?? 'unknown',
-      content: truncateAtWord(content, input.contentChars),
+      content: shorten(content, input.contentChars),
       confidence: row.confidence_level,
       timestamp: row.timestamp,
+      group_id: row.group_id ?? null,
+      iteration: row.iteration ?? null,
     };
   });
   // Entries are emitted one per line; the newline is counted with each.

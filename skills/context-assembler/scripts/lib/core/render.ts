@@ -4,7 +4,7 @@
  * strings are what packing counts, so the counted text is exactly the emitted text.
  */
 import type { Zone } from '../config.ts';
-import type { AssemblyDoc, ErrorPatternItem, ReasoningItem, RankedPackage, StrategyItem } from '../contract.ts';
+import type { AssemblyDoc, ErrorPatternItem, ExclusionReason, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
 import { reasoningLine } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
 
@@ -31,7 +31,7 @@ export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phas
   return reasoningLine(e.agent_type, e.phase, e.content);
 }
 
-function renderErrorPattern(p: ErrorPatternItem): string {
+export function renderErrorPattern(p: ErrorPatternItem): string {
   return [
     `⚠️ **Known Issue**: "${p.error_type}: ${p.message_pattern}"`,
     `> **Solution**: ${p.solution}`,
@@ -39,15 +39,121 @@ function renderErrorPattern(p: ErrorPatternItem): string {
   ].join('\n');
 }
 
-function renderStrategy(s: StrategyItem): string {
+export function renderStrategy(s: StrategyItem): string {
   return `- **${s.topic}** (helpful ${s.helpfulness}×): ${s.insight}`;
 }
+
+export const reasoningHeader = (n: number) => `### Prior Agent Reasoning (${n} entries)`;
+export const errorPatternsHeader = (n: number) => `### Error Patterns (${n} matches)`;
+export const strategiesHeader = (n: number) => `### Strategies That Worked (${n})`;
+export const overflowLine = (overflow: number | string, capped = false) =>
+  `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available (re-invoke with higher limit to expand)`;
+
+/** The sections of a handoff block, in order (purpose handoff). */
+export const HANDOFF_HEADINGS = ['### Position', '### Pending work', '### Active decisions', '### Key learnings', '### Verification commands'] as const;
+
+/** What an empty handoff section says: nothing is invented. */
+export const NONE_RECORDED = '_None recorded._';
+
+/** How the truncation report names each reason. */
+const REASON_TEXT: Readonly<Record<ExclusionReason, string>> = {
+  budget: 'for budget',
+  tier: "over their tier's share",
+  limit: 'past the limit',
+  zone: 'for the zone',
+  consumed: 'already delivered',
+  'redaction-emptied': 'emptied by redaction',
+};
+
+const KIND_TEXT: Readonly<Record<string, string>> = { package: 'package', reasoning: 'reasoning', error_pattern: 'error pattern', strategy: 'strategy' };
+
+/** The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget, and the most relevant ids. */
+export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant'>): string {
+  const lines = ['### Left out', ''];
+  if (r.overrun > 0) lines.push(`- Over budget by ${r.overrun} tokens (${r.used} of ${r.budget}): Tier 1 is never cut`);
+  const counts = (Object.keys(REASON_TEXT) as ExclusionReason[])
+    .filter((reason) => (r.left_out[reason] ?? 0) > 0)
+    .map((reason) => `${r.left_out[reason]} ${REASON_TEXT[reason]}`);
+  if (counts.length > 0) lines.push(`- ${counts.join(', ')}`);
+  if (r.most_relevant.length > 0) {
+    // An error pattern's id is a 64-digit hash: its first 12 digits name it here (the JSON has it whole).
+    const name = (i: TruncationReport['most_relevant'][number]) => `${KIND_TEXT[i.kind] ?? i.kind} ${i.kind === 'error_pattern' ? String(i.id).slice(0, 12) : i.id}`;
+    lines.push(`- Most relevant left out: ${r.most_relevant.map(name).join(', ')} (\`fetch <id>\` prints a package)`);
+  }
+  return lines.join('\n');
+}
+
+/** The programs a test or build command starts with. */
+const RUNNERS = String.raw`(?:npm|npx|pnpm|yarn|node|tsx|pytest|python3? -m pytest|go test|cargo (?:test|build|check)|make|mvn|gradle|\.\/gradlew|bundle exec|rspec|jest|vitest|tox|dotnet test|swift test|flutter test|bazel test|deno test|bun test)\b`;
+/** A command quoted in backticks. */
+const QUOTED_COMMAND = new RegExp(`\`(${RUNNERS}[^\`\\n]{0,200})\``, 'g');
+/** A command on a line of its own inside a fenced code block, after an optional `$ ` prompt. */
+const FENCED_COMMAND = new RegExp(`^\\s*(?:\\$\\s+)?(${RUNNERS}.{0,200})$`);
+
+export interface VerificationCommand {
+  command: string;
+  /** Where it was found: `package 12`, `reasoning 40`. */
+  source: string;
+}
+
+/**
+ * The test and build commands these items quote, first mention first, each once (never made up:
+ * only what the records say): in backticks in any text, and on their own line in a fenced code
+ * block of a package's artifact.
+ */
+export function verificationCommands(items: {
+  packages: readonly Pick<RankedPackage, 'id' | 'summary'>[];
+  /** The indexed text of package artifacts, by package id. */
+  artifacts?: ReadonlyMap<number, string>;
+  reasoning: readonly Pick<ReasoningItem, 'id' | 'content'>[];
+  errorPatterns?: readonly Pick<ErrorPatternItem, 'pattern_hash' | 'solution'>[];
+  strategies?: readonly Pick<StrategyItem, 'strategy_id' | 'insight'>[];
+}): VerificationCommand[] {
+  const out = new Map<string, VerificationCommand>();
+  const add = (command: string, source: string) => {
+    const c = command.trim();
+    if (!out.has(c)) out.set(c, { command: c, source });
+  };
+  const scan = (text: string, source: string) => {
+    for (const m of text.matchAll(QUOTED_COMMAND)) add(m[1] as string, source);
+  };
+  const fenced = (text: string, source: string) => {
+    let inside = false;
+    for (const line of text.split('\n')) {
+      if (/^\s*```/.test(line)) inside = !inside;
+      else if (inside) {
+        const m = FENCED_COMMAND.exec(line);
+        if (m) add(m[1] as string, source);
+      }
+    }
+  };
+  for (const p of items.packages) {
+    scan(p.summary, `package ${p.id}`);
+    const artifact = items.artifacts?.get(p.id);
+    if (artifact !== undefined) {
+      scan(artifact, `package ${p.id}`);
+      fenced(artifact, `package ${p.id}`);
+    }
+  }
+  for (const e of items.reasoning) scan(e.content, `reasoning ${e.id}`);
+  for (const p of items.errorPatterns ?? []) scan(p.solution, `error pattern ${p.pattern_hash}`);
+  for (const s of items.strategies ?? []) scan(s.insight, `strategy ${s.strategy_id}`);
+  return [...out.values()];
+}
+
+export const renderCommand = (c: VerificationCommand) => `- \`${c.command}\` (from ${c.source})`;
 
 /** One decimal, rounded down: 94.99 % must not read "95.0" in a zone that starts at 95. */
 const pct = (usage: number) => (Math.floor(usage * 10) / 10).toFixed(1);
 
 const NO_PACKAGES_TEXT =
   'No context packages found for this session/group. The agent will proceed with task and specialization context only.';
+const WITHDRAWN_TEXT = 'The packages chosen were delivered to this agent by a concurrent run; re-invoke to get the next ones.';
+const LOW_ONLY_TEXT = 'Only low-priority packages are available; they are left out in this zone.';
+const NONE_FIT_TEXT = 'No package fit the context budget; fetch one by id if needed.';
+
+/** The lines that stand in for the package entries when none is shown (the block budget reserves the longest). */
+export const NO_PACKAGE_LINES: readonly string[] = [NO_PACKAGES_TEXT, WITHDRAWN_TEXT, LOW_ONLY_TEXT, NONE_FIT_TEXT];
 
 /** The block printed when assembly failed: the orchestrator proceeds without context. */
 export function renderFallback(agent: string): string {
@@ -78,39 +184,84 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   }
   const packages = doc.packages ?? doc.candidates ?? [];
   const available = doc.total_available ?? packages.length;
-  const header = renderPackageHeader(doc.zone, packages.length, availableText(available, doc.total_capped), doc.priority_used ?? null);
-  out.push('', renderPackageSection(header, packages.map(renderPackageEntry)));
-  if (packages.length === 0) {
-    const why =
-      available === 0
-        ? NO_PACKAGES_TEXT
-        : doc.consumption === 'recorded' && (doc.consumed ?? []).length === 0 // every chosen package withdrawn
-          ? 'The packages chosen were delivered to this agent by a concurrent run; re-invoke to get the next ones.'
-          : rules.ladder !== null && (doc.excluded ?? []).every((e) => e.reason !== 'budget')
-            ? 'Only low-priority packages are available; they are left out in this zone.'
-            : 'No package fit the context budget; fetch one by id if needed.';
-    out.push('', why);
-  }
-  const skipped = (doc.excluded ?? []).filter((e) => e.kind === 'package' && e.reason === 'budget').map((e) => `(id ${e.id})`);
-  if (skipped.length > 0) out.push('', `_Left out for budget: ${skipped.join(', ')}_`);
-  const reasoning = doc.reasoning;
-  if (reasoning && reasoning.entries.length > 0) {
-    out.push('', `### Prior Agent Reasoning (${reasoning.entries.length} entries)`, '');
-    out.push(reasoning.entries.map(renderReasoningEntry).join('\n'));
-  }
-  const patterns = doc.error_patterns ?? [];
-  if (patterns.length > 0) {
-    out.push('', `### Error Patterns (${patterns.length} matches)`, '');
-    out.push(patterns.map(renderErrorPattern).join('\n\n'));
-  }
-  const strategies = doc.strategies ?? [];
-  if (strategies.length > 0) {
-    out.push('', `### Strategies That Worked (${strategies.length})`, '');
-    out.push(strategies.map(renderStrategy).join('\n'));
+  if (doc.purpose === 'handoff') out.push(...renderHandoff(doc, packages));
+  else {
+    const header = renderPackageHeader(doc.zone, packages.length, availableText(available, doc.total_capped), doc.priority_used ?? null);
+    out.push('', renderPackageSection(header, packages.map(renderPackageEntry)));
+    if (packages.length === 0) {
+      const why =
+        available === 0
+          ? NO_PACKAGES_TEXT
+          : doc.consumption === 'recorded' && (doc.consumed ?? []).length === 0 // every chosen package withdrawn
+            ? WITHDRAWN_TEXT
+            : rules.ladder !== null && (doc.excluded ?? []).every((e) => e.reason !== 'budget' && e.reason !== 'tier')
+              ? LOW_ONLY_TEXT
+              : NONE_FIT_TEXT;
+      out.push('', why);
+    }
+    const reasoning = doc.reasoning;
+    if (reasoning && reasoning.entries.length > 0) {
+      out.push('', reasoningHeader(reasoning.entries.length), '');
+      out.push(reasoning.entries.map(renderReasoningEntry).join('\n'));
+    }
+    const patterns = doc.error_patterns ?? [];
+    if (patterns.length > 0) {
+      out.push('', errorPatternsHeader(patterns.length), '');
+      out.push(patterns.map(renderErrorPattern).join('\n\n'));
+    }
+    const strategies = doc.strategies ?? [];
+    if (strategies.length > 0) {
+      out.push('', strategiesHeader(strategies.length), '');
+      out.push(strategies.map(renderStrategy).join('\n'));
+    }
   }
   const overflow = doc.overflow_count ?? 0;
-  if (overflow > 0 && rules.showsOverflow) {
-    out.push('', `📦 +${availableText(overflow, doc.total_capped)} more packages available (re-invoke with higher limit to expand)`);
-  }
+  if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped));
+  if (doc.truncation?.shown) out.push('', renderLeftOut(doc.truncation));
   return out.join('\n') + '\n';
+}
+
+type Entry = { kind: 'package' | 'reasoning' | 'error_pattern' | 'strategy'; text: string };
+
+/** Entries of one section: a run of one kind joined as its own section joins them, runs apart by a blank line. */
+function sectionBody(entries: readonly Entry[]): string {
+  const out: string[] = [];
+  entries.forEach((e, i) => {
+    if (i > 0) out.push(e.kind === entries[i - 1]?.kind && (e.kind === 'reasoning' || e.kind === 'strategy') ? '\n' : '\n\n');
+    out.push(e.text);
+  });
+  return out.join('');
+}
+
+/**
+ * The handoff layout: Position → Pending work → Active decisions → Key learnings → Verification
+ * commands, each filled only from what the block carries (an empty one says so).
+ * Position: the completion reasoning and the handoff packages; Pending work: the failures packages
+ * and the blockers reasoning; Active decisions: the decisions packages and reasoning; Key
+ * learnings: everything else (research and investigation packages, the other reasoning, error
+ * patterns, strategies); Verification commands: the commands quoted in any of them.
+ */
+function renderHandoff(doc: AssemblyDoc, packages: readonly RankedPackage[]): string[] {
+  const reasoning = doc.reasoning?.entries ?? [];
+  const pkg = (types: readonly string[]): Entry[] => packages.filter((p) => types.includes(p.package_type)).map((p) => ({ kind: 'package', text: renderPackageEntry(p) }));
+  const why = (phases: readonly string[]): Entry[] => reasoning.filter((e) => phases.includes(e.phase)).map((e) => ({ kind: 'reasoning', text: renderReasoningEntry(e) }));
+  const placedPhases = ['completion', 'blockers', 'decisions'];
+  const sections: Entry[][] = [
+    [...why(['completion']), ...pkg(['handoff'])],
+    [...pkg(['failures']), ...why(['blockers'])],
+    [...why(['decisions']), ...pkg(['decisions'])],
+    [
+      ...pkg(['research', 'investigation']),
+      ...reasoning.filter((e) => !placedPhases.includes(e.phase)).map((e): Entry => ({ kind: 'reasoning', text: renderReasoningEntry(e) })),
+      ...(doc.error_patterns ?? []).map((p): Entry => ({ kind: 'error_pattern', text: renderErrorPattern(p) })),
+      ...(doc.strategies ?? []).map((s): Entry => ({ kind: 'strategy', text: renderStrategy(s) })),
+    ],
+  ];
+  const commands = doc.verification_commands ?? verificationCommands({ packages, reasoning, errorPatterns: doc.error_patterns ?? [], strategies: doc.strategies ?? [] });
+  const out: string[] = [];
+  HANDOFF_HEADINGS.forEach((heading, i) => {
+    const body = i < sections.length ? sectionBody(sections[i] as Entry[]) : commands.map(renderCommand).join('\n');
+    out.push('', heading, '', body === '' ? NONE_RECORDED : body);
+  });
+  return out;
 }

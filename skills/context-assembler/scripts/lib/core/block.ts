@@ -1,0 +1,257 @@
+/**
+ * The whole block within its budget: every section's items (packages, reasoning, error patterns,
+ * strategies) tiered and fitted together (fitTiers), the sections' fixed lines reserved first,
+ * and the truncation report (`### Left out`) sized into the same budget. Pack runs it over the
+ * packages, patterns and strategies; reasoning runs it again with its entries added, so the final
+ * document holds one fit of everything it shows. Pure; the token counter is injected.
+ */
+import type { Zone } from '../config.ts';
+import type { ErrorPatternItem, Exclusion, ExclusionReason, PackedPackage, RankedPackage, ReasoningItem, StrategyItem, TruncationReport } from '../contract.ts';
+import { fitOrder, fitTiers, type FitResult, type FitItem, type ItemKind, type Purpose, type Split, type Tier, type TierUsage } from './tiers.ts';
+import { type Sized, type TokenCounter } from './pack.ts';
+import {
+  availableText,
+  HANDOFF_HEADINGS,
+  NONE_RECORDED,
+  renderErrorPattern,
+  renderLeftOut,
+  renderPackageEntry,
+  renderPackageHeader,
+  renderReasoningEntry,
+  renderStrategy,
+  reasoningHeader,
+  errorPatternsHeader,
+  strategiesHeader,
+  overflowLine,
+  NO_PACKAGE_LINES,
+  verificationCommands,
+  renderCommand,
+  type VerificationCommand,
+} from './render.ts';
+import { ZONE_RULES } from './zone.ts';
+
+type Tiered<T> = T & { tier: Tier };
+
+export interface BlockInput {
+  purpose: Purpose;
+  split: Split;
+  /** The block's budget (context_budget). */
+  budget: number;
+  zone: Zone;
+  totalAvailable: number;
+  totalCapped: boolean;
+  priorityUsed: string | null;
+  packages: readonly Tiered<RankedPackage>[];
+  reasoning: readonly Tiered<Omit<ReasoningItem, 'tokens'>>[];
+  errorPatterns: readonly Tiered<ErrorPatternItem>[];
+  strategies: readonly Tiered<StrategyItem>[];
+  /** Exclusions made before this fit (rank's, redaction, an earlier fit's), kept and reported. */
+  excludedBefore: readonly Exclusion[];
+  /** Purpose handoff: the indexed text of the packages' artifacts, by id, for their verification commands. */
+  artifacts?: ReadonlyMap<number, string>;
+  counter: TokenCounter;
+}
+
+export interface BlockOutput {
+  packages: PackedPackage[];
+  reasoning: ReasoningItem[];
+  errorPatterns: Tiered<ErrorPatternItem>[];
+  strategies: Tiered<StrategyItem>[];
+  /** excludedBefore plus what this fit left out (with reason budget or tier, and the tier). */
+  excluded: Exclusion[];
+  report: TruncationReport;
+  /** Every figure used is a count (items, fixed lines, the report). */
+  exact: boolean;
+  /** Every admitted item's figure is a count. */
+  itemsExact: boolean;
+  /** Purpose handoff: the commands the admitted items quote. */
+  commands?: VerificationCommand[];
+}
+
+/** The text an item adds to its section (entry and separator): what the fit sizes. */
+function entryText(kind: ItemKind, item: unknown): string {
+  switch (kind) {
+    case 'package':
+      return renderPackageEntry(item as RankedPackage) + '\n\n';
+    case 'reasoning':
+      return renderReasoningEntry(item as ReasoningItem) + '\n';
+    case 'error_pattern':
+      return renderErrorPattern(item as ErrorPatternItem) + '\n\n';
+    case 'strategy':
+      return renderStrategy(item as StrategyItem) + '\n';
+  }
+}
+
+const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
+
+/**
+ * The block's fixed lines at their widest, whatever is admitted: the section headings (with the
+ * largest counts), the line saying why no package is shown, the overflow line, and in a handoff
+ * the five headings, their "none recorded" lines and the verification commands the candidates
+ * hold. Reserved before any item.
+ */
+function fixedLines(input: BlockInput): string {
+  const parts: string[] = [];
+  const available = availableText(input.totalAvailable, input.totalCapped);
+  parts.push(renderPackageHeader(input.zone, input.packages.length, available, input.priorityUsed) + '\n\n');
+  parts.push(NO_PACKAGE_LINES.reduce((a, b) => (a.length >= b.length ? a : b)) + '\n\n');
+  if (ZONE_RULES[input.zone].showsOverflow) parts.push(overflowLine(available, input.totalCapped) + '\n\n');
+  if (input.purpose === 'handoff') {
+    for (const heading of HANDOFF_HEADINGS) parts.push(`${heading}\n\n${NONE_RECORDED}\n\n`);
+    for (const c of verificationCommands({ ...input, artifacts: input.artifacts })) parts.push(renderCommand(c) + '\n');
+    return parts.join('');
+  }
+  if (input.reasoning.length > 0) parts.push(reasoningHeader(input.reasoning.length) + '\n\n');
+  if (input.errorPatterns.length > 0) parts.push(errorPatternsHeader(input.errorPatterns.length) + '\n\n');
+  if (input.strategies.length > 0) parts.push(strategiesHeader(input.strategies.length) + '\n\n');
+  return parts.join('');
+}
+
+export function fitBlock(input: BlockInput): BlockOutput {
+  const { counter } = input;
+  const items: (FitItem & { id: number | string; source: unknown })[] = [
+    ...input.packages.map((p) => ({ kind: 'package' as const, id: p.id, tier: p.tier, source: p })),
+    ...input.reasoning.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: e.tier, source: e })),
+    ...input.errorPatterns.map((p) => ({ kind: 'error_pattern' as const, id: p.pattern_hash, tier: p.tier, source: p })),
+    ...input.strategies.map((s) => ({ kind: 'strategy' as const, id: s.strategy_id, tier: s.tier, source: s })),
+  ].map((i) => ({ ...i, key: keyOf(i.kind, i.id), text: entryText(i.kind, i.source) }));
+  const ordered = fitOrder(items, input.purpose);
+  // The fixed lines and the report are sized like the items: on a bound while everything fits,
+  // counted as soon as something is left out (a decision then depends on their size), so the
+  // block holds exactly what counting everything would give it.
+  const size = (text: string, decides: boolean): Sized => {
+    const bound = counter.bound(text);
+    return decides && !bound.exact ? { tokens: counter.count(text), exact: true } : bound;
+  };
+  const fixedText = fixedLines(input);
+  const decides = (r: FitResult) => r.leftOut.size > 0 || r.overrun > 0;
+  const fit = (fixed: Sized, reserve: number) => fitTiers(ordered, input.budget - fixed.tokens - reserve, input.split, counter);
+  let fixed = size(fixedText, false);
+  let result = fit(fixed, 0);
+  if (decides(result) && !fixed.exact) {
+    fixed = size(fixedText, true);
+    result = fit(fixed, 0);
+  }
+  // The report is sized into the budget too: the items are fitted again with room for it. On its
+  // bound while that leaves nothing more out; otherwise counted, the room growing to the size of
+  // the report written after each fit until that report fits its room (it is short and bounded,
+  // so a few rounds settle it). One that never fits is left to the JSON; Tier 1's overrun is
+  // always stated.
+  let report = reportOf(input, ordered, result, fixed, undefined);
+  let reportSize: Sized | undefined;
+  if (needsReport(report)) {
+    const accept = (next: FitResult, fits: Sized) => {
+      result = next;
+      report = reportOf(input, ordered, next, fixed, fits);
+      reportSize = fits;
+    };
+    const text = renderLeftOut(report) + '\n';
+    const bound = size(text, false);
+    const first = fit(fixed, bound.tokens);
+    if (!decides(first) || (first.leftOut.size === result.leftOut.size && first.overrun === result.overrun)) {
+      // Nothing more left out with the room at its bound: the report as written fits.
+      const after = renderLeftOut(reportOf(input, ordered, first, fixed, bound)) + '\n';
+      const fits = size(after, false);
+      if (fits.tokens <= bound.tokens) accept(first, fits);
+    }
+    let room = reportSize === undefined ? size(text, true).tokens : 0;
+    for (let round = 0; round < 8 && reportSize === undefined; round++) {
+      const next = fit(fixed, room);
+      const after = size(renderLeftOut(reportOf(input, ordered, next, fixed, undefined)) + '\n', true);
+      if (after.tokens <= room || next.overrun > 0) accept(next, after);
+      else room = Math.max(room, after.tokens);
+    }
+    if (reportSize === undefined) report = reportOf(input, ordered, result, fixed, undefined);
+  }
+  const admitted = result.admitted;
+  const sized = (kind: ItemKind, id: number | string): Sized | undefined => admitted.get(keyOf(kind, id));
+  const keep = <T>(list: readonly T[], kind: ItemKind, id: (t: T) => number | string) => list.filter((t) => sized(kind, id(t)) !== undefined);
+  const packages = keep(input.packages, 'package', (p) => p.id).map((p) => ({ ...p, tokens: (sized('package', p.id) as Sized).tokens }));
+  const reasoning = keep(input.reasoning, 'reasoning', (e) => e.id).map((e) => ({ ...e, tokens: (sized('reasoning', e.id) as Sized).tokens }));
+  const errorPatterns = keep(input.errorPatterns, 'error_pattern', (p) => p.pattern_hash);
+  const strategies = keep(input.strategies, 'strategy', (s) => s.strategy_id);
+  return {
+    packages,
+    reasoning,
+    errorPatterns,
+    strategies,
+    ...(input.purpose === 'handoff' ? { commands: verificationCommands({ packages, artifacts: input.artifacts, reasoning, errorPatterns, strategies }) } : {}),
+    excluded: [...input.excludedBefore, ...leftOutExclusions(ordered, result)],
+    report,
+    exact: fixed.exact && result.exact && (reportSize?.exact ?? true),
+    itemsExact: result.exact,
+  };
+}
+
+function leftOutExclusions(ordered: readonly (FitItem & { id: number | string })[], result: ReturnType<typeof fitTiers>): Exclusion[] {
+  const out: Exclusion[] = [];
+  for (const item of ordered) {
+    const reason = result.leftOut.get(item.key);
+    if (reason !== undefined) out.push({ kind: item.kind, id: item.id, reason, tier: item.tier });
+  }
+  return out;
+}
+
+const needsReport = (r: TruncationReport) => r.overrun > 0 || Object.values(r.left_out).some((n) => n > 0);
+
+/** Reasons in the order the report lists them. */
+export const REPORT_REASONS: readonly ExclusionReason[] = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied'];
+
+/** How many items the report names (the most relevant of those left out). */
+export const REPORT_IDS = 5;
+
+function reportOf(
+  input: BlockInput,
+  ordered: readonly (FitItem & { id: number | string })[],
+  result: ReturnType<typeof fitTiers>,
+  fixed: Sized,
+  /** The report's size when it is shown (undefined: not shown). */
+  shownSize: Sized | undefined,
+): TruncationReport {
+  const excluded = [...input.excludedBefore, ...leftOutExclusions(ordered, result)];
+  const left_out = countReasons(excluded);
+  const most_relevant = mostRelevant(excluded);
+  const tiers: TierUsage[] = result.tiers.map((t) => ({
+    ...t,
+    // Left out by this fit or an earlier one (pack's, then reasoning's level budget), per tier.
+    left_out: excluded.filter((e) => (e.reason === 'budget' || e.reason === 'tier') && e.tier === t.tier).length,
+  }));
+  const used = fixed.tokens + result.used + (shownSize?.tokens ?? 0);
+  return {
+    purpose: input.purpose,
+    budget: input.budget,
+    used,
+    // Only Tier 1 can pass the budget (the fit admits nothing else past it): by what the block then needs beyond it.
+    overrun: result.overrun > 0 ? Math.max(0, used - input.budget) : 0,
+    tiers,
+    left_out,
+    most_relevant,
+    shown: shownSize !== undefined,
+  };
+}
+
+/** Items left out per reason (reasons with none absent). */
+function countReasons(excluded: readonly Exclusion[]): Partial<Record<ExclusionReason, number>> {
+  const out: Partial<Record<ExclusionReason, number>> = {};
+  for (const reason of REPORT_REASONS) {
+    const n = excluded.filter((e) => e.reason === reason).length;
+    if (n > 0) out[reason] = n;
+  }
+  return out;
+}
+
+/**
+ * The most relevant items left out, best first: what the budget or the tiers left out, by tier (in
+ * the order the fit considered them), then what ranked below the limit, then what the zone left
+ * out. Consumed items were delivered already; emptied ones have nothing to show.
+ */
+function mostRelevant(excluded: readonly Exclusion[]): TruncationReport['most_relevant'] {
+  const byTier = excluded.filter((e) => e.reason === 'budget' || e.reason === 'tier').sort((a, b) => (a.tier ?? 3) - (b.tier ?? 3));
+  const rest = excluded.filter((e) => e.reason === 'limit').concat(excluded.filter((e) => e.reason === 'zone'));
+  return [...byTier, ...rest].slice(0, REPORT_IDS).map((e) => ({ kind: e.kind, id: e.id }));
+}
+
+/** The report after exclusions changed outside a fit (a concurrent run's packages withdrawn as consumed). */
+export function reportWithExcluded(report: TruncationReport, excluded: readonly Exclusion[]): TruncationReport {
+  return { ...report, left_out: countReasons(excluded), most_relevant: mostRelevant(excluded) };
+}

@@ -1,0 +1,212 @@
+/**
+ * Purpose-driven tiers. Every item a block may carry (package, reasoning entry, error pattern,
+ * strategy) gets a tier from one table (TIER_RULES); the block's budget is split between the
+ * tiers by the purpose of the spawn, and items are admitted tier by tier:
+ *
+ * - Tier 1 is admitted whole, always. When it alone needs more than the budget it is still
+ *   emitted, and the overrun is reported (the one permitted overrun).
+ * - Tier 2 may use its share plus what Tier 1 left of its own; Tier 3 gets whatever is left. So
+ *   what Tier 1 takes beyond its share comes out of Tier 3 first, then Tier 2 (under pressure
+ *   Tier 3 goes first), and unused budget only ever flows down.
+ * - Within a tier, items go in the purpose's kind order, each kind in the order its step ranked
+ *   it; one that does not fit is skipped (not a stop): `tier` when the block still had room but
+ *   its tier's allowance did not, `budget` when the block itself was full.
+ *
+ * Sizing is lazy as in pack(): items are admitted on upper bounds while the bounds fit, and
+ * everything admitted is counted before any skip is decided, so every skip is decided on counts.
+ * Pure; the token counter is injected.
+ */
+import type { Sized, TokenCounter } from './pack.ts';
+
+export const PURPOSES = ['design', 'implementation', 'review', 'handoff', 'subagent'] as const;
+export type Purpose = (typeof PURPOSES)[number];
+
+export type Tier = 1 | 2 | 3;
+export const TIERS: readonly Tier[] = [1, 2, 3];
+
+export const ITEM_KINDS = ['package', 'reasoning', 'error_pattern', 'strategy'] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+/** Within a tier, whose items go first, per purpose: what that kind of work reads first. */
+export const KIND_ORDER: Readonly<Record<Purpose, readonly ItemKind[]>> = {
+  design: ['package', 'reasoning', 'strategy', 'error_pattern'],
+  implementation: ['package', 'error_pattern', 'reasoning', 'strategy'],
+  review: ['reasoning', 'package', 'error_pattern', 'strategy'],
+  handoff: ['reasoning', 'package', 'strategy', 'error_pattern'],
+  subagent: ['package', 'reasoning', 'error_pattern', 'strategy'],
+};
+
+/** What the tier rules look at, for one item of one request. */
+export interface TierSubject {
+  kind: ItemKind;
+  /** Of the request's own group (a package or reasoning entry); false for session-wide and other groups. */
+  sameGroup: boolean;
+  packageType?: string;
+  priority?: string;
+  /** A reasoning entry's phase. */
+  phase?: string;
+  /** A reasoning entry: the newest of its phase among this request's candidates of its group. */
+  latestOfPhase?: boolean;
+  /** A reasoning entry: the request's iteration minus the entry's (null: the entry has none). */
+  iterationsBack?: number | null;
+  /** An error pattern that matched the request's --error. */
+  matchedError?: boolean;
+}
+
+export interface TierRule {
+  tier: Tier;
+  /** What the rule picks, as the references say it. */
+  what: string;
+  /** Only for these purposes (absent: every purpose). */
+  purposes?: readonly Purpose[];
+  test: (s: TierSubject) => boolean;
+}
+
+/** Iterations back that still count as recent feedback (Tier 2); older entries are history (Tier 3). */
+export const RECENT_ITERATIONS = 2;
+
+const ownPackage = (s: TierSubject, type?: string) => s.kind === 'package' && s.sameGroup && (type === undefined || s.packageType === type);
+
+/** The one table: the first rule that matches gives the tier. The references print it. */
+export const TIER_RULES: readonly TierRule[] = [
+  { tier: 1, what: 'blocking failures of this group (its failures packages)', test: (s) => ownPackage(s, 'failures') },
+  { tier: 1, what: 'active decisions of this group (its decisions packages)', test: (s) => ownPackage(s, 'decisions') },
+  { tier: 1, what: 'critical packages of this group', test: (s) => ownPackage(s) && s.priority === 'critical' },
+  { tier: 1, what: 'the error pattern matching --error', test: (s) => s.kind === 'error_pattern' && s.matchedError === true },
+  {
+    tier: 1,
+    what: 'the current state and active decisions: the newest completion and decisions reasoning of this group',
+    test: (s) => s.kind === 'reasoning' && s.sameGroup && s.latestOfPhase === true && (s.phase === 'completion' || s.phase === 'decisions'),
+  },
+  { tier: 1, what: 'design: the research of this group', purposes: ['design'], test: (s) => ownPackage(s, 'research') },
+  { tier: 1, what: 'review and handoff: the handoff packages of this group', purposes: ['review', 'handoff'], test: (s) => ownPackage(s, 'handoff') },
+  { tier: 2, what: 'strategies that worked (recent learnings)', test: (s) => s.kind === 'strategy' },
+  { tier: 2, what: 'the other error patterns', test: (s) => s.kind === 'error_pattern' },
+  {
+    tier: 2,
+    what: `prior feedback: reasoning of the last ${RECENT_ITERATIONS + 1} iterations (this one included), of this group or session-wide`,
+    test: (s) => s.kind === 'reasoning' && s.iterationsBack !== undefined && s.iterationsBack !== null && s.iterationsBack <= RECENT_ITERATIONS,
+  },
+  { tier: 2, what: 'the other packages of this group, unless low', test: (s) => ownPackage(s) && s.priority !== 'low' },
+  { tier: 2, what: 'high and critical packages of other groups and session-wide ones', test: (s) => s.kind === 'package' && !s.sameGroup && (s.priority === 'high' || s.priority === 'critical') },
+  { tier: 3, what: 'the rest: older iterations, historical reasoning, low and other medium packages', test: () => true },
+];
+
+export function tierOf(subject: TierSubject, purpose: Purpose): Tier {
+  for (const rule of TIER_RULES) {
+    if (rule.purposes && !rule.purposes.includes(purpose)) continue;
+    if (rule.test(subject)) return rule.tier;
+  }
+  return 3;
+}
+
+/** The purpose's budget split as fractions of the block's budget, Tier 1 first (config: percentages). */
+export type Split = readonly [number, number, number];
+
+export interface FitItem {
+  /** Unique within one fit: `${kind}:${id}`. */
+  key: string;
+  kind: ItemKind;
+  tier: Tier;
+  /** The text the item adds to the block (with its separator): what is sized. */
+  text: string;
+}
+
+export type FitReason = 'budget' | 'tier';
+
+export interface TierUsage {
+  tier: Tier;
+  /** The tier's share of the budget (a fraction). */
+  share: number;
+  /** Tokens the tier could use when it was filled (null for Tier 1: unbounded). */
+  allowance: number | null;
+  used: number;
+  items: number;
+  left_out: number;
+}
+
+export interface FitResult {
+  /** Admitted keys with their token figures, in admission order. */
+  admitted: Map<string, Sized>;
+  /** Left-out keys with the reason, in the order they were considered. */
+  leftOut: Map<string, FitReason>;
+  tiers: TierUsage[];
+  /** Tokens of everything admitted. */
+  used: number;
+  /** Tokens Tier 1 needs beyond the budget (0 when it fits). */
+  overrun: number;
+  /** Every admitted figure is a count. */
+  exact: boolean;
+}
+
+const ix = (tier: Tier) => (tier - 1) as 0 | 1 | 2;
+
+/** Items in the order they are considered: by tier, then by the purpose's kind order, then as given. */
+export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'>>(items: readonly T[], purpose: Purpose): T[] {
+  const kinds = KIND_ORDER[purpose];
+  return items
+    .map((item, at) => ({ item, at }))
+    .sort((a, b) => a.item.tier - b.item.tier || kinds.indexOf(a.item.kind) - kinds.indexOf(b.item.kind) || a.at - b.at)
+    .map((x) => x.item);
+}
+
+/**
+ * Admits `items` (already in fitOrder) into `budget` tokens by tier (see the module comment).
+ * `budget` is what the items may use: the block's budget less its fixed parts (headings).
+ */
+export function fitTiers(items: readonly FitItem[], budget: number, split: Split, counter: TokenCounter): FitResult {
+  const used: [number, number, number] = [0, 0, 0];
+  const placed: { key: string; tier: Tier; text: string; size: Sized }[] = [];
+  const leftOut = new Map<string, FitReason>();
+  const counts: [number, number, number] = [0, 0, 0];
+  const dropped: [number, number, number] = [0, 0, 0];
+  const total = () => used[0] + used[1] + used[2];
+  const settle = () => {
+    for (const p of placed) {
+      if (p.size.exact) continue;
+      const tokens = counter.count(p.text);
+      used[ix(p.tier)] += tokens - p.size.tokens;
+      p.size = { tokens, exact: true };
+    }
+  };
+  // What the item's tier may still take, and what the block has left.
+  const room = (tier: Tier): { tier: number; block: number } => {
+    const block = budget - total();
+    if (tier === 1) return { tier: Infinity, block: Infinity };
+    if (tier === 3) return { tier: block, block };
+    const own = split[1] * budget + Math.max(0, split[0] * budget - used[0]);
+    return { tier: Math.min(block, own - used[1]), block };
+  };
+  for (const item of items) {
+    let size = counter.bound(item.text);
+    let r = room(item.tier);
+    if (size.tokens > r.tier) {
+      settle();
+      if (!size.exact) size = { tokens: counter.count(item.text), exact: true };
+      r = room(item.tier);
+    }
+    if (size.tokens <= r.tier) {
+      placed.push({ key: item.key, tier: item.tier, text: item.text, size });
+      used[ix(item.tier)] += size.tokens;
+      counts[ix(item.tier)]++;
+    } else {
+      leftOut.set(item.key, size.tokens <= r.block ? 'tier' : 'budget');
+      dropped[ix(item.tier)]++;
+    }
+  }
+  // The overrun is stated on counts, never on bounds.
+  if (used[0] > budget) settle();
+  const allowance = [
+    null,
+    Math.max(0, Math.floor(Math.min(budget - used[0], split[1] * budget + Math.max(0, split[0] * budget - used[0])))),
+    Math.max(0, Math.floor(budget - used[0] - used[1])),
+  ];
+  return {
+    admitted: new Map(placed.map((p) => [p.key, p.size])),
+    leftOut,
+    tiers: TIERS.map((tier, i) => ({ tier, share: split[i] as number, allowance: allowance[i] ?? null, used: used[i] as number, items: counts[i] as number, left_out: dropped[i] as number })),
+    used: total(),
+    overrun: Math.max(0, used[0] - budget),
+    exact: placed.every((p) => p.size.exact),
+  };
+}
