@@ -180,7 +180,28 @@ function syntheticCandidates(n: number): Mod[] {
 /** In-process rank + pack + render of 100k candidates (the release's pure core, tokenizer loaded). */
 async function benchCore(release: Release): Promise<number> {
   const { DEFAULT_CONFIG } = await imp(release.root, `${CA}/config.ts`);
-  const { packPackages } = await imp(release.root, `${CA}/core/packages.ts`);
+  const packages = await imp(release.root, `${CA}/core/packages.ts`);
+  // Releases before the tiers packed packages alone (packPackages); since, the block's fit does.
+  const block = typeof packages.packPackages === 'function' ? undefined : await imp(release.root, `${CA}/core/block.ts`);
+  const packPackages = (input: { selected: unknown[]; zone: string; totalAvailable: number; priorityUsed: null; budget: number; summaryCap: number; redact: (t: string) => string; counter: unknown; countTokens: unknown }) => {
+    if (!block) return packages.packPackages(input);
+    const prepared = packages.preparePackages(input.selected, input.summaryCap, input.redact);
+    return block.fitBlock({
+      purpose: 'implementation',
+      split: [0.6, 0.25, 0.15],
+      budget: input.budget,
+      zone: input.zone,
+      totalAvailable: input.totalAvailable,
+      totalCapped: false,
+      priorityUsed: null,
+      packages: prepared.packages.map((p: object) => ({ ...p, tier: 2 })),
+      reasoning: [],
+      errorPatterns: [],
+      strategies: [],
+      excludedBefore: prepared.excluded,
+      counter: input.counter,
+    });
+  };
   const { rankPackages } = await imp(release.root, `${CA}/core/rank.ts`);
   const { renderMarkdown } = await imp(release.root, `${CA}/core/render.ts`);
   const tokens = await imp(release.root, `${CA}/tokens.ts`);

@@ -97,9 +97,9 @@ function assembleReadOnly(p: Project, extra: readonly string[] = []): string[] {
 }
 
 describe('which bazinga-db commands read', () => {
-  const READS = ['get-session', 'list-sessions', 'get-task-groups', 'get-context-packages', 'get-consumption', 'get-reasoning', 'get-error-patterns', 'get-strategies', 'query', 'integrity-check'];
+  const READS = ['get-session', 'list-sessions', 'get-task-groups', 'get-context-packages', 'get-consumption', 'get-reasoning', 'get-error-patterns', 'get-strategies', 'get-memory', 'search-memories', 'query', 'integrity-check'];
 
-  it('every command is classified explicitly; the reads are exactly the get-*, list-sessions, query and integrity-check', () => {
+  it('every command is classified explicitly; the reads are exactly the get-*, list-sessions, search-memories, query and integrity-check', () => {
     expect(Object.keys(COMMAND_ACCESS).sort()).toEqual(COMMANDS.map((c) => c.name).sort());
     const access = (name: string, args: string[] = []) => {
       const command = COMMANDS.find((c) => c.name === name)!;
@@ -112,6 +112,11 @@ describe('which bazinga-db commands read', () => {
     // Counting what redact-existing would change is a read.
     expect(access('redact-existing')).toBe('write');
     expect(access('redact-existing', ['--dry-run'])).toBe('read');
+    // So are planning maintenance and a rehydration that counts no access.
+    expect(access('memory-maintenance', ['p'])).toBe('write');
+    expect(access('memory-maintenance', ['p', '--dry-run'])).toBe('read');
+    expect(access('rehydrate', ['p'])).toBe('write');
+    expect(access('rehydrate', ['p', '--dry-run'])).toBe('read');
   });
 
   it.each([

@@ -280,7 +280,10 @@ describe('fitBlock: property', () => {
         if (out.report.overrun === 0) expect(quarter.count(body)).toBeLessThanOrEqual(budget);
         else {
           overran++;
-          expect(md).toContain(`- Over budget by ${out.report.overrun} tokens (${out.report.used} of ${budget}): Tier 1 is never cut`);
+          const tier1 = out.report.tiers[0]!.used > 0;
+          expect(md).toContain(`- Over budget by ${out.report.overrun} tokens (${out.report.used} of ${budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's headings alone pass the budget"}`);
+          // Past the budget only by Tier 1 or by the headings: nothing else is admitted then.
+          if (tier1) expect(out.report.tiers[1]!.used + out.report.tiers[2]!.used).toBe(0);
           expect(out.report.overrun).toBe(out.report.used - budget);
         }
       }),

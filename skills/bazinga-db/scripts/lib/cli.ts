@@ -157,6 +157,16 @@ export const COMMAND_ACCESS: Readonly<Record<string, Access | ((args: ParsedArgs
   'detect-paths': 'none',
   // Counting what would change writes nothing.
   'redact-existing': (args) => (args.bools.has('--dry-run') ? 'read' : 'write'),
+  'save-memory': 'write',
+  'get-memory': 'read',
+  'search-memories': 'read',
+  'supersede-memory': 'write',
+  'archive-memory': 'write',
+  'forget-memory': 'write',
+  'memory-maintenance': (args) => (args.bools.has('--dry-run') ? 'read' : 'write'),
+  'summarise-session': 'write',
+  // Rehydrating counts the accesses; with --dry-run it only reads.
+  rehydrate: (args) => (args.bools.has('--dry-run') ? 'read' : 'write'),
 };
 
 /** The access of one call (its flags can make a writer a reader: redact-existing --dry-run). */
@@ -238,7 +248,9 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     access = commandAccess(command.name, args);
     const result = command.run(args, ctx);
     if (command.indexes && db) keepIndexInStep(db, ctx.paths().projectRoot, notice);
-    io.stdout(JSON.stringify(redactJson(result, printPolicy(), PRODUCT_IDS).value, null, 2) + '\n');
+    const text = command.print?.(result);
+    if (text !== undefined) io.stdout(redactText(text, printPolicy()));
+    else io.stdout(JSON.stringify(redactJson(result, printPolicy(), PRODUCT_IDS).value, null, 2) + '\n');
     markRunComplete();
     return 0;
   } catch (err) {

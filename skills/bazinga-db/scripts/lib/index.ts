@@ -68,3 +68,5 @@ export {
   syncSearchIndex,
   tokenDocCounts,
 } from './repo/searchIndex.ts';
+export { DEFAULT_SEARCH_WEIGHTS, memoryLine, searchScore, type SearchWeights } from './memory.ts';
+export { hasMemoryTables, parseMemory, selectMemories } from './repo/memories.ts';

@@ -295,7 +295,42 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 5;
+export const CA_SCHEMA_VERSION = 6;
+
+/**
+ * v6: project memory (repo/memories.ts): decisions, issues, state and learnings that outlive a
+ * session, per project, with lifecycle times, access counts and supersession links. Source data,
+ * not derived: written by save-memory and summarise-session only. Its full-text index holds a copy
+ * of each memory's title and text (rowid = the memory's id).
+ */
+export const MEMORY_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ca_memories (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id TEXT NOT NULL,
+  type TEXT NOT NULL CHECK(type IN ('decision', 'issue', 'state', 'learning')),
+  title TEXT NOT NULL CHECK(length(title) BETWEEN 1 AND 100),
+  content TEXT NOT NULL CHECK(json_valid(content)),
+  tags TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(tags)),
+  importance INTEGER NOT NULL CHECK(importance BETWEEN 1 AND 10),
+  text_hash TEXT NOT NULL,
+  source_session TEXT,
+  source_group TEXT,
+  source_agent TEXT,
+  source_ref TEXT,
+  sources TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(sources)),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  expires_at TEXT,
+  archived_at TEXT,
+  last_accessed_at TEXT,
+  access_count INTEGER NOT NULL DEFAULT 0 CHECK(access_count >= 0),
+  parent_id INTEGER REFERENCES ca_memories(id) ON DELETE SET NULL,
+  superseded_by INTEGER REFERENCES ca_memories(id) ON DELETE SET NULL)`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_memories_project ON ca_memories(project_id, type, archived_at, created_at DESC, id DESC)`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_memories_hash ON ca_memories(project_id, type, text_hash)`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_memories_source ON ca_memories(project_id, source_ref) WHERE source_ref IS NOT NULL`,
+  `CREATE VIRTUAL TABLE IF NOT EXISTS ca_fts_memories USING fts5(title, body, tokenize = '${SEARCH_TOKENIZER}')`,
+];
 
 /** The extension objects, idempotent. */
 export const CA_DDL: readonly string[] = [
@@ -331,6 +366,7 @@ export const CA_DDL: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS ca_idx_patterns_shown
   ON error_patterns(project_id, ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash)`,
   ...SEARCH_DDL,
+  ...MEMORY_DDL,
 ];
 
 /** Every object CA_DDL creates, to tell a complete extension set from one an outside tool pruned. */
@@ -346,4 +382,9 @@ export const CA_OBJECTS = [
   ...SEARCH_TABLES,
   'ca_term_df',
   'ca_package_paths',
+  'ca_memories',
+  'ca_idx_memories_project',
+  'ca_idx_memories_hash',
+  'ca_idx_memories_source',
+  'ca_fts_memories',
 ] as const;

@@ -7,7 +7,8 @@
  *   redaction_mode                  pattern_only | entropy | both, at ingest as at emit;
  *   redaction_allowlist             regexes whose matches are stored and printed as written;
  *   reasoning.content_chars         how much of a reasoning entry a block shows (its count is stored);
- *   file_limits.content_file_bytes  the cap of `save-reasoning --content-file`.
+ *   file_limits.content_file_bytes  the cap of `save-reasoning --content-file`;
+ *   memory.*                        project memory: search weights, dedup similarity, rehydrate budget.
  * Read leniently: the assembler reports a malformed file; here a missing, unreadable or invalid
  * value means the default (an allowlist entry that is not a valid regex is skipped). A path that is
  * not a regular file (a FIFO, a device, a directory), or a file over MAX_CONFIG_BYTES, is the one
@@ -19,6 +20,7 @@ import { BazingaError } from './errors.ts';
 import { describeRefusal, readRegularFile } from './files.ts';
 import { DEFAULT_POLICY, REDACTION_MODES, type RedactionMode, type RedactionPolicy } from './redact.ts';
 import { DEFAULT_REASONING_CONTENT_CHARS } from './shown.ts';
+import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from './memory.ts';
 import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from './repo/searchIndex.ts';
 
 /** A configuration file larger than this is refused (CONFIG): the shipped one is 3 KB. */
@@ -121,4 +123,41 @@ export function redactionPolicy(projectRoot: string): RedactionPolicy {
     }
   }
   return mode === DEFAULT_POLICY.mode && allowlist.length === 0 ? DEFAULT_POLICY : { mode, allowlist };
+}
+
+/** Project memory's settings (`context_engineering.memory`), as bazinga-db's memory commands read them. */
+export interface MemorySettings {
+  searchWeights: SearchWeights;
+  /** Two memories of a type at least this alike (0–1) are one: the second merges into the first. */
+  dedupSimilarity: number;
+  /** The token budget of `rehydrate` when --max-tokens is not given (and of the session-start hook). */
+  rehydrateMaxTokens: number;
+  /** cl100k counts are multiplied by this (context_engineering.token_factor.default, as the assembler counts). */
+  tokenFactor: number;
+}
+
+export const DEFAULT_MEMORY_SETTINGS: MemorySettings = { searchWeights: DEFAULT_SEARCH_WEIGHTS, dedupSimilarity: 0.85, rehydrateMaxTokens: 2000, tokenFactor: 1.2 };
+
+/** `context_engineering.memory`, each value checked leniently (a bad one means its default; the assembler names it). */
+export function memorySettings(projectRoot: string): MemorySettings {
+  const section = configSection(projectRoot);
+  const memory = section.memory;
+  const factors = section.token_factor !== null && typeof section.token_factor === 'object' ? (section.token_factor as Record<string, unknown>) : {};
+  const m = memory !== null && typeof memory === 'object' ? (memory as Record<string, unknown>) : {};
+  const unit = (v: unknown, fallback: number) => (typeof v === 'number' && v >= 0 && v <= 1 ? v : fallback);
+  const weight = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback);
+  const w = m.search_weights !== null && typeof m.search_weights === 'object' ? (m.search_weights as Record<string, unknown>) : {};
+  const d = DEFAULT_MEMORY_SETTINGS;
+  const tokens = whole(m.rehydrate_max_tokens, d.rehydrateMaxTokens);
+  return {
+    searchWeights: {
+      text: weight(w.text, d.searchWeights.text),
+      importance: weight(w.importance, d.searchWeights.importance),
+      recency: weight(w.recency, d.searchWeights.recency),
+      access: weight(w.access, d.searchWeights.access),
+    },
+    dedupSimilarity: unit(m.dedup_similarity, d.dedupSimilarity),
+    rehydrateMaxTokens: tokens > 0 ? tokens : d.rehydrateMaxTokens,
+    tokenFactor: typeof factors.default === 'number' && factors.default > 0 && Number.isFinite(factors.default) ? factors.default : d.tokenFactor,
+  };
 }

@@ -70,14 +70,42 @@ export function shorten(text: string, max: number): string {
   return `${head}${OMISSION_MARKER}${tail}`;
 }
 
-/** The first (or last) words of `chars` within `room` characters, cut at a space unless that loses over half. */
+/** Grapheme clusters (an emoji sequence, a flag, a letter with its marks): a cut never splits one. */
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The first (or last) words of `chars` within `room` characters (code points), cut at a space
+ * unless that loses over half, never inside a grapheme cluster or a redaction marker
+ * (`[REDACTED…]`): a marker the cut would split is left out whole.
+ */
 function wordsFrom(chars: readonly string[], room: number, from: 'start' | 'end'): string {
+  const text = chars.join('');
+  const clusters = Array.from(graphemeSegmenter.segment(text), (s) => s.segment);
+  const take = (list: readonly string[]) => {
+    const out: string[] = [];
+    let used = 0;
+    for (const c of list) {
+      const n = Array.from(c).length;
+      if (used + n > room) break;
+      out.push(c);
+      used += n;
+    }
+    return out;
+  };
   if (from === 'start') {
-    const piece = chars.slice(0, room).join('');
+    let piece = take(clusters).join('');
+    // The piece ends inside a marker: end before the marker.
+    const open = piece.lastIndexOf('[');
+    if (open > piece.lastIndexOf(']') && text.startsWith('[REDACTED', open)) piece = piece.slice(0, open);
     const space = piece.lastIndexOf(' ');
     return (space >= room / 2 ? piece.slice(0, space) : piece).replace(/[\s,;:.-]+$/u, '');
   }
-  const piece = chars.slice(chars.length - room).join('');
+  let piece = take([...clusters].reverse()).reverse().join('');
+  const close = piece.indexOf(']');
+  const start = text.length - piece.length;
+  const opened = text.lastIndexOf('[', start - 1);
+  // The piece starts inside a marker that began before it: start after the marker.
+  if (close !== -1 && !piece.slice(0, close).includes('[') && opened > text.lastIndexOf(']', start - 1) && text.startsWith('[REDACTED', opened)) piece = piece.slice(close + 1);
   const space = piece.indexOf(' ');
   return (space !== -1 && space <= room / 2 ? piece.slice(space + 1) : piece).replace(/^[\s,;:.-]+/u, '');
 }

@@ -72,6 +72,19 @@ export interface Config {
     /** Newest reasoning entries per producer considered besides the full-text hits. */
     reasoning_window: number;
   };
+  /** Project memory (bazinga-db's memory commands read these keys too). */
+  memory: {
+    /** A memory's standing in search-memories and for a spawn: text relevance, importance / 10, recency 1/(1 + days/30), access min(count/10, 1). */
+    search_weights: { text: number; importance: number; recency: number; access: number };
+    /** Two memories of a type at least this alike are one (save-memory merges the second into the first). */
+    dedup_similarity: number;
+    /** rehydrate's token budget without --max-tokens (and the session-start hook's). */
+    rehydrate_max_tokens: number;
+    /** Share of a block's budget its `### Project Memory` section may use at most (0: no section). */
+    block_share: number;
+    /** Memories a block shows at most (0: no section). */
+    block_max: number;
+  };
   /** Purpose-driven tiers (core/tiers.ts): each agent's default purpose and each purpose's budget split. */
   purposes: {
     /** The purpose of a spawn that names none, by agent (every iteration of a spawn has its agent's purpose). */
@@ -154,6 +167,13 @@ export const DEFAULT_CONFIG: Config = {
     column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
     reasoning_window: 10,
   },
+  memory: {
+    search_weights: { text: 0.4, importance: 0.25, recency: 0.2, access: 0.15 },
+    dedup_similarity: 0.85,
+    rehydrate_max_tokens: 2000,
+    block_share: 0.1,
+    block_max: 3,
+  },
   purposes: {
     by_agent: {
       developer: 'implementation',
@@ -225,6 +245,13 @@ const SCHEMA: { [k: string]: Shape } = {
     max_postings: 'positive-int',
     column_weights: { summary: 'nonnegative', artifact: 'nonnegative', path: 'nonnegative' },
     reasoning_window: 'count',
+  },
+  memory: {
+    search_weights: { text: 'nonnegative', importance: 'nonnegative', recency: 'nonnegative', access: 'nonnegative' },
+    dedup_similarity: 'unit',
+    rehydrate_max_tokens: 'positive-int',
+    block_share: 'fraction',
+    block_max: 'count',
   },
   purposes: {
     by_agent: 'map:purpose',

@@ -152,6 +152,20 @@ export interface StrategyItem {
   tier?: Tier;
 }
 
+/** A project memory for the block (from earlier sessions; bazinga-db's ca_memories). */
+export interface MemoryItem {
+  id: number;
+  type: 'decision' | 'issue' | 'state' | 'learning';
+  title: string;
+  /** The line the block shows (redacted). */
+  line: string;
+  /** Full-text relevance to the task in [0, 1]. */
+  relevance: number;
+  /** Its standing by memory.search_weights (relevance, importance, recency, access). */
+  score: number;
+  tier?: Tier;
+}
+
 export interface ReasoningItem {
   id: number;
   agent_type: string;
@@ -208,6 +222,8 @@ export interface AssemblyDoc {
   candidates?: RankedPackage[];
   error_patterns?: ErrorPatternItem[];
   strategies?: StrategyItem[];
+  /** Project memories relevant to the task (rank), those the block kept (pack). */
+  memories?: MemoryItem[];
   excluded?: Exclusion[];
   // pack
   packages?: PackedPackage[];
@@ -217,6 +233,18 @@ export interface AssemblyDoc {
   reasoning?: ReasoningSection;
   /** Set by pack and reasoning (and the output) once token figures exist. */
   counting?: Counting;
+  /**
+   * Set by pack, removed by reasoning: every candidate of the block, tiered (packages prepared,
+   * patterns, strategies, memories within their share) and the exclusions made before the fit,
+   * so that reasoning fits the whole block once more with its entries in it.
+   */
+  block_pool?: {
+    packages: (RankedPackage & { tier: Tier })[];
+    error_patterns: (ErrorPatternItem & { tier: Tier })[];
+    strategies: (StrategyItem & { tier: Tier })[];
+    memories: (MemoryItem & { tier: Tier })[];
+    excluded: Exclusion[];
+  };
   /** Set by pack, completed by reasoning: what the block left out, and the budget per tier. */
   truncation?: TruncationReport;
   /** Purpose handoff: the test and build commands the delivered items quote (their artifacts included), with where each was found. */
@@ -270,6 +298,33 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
     if (c === null || typeof c !== 'object' || typeof c.tokenizer_loaded !== 'boolean' || typeof c.exact !== 'boolean') {
       fail(`field "counting" must be {"tokenizer_loaded": boolean, "exact": boolean}, got ${JSON.stringify(doc.counting)}`);
     }
+  }
+  // What the block's fit reads back: tiers 1–3, and the report and pool in their shape.
+  const tiered = (field: string, list: unknown, required = false) => {
+    if (list === undefined) return;
+    if (!Array.isArray(list)) return fail(`field "${field}" must be an array`);
+    list.forEach((item, i) => {
+      const tier = (item as { tier?: unknown } | null)?.tier;
+      if ((required || tier !== undefined) && tier !== 1 && tier !== 2 && tier !== 3) fail(`field "${field}[${i}].tier" must be 1, 2 or 3, got ${JSON.stringify(tier)}`);
+    });
+  };
+  for (const k of ['packages', 'error_patterns', 'strategies', 'memories'] as const) tiered(k, doc[k]);
+  if (doc.truncation !== undefined) {
+    const t = doc.truncation as Record<string, unknown> | null;
+    const ok =
+      t !== null && typeof t === 'object' && (PURPOSES as readonly unknown[]).includes(t.purpose) &&
+      ['budget', 'used', 'overrun'].every((k) => typeof t[k] === 'number' && (t[k] as number) >= 0) &&
+      Array.isArray(t.tiers) && Array.isArray(t.most_relevant) && typeof t.shown === 'boolean' &&
+      t.left_out !== null && typeof t.left_out === 'object' && !Array.isArray(t.left_out);
+    if (!ok) fail('field "truncation" must be the report pack writes: {purpose, budget, used, overrun, tiers, left_out, most_relevant, shown}');
+  }
+  if (doc.block_pool !== undefined) {
+    const pool = doc.block_pool as Record<string, unknown> | null;
+    if (pool === null || typeof pool !== 'object') return fail('field "block_pool" must be an object');
+    for (const k of ['packages', 'error_patterns', 'strategies', 'memories', 'excluded'] as const) {
+      if (!Array.isArray(pool[k])) fail(`field "block_pool.${k}" must be an array`);
+    }
+    for (const k of ['packages', 'error_patterns', 'strategies', 'memories'] as const) tiered(`block_pool.${k}`, pool[k], true);
   }
   const at = STEPS.indexOf(doc.step as Step);
   if (at >= STEPS.indexOf('rank') && !Array.isArray(doc.candidates) && !Array.isArray(doc.packages)) fail('field "candidates" is missing');

@@ -10,7 +10,12 @@ import {
   claimPackages,
   countDesignatedPackages,
   getProjectId,
+  hasMemoryTables,
   indexedArtifactText,
+  memoryLine,
+  parseMemory,
+  searchScore,
+  selectMemories,
   isConsumedAtIteration,
   listConsumedPackages,
   iterateErrorPatterns,
@@ -27,8 +32,8 @@ import {
   type ReasoningRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { purposeOf, splitOf, type Config, type Zone } from './config.ts';
-import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type PackedPackage, type ReasoningItem, type Step } from './contract.ts';
-import { fitBlock, reportWithExcluded } from './core/block.ts';
+import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type MemoryItem, type PackedPackage, type ReasoningItem, type Step } from './contract.ts';
+import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
 import { tierOf, type Purpose, type Tier } from './core/tiers.ts';
 import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
@@ -164,10 +169,12 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     strategyRows,
     { max: st.max, insightChars: st.insight_chars, redact: deps.redact, relevanceFirst: plan.info.source === 'explicit', ...(strategyRelevance ? { relevance: strategyRelevance } : {}) },
   );
+  const memories = deps.config.memory.block_max > 0 ? guarded(deps, () => relevantMemories(db, projectId, plan.info.text, nowMs, deps), []) : [];
   return {
     ...doc,
     step: 'rank',
     project_id: projectId,
+    ...(memories.length > 0 ? { memories } : {}),
     query: { ...plan.info, ...(plan.info.source !== 'none' ? { fts_hits: selection.hits, rounds: selection.rounds } : {}) },
     total_available: ranked.total_available,
     total_capped: designated.capped,
@@ -181,6 +188,45 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     strategies,
     excluded: ranked.excluded,
   };
+}
+
+/**
+ * The project's live memories that hold a term of the request's query (its task, explicit or the
+ * group's implicit one), best first by memory.search_weights, at most memory.block_max; none on a
+ * database whose memory tables no writer made yet.
+ */
+function relevantMemories(db: DB, projectId: string, text: string | null, nowMs: number, deps: Deps): MemoryItem[] {
+  if (text === null || !hasMemoryTables(db)) return [];
+  const cfg = deps.config.memory;
+  const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false });
+  return found
+    .filter((f) => f.relevance > 0)
+    .map(({ row, relevance }) => ({ row, relevance, score: searchScore(row, relevance, nowMs, cfg.search_weights) }))
+    .sort((a, b) => b.score - a.score || b.row.id - a.row.id)
+    .slice(0, cfg.block_max)
+    .map(({ row, relevance, score }) => {
+      const m = parseMemory(row);
+      return { id: m.id, type: m.type, title: deps.redact(m.title), line: deps.redact(memoryLine(m)), relevance, score: round4(score) };
+    });
+}
+
+/**
+ * The memories within the block's memory share (memory.block_share of the budget), best first; the
+ * others are left out for budget. Sized on bounds: the share is a cap, never a reason to count.
+ */
+function withinMemoryShare(memories: readonly MemoryItem[], budget: number, deps: Deps): { kept: MemoryItem[]; excluded: Exclusion[] } {
+  const cap = Math.floor(budget * deps.config.memory.block_share);
+  const kept: MemoryItem[] = [];
+  const excluded: Exclusion[] = [];
+  let used = 0;
+  for (const m of memories) {
+    const size = deps.counter.bound(m.line + '\n').tokens;
+    if (used + size <= cap) {
+      kept.push(m);
+      used += size;
+    } else excluded.push({ kind: 'memory', id: m.id, reason: 'budget', tier: 3 });
+  }
+  return { kept, excluded };
 }
 
 /** The first `max` rows selectErrorPatterns would show, from rows in its order. */
@@ -210,23 +256,41 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const purpose = purposeIn(doc, deps.config);
   const r = doc.request;
   const prepared = preparePackages(candidates, summaryCap, deps.redact);
-  const block = fitBlock({
+  const memories = withinMemoryShare(doc.memories ?? [], doc.context_budget, deps);
+  // Every candidate, tiered: the block is fitted from these once more when reasoning adds its
+  // entries, so what pack leaves out can still come back (one fit of everything, not two).
+  const pool: BlockPool = {
+    packages: prepared.packages.map((p) => ({ ...p, tier: packageTier(p, r, purpose) })),
+    error_patterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: tierOf({ kind: 'error_pattern', sameGroup: false, matchedError: p.matched_error && r.error !== null }, purpose) })),
+    strategies: (doc.strategies ?? []).map((s) => ({ ...s, tier: tierOf({ kind: 'strategy', sameGroup: false }, purpose) })),
+    memories: memories.kept.map((m) => ({ ...m, tier: tierOf({ kind: 'memory', sameGroup: false }, purpose) })),
+    excluded: [...(doc.excluded ?? []), ...prepared.excluded, ...memories.excluded],
+  };
+  const block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
+  return { ...withBlock({ ...rest, step: 'pack', purpose }, block, deps.counter), block_pool: pool };
+}
+
+type BlockPool = NonNullable<AssemblyDoc['block_pool']>;
+
+/** The block's input for this document: the pool's candidates and these reasoning entries. */
+function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoning: BlockInput['reasoning'], excluded: readonly Exclusion[], deps: Deps): BlockInput {
+  return {
     purpose,
     split: splitOf(deps.config, purpose),
     budget: doc.context_budget,
     zone: doc.zone,
-    totalAvailable: total,
+    totalAvailable: doc.total_available ?? 0,
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used ?? null,
-    packages: prepared.packages.map((p) => ({ ...p, tier: packageTier(p, r, purpose) })),
-    reasoning: [],
-    errorPatterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: tierOf({ kind: 'error_pattern', sameGroup: false, matchedError: p.matched_error && r.error !== null }, purpose) })),
-    strategies: (doc.strategies ?? []).map((s) => ({ ...s, tier: tierOf({ kind: 'strategy', sameGroup: false }, purpose) })),
-    excludedBefore: [...(doc.excluded ?? []), ...prepared.excluded],
-    artifacts: purpose === 'handoff' ? artifactTexts(prepared.packages, deps) : undefined,
+    packages: pool.packages,
+    reasoning,
+    errorPatterns: pool.error_patterns,
+    strategies: pool.strategies,
+    memories: pool.memories,
+    excludedBefore: excluded,
+    artifacts: purpose === 'handoff' ? artifactTexts(pool.packages, deps) : undefined,
     counter: deps.counter,
-  });
-  return withBlock({ ...rest, step: 'pack', purpose }, block, deps.counter);
+  };
 }
 
 /** The document with a block fit's result in it: items, exclusions, report and the package section's figure. */
@@ -242,6 +306,7 @@ function withBlock(doc: AssemblyDoc, block: ReturnType<typeof fitBlock>, counter
     overflow_count: Math.max(0, total - block.packages.length),
     error_patterns: block.errorPatterns,
     strategies: block.strategies,
+    ...(block.memories.length > 0 || doc.memories !== undefined ? { memories: block.memories } : {}),
     excluded: block.excluded,
     truncation: block.report,
     ...(block.commands ? { verification_commands: block.commands } : {}),
@@ -291,6 +356,12 @@ function reasoningTiers(entries: readonly Omit<ReasoningItem, 'tokens'>[], r: As
 
 /** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
 export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+  const { block_pool: pooled, ...rest } = doc;
+  return reasoningWithPool(rest, pooled, deps);
+}
+
+/** Step 4 on a document without its pool (the pool, pack's candidates, is used here and not passed on). */
+function reasoningWithPool(doc: AssemblyDoc, pooled: AssemblyDoc['block_pool'], deps: Deps): AssemblyDoc {
   const r = doc.request;
   const budget = deps.config.reasoning.level_budgets[r.reasoning_level];
   const empty = { included: false, level: r.reasoning_level, budget, used_tokens: 0, entries: [] };
@@ -338,22 +409,17 @@ export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   // or a learning of a lower tier that pack admitted.
   const purpose = purposeIn(doc, deps.config);
   const tiers = reasoningTiers(selected.entries, r, purpose);
-  const block = fitBlock({
-    purpose,
-    split: splitOf(deps.config, purpose),
-    budget: doc.context_budget,
-    zone: doc.zone,
-    totalAvailable: doc.total_available ?? 0,
-    totalCapped: doc.total_capped ?? false,
-    priorityUsed: doc.priority_used ?? null,
+  // The pool pack kept (every candidate, tiered) and the exclusions made before its fit; a
+  // document packed without one (piped from an older version) refits what it kept.
+  const pool: BlockPool = pooled ?? {
     packages: (doc.packages ?? []).map((p) => ({ ...p, tier: p.tier ?? packageTier(p, r, purpose) })),
-    reasoning: selected.entries.map((e) => ({ ...e, tier: tiers.get(e.id) as Tier })),
-    errorPatterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: p.tier ?? 2 })),
+    error_patterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: p.tier ?? 2 })),
     strategies: (doc.strategies ?? []).map((s) => ({ ...s, tier: s.tier ?? 2 })),
-    excludedBefore: excluded,
-    artifacts: purpose === 'handoff' ? artifactTexts(doc.packages ?? [], deps) : undefined,
-    counter: deps.counter,
-  });
+    memories: (doc.memories ?? []).map((m) => ({ ...m, tier: m.tier ?? 3 })),
+    excluded: doc.excluded ?? [],
+  };
+  const reasoning = selected.entries.map((e) => ({ ...e, tier: tiers.get(e.id) as Tier }));
+  const block = fitBlock(blockInput(doc, purpose, pool, reasoning, [...pool.excluded, ...selected.excluded], deps));
   const packed = withBlock({ ...doc, step: 'reasoning', counting: countingAfter(doc, selected.exact) }, block, deps.counter);
   const used = block.reasoning.reduce((sum, e) => sum + e.tokens, 0);
   return { ...packed, reasoning: { ...section, used_tokens: used, entries: block.reasoning } };

@@ -1,11 +1,12 @@
 /** The command table of bazinga-db: every supported command, in help order. */
 import { learningCommands } from './learning.ts';
+import { memoryCommands } from './memory.ts';
 import { packageCommands } from './packages.ts';
 import { sessionCommands } from './sessions.ts';
 import type { Command } from './types.ts';
 import { utilityCommands } from './utilities.ts';
 
-export const COMMANDS: readonly Command[] = [...sessionCommands, ...packageCommands, ...learningCommands, ...utilityCommands];
+export const COMMANDS: readonly Command[] = [...sessionCommands, ...packageCommands, ...learningCommands, ...memoryCommands, ...utilityCommands];
 
 export const COMMANDS_BY_NAME: ReadonlyMap<string, Command> = new Map(COMMANDS.map((c) => [c.name, c]));
 

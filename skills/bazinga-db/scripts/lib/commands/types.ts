@@ -27,6 +27,8 @@ export interface Command {
   maxPositionals: number;
   /** Writes text the full-text index holds: the index is brought up to date after it runs. */
   indexes?: true;
+  /** The text to print instead of the result's JSON (undefined: the JSON), already redacted by the CLI. */
+  print?: (result: unknown) => string | undefined;
   run(args: ParsedArgs, ctx: CommandContext): unknown;
 }
 

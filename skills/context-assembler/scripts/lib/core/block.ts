@@ -6,7 +6,7 @@
  * document holds one fit of everything it shows. Pure; the token counter is injected.
  */
 import type { Zone } from '../config.ts';
-import type { ErrorPatternItem, Exclusion, ExclusionReason, PackedPackage, RankedPackage, ReasoningItem, StrategyItem, TruncationReport } from '../contract.ts';
+import type { ErrorPatternItem, Exclusion, ExclusionReason, MemoryItem, PackedPackage, RankedPackage, ReasoningItem, StrategyItem, TruncationReport } from '../contract.ts';
 import { fitOrder, fitTiers, type FitResult, type FitItem, type ItemKind, type Purpose, type Split, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
 import {
@@ -22,6 +22,7 @@ import {
   reasoningHeader,
   errorPatternsHeader,
   strategiesHeader,
+  memoriesHeader,
   overflowLine,
   NO_PACKAGE_LINES,
   verificationCommands,
@@ -45,6 +46,8 @@ export interface BlockInput {
   reasoning: readonly Tiered<Omit<ReasoningItem, 'tokens'>>[];
   errorPatterns: readonly Tiered<ErrorPatternItem>[];
   strategies: readonly Tiered<StrategyItem>[];
+  /** Project memories (Tier 3); absent: none. */
+  memories?: readonly Tiered<MemoryItem>[];
   /** Exclusions made before this fit (rank's, redaction, an earlier fit's), kept and reported. */
   excludedBefore: readonly Exclusion[];
   /** Purpose handoff: the indexed text of the packages' artifacts, by id, for their verification commands. */
@@ -57,6 +60,7 @@ export interface BlockOutput {
   reasoning: ReasoningItem[];
   errorPatterns: Tiered<ErrorPatternItem>[];
   strategies: Tiered<StrategyItem>[];
+  memories: Tiered<MemoryItem>[];
   /** excludedBefore plus what this fit left out (with reason budget or tier, and the tier). */
   excluded: Exclusion[];
   report: TruncationReport;
@@ -79,6 +83,8 @@ function entryText(kind: ItemKind, item: unknown): string {
       return renderErrorPattern(item as ErrorPatternItem) + '\n\n';
     case 'strategy':
       return renderStrategy(item as StrategyItem) + '\n';
+    case 'memory':
+      return (item as MemoryItem).line + '\n';
   }
 }
 
@@ -104,6 +110,7 @@ function fixedLines(input: BlockInput): string {
   if (input.reasoning.length > 0) parts.push(reasoningHeader(input.reasoning.length) + '\n\n');
   if (input.errorPatterns.length > 0) parts.push(errorPatternsHeader(input.errorPatterns.length) + '\n\n');
   if (input.strategies.length > 0) parts.push(strategiesHeader(input.strategies.length) + '\n\n');
+  if ((input.memories ?? []).length > 0) parts.push(memoriesHeader((input.memories ?? []).length) + '\n\n');
   return parts.join('');
 }
 
@@ -114,6 +121,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
     ...input.reasoning.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: e.tier, source: e })),
     ...input.errorPatterns.map((p) => ({ kind: 'error_pattern' as const, id: p.pattern_hash, tier: p.tier, source: p })),
     ...input.strategies.map((s) => ({ kind: 'strategy' as const, id: s.strategy_id, tier: s.tier, source: s })),
+    ...(input.memories ?? []).map((m) => ({ kind: 'memory' as const, id: m.id, tier: m.tier, source: m })),
   ].map((i) => ({ ...i, key: keyOf(i.kind, i.id), text: entryText(i.kind, i.source) }));
   const ordered = fitOrder(items, input.purpose);
   // The fixed lines and the report are sized like the items: on a bound while everything fits,
@@ -135,33 +143,56 @@ export function fitBlock(input: BlockInput): BlockOutput {
   // The report is sized into the budget too: the items are fitted again with room for it. On its
   // bound while that leaves nothing more out; otherwise counted, the room growing to the size of
   // the report written after each fit until that report fits its room (it is short and bounded,
-  // so a few rounds settle it). One that never fits is left to the JSON; Tier 1's overrun is
-  // always stated.
+  // so a few rounds settle it), then shrinking back to the report's own size while that still
+  // holds (so the report never pushes out an item that fits beside it). A report that cannot fit
+  // is left to the JSON; when Tier 1 alone overran the budget it is shown all the same.
+  const base = result;
   let report = reportOf(input, ordered, result, fixed, undefined);
   let reportSize: Sized | undefined;
   if (needsReport(report)) {
+    const reportAt = (r: FitResult, room: number) => {
+      const text = renderLeftOut(reportOf(input, ordered, r, fixed, { tokens: room, exact: true })) + '\n';
+      const bound = size(text, false);
+      return bound.tokens <= room ? bound : size(text, true);
+    };
     const accept = (next: FitResult, fits: Sized) => {
       result = next;
       report = reportOf(input, ordered, next, fixed, fits);
       reportSize = fits;
     };
+    // Holds: the report written after this fit fits the room it had, and Tier 1 overran only if it does without the report.
+    const holds = (next: FitResult, room: number, fits: Sized) => fits.tokens <= room && (next.overrun === 0 || base.overrun > 0);
     const text = renderLeftOut(report) + '\n';
     const bound = size(text, false);
     const first = fit(fixed, bound.tokens);
     if (!decides(first) || (first.leftOut.size === result.leftOut.size && first.overrun === result.overrun)) {
       // Nothing more left out with the room at its bound: the report as written fits.
-      const after = renderLeftOut(reportOf(input, ordered, first, fixed, bound)) + '\n';
-      const fits = size(after, false);
-      if (fits.tokens <= bound.tokens) accept(first, fits);
+      const fits = reportAt(first, bound.tokens);
+      if (holds(first, bound.tokens, fits)) accept(first, fits);
     }
-    let room = reportSize === undefined ? size(text, true).tokens : 0;
+    let room = reportSize === undefined ? size(text, true).tokens : bound.tokens;
     for (let round = 0; round < 8 && reportSize === undefined; round++) {
       const next = fit(fixed, room);
-      const after = size(renderLeftOut(reportOf(input, ordered, next, fixed, undefined)) + '\n', true);
-      if (after.tokens <= room || next.overrun > 0) accept(next, after);
-      else room = Math.max(room, after.tokens);
+      const fits = reportAt(next, room);
+      if (holds(next, room, fits)) accept(next, fits);
+      else if (next.overrun > 0 && base.overrun === 0) break; // only the report would overrun: left to the JSON
+      else room = Math.max(room, fits.tokens);
     }
-    if (reportSize === undefined) report = reportOf(input, ordered, result, fixed, undefined);
+    // Give back what the room held beyond the report: a tighter room may admit more.
+    // Only when the fit left something out (a decision then depends on the report's size), on its count.
+    for (let round = 0; round < 3 && reportSize !== undefined && result.leftOut.size > 0; round++) {
+      const own: Sized = reportSize.exact ? reportSize : size(renderLeftOut(report) + '\n', true);
+      if (own.tokens >= room) break;
+      room = own.tokens;
+      const next = fit(fixed, room);
+      const fits = reportAt(next, room);
+      if (!holds(next, room, fits) || next.admitted.size <= result.admitted.size) break;
+      accept(next, fits);
+    }
+    if (reportSize === undefined) {
+      result = base;
+      report = reportOf(input, ordered, result, fixed, undefined);
+    }
   }
   const admitted = result.admitted;
   const sized = (kind: ItemKind, id: number | string): Sized | undefined => admitted.get(keyOf(kind, id));
@@ -170,11 +201,13 @@ export function fitBlock(input: BlockInput): BlockOutput {
   const reasoning = keep(input.reasoning, 'reasoning', (e) => e.id).map((e) => ({ ...e, tokens: (sized('reasoning', e.id) as Sized).tokens }));
   const errorPatterns = keep(input.errorPatterns, 'error_pattern', (p) => p.pattern_hash);
   const strategies = keep(input.strategies, 'strategy', (s) => s.strategy_id);
+  const memories = keep(input.memories ?? [], 'memory', (m) => m.id);
   return {
     packages,
     reasoning,
     errorPatterns,
     strategies,
+    memories,
     ...(input.purpose === 'handoff' ? { commands: verificationCommands({ packages, artifacts: input.artifacts, reasoning, errorPatterns, strategies }) } : {}),
     excluded: [...input.excludedBefore, ...leftOutExclusions(ordered, result)],
     report,
@@ -221,8 +254,9 @@ function reportOf(
     purpose: input.purpose,
     budget: input.budget,
     used,
-    // Only Tier 1 can pass the budget (the fit admits nothing else past it): by what the block then needs beyond it.
-    overrun: result.overrun > 0 ? Math.max(0, used - input.budget) : 0,
+    // The fit admits nothing past the budget but Tier 1; the block's own headings at a budget
+    // smaller than they are are the other way over it. Either is stated.
+    overrun: Math.max(0, used - input.budget),
     tiers,
     left_out,
     most_relevant,

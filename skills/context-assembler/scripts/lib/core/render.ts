@@ -46,6 +46,7 @@ export function renderStrategy(s: StrategyItem): string {
 export const reasoningHeader = (n: number) => `### Prior Agent Reasoning (${n} entries)`;
 export const errorPatternsHeader = (n: number) => `### Error Patterns (${n} matches)`;
 export const strategiesHeader = (n: number) => `### Strategies That Worked (${n})`;
+export const memoriesHeader = (n: number) => `### Project Memory (${n})`;
 export const overflowLine = (overflow: number | string, capped = false) =>
   `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available (re-invoke with higher limit to expand)`;
 
@@ -65,12 +66,15 @@ const REASON_TEXT: Readonly<Record<ExclusionReason, string>> = {
   'redaction-emptied': 'emptied by redaction',
 };
 
-const KIND_TEXT: Readonly<Record<string, string>> = { package: 'package', reasoning: 'reasoning', error_pattern: 'error pattern', strategy: 'strategy' };
+const KIND_TEXT: Readonly<Record<string, string>> = { package: 'package', reasoning: 'reasoning', error_pattern: 'error pattern', strategy: 'strategy', memory: 'memory' };
 
 /** The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget, and the most relevant ids. */
-export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant'>): string {
+export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers'>): string {
   const lines = ['### Left out', ''];
-  if (r.overrun > 0) lines.push(`- Over budget by ${r.overrun} tokens (${r.used} of ${r.budget}): Tier 1 is never cut`);
+  if (r.overrun > 0) {
+    const tier1 = (r.tiers.find((t) => t.tier === 1)?.used ?? 0) > 0;
+    lines.push(`- Over budget by ${r.overrun} tokens (${r.used} of ${r.budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's headings alone pass the budget"}`);
+  }
   const counts = (Object.keys(REASON_TEXT) as ExclusionReason[])
     .filter((reason) => (r.left_out[reason] ?? 0) > 0)
     .map((reason) => `${r.left_out[reason]} ${REASON_TEXT[reason]}`);
@@ -78,13 +82,17 @@ export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' |
   if (r.most_relevant.length > 0) {
     // An error pattern's id is a 64-digit hash: its first 12 digits name it here (the JSON has it whole).
     const name = (i: TruncationReport['most_relevant'][number]) => `${KIND_TEXT[i.kind] ?? i.kind} ${i.kind === 'error_pattern' ? String(i.id).slice(0, 12) : i.id}`;
-    lines.push(`- Most relevant left out: ${r.most_relevant.map(name).join(', ')} (\`fetch <id>\` prints a package)`);
+    const hint = r.most_relevant.some((i) => i.kind === 'package') ? ' (`fetch <id>` prints a package)' : '';
+    lines.push(`- Most relevant left out: ${r.most_relevant.map(name).join(', ')}${hint}`);
   }
   return lines.join('\n');
 }
 
-/** The programs a test or build command starts with. */
-const RUNNERS = String.raw`(?:npm|npx|pnpm|yarn|node|tsx|pytest|python3? -m pytest|go test|cargo (?:test|build|check)|make|mvn|gradle|\.\/gradlew|bundle exec|rspec|jest|vitest|tox|dotnet test|swift test|flutter test|bazel test|deno test|bun test)\b`;
+/**
+ * What a verification command starts with: a test, check, lint or build run (never a publish, a
+ * deploy or a reset), then a space or the end.
+ */
+const RUNNERS = String.raw`(?:npm (?:test|t|run|run-script|ci)|pnpm (?:test|run|exec)|yarn (?:test|run|lint|build|typecheck)|npx (?:vitest|jest|tsc|eslint|playwright|mocha|ava|tap|prettier --check|tsx --test)|node --test|pytest|python3? -m (?:pytest|unittest|mypy)|mypy|ruff check|go (?:test|vet|build)|cargo (?:test|build|check|clippy)|make (?:test|check|lint|build)|mvn (?:test|verify)|gradle (?:test|check|build)|\.\/gradlew (?:test|check|build)|bundle exec (?:rspec|rake)|rspec|jest|vitest|tox|dotnet test|swift test|flutter test|bazel test|deno test|bun test)(?=[\s\x60]|$)`;
 /** A command quoted in backticks. */
 const QUOTED_COMMAND = new RegExp(`\`(${RUNNERS}[^\`\\n]{0,200})\``, 'g');
 /** A command on a line of its own inside a fenced code block, after an optional `$ ` prompt. */
@@ -194,7 +202,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
           ? NO_PACKAGES_TEXT
           : doc.consumption === 'recorded' && (doc.consumed ?? []).length === 0 // every chosen package withdrawn
             ? WITHDRAWN_TEXT
-            : rules.ladder !== null && (doc.excluded ?? []).every((e) => e.reason !== 'budget' && e.reason !== 'tier')
+            : rules.ladder !== null && (doc.excluded ?? []).every((e) => e.kind !== 'package' || (e.reason !== 'budget' && e.reason !== 'tier'))
               ? LOW_ONLY_TEXT
               : NONE_FIT_TEXT;
       out.push('', why);
@@ -214,6 +222,11 @@ export function renderMarkdown(doc: AssemblyDoc): string {
       out.push('', strategiesHeader(strategies.length), '');
       out.push(strategies.map(renderStrategy).join('\n'));
     }
+    const memories = doc.memories ?? [];
+    if (memories.length > 0 && doc.step !== 'rank') {
+      out.push('', memoriesHeader(memories.length), '');
+      out.push(memories.map((m) => m.line).join('\n'));
+    }
   }
   const overflow = doc.overflow_count ?? 0;
   if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped));
@@ -221,13 +234,13 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   return out.join('\n') + '\n';
 }
 
-type Entry = { kind: 'package' | 'reasoning' | 'error_pattern' | 'strategy'; text: string };
+type Entry = { kind: 'package' | 'reasoning' | 'error_pattern' | 'strategy' | 'memory'; text: string };
 
 /** Entries of one section: a run of one kind joined as its own section joins them, runs apart by a blank line. */
 function sectionBody(entries: readonly Entry[]): string {
   const out: string[] = [];
   entries.forEach((e, i) => {
-    if (i > 0) out.push(e.kind === entries[i - 1]?.kind && (e.kind === 'reasoning' || e.kind === 'strategy') ? '\n' : '\n\n');
+    if (i > 0) out.push(e.kind === entries[i - 1]?.kind && (e.kind === 'reasoning' || e.kind === 'strategy' || e.kind === 'memory') ? '\n' : '\n\n');
     out.push(e.text);
   });
   return out.join('');
@@ -246,15 +259,22 @@ function renderHandoff(doc: AssemblyDoc, packages: readonly RankedPackage[]): st
   const pkg = (types: readonly string[]): Entry[] => packages.filter((p) => types.includes(p.package_type)).map((p) => ({ kind: 'package', text: renderPackageEntry(p) }));
   const why = (phases: readonly string[]): Entry[] => reasoning.filter((e) => phases.includes(e.phase)).map((e) => ({ kind: 'reasoning', text: renderReasoningEntry(e) }));
   const placedPhases = ['completion', 'blockers', 'decisions'];
+  // Position: the newest completion (the others are history, with the learnings).
+  const completions = reasoning.filter((e) => e.phase === 'completion');
+  const newest = completions.reduce<(typeof completions)[number] | undefined>(
+    (best, e) => (best === undefined || (e.timestamp ?? '') > (best.timestamp ?? '') || ((e.timestamp ?? '') === (best.timestamp ?? '') && e.id > best.id) ? e : best),
+    undefined,
+  );
   const sections: Entry[][] = [
-    [...why(['completion']), ...pkg(['handoff'])],
+    [...(newest ? [{ kind: 'reasoning' as const, text: renderReasoningEntry(newest) }] : []), ...pkg(['handoff'])],
     [...pkg(['failures']), ...why(['blockers'])],
     [...why(['decisions']), ...pkg(['decisions'])],
     [
       ...pkg(['research', 'investigation']),
-      ...reasoning.filter((e) => !placedPhases.includes(e.phase)).map((e): Entry => ({ kind: 'reasoning', text: renderReasoningEntry(e) })),
+      ...reasoning.filter((e) => !placedPhases.includes(e.phase) || (e.phase === 'completion' && e !== newest)).map((e): Entry => ({ kind: 'reasoning', text: renderReasoningEntry(e) })),
       ...(doc.error_patterns ?? []).map((p): Entry => ({ kind: 'error_pattern', text: renderErrorPattern(p) })),
       ...(doc.strategies ?? []).map((s): Entry => ({ kind: 'strategy', text: renderStrategy(s) })),
+      ...(doc.step !== 'rank' ? (doc.memories ?? []) : []).map((m): Entry => ({ kind: 'memory', text: m.line })),
     ],
   ];
   const commands = doc.verification_commands ?? verificationCommands({ packages, reasoning, errorPatterns: doc.error_patterns ?? [], strategies: doc.strategies ?? [] });

@@ -24,16 +24,16 @@ export type Purpose = (typeof PURPOSES)[number];
 export type Tier = 1 | 2 | 3;
 export const TIERS: readonly Tier[] = [1, 2, 3];
 
-export const ITEM_KINDS = ['package', 'reasoning', 'error_pattern', 'strategy'] as const;
+export const ITEM_KINDS = ['package', 'reasoning', 'error_pattern', 'strategy', 'memory'] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** Within a tier, whose items go first, per purpose: what that kind of work reads first. */
 export const KIND_ORDER: Readonly<Record<Purpose, readonly ItemKind[]>> = {
-  design: ['package', 'reasoning', 'strategy', 'error_pattern'],
-  implementation: ['package', 'error_pattern', 'reasoning', 'strategy'],
-  review: ['reasoning', 'package', 'error_pattern', 'strategy'],
-  handoff: ['reasoning', 'package', 'strategy', 'error_pattern'],
-  subagent: ['package', 'reasoning', 'error_pattern', 'strategy'],
+  design: ['package', 'reasoning', 'strategy', 'error_pattern', 'memory'],
+  implementation: ['package', 'error_pattern', 'reasoning', 'strategy', 'memory'],
+  review: ['reasoning', 'package', 'error_pattern', 'strategy', 'memory'],
+  handoff: ['reasoning', 'package', 'strategy', 'error_pattern', 'memory'],
+  subagent: ['package', 'reasoning', 'error_pattern', 'strategy', 'memory'],
 };
 
 /** What the tier rules look at, for one item of one request. */
@@ -89,6 +89,7 @@ export const TIER_RULES: readonly TierRule[] = [
   },
   { tier: 2, what: 'the other packages of this group, unless low', test: (s) => ownPackage(s) && s.priority !== 'low' },
   { tier: 2, what: 'high and critical packages of other groups and session-wide ones', test: (s) => s.kind === 'package' && !s.sameGroup && (s.priority === 'high' || s.priority === 'critical') },
+  { tier: 3, what: 'project memory (decisions, issues, state and learnings of earlier sessions)', test: (s) => s.kind === 'memory' },
   { tier: 3, what: 'the rest: older iterations, historical reasoning, low and other medium packages', test: () => true },
 ];
 
@@ -195,7 +196,7 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     }
   }
   // The overrun is stated on counts, never on bounds.
-  if (used[0] > budget) settle();
+  if (used[0] > 0 && used[0] > budget) settle();
   const allowance = [
     null,
     Math.max(0, Math.floor(Math.min(budget - used[0], split[1] * budget + Math.max(0, split[0] * budget - used[0])))),
@@ -206,7 +207,8 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     leftOut,
     tiers: TIERS.map((tier, i) => ({ tier, share: split[i] as number, allowance: allowance[i] ?? null, used: used[i] as number, items: counts[i] as number, left_out: dropped[i] as number })),
     used: total(),
-    overrun: Math.max(0, used[0] - budget),
+    // Only Tier 1 items can pass the budget: with none, nothing overran (a budget below 0 just leaves everything out).
+    overrun: used[0] > 0 ? Math.max(0, used[0] - budget) : 0,
     exact: placed.every((p) => p.size.exact),
   };
 }

@@ -1,0 +1,286 @@
+/**
+ * Project memory in the database (`ca_memories`, its full-text index `ca_fts_memories`): saving
+ * with deduplication and supersession, reading, searching, access counts, archiving and
+ * forgetting. Writers only (a database never opened by this version has no memory tables: reads
+ * then find none). Values are always bound, never interpolated.
+ */
+import type { DB } from '../db.ts';
+import { stmt } from '../db.ts';
+import { buildMatch, indexableText, queryTerms } from '../searchText.ts';
+import {
+  memoryHash,
+  memoryText,
+  mergeContent,
+  normaliseMemoryText,
+  similarity,
+  type MemoryContent,
+  type MemoryType,
+} from '../memory.ts';
+
+export interface MemoryRow {
+  id: number;
+  project_id: string;
+  type: MemoryType;
+  title: string;
+  content: string;
+  tags: string;
+  importance: number;
+  text_hash: string;
+  source_session: string | null;
+  source_group: string | null;
+  source_agent: string | null;
+  source_ref: string | null;
+  /** Every source this memory was made or merged from (source_ref first). */
+  sources: string;
+  created_at: string;
+  updated_at: string;
+  expires_at: string | null;
+  archived_at: string | null;
+  last_accessed_at: string | null;
+  access_count: number;
+  parent_id: number | null;
+  superseded_by: number | null;
+}
+
+/** A memory as commands print it: content and tags parsed. */
+export type Memory = Omit<MemoryRow, 'content' | 'tags' | 'sources'> & { content: MemoryContent; tags: string[]; sources: string[] };
+
+export function parseMemory(row: MemoryRow): Memory {
+  return { ...row, content: JSON.parse(row.content) as MemoryContent, tags: JSON.parse(row.tags) as string[], sources: JSON.parse(row.sources) as string[] };
+}
+
+/** Whether this database has the memory tables (a database no writer of this version opened has not). */
+export function hasMemoryTables(db: DB): boolean {
+  return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_memories'").get() !== undefined;
+}
+
+export interface MemoryDraft {
+  projectId: string;
+  type: MemoryType;
+  title: string;
+  content: MemoryContent;
+  tags: string[];
+  importance: number;
+  sourceSession: string | null;
+  sourceGroup: string | null;
+  sourceAgent: string | null;
+  sourceRef: string | null;
+  expiresAt: string | null;
+  parentId: number | null;
+}
+
+export type SaveOperation = 'created' | 'bumped' | 'merged' | 'superseded' | 'unchanged';
+
+export interface SaveResult {
+  operation: SaveOperation;
+  memory_id: number;
+  /** merged: how alike the two were; superseded: the memory this one replaces. */
+  similarity?: number;
+  supersedes?: number;
+}
+
+const COLUMNS = `id, project_id, type, title, content, tags, importance, text_hash, source_session, source_group, source_agent, source_ref, sources,
+  created_at, updated_at, expires_at, archived_at, last_accessed_at, access_count, parent_id, superseded_by`;
+
+export function getMemoryRow(db: DB, id: number): MemoryRow | undefined {
+  return stmt(db, `SELECT ${COLUMNS} FROM ca_memories WHERE id = ?`).get(id) as MemoryRow | undefined;
+}
+
+/** Candidates a new memory may duplicate: the project's live memories of that type, newest first (at most `limit`). */
+function liveOfType(db: DB, projectId: string, type: MemoryType, limit: number): MemoryRow[] {
+  return stmt(
+    db,
+    `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ? AND archived_at IS NULL AND superseded_by IS NULL
+     ORDER BY created_at DESC, id DESC LIMIT ?`,
+  ).all(projectId, type, limit) as MemoryRow[];
+}
+
+function indexMemory(db: DB, id: number, type: MemoryType, title: string, content: MemoryContent): void {
+  stmt(db, 'DELETE FROM ca_fts_memories WHERE rowid = ?').run(id);
+  stmt(db, 'INSERT INTO ca_fts_memories (rowid, title, body) VALUES (?, ?, ?)').run(id, indexableText(title), indexableText(memoryText(type, '', content)));
+}
+
+function insertMemory(db: DB, d: MemoryDraft, hash: string, now: string): number {
+  const r = stmt(
+    db,
+    `INSERT INTO ca_memories (project_id, type, title, content, tags, importance, text_hash, source_session, source_group, source_agent,
+       source_ref, sources, created_at, updated_at, expires_at, parent_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    d.projectId, d.type, d.title, JSON.stringify(d.content), JSON.stringify(d.tags), d.importance, hash, d.sourceSession, d.sourceGroup,
+    d.sourceAgent, d.sourceRef, JSON.stringify(d.sourceRef === null ? [] : [d.sourceRef]), now, now, d.expiresAt, d.parentId,
+  );
+  const id = Number(r.lastInsertRowid);
+  indexMemory(db, id, d.type, d.title, d.content);
+  return id;
+}
+
+/** How many live memories of a type a save compares itself with (newest first). */
+const DEDUP_WINDOW = 2000;
+
+/**
+ * Saves a memory, inside the caller's write transaction, never destroying anything:
+ * - a memory made or merged from the same source before (`sourceRef`, as summarise-session
+ *   gives): left as it is when its text is the same or it was merged there, else (a state that
+ *   moved on, a decision revised) the new one supersedes it;
+ * - the same normalised text as a memory of its type (archived or not): that memory is bumped
+ *   (access count + 1, importance the higher, tags joined, brought back from the archive);
+ * - a live memory of its type at least `threshold` alike: merged into it (what it lacks filled in,
+ *   lists joined, tags joined, importance the higher), and said so with the similarity;
+ * - a live decision or state with the same normalised title but a different text: the new one
+ *   supersedes it (the old one stays readable, linked both ways);
+ * - otherwise created.
+ */
+export function rememberMemory(db: DB, d: MemoryDraft, now: string, threshold: number): SaveResult {
+  const normalised = normaliseMemoryText(memoryText(d.type, d.title, d.content));
+  const hash = memoryHash(normalised);
+  if (d.sourceRef !== null) {
+    // Made from this source before (summarise-session run again): the same text is left as it is.
+    const earlier = stmt(
+      db,
+      `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND superseded_by IS NULL
+         AND (source_ref = ? OR EXISTS (SELECT 1 FROM json_each(sources) WHERE json_each.value = ?))
+       ORDER BY id DESC LIMIT 1`,
+    ).get(d.projectId, d.sourceRef, d.sourceRef) as MemoryRow | undefined;
+    if (earlier && (earlier.text_hash === hash || earlier.source_ref !== d.sourceRef)) return { operation: 'unchanged', memory_id: earlier.id };
+    if (earlier) return supersede(db, earlier, d, hash, now);
+  }
+  const same = stmt(db, `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ? AND text_hash = ? ORDER BY archived_at IS NOT NULL, id LIMIT 1`).get(
+    d.projectId,
+    d.type,
+    hash,
+  ) as MemoryRow | undefined;
+  if (same) {
+    const tags = JSON.stringify([...new Set([...(JSON.parse(same.tags) as string[]), ...d.tags])]);
+    stmt(
+      db,
+      `UPDATE ca_memories SET access_count = access_count + 1, importance = MAX(importance, ?), tags = ?, sources = ?, archived_at = NULL, updated_at = ?
+       WHERE id = ?`,
+    ).run(d.importance, tags, withSource(same.sources, d.sourceRef), now, same.id);
+    return { operation: 'bumped', memory_id: same.id };
+  }
+  let best: { row: MemoryRow; sim: number } | undefined;
+  for (const row of liveOfType(db, d.projectId, d.type, DEDUP_WINDOW)) {
+    const sim = similarity(normalised, normaliseMemoryText(memoryText(row.type, row.title, JSON.parse(row.content) as MemoryContent)));
+    if (sim >= threshold && (best === undefined || sim > best.sim)) best = { row, sim };
+  }
+  if (best) {
+    const kept = best.row;
+    const content = mergeContent(d.type, JSON.parse(kept.content) as MemoryContent, d.content);
+    const tags = JSON.stringify([...new Set([...(JSON.parse(kept.tags) as string[]), ...d.tags])]);
+    stmt(
+      db,
+      `UPDATE ca_memories SET content = ?, tags = ?, sources = ?, importance = MAX(importance, ?), access_count = access_count + 1, updated_at = ?
+       WHERE id = ?`,
+    ).run(JSON.stringify(content), tags, withSource(kept.sources, d.sourceRef), d.importance, now, kept.id);
+    indexMemory(db, kept.id, kept.type, kept.title, content);
+    return { operation: 'merged', memory_id: kept.id, similarity: Math.round(best.sim * 1000) / 1000 };
+  }
+  if (d.type === 'decision' || d.type === 'state') {
+    const title = normaliseMemoryText(d.title);
+    const rival = liveOfType(db, d.projectId, d.type, DEDUP_WINDOW).find((row) => normaliseMemoryText(row.title) === title);
+    if (rival) return supersede(db, rival, d, hash, now);
+  }
+  return { operation: 'created', memory_id: insertMemory(db, d, hash, now) };
+}
+
+/** A memory's sources with one more (JSON). */
+function withSource(sources: string, ref: string | null): string {
+  const list = JSON.parse(sources) as string[];
+  return JSON.stringify(ref === null || list.includes(ref) ? list : [...list, ref]);
+}
+
+/** `d` replaces `old`: created with old as its parent, old marked superseded by it (never deleted). */
+function supersede(db: DB, old: MemoryRow, d: MemoryDraft, hash: string, now: string): SaveResult {
+  const id = insertMemory(db, { ...d, parentId: d.parentId ?? old.id }, hash, now);
+  stmt(db, 'UPDATE ca_memories SET superseded_by = ?, updated_at = ? WHERE id = ?').run(id, now, old.id);
+  return { operation: 'superseded', memory_id: id, supersedes: old.id };
+}
+
+/** Marks `oldId` superseded by `newId` (and newId's parent oldId when it has none). False when either is missing. */
+export function linkSupersession(db: DB, oldId: number, newId: number, now: string): boolean {
+  if (!getMemoryRow(db, oldId) || !getMemoryRow(db, newId)) return false;
+  stmt(db, 'UPDATE ca_memories SET superseded_by = ?, updated_at = ? WHERE id = ?').run(newId, now, oldId);
+  stmt(db, 'UPDATE ca_memories SET parent_id = COALESCE(parent_id, ?), updated_at = ? WHERE id = ?').run(oldId, now, newId);
+  return true;
+}
+
+/** Archives (or, with `archived` false, brings back) a memory; false when there is none. */
+export function setArchived(db: DB, id: number, archived: boolean, now: string): boolean {
+  return stmt(db, 'UPDATE ca_memories SET archived_at = ?, updated_at = ? WHERE id = ?').run(archived ? now : null, now, id).changes > 0;
+}
+
+/** Deletes a memory and its index entry; links to it are cleared by their foreign keys. False when there is none. */
+export function deleteMemory(db: DB, id: number): boolean {
+  stmt(db, 'DELETE FROM ca_fts_memories WHERE rowid = ?').run(id);
+  stmt(db, 'UPDATE ca_memories SET superseded_by = NULL WHERE superseded_by = ?').run(id);
+  stmt(db, 'UPDATE ca_memories SET parent_id = NULL WHERE parent_id = ?').run(id);
+  return stmt(db, 'DELETE FROM ca_memories WHERE id = ?').run(id).changes > 0;
+}
+
+/** One more access of each memory, at `now`. */
+export function touchMemories(db: DB, ids: readonly number[], now: string): void {
+  for (const id of ids) stmt(db, 'UPDATE ca_memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?').run(now, id);
+}
+
+export interface MemoryQuery {
+  projectId: string;
+  /** Free text: ranked by full-text relevance (its terms, any of them). */
+  text: string | null;
+  type: MemoryType | null;
+  /** Every one of these tags. */
+  tags: readonly string[];
+  minImportance: number;
+  /** created_at bounds, inclusive. */
+  since: string | null;
+  until: string | null;
+  /** Archived ones instead of live ones. */
+  archived: boolean;
+  includeSuperseded: boolean;
+}
+
+/**
+ * The memories a query selects, each with its full-text relevance in [0, 1] (the best BM25 hit is
+ * 1, the others in proportion; 0 without text). With text, only memories that hold a term.
+ */
+export function selectMemories(db: DB, q: MemoryQuery): { row: MemoryRow; relevance: number }[] {
+  const where = ['m.project_id = ?', 'm.importance >= ?', q.archived ? 'm.archived_at IS NOT NULL' : 'm.archived_at IS NULL'];
+  const params: unknown[] = [q.projectId, q.minImportance];
+  if (!q.includeSuperseded) where.push('m.superseded_by IS NULL');
+  if (q.type !== null) {
+    where.push('m.type = ?');
+    params.push(q.type);
+  }
+  if (q.since !== null) {
+    where.push('m.created_at >= ?');
+    params.push(q.since);
+  }
+  if (q.until !== null) {
+    where.push('m.created_at <= ?');
+    params.push(q.until);
+  }
+  for (const tag of q.tags) {
+    where.push('EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)');
+    params.push(tag);
+  }
+  const cols = COLUMNS.split(',').map((c) => `m.${c.trim()}`).join(', ');
+  const match = q.text === null ? null : buildMatch(queryTerms(q.text, 32));
+  if (match === null) {
+    const rows = db.prepare(`SELECT ${cols} FROM ca_memories m WHERE ${where.join(' AND ')} ORDER BY m.created_at DESC, m.id DESC`).all(...params) as MemoryRow[];
+    return rows.map((row) => ({ row, relevance: 0 }));
+  }
+  // Title hits weigh twice a body hit (BM25 is lower-is-better).
+  const rows = db
+    .prepare(
+      `SELECT ${cols}, bm25(ca_fts_memories, 2.0, 1.0) AS rank FROM ca_fts_memories JOIN ca_memories m ON m.id = ca_fts_memories.rowid
+       WHERE ca_fts_memories MATCH ? AND ${where.join(' AND ')}`,
+    )
+    .all(match, ...params) as (MemoryRow & { rank: number })[];
+  const best = Math.min(0, ...rows.map((r) => r.rank));
+  return rows.map(({ rank, ...row }) => ({ row: row as MemoryRow, relevance: best === 0 ? 0 : Math.round((rank / best) * 1e4) / 1e4 }));
+}
+
+/** Every memory of a project (for maintenance), archived ones included. */
+export function listProjectMemories(db: DB, projectId: string): MemoryRow[] {
+  return stmt(db, `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? ORDER BY id`).all(projectId) as MemoryRow[];
+}

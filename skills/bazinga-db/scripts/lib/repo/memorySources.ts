@@ -1,0 +1,136 @@
+/**
+ * What summarise-session reads of one session to turn into memories, and the continuity figures
+ * rehydrate prints. Reads only; values bound, never interpolated.
+ */
+import type { DB } from '../db.ts';
+import { stmt } from '../db.ts';
+
+export interface SourceSession {
+  session_id: string;
+  start_time: string | null;
+  end_time: string | null;
+  status: string | null;
+  project_id: string;
+}
+
+/** The session with its project (metadata.project_id, else `default`); undefined when there is none. */
+export function sourceSession(db: DB, sessionId: string): SourceSession | undefined {
+  return stmt(
+    db,
+    `SELECT session_id, start_time, end_time, status,
+       COALESCE(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.project_id') END, 'default') AS project_id
+     FROM sessions WHERE session_id = ?`,
+  ).get(sessionId) as SourceSession | undefined;
+}
+
+export interface SourceGroup {
+  id: string;
+  name: string;
+  status: string | null;
+  revision_count: number | null;
+}
+
+export function sourceGroups(db: DB, sessionId: string): SourceGroup[] {
+  return stmt(db, 'SELECT id, name, status, revision_count FROM task_groups WHERE session_id = ? ORDER BY id').all(sessionId) as SourceGroup[];
+}
+
+export interface SourcePackage {
+  id: number;
+  group_id: string | null;
+  package_type: string;
+  priority: string;
+  summary: string;
+  producer_agent: string | null;
+  created_at: string | null;
+}
+
+/** The session's packages of one type, oldest first. */
+export function sourcePackages(db: DB, sessionId: string, type: string): SourcePackage[] {
+  return stmt(
+    db,
+    `SELECT id, group_id, package_type, priority, summary, producer_agent, created_at FROM context_packages
+     WHERE session_id = ? AND package_type = ? AND supersedes_id IS NULL ORDER BY created_at, id`,
+  ).all(sessionId, type) as SourcePackage[];
+}
+
+export interface SourceReasoning {
+  id: number;
+  group_id: string | null;
+  agent_type: string;
+  iteration: number | null;
+  reasoning_phase: string | null;
+  content: string;
+  timestamp: string | null;
+}
+
+/** The session's reasoning of one phase, oldest first. */
+export function sourceReasoning(db: DB, sessionId: string, phase: string): SourceReasoning[] {
+  return stmt(
+    db,
+    `SELECT id, group_id, agent_type, iteration, reasoning_phase, content, timestamp FROM orchestration_logs
+     WHERE session_id = ? AND log_type = 'reasoning' AND reasoning_phase = ? ORDER BY timestamp, id`,
+  ).all(sessionId, phase) as SourceReasoning[];
+}
+
+export interface SourceStrategy {
+  strategy_id: string;
+  topic: string;
+  insight: string;
+  helpfulness: number;
+  lang: string | null;
+  framework: string | null;
+}
+
+/** The project's strategies that helped (helpfulness ≥ 1) and were known by `until`, most helpful first. */
+export function helpfulStrategies(db: DB, projectId: string, until: string): SourceStrategy[] {
+  return stmt(
+    db,
+    `SELECT strategy_id, topic, insight, helpfulness, lang, framework FROM strategies
+     WHERE project_id = ? AND helpfulness >= 1 AND COALESCE(created_at, last_seen) <= ? ORDER BY helpfulness DESC, strategy_id`,
+  ).all(projectId, until) as SourceStrategy[];
+}
+
+export interface SourcePattern {
+  pattern_hash: string;
+  signature_json: string;
+  solution: string;
+  confidence: number;
+  occurrences: number;
+  lang: string | null;
+}
+
+/** The project's error patterns seen between `from` and `until` (last_seen), confident ones first. */
+export function patternsSeen(db: DB, projectId: string, from: string, until: string): SourcePattern[] {
+  return stmt(
+    db,
+    `SELECT pattern_hash, signature_json, solution, confidence, occurrences, lang FROM error_patterns
+     WHERE project_id = ? AND last_seen >= ? AND last_seen <= ? ORDER BY confidence DESC, occurrences DESC, pattern_hash`,
+  ).all(projectId, from, until) as SourcePattern[];
+}
+
+export interface Continuity {
+  sessions: number;
+  /** The latest end (or, for a session still open, its latest activity) of the project's sessions. */
+  last_session_end: string | null;
+}
+
+/** How many sessions the project has had, and when the last one ended (or was last active). */
+export function continuity(db: DB, projectId: string): Continuity {
+  return stmt(
+    db,
+    `SELECT COUNT(*) AS sessions,
+       MAX(COALESCE(end_time, (SELECT MAX(timestamp) FROM orchestration_logs o WHERE o.session_id = s.session_id), start_time)) AS last_session_end
+     FROM sessions s
+     WHERE COALESCE(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.project_id') END, 'default') = ?`,
+  ).get(projectId) as Continuity;
+}
+
+/** The project of the most recently started session (the session-start hook's project), or undefined. */
+export function latestProject(db: DB): string | undefined {
+  const row = stmt(
+    db,
+    `SELECT COALESCE(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.project_id') END, 'default') AS project_id
+     FROM sessions ORDER BY start_time DESC, created_at DESC LIMIT 1`,
+  ).get() as { project_id: string } | undefined;
+  return row?.project_id;
+}

@@ -1,0 +1,317 @@
+/**
+ * Project memory across sessions (bazinga-db's memory commands, the assembler's Project Memory
+ * section, the session-start hook). On real SQLite files: a copy of the v19 fixture (two sessions
+ * of project acme-shop) and fresh projects. Two sessions on one database: the second session's
+ * spawn and rehydration carry the first one's decisions and learnings; dedup merges near
+ * duplicates and says so; a contradicting decision supersedes the old one, which stays readable;
+ * maintenance archives and deletes by the rules at a given --now, and --dry-run changes nothing;
+ * the hook's output stays under Claude Code's 10,000-character limit.
+ */
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { similarity, normaliseMemoryText } from '../skills/bazinga-db/scripts/lib/memory.ts';
+import { HOOK_OUTPUT_LIMIT, withinLimit } from '../hooks/rehydrate.mjs';
+import { capturingIo, runBazingaDbInProcess } from './inProcess.ts';
+import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
+
+const projects: Project[] = [];
+const track = (p: Project) => (projects.push(p), p);
+afterEach(() => {
+  for (const p of projects.splice(0)) p.cleanup();
+});
+
+const db = (p: Project, ...args: string[]) => runBazingaDbInProcess(['--quiet', '--project-root', p.root, ...args], { cwd: p.root, env: {} });
+const ok = (p: Project, ...args: string[]) => {
+  const r = db(p, ...args);
+  expect(r.code, `${args[0]}: ${r.stderr}`).toBe(0);
+  return r.json;
+};
+const ASSEMBLE = { name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' } as const;
+function assemble(p: Project, ...args: string[]): string {
+  const run = capturingIo(['--project-root', p.root, '--dry-run', ...args], { cwd: p.root, env: {} });
+  expect(runScript(ASSEMBLE, run.io), run.err()).toBe(0);
+  return run.out();
+}
+const decision = (text: string, extra: Record<string, unknown> = {}) => JSON.stringify({ decision: text, ...extra });
+
+describe('two sessions on one database', () => {
+  it("the second session's spawn and rehydration carry the first session's decisions and learnings", () => {
+    const p = track(copyFixture('ca-mem-two-'));
+    const first = ok(p, 'summarise-session', S1, '--now', '2025-12-02T18:00:00Z');
+    expect(first).toMatchObject({ success: true, project_id: 'acme-shop' });
+    expect(first.created).toBeGreaterThanOrEqual(10);
+    // Session 1's decisions (reasoning and packages), its open critical issue, learnings and group states.
+    const types = first.memories.map((m: { type: string }) => m.type);
+    expect(types.filter((t: string) => t === 'decision').length).toBe(4);
+    expect(types.filter((t: string) => t === 'issue')).toEqual(['issue']);
+    expect(types.filter((t: string) => t === 'state').length).toBe(2);
+    // Run again: nothing new, nothing bumped (idempotent).
+    const again = ok(p, 'summarise-session', S1, '--now', '2025-12-02T19:00:00Z');
+    expect(again).toMatchObject({ created: 0, merged: 0, superseded: 0, unchanged: first.memories.length });
+
+    // Session 2 (CHK) spawns a developer on token storage: session 1's decision comes with it.
+    const md = assemble(p, '--session', S2, '--group', 'CHK', '--agent', 'developer', '--now', '2025-12-04T12:00:00Z', '--task', 'where to store auth tokens: SecureStore or AsyncStorage');
+    const section = md.slice(md.indexOf('\n### Project Memory ('));
+    expect(md).toContain('\n### Project Memory (');
+    expect(section).toContain('Store tokens in SecureStore, never AsyncStorage');
+    // Rehydration at the start of a third session: decisions, the open issue, learnings, continuity.
+    const r = ok(p, 'rehydrate', 'acme-shop', '--now', '2025-12-05T09:00:00Z');
+    expect(r.markdown.startsWith('## Project Memory: acme-shop\n\n_Last session ended 2025-12-03 14:00 UTC (1 day ago); 2 sessions so far._\n')).toBe(true);
+    expect(r.markdown).toContain('\n### Key decisions (importance ≥ 7, last 30 days)\n');
+    expect(r.markdown).toContain('**All groups: no secrets in AsyncStorage; SecureStore only**');
+    expect(r.markdown).toContain('\n### Open issues (critical and high, oldest first)\n\n- **[CRITICAL] 3 auth tests fail');
+    expect(r.markdown).toContain('\n### Learnings (most used, last 60 days)\n');
+    expect(r.markdown).toContain('Write the failing expiry test before touching token code');
+    // The accesses are counted (not with --dry-run).
+    const shown = r.memory_ids as number[];
+    expect(ok(p, 'get-memory', String(shown[0])).access_count).toBe(1);
+    ok(p, 'rehydrate', 'acme-shop', '--now', '2025-12-05T09:00:00Z', '--dry-run');
+    expect(ok(p, 'get-memory', String(shown[0])).access_count).toBe(1);
+  });
+
+  it('a group that completed since: its open issue is resolved on the next summary, and its state moves on (the old state superseded, readable)', () => {
+    const p = track(copyFixture('ca-mem-done-'));
+    ok(p, 'summarise-session', S1, '--now', '2025-12-02T18:00:00Z');
+    const issue = ok(p, 'search-memories', 'acme-shop', '--type', 'issue').memories[0];
+    // The orchestrator (another tool) marks the group completed.
+    const raw = new Database(p.dbPath);
+    raw.prepare("UPDATE task_groups SET status = 'completed' WHERE id = 'AUTH' AND session_id = ?").run(S1);
+    raw.close();
+    const next = ok(p, 'summarise-session', S1, '--now', '2025-12-03T18:00:00Z');
+    expect(next.resolved_issues).toEqual([issue.id]);
+    expect(ok(p, 'get-memory', String(issue.id)).content.status).toBe('resolved');
+    const states = next.memories.filter((m: { type: string; operation: string }) => m.type === 'state' && m.operation === 'superseded');
+    expect(states).toHaveLength(1);
+    const newer = ok(p, 'get-memory', String(states[0].memory_id));
+    expect(newer.content.completion).toBe(100);
+    const older = ok(p, 'get-memory', String(newer.parent_id));
+    expect(older.superseded_by).toBe(newer.id);
+  });
+});
+
+describe('save-memory: dedup and supersession', () => {
+  it('the same text is bumped, a near duplicate (≥ 0.85) merges and says so, a contradicting decision supersedes', () => {
+    const p = track(makeProject('ca-mem-dedup-'));
+    const a = ok(p, 'save-memory', 'proj', 'decision', 'Use PostgreSQL for orders', '--content', decision('Use PostgreSQL for orders: ACID transactions', { alternatives: ['MongoDB'] }), '--importance', '8', '--now', '2025-12-01T10:00:00Z');
+    expect(a).toMatchObject({ operation: 'created', memory_id: 1 });
+    const same = ok(p, 'save-memory', 'proj', 'decision', 'Use  postgresql for orders', '--content', decision('Use PostgreSQL for orders: ACID transactions!', { alternatives: ['MongoDB'] }), '--importance', '6');
+    expect(same).toMatchObject({ operation: 'bumped', memory_id: 1 });
+    expect(ok(p, 'get-memory', '1')).toMatchObject({ access_count: 1, importance: 8 });
+    const near = ok(p, 'save-memory', 'proj', 'decision', 'Use PostgreSQL for the orders', '--content', decision('Use PostgreSQL for the orders: ACID transactions', { alternatives: ['MySQL'] }), '--tags', 'db');
+    expect(near.operation).toBe('merged');
+    expect(near.memory_id).toBe(1);
+    expect(near.similarity).toBeGreaterThanOrEqual(0.85);
+    expect(near.message).toMatch(/^\d+% alike memory 1: merged into it/);
+    const merged = ok(p, 'get-memory', '1');
+    expect(merged.content.alternatives).toEqual(['MongoDB', 'MySQL']);
+    expect(merged.tags).toEqual(['db']);
+    // The same title, another decision: the new one supersedes, the old stays readable.
+    const flip = ok(p, 'save-memory', 'proj', 'decision', 'Use PostgreSQL for orders', '--content', decision('Move orders to CockroachDB for multi-region writes'));
+    expect(flip).toMatchObject({ operation: 'superseded', supersedes: 1 });
+    expect(ok(p, 'get-memory', '1').superseded_by).toBe(flip.memory_id);
+    expect(ok(p, 'get-memory', String(flip.memory_id)).parent_id).toBe(1);
+    expect(ok(p, 'search-memories', 'proj', '--type', 'decision').memories.map((m: { id: number }) => m.id)).toEqual([flip.memory_id]);
+    expect(ok(p, 'search-memories', 'proj', '--type', 'decision', '--include-superseded').count).toBe(2);
+  });
+
+  it('similarity is the Dice coefficient of character trigrams: 1 for equal texts, high for a word changed, low for unrelated ones', () => {
+    const s = (a: string, b: string) => similarity(normaliseMemoryText(a), normaliseMemoryText(b));
+    expect(s('Use PostgreSQL for orders', 'use postgresql for orders!')).toBe(1);
+    expect(s('Use PostgreSQL for the orders: ACID transactions', 'Use PostgreSQL for orders: ACID transactions')).toBeGreaterThanOrEqual(0.85);
+    expect(s('Use PostgreSQL for orders', 'Cache product images in a CDN')).toBeLessThan(0.3);
+    // Dates are not what a memory says.
+    expect(s('Deployed 2025-12-01T10:00:00Z: v2', 'Deployed 2025-12-02 11:00:00: v2')).toBe(1);
+  });
+
+  it.each([
+    { name: 'unknown type', args: ['p', 'note', 't', '--content', '{}'], code: 'VALIDATION', says: "type must be one of decision, issue, state, learning, got 'note'" },
+    { name: 'a field of another type', args: ['p', 'learning', 't', '--content', decision('x')], code: 'VALIDATION', says: 'content.decision is not a learning field; the learning fields are: lesson, context, applicability, evidence' },
+    { name: 'missing first field', args: ['p', 'issue', 't', '--content', '{"severity":"high"}'], code: 'VALIDATION', says: 'content.description is required for a issue memory' },
+    { name: 'bad severity', args: ['p', 'issue', 't', '--content', '{"description":"d","severity":"urgent"}'], code: 'VALIDATION', says: 'content.severity must be one of critical, high, medium, low, got "urgent"' },
+    { name: 'completion over 100', args: ['p', 'state', 't', '--content', '{"task":"t","completion":120}'], code: 'VALIDATION', says: 'content.completion must be an integer from 0 to 100, got 120' },
+    { name: 'title over 100 characters', args: ['p', 'decision', 'x'.repeat(101), '--content', decision('d')], code: 'VALIDATION', says: 'title must be at most 100 characters, got 101' },
+    { name: 'importance 11', args: ['p', 'decision', 't', '--content', decision('d'), '--importance', '11'], code: 'VALIDATION', says: '--importance must be from 1 to 10, got 11' },
+    { name: 'no content', args: ['p', 'decision', 't'], code: 'USAGE', says: 'save-memory needs exactly one of --content JSON or --content-file PATH' },
+    { name: 'content not JSON', args: ['p', 'decision', 't', '--content', 'decided!'], code: 'VALIDATION', says: 'content must be a JSON object' },
+  ])('$name → $code', ({ args, code, says }) => {
+    const p = track(makeProject('ca-mem-bad-'));
+    const r = db(p, 'save-memory', ...args);
+    expect(r.error).toMatchObject({ code });
+    expect(r.error.error).toContain(says);
+  });
+
+  it('secrets are redacted at ingest: title, content and tags', () => {
+    const p = track(makeProject('ca-mem-secret-'));
+    const key = 'sk-ant-api03-Zx9Qw7Er5Ty3Ui1Op8As6Df4Gh2Jk0LmNbVcXz';
+    const saved = ok(p, 'save-memory', 'proj', 'learning', `Rotate ${key}`, '--content', JSON.stringify({ lesson: `the key ${key} leaked in CI logs`, evidence: `password=hunter2hunter2` }));
+    expect(saved.redacted).toBe(true);
+    const raw = fs.readFileSync(p.dbPath).toString('latin1');
+    expect(raw).not.toContain(key);
+    expect(raw).not.toContain('hunter2hunter2');
+    expect(JSON.stringify(ok(p, 'get-memory', String(saved.memory_id)))).toContain('[REDACTED');
+  });
+});
+
+describe('search-memories', () => {
+  it('ranks by text relevance, importance, recency and access (weights in config), filters by type, tags, importance, time and archive', () => {
+    const p = track(makeProject('ca-mem-search-'));
+    const save = (type: string, title: string, content: object, ...extra: string[]) => ok(p, 'save-memory', 'proj', type, title, '--content', JSON.stringify(content), ...extra).memory_id as number;
+    const old = save('decision', 'Cache sessions in Redis', { decision: 'Redis holds sessions' }, '--importance', '9', '--now', '2025-06-01T00:00:00Z', '--tags', 'cache');
+    const fresh = save('decision', 'Queue emails through SQS', { decision: 'SQS for outgoing email' }, '--importance', '5', '--now', '2025-12-01T00:00:00Z');
+    const issue = save('issue', 'Redis eviction drops sessions', { description: 'sessions vanish under memory pressure', severity: 'high' }, '--now', '2025-12-01T00:00:00Z', '--tags', 'cache,prod');
+    const search = (...args: string[]) => ok(p, 'search-memories', 'proj', '--now', '2025-12-02T00:00:00Z', ...args).memories.map((m: { id: number }) => m.id);
+    expect(search('--query', 'redis sessions')).toEqual([issue, old]);
+    // The fresh one outranks the older, more important one: recency decays over 30 days.
+    expect(search('--type', 'decision')).toEqual([fresh, old]);
+    expect(search('--tags', 'cache,prod')).toEqual([issue]);
+    expect(search('--min-importance', '6')).toEqual([old]);
+    expect(search('--since', '2025-11-01')).toEqual(expect.arrayContaining([fresh, issue]));
+    expect(search('--since', '2025-11-01')).not.toContain(old);
+    ok(p, 'archive-memory', String(old));
+    expect(search('--type', 'decision')).toEqual([fresh]);
+    expect(search('--archived')).toEqual([old]);
+    // The weights are config: with importance alone, the most important first.
+    fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { memory: { search_weights: { text: 0, importance: 1, recency: 0, access: 0 } } } }));
+    ok(p, 'archive-memory', String(old), '--restore');
+    expect(search()).toEqual([old, issue, fresh]);
+    const recencyOnly = JSON.stringify({ context_engineering: { memory: { search_weights: { text: 0, importance: 0, recency: 1, access: 0 } } } });
+    fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), recencyOnly);
+    expect(search()[2]).toBe(old);
+  });
+
+  it('reads a database no writer of this version opened: no memories, nothing written', () => {
+    const p = track(copyFixture('ca-mem-old-'));
+    const before = fs.readFileSync(p.dbPath);
+    expect(ok(p, 'search-memories', 'acme-shop')).toEqual({ success: true, project_id: 'acme-shop', count: 0, memories: [] });
+    expect(db(p, 'get-memory', '1').error).toMatchObject({ code: 'NOT_FOUND' });
+    expect(ok(p, 'rehydrate', 'acme-shop', '--dry-run').markdown).toBe('');
+    expect(fs.readFileSync(p.dbPath).equals(before)).toBe(true);
+  });
+});
+
+describe('memory-maintenance', () => {
+  it('archives and deletes by the rules at --now; --dry-run says the same and changes nothing', () => {
+    const p = track(makeProject('ca-mem-life-'));
+    const at = (day: string) => ['--now', `${day}T00:00:00Z`];
+    const save = (type: string, title: string, content: object, ...extra: string[]) => ok(p, 'save-memory', 'proj', type, title, '--content', JSON.stringify(content), ...extra).memory_id as number;
+    const lowDecision = save('decision', 'Use tabs', { decision: 'tabs' }, '--importance', '3', ...at('2024-01-01'));
+    const keyDecision = save('decision', 'Use PostgreSQL', { decision: 'postgres' }, '--importance', '9', ...at('2024-01-01'));
+    const resolved = save('issue', 'Login loop', { description: 'loop', status: 'resolved', severity: 'high' }, ...at('2024-06-01'));
+    const unusedLearning = save('learning', 'Pin Node versions', { lesson: 'pin node' }, ...at('2024-01-01'));
+    const expiring = save('learning', 'Feature flag X is on', { lesson: 'flag' }, '--expires', '2024-03-01', ...at('2024-01-01'));
+    const firstState = save('state', 'Release 1', { task: 'ship', completion: 40 }, ...at('2024-01-01'));
+    const nextState = save('state', 'Release 1', { task: 'ship it now', completion: 80 }, ...at('2024-02-01'));
+    expect(ok(p, 'get-memory', String(firstState)).superseded_by).toBe(nextState);
+
+    const plan = ok(p, 'memory-maintenance', 'proj', '--dry-run', ...at('2024-09-01'));
+    const ids = (list: { memory_id: number }[]) => list.map((a) => a.memory_id).sort((a, b) => a - b);
+    expect(ids(plan.archived)).toEqual([lowDecision, resolved, unusedLearning, expiring, firstState].sort((a, b) => a - b));
+    expect(plan.archived.find((a: { memory_id: number }) => a.memory_id === lowDecision).rule).toBe('importance ≤ 5 and older than 90 days');
+    expect(plan.archived.find((a: { memory_id: number }) => a.memory_id === expiring).rule).toBe('past its expiry time');
+    expect(plan.deleted).toEqual([]);
+    expect(ok(p, 'get-memory', String(lowDecision)).archived_at).toBeNull();
+    const done = ok(p, 'memory-maintenance', 'proj', ...at('2024-09-01'));
+    expect(ids(done.archived)).toEqual(ids(plan.archived));
+    expect(ok(p, 'get-memory', String(lowDecision)).archived_at).toBe('2024-09-01 00:00:00');
+    expect(ok(p, 'get-memory', String(keyDecision)).archived_at).toBeNull();
+    // A year later: the low decision (archived > 365 days), the resolved issue (archived > 180 days),
+    // the superseded state (> 90 days) and the unused learnings (> 365 days) go.
+    const later = ok(p, 'memory-maintenance', 'proj', ...at('2025-09-02'));
+    expect(ids(later.deleted)).toEqual([lowDecision, resolved, unusedLearning, expiring, firstState].sort((a, b) => a - b));
+    expect(db(p, 'get-memory', String(lowDecision)).error).toMatchObject({ code: 'NOT_FOUND' });
+    // The state that superseded the deleted one lost only its parent link.
+    expect(ok(p, 'get-memory', String(nextState)).parent_id).toBeNull();
+    expect(ok(p, 'search-memories', 'proj', '--type', 'decision').memories.map((m: { id: number }) => m.id)).toEqual([keyDecision]);
+  });
+
+  it('forget-memory deletes one memory; archive-memory --restore brings one back', () => {
+    const p = track(makeProject('ca-mem-forget-'));
+    const id = ok(p, 'save-memory', 'proj', 'learning', 'L', '--content', '{"lesson":"l"}').memory_id;
+    expect(ok(p, 'archive-memory', String(id))).toEqual({ success: true, memory_id: id, archived: true });
+    expect(ok(p, 'archive-memory', String(id), '--restore')).toEqual({ success: true, memory_id: id, archived: false });
+    expect(ok(p, 'forget-memory', String(id))).toEqual({ success: true, memory_id: id, deleted: true });
+    expect(db(p, 'forget-memory', String(id)).error).toMatchObject({ code: 'NOT_FOUND', error: `Memory not found: ${id}` });
+  });
+});
+
+describe('rehydrate and the session-start hook', () => {
+  const HOOK = path.join(REPO_ROOT, 'hooks', 'rehydrate.mjs');
+  const hook = (project: string) => spawnSync(process.execPath, [HOOK], { cwd: REPO_ROOT, env: { ...process.env, CLAUDE_PROJECT_DIR: project, CLAUDE_PLUGIN_ROOT: REPO_ROOT }, encoding: 'utf8' });
+
+  it('--max-tokens bounds the block (rehydrate_max_tokens by default) and says how many were left out', () => {
+    const p = track(copyFixture('ca-mem-budget-'));
+    ok(p, 'summarise-session', S1, '--now', '2025-12-02T18:00:00Z');
+    const whole = ok(p, 'rehydrate', 'acme-shop', '--now', '2025-12-03T09:00:00Z', '--dry-run');
+    const small = ok(p, 'rehydrate', 'acme-shop', '--now', '2025-12-03T09:00:00Z', '--dry-run', '--max-tokens', '300');
+    expect(whole.left_out).toBe(0);
+    expect(small.tokens).toBeLessThanOrEqual(300);
+    expect(small.left_out).toBeGreaterThan(0);
+    expect(small.markdown).toContain(`_${small.left_out} more left out for the budget of 300 tokens: search-memories acme-shop finds them._`);
+    fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { memory: { rehydrate_max_tokens: 300 } } }));
+    expect(ok(p, 'rehydrate', 'acme-shop', '--now', '2025-12-03T09:00:00Z', '--dry-run').memory_ids).toEqual(small.memory_ids);
+  });
+
+  it('the hook prints the block under 10,000 characters for a project with memories, and nothing otherwise, exit 0 always', () => {
+    const p = track(copyFixture('ca-mem-hook-'));
+    // No memories yet: silent.
+    let r = hook(p.root);
+    expect([r.status, r.stdout]).toEqual([0, '']);
+    // Many long memories: the block is bounded all the same.
+    ok(p, 'summarise-session', S1);
+    // Forty decisions unlike each other (distinct words: near duplicates would merge into one).
+    const word = (i: number, j: number) => crypto.createHash('sha256').update(`${i}:${j}`).digest('base64').replace(/[^a-z]/g, '').slice(0, 7);
+    for (let i = 0; i < 40; i++) {
+      const text = Array.from({ length: 50 }, (_, j) => word(i, j)).join(' ');
+      ok(p, 'save-memory', 'acme-shop', 'decision', `Decision ${i} ${word(i, 99)}`, '--content', decision(text), '--importance', '9');
+      ok(p, 'save-memory', 'acme-shop', 'issue', `Issue ${i} ${word(i, 98)} ${word(i, 97)} ${word(i, 96)}`, '--content', JSON.stringify({ description: text, severity: 'high', attempted_fixes: [word(i, 1), word(i, 2)] }));
+    }
+    fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { memory: { rehydrate_max_tokens: 100000 } } }));
+    r = hook(p.root);
+    expect(r.status).toBe(0);
+    expect(r.stdout.startsWith('## Project Memory: acme-shop\n')).toBe(true);
+    expect(r.stdout.length).toBeLessThanOrEqual(HOOK_OUTPUT_LIMIT);
+    expect(r.stdout).toContain('cut at the 10,000-character limit');
+    // No database: silent.
+    const none = track(makeProject('ca-mem-none-'));
+    r = hook(none.root);
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, '', '']);
+    // A broken database: one line on stderr, exit 0.
+    fs.writeFileSync(path.join(none.root, 'bazinga', 'bazinga.db'), 'not a database at all, just text');
+    r = hook(none.root);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^context-assembler: project memory not loaded \(.+\)\n$/);
+  });
+
+  it('withinLimit cuts at a line and says so', () => {
+    const text = Array.from({ length: 400 }, (_, i) => `- line ${i} ${'x'.repeat(40)}`).join('\n') + '\n';
+    const cut = withinLimit(text);
+    expect(cut.length).toBeLessThanOrEqual(HOOK_OUTPUT_LIMIT);
+    expect(text.startsWith(cut.slice(0, cut.indexOf('\n_(cut')))).toBe(true);
+    expect(withinLimit('short\n')).toBe('short\n');
+  });
+});
+
+describe('the assembler section', () => {
+  it('memory.block_max and memory.block_share bound the Project Memory section; 0 turns it off', () => {
+    const p = track(copyFixture('ca-mem-block-'));
+    ok(p, 'summarise-session', S1, '--now', '2025-12-02T18:00:00Z');
+    const run = (config?: object) => {
+      if (config) fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { memory: config } }));
+      return JSON.parse(assemble(p, '--session', S2, '--group', 'CHK', '--agent', 'developer', '--now', '2025-12-04T12:00:00Z', '--task', 'auth tokens SecureStore refresh expiry', '--format', 'json'));
+    };
+    const shown = run();
+    expect(shown.memories.length).toBe(3);
+    expect(shown.memories.every((m: { tier: number }) => m.tier === 3)).toBe(true);
+    expect(run({ block_max: 1 }).memories).toHaveLength(1);
+    expect(run({ block_max: 0 }).memories).toBeUndefined();
+    const tight = run({ block_share: 0.0005 });
+    expect(tight.memories).toEqual([]);
+    expect(tight.excluded.filter((e: { kind: string }) => e.kind === 'memory').map((e: { reason: string }) => e.reason)).toEqual(['budget', 'budget', 'budget']);
+  });
+});
