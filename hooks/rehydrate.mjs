@@ -31,6 +31,9 @@ export function withinLimit(text, limit = HOOK_OUTPUT_LIMIT) {
   return text.slice(0, cut > 0 ? cut : room) + note;
 }
 
+/** What the block may hold: the limit less room for the closing note withinLimit would add. */
+const MAX_CHARS = HOOK_OUTPUT_LIMIT - 200;
+
 function main() {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write('Usage: node hooks/rehydrate.mjs\nPrints the project memory block for $CLAUDE_PROJECT_DIR (SessionStart hook); silent when there is none.\n');
@@ -40,22 +43,27 @@ function main() {
   if (!fs.existsSync(path.join(project, 'bazinga', 'bazinga.db'))) return;
   const launcher = path.join(pluginRoot, 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs');
   if (!fs.existsSync(path.join(pluginRoot, 'skills', 'bazinga-db', 'dist', 'bazinga-db.cjs'))) return; // not built yet (bootstrap builds it)
-  const run = (extra) =>
-    spawnSync(process.execPath, [launcher, '--quiet', '--project-root', project, 'rehydrate', '--latest-project', '--markdown', ...extra], {
+  const run = (globals, extra) =>
+    spawnSync(process.execPath, [launcher, '--quiet', ...globals, '--project-root', project, 'rehydrate', '--latest-project', '--markdown', '--max-chars', String(MAX_CHARS), ...extra], {
       encoding: 'utf8',
       timeout: SPAWN_TIMEOUT_MS,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-  let r = run([]);
-  // A database this process cannot write still rehydrates, without counting the accesses.
-  if (r.status !== 0 && /readonly|read-only/i.test(r.stderr ?? '')) r = run(['--dry-run']);
-  if (r.status !== 0) {
-    const last = (r.stderr ?? '').trim().split('\n').pop() || (r.error ? r.error.message : `exit ${r.status}`);
+  // A read first: it never writes (a database no writer of this version opened stays as it is),
+  // never waits for a writer, and says whether there is anything at all.
+  const read = run([], ['--dry-run']);
+  if (read.status !== 0) {
+    const last = (read.stderr ?? '').trim().split('\n').pop() || (read.error ? read.error.message : `exit ${read.status}`);
+    if (/"code":"NOT_FOUND"/.test(last)) return; // no database yet, an empty file: nothing to say
     process.stderr.write(`context-assembler: project memory not loaded (${last.slice(0, 300)})\n`);
     return;
   }
-  const text = r.stdout ?? '';
-  if (text.trim() !== '') process.stdout.write(withinLimit(text));
+  if ((read.stdout ?? '').trim() === '') return;
+  // Then the same block again, counting the accesses of what it shows; when the database cannot be
+  // written now (locked for more than a second, read-only), the block read above is printed.
+  const counted = run(['--busy-timeout', '1000'], []);
+  const text = counted.status === 0 && (counted.stdout ?? '').trim() !== '' ? counted.stdout : read.stdout;
+  process.stdout.write(withinLimit(text));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -119,6 +119,66 @@ describe('save-memory: dedup and supersession', () => {
     expect(ok(p, 'search-memories', 'proj', '--type', 'decision', '--include-superseded').count).toBe(2);
   });
 
+  it('a contradicting decision supersedes even when it reads alike: numbers or a negation differ', () => {
+    const p = track(makeProject('ca-mem-contra-'));
+    const a = ok(p, 'save-memory', 'proj', 'decision', 'Session timeout', '--content', decision('Sessions expire after 15 minutes of inactivity'));
+    const b = ok(p, 'save-memory', 'proj', 'decision', 'Session timeout', '--content', decision('Sessions expire after 60 minutes of inactivity'));
+    expect(b).toMatchObject({ operation: 'superseded', supersedes: a.memory_id });
+    const c = ok(p, 'save-memory', 'proj', 'decision', 'Card payment retries', '--content', decision('Retry failed card payments automatically'));
+    const d = ok(p, 'save-memory', 'proj', 'decision', 'Card payments retried', '--content', decision('Do not retry failed card payments automatically'));
+    expect(d).toMatchObject({ operation: 'superseded', supersedes: c.memory_id });
+    // Reworded, saying the same: merged.
+    const e = ok(p, 'save-memory', 'proj', 'decision', 'Session timeout', '--content', decision('Sessions expire after 60 minutes of inactivity.', { rationale: 'mobile users' }));
+    expect(e).toMatchObject({ operation: 'merged', memory_id: b.memory_id });
+  });
+
+  it('an issue saved again with "status": "resolved" is resolved, and rehydrate no longer lists it', () => {
+    const p = track(makeProject('ca-mem-resolve-'));
+    const issue = (content: object) => ok(p, 'save-memory', 'proj', 'issue', 'Search returns duplicates', '--content', JSON.stringify({ description: 'search shows each hit twice', severity: 'critical', ...content }));
+    const first = issue({});
+    expect(ok(p, 'rehydrate', 'proj', '--dry-run').markdown).toContain('[CRITICAL] Search returns duplicates');
+    const fixed = issue({ status: 'resolved', attempted_fixes: ['dedupe by id in the query'] });
+    expect(fixed).toMatchObject({ operation: 'merged', memory_id: first.memory_id });
+    expect(ok(p, 'get-memory', String(first.memory_id)).content).toMatchObject({ status: 'resolved', attempted_fixes: ['dedupe by id in the query'] });
+    expect(ok(p, 'rehydrate', 'proj', '--dry-run').markdown).toBe('');
+  });
+
+  it('a source names one memory of one type: reused for another type it neither hides nor drops anything', () => {
+    const p = track(makeProject('ca-mem-source-'));
+    const a = ok(p, 'save-memory', 'proj', 'learning', 'Pin Node', '--content', '{"lesson":"pin node 20"}', '--source', 'ticket-42');
+    const b = ok(p, 'save-memory', 'proj', 'issue', 'Payment webhook drops events', '--content', '{"description":"webhooks lost under load","severity":"critical"}', '--source', 'ticket-42');
+    expect(b.operation).toBe('created');
+    expect(ok(p, 'get-memory', String(a.memory_id)).superseded_by).toBeNull();
+    expect(ok(p, 'search-memories', 'proj', '--query', 'webhook').count).toBe(1);
+  });
+
+  it('summarise-session again after a summarised memory was superseded and archived: nothing bumped, nothing restored', () => {
+    const p = track(copyFixture('ca-mem-idem-'));
+    const first = ok(p, 'summarise-session', S1, '--now', '2025-12-02T18:00:00Z');
+    const id = first.memories.find((m: { source: string }) => m.source === 'reasoning:7').memory_id;
+    const newer = ok(p, 'save-memory', 'acme-shop', 'decision', 'All groups: no secrets in AsyncStorage; SecureStore only', '--content', decision('Keychain on iOS, Keystore on Android; never AsyncStorage'));
+    expect(newer).toMatchObject({ operation: 'superseded', supersedes: id });
+    ok(p, 'memory-maintenance', 'acme-shop', '--now', '2025-12-03T00:00:00Z');
+    const before = ok(p, 'get-memory', String(id));
+    expect(before.archived_at).not.toBeNull();
+    expect(ok(p, 'summarise-session', S1, '--now', '2025-12-04T00:00:00Z')).toMatchObject({ created: 0, merged: 0, superseded: 0 });
+    expect(ok(p, 'get-memory', String(id))).toEqual(before);
+  });
+
+  it('supersede-memory links two live memories of one project and type only', () => {
+    const p = track(makeProject('ca-mem-link-'));
+    const save = (project: string, type: string, title: string, content: object) => ok(p, 'save-memory', project, type, title, '--content', JSON.stringify(content)).memory_id as number;
+    const a = save('proj', 'decision', 'A', { decision: 'alpha beta gamma' });
+    const b = save('proj', 'decision', 'B', { decision: 'delta epsilon zeta' });
+    const other = save('other', 'decision', 'C', { decision: 'eta theta iota' });
+    const l = save('proj', 'learning', 'L', { lesson: 'kappa lambda mu' });
+    expect(ok(p, 'supersede-memory', String(a), String(b))).toEqual({ success: true, memory_id: a, superseded_by: b });
+    expect(db(p, 'supersede-memory', String(b), String(a)).error.error).toBe(`memory ${a} is itself superseded (by ${b}); supersede ${b} with a live memory`);
+    expect(db(p, 'supersede-memory', String(b), String(other)).error.error).toContain('a memory supersedes one of its own project and type');
+    expect(db(p, 'supersede-memory', String(b), String(l)).error.error).toContain(`${b} is a decision of proj, ${l} a learning of proj`);
+    expect(db(p, 'supersede-memory', String(b), String(b)).error.error).toBe('a memory cannot supersede itself');
+  });
+
   it('similarity is the Dice coefficient of character trigrams: 1 for equal texts, high for a word changed, low for unrelated ones', () => {
     const s = (a: string, b: string) => similarity(normaliseMemoryText(a), normaliseMemoryText(b));
     expect(s('Use PostgreSQL for orders', 'use postgresql for orders!')).toBe(1);
@@ -138,6 +198,9 @@ describe('save-memory: dedup and supersession', () => {
     { name: 'importance 11', args: ['p', 'decision', 't', '--content', decision('d'), '--importance', '11'], code: 'VALIDATION', says: '--importance must be from 1 to 10, got 11' },
     { name: 'no content', args: ['p', 'decision', 't'], code: 'USAGE', says: 'save-memory needs exactly one of --content JSON or --content-file PATH' },
     { name: 'content not JSON', args: ['p', 'decision', 't', '--content', 'decided!'], code: 'VALIDATION', says: 'content must be a JSON object' },
+    { name: '--now not a date', args: ['p', 'decision', 't', '--content', decision('d'), '--now', '1'], code: 'VALIDATION', says: "--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '1'" },
+    { name: '--now before year 1000', args: ['p', 'decision', 't', '--content', decision('d'), '--now', '-271821-04-20T00:00:00Z'], code: 'VALIDATION', says: '--now must be an ISO-8601 date-time' },
+    { name: '--expires not a date', args: ['p', 'decision', 't', '--content', decision('d'), '--expires', 'soon'], code: 'VALIDATION', says: "--expires must be an ISO-8601 date or date-time such as 2025-12-02 or 2025-12-02T12:00:00Z, got 'soon'" },
   ])('$name → $code', ({ args, code, says }) => {
     const p = track(makeProject('ca-mem-bad-'));
     const r = db(p, 'save-memory', ...args);
@@ -150,7 +213,10 @@ describe('save-memory: dedup and supersession', () => {
     const key = 'sk-ant-api03-Zx9Qw7Er5Ty3Ui1Op8As6Df4Gh2Jk0LmNbVcXz';
     const saved = ok(p, 'save-memory', 'proj', 'learning', `Rotate ${key}`, '--content', JSON.stringify({ lesson: `the key ${key} leaked in CI logs`, evidence: `password=hunter2hunter2` }));
     expect(saved.redacted).toBe(true);
+    const tagged = ok(p, 'save-memory', 'proj', 'learning', 'Tagged', '--content', '{"lesson":"t"}', '--tags', `aws,AKIAIOSFODNN7EXAMPLQ,${key}`);
+    expect(ok(p, 'get-memory', String(tagged.memory_id)).tags.join(' ')).not.toMatch(/akiaiosfodnn7examplq|sk-ant-api03/i);
     const raw = fs.readFileSync(p.dbPath).toString('latin1');
+    expect(raw.toLowerCase()).not.toContain('akiaiosfodnn7examplq');
     expect(raw).not.toContain(key);
     expect(raw).not.toContain('hunter2hunter2');
     expect(JSON.stringify(ok(p, 'get-memory', String(saved.memory_id)))).toContain('[REDACTED');
@@ -172,6 +238,8 @@ describe('search-memories', () => {
     expect(search('--min-importance', '6')).toEqual([old]);
     expect(search('--since', '2025-11-01')).toEqual(expect.arrayContaining([fresh, issue]));
     expect(search('--since', '2025-11-01')).not.toContain(old);
+    // A date alone as --until is that whole day.
+    expect(search('--since', '2025-12-01', '--until', '2025-12-01')).toEqual(expect.arrayContaining([fresh, issue]));
     ok(p, 'archive-memory', String(old));
     expect(search('--type', 'decision')).toEqual([fresh]);
     expect(search('--archived')).toEqual([old]);
@@ -275,7 +343,13 @@ describe('rehydrate and the session-start hook', () => {
     expect(r.status).toBe(0);
     expect(r.stdout.startsWith('## Project Memory: acme-shop\n')).toBe(true);
     expect(r.stdout.length).toBeLessThanOrEqual(HOOK_OUTPUT_LIMIT);
-    expect(r.stdout).toContain('cut at the 10,000-character limit');
+    // Bounded by rehydrate itself (--max-chars), so what it counts as accessed is what it printed.
+    expect(r.stdout).toMatch(/_\d+ more left out for the budget of 100000 tokens and 9800 characters: search-memories acme-shop finds them\._\n$/);
+    const shownIds = [...r.stdout.matchAll(/\(memory (\d+)\)/g)].map((m) => Number(m[1]));
+    const accessed = (ok(p, 'search-memories', 'acme-shop', '--limit', '100').memories as { id: number; access_count: number; last_accessed_at: string | null }[])
+      .filter((m) => m.last_accessed_at !== null)
+      .map((m) => m.id);
+    expect(accessed.sort((a, b) => a - b)).toEqual([...shownIds].sort((a, b) => a - b));
     // No database: silent.
     const none = track(makeProject('ca-mem-none-'));
     r = hook(none.root);
@@ -286,6 +360,33 @@ describe('rehydrate and the session-start hook', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^context-assembler: project memory not loaded \(.+\)\n$/);
+  });
+
+  it('the hook never writes a database with nothing to show, and answers from a read when a writer holds the lock', async () => {
+    const p = track(copyFixture('ca-mem-hook-ro-'));
+    const bytes = fs.readFileSync(p.dbPath);
+    expect(hook(p.root)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(fs.readFileSync(p.dbPath).equals(bytes)).toBe(true);
+    expect(fs.readdirSync(path.dirname(p.dbPath)).sort()).toEqual(['artifacts', 'bazinga.db']);
+    // An empty database file: silent, and still empty.
+    const empty = track(makeProject('ca-mem-hook-empty-'));
+    fs.writeFileSync(empty.dbPath, '');
+    expect(hook(empty.root)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(fs.statSync(empty.dbPath).size).toBe(0);
+    // Memories, and another process holding the write lock: the block from the read, within a few seconds.
+    ok(p, 'summarise-session', S1);
+    const lock = new Database(p.dbPath);
+    lock.exec('BEGIN IMMEDIATE');
+    try {
+      const started = performance.now();
+      const r = hook(p.root);
+      expect(r.status).toBe(0);
+      expect(r.stdout.startsWith('## Project Memory: acme-shop\n')).toBe(true);
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      lock.exec('ROLLBACK');
+      lock.close();
+    }
   });
 
   it('withinLimit cuts at a line and says so', () => {
@@ -313,5 +414,14 @@ describe('the assembler section', () => {
     const tight = run({ block_share: 0.0005 });
     expect(tight.memories).toEqual([]);
     expect(tight.excluded.filter((e: { kind: string }) => e.kind === 'memory').map((e: { reason: string }) => e.reason)).toEqual(['budget', 'budget', 'budget']);
+    // Off: not read at all, so not reported as left out either.
+    const off = run({ block_share: 0 });
+    expect(off.memories).toBeUndefined();
+    expect(off.excluded.filter((e: { kind: string }) => e.kind === 'memory')).toEqual([]);
+    // A session's own memories are in its block already (its packages, its reasoning): not again.
+    ok(p, 'summarise-session', S2, '--now', '2025-12-04T12:00:00Z');
+    const own = run({ block_share: 0.1, block_max: 10 });
+    expect(own.memories.length).toBeGreaterThan(0);
+    for (const m of own.memories) expect(ok(p, 'get-memory', String(m.id)).source_session).toBe(S1);
   });
 });

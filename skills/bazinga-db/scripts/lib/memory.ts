@@ -134,8 +134,9 @@ export function similarity(a: string, b: string): number {
 
 /**
  * A near duplicate merged into the memory it resembles: what the kept memory lacks is filled in
- * from the new one (texts), lists gain the new entries, and the later of two states' completion
- * is kept; nothing the kept memory says is overwritten.
+ * from the new one (texts), lists gain the new entries, the higher completion is kept, and an
+ * enumeration (an issue's status and severity) is as the newer one says: an issue saved again
+ * with "status": "resolved" is resolved. No other text the kept memory says is overwritten.
  */
 export function mergeContent(type: MemoryType, kept: MemoryContent, incoming: MemoryContent): MemoryContent {
   const out: MemoryContent = { ...kept };
@@ -145,6 +146,7 @@ export function mergeContent(type: MemoryType, kept: MemoryContent, incoming: Me
     if (b === undefined) continue;
     if (kind === 'list') out[key] = [...new Set([...((a as string[] | undefined) ?? []), ...(b as string[])])];
     else if (kind === 'percent') out[key] = Math.max(Number(a ?? 0), Number(b));
+    else if (typeof kind === 'object') out[key] = b;
     else if (a === undefined || a === '') out[key] = b;
   }
   return out;
@@ -217,10 +219,9 @@ const days = (time: string | null, nowMs: number) => (time === null ? 0 : (nowMs
  */
 export const LIFECYCLE_RULES: readonly LifecycleRule[] = [
   { action: 'archive', type: 'any', rule: 'past its expiry time', applies: (m, now) => m.expires_at !== null && sqliteMs(m.expires_at) <= now },
-  { action: 'archive', type: 'decision', rule: 'superseded by a newer decision', applies: (m) => m.superseded_by !== null },
+  { action: 'archive', type: 'any', rule: 'superseded by a newer memory', applies: (m) => m.superseded_by !== null },
   { action: 'archive', type: 'decision', rule: 'importance ≤ 5 and older than 90 days', applies: (m, now) => m.importance <= 5 && days(m.created_at, now) > 90 },
   { action: 'archive', type: 'issue', rule: 'resolved and older than 30 days', applies: (m, now) => m.status === 'resolved' && days(m.created_at, now) > 30 },
-  { action: 'archive', type: 'state', rule: 'superseded by a newer state', applies: (m) => m.superseded_by !== null },
   { action: 'archive', type: 'learning', rule: 'never accessed and older than 180 days', applies: (m, now) => m.access_count === 0 && days(m.created_at, now) > 180 },
   { action: 'delete', type: 'decision', rule: 'importance ≤ 3 and archived more than 365 days', applies: (m, now) => m.importance <= 3 && days(m.archived_at, now) > 365 },
   { action: 'delete', type: 'issue', rule: 'resolved and archived more than 180 days', applies: (m, now) => m.status === 'resolved' && days(m.archived_at, now) > 180 },
@@ -243,7 +244,13 @@ export function memoryLine(m: { id: number; type: MemoryType; title: string; imp
   // A title that is the whole text (summarise-session makes such titles) is not said twice.
   const body = (v: unknown) => {
     const text = short(v);
-    return text === '' || text === m.title ? '' : `: ${text}`;
+    if (text === '' || text === m.title) return '';
+    // A text that goes on from its title ("Error: x → fix") says only the rest.
+    if (text.startsWith(m.title)) {
+      const rest = text.slice(m.title.length).trim();
+      return rest.startsWith('→') ? ` ${rest}` : `: ${rest.replace(/^[:;,.-]\s*/, '')}`;
+    }
+    return `: ${text}`;
   };
   const parts: string[] = [];
   switch (m.type) {

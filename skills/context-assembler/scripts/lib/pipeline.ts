@@ -169,7 +169,8 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
     strategyRows,
     { max: st.max, insightChars: st.insight_chars, redact: deps.redact, relevanceFirst: plan.info.source === 'explicit', ...(strategyRelevance ? { relevance: strategyRelevance } : {}) },
   );
-  const memories = deps.config.memory.block_max > 0 ? guarded(deps, () => relevantMemories(db, projectId, plan.info.text, nowMs, deps), []) : [];
+  const mem = deps.config.memory;
+  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps), []) : [];
   return {
     ...doc,
     step: 'rank',
@@ -191,16 +192,17 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
 }
 
 /**
- * The project's live memories that hold a term of the request's query (its task, explicit or the
- * group's implicit one), best first by memory.search_weights, at most memory.block_max; none on a
- * database whose memory tables no writer made yet.
+ * The project's live memories of earlier sessions that hold a term of the request's query (its
+ * task, explicit or the group's implicit one), best first by memory.search_weights, at most
+ * memory.block_max; none on a database whose memory tables no writer made yet. What this session
+ * itself produced is in the block already (its packages and reasoning), so not again here.
  */
-function relevantMemories(db: DB, projectId: string, text: string | null, nowMs: number, deps: Deps): MemoryItem[] {
+function relevantMemories(db: DB, projectId: string, sessionId: string, text: string | null, nowMs: number, deps: Deps): MemoryItem[] {
   if (text === null || !hasMemoryTables(db)) return [];
   const cfg = deps.config.memory;
   const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false });
   return found
-    .filter((f) => f.relevance > 0)
+    .filter((f) => f.relevance > 0 && f.row.source_session !== sessionId)
     .map(({ row, relevance }) => ({ row, relevance, score: searchScore(row, relevance, nowMs, cfg.search_weights) }))
     .sort((a, b) => b.score - a.score || b.row.id - a.row.id)
     .slice(0, cfg.block_max)
@@ -212,7 +214,7 @@ function relevantMemories(db: DB, projectId: string, text: string | null, nowMs:
 
 /**
  * The memories within the block's memory share (memory.block_share of the budget), best first; the
- * others are left out for budget. Sized on bounds: the share is a cap, never a reason to count.
+ * others are left out for budget.
  */
 function withinMemoryShare(memories: readonly MemoryItem[], budget: number, deps: Deps): { kept: MemoryItem[]; excluded: Exclusion[] } {
   const cap = Math.floor(budget * deps.config.memory.block_share);
@@ -220,10 +222,12 @@ function withinMemoryShare(memories: readonly MemoryItem[], budget: number, deps
   const excluded: Exclusion[] = [];
   let used = 0;
   for (const m of memories) {
-    const size = deps.counter.bound(m.line + '\n').tokens;
-    if (used + size <= cap) {
+    // On its bound while that fits; counted when the share depends on it.
+    let size = deps.counter.bound(m.line + '\n');
+    if (used + size.tokens > cap && !size.exact) size = { tokens: deps.counter.count(m.line + '\n'), exact: true };
+    if (used + size.tokens <= cap) {
       kept.push(m);
-      used += size;
+      used += size.tokens;
     } else excluded.push({ kind: 'memory', id: m.id, reason: 'budget', tier: 3 });
   }
   return { kept, excluded };

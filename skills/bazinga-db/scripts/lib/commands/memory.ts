@@ -24,6 +24,7 @@ import {
 import {
   deleteMemory,
   getMemoryRow,
+  resolveIssue,
   hasMemoryTables,
   linkSupersession,
   listProjectMemories,
@@ -56,24 +57,32 @@ function memoryId(value: string, field = 'memory_id'): number {
   return parseInteger(field, value, 1);
 }
 
+/** An ISO-8601 date (`2025-12-02`) or date-time (`2025-12-02T12:00:00Z`; no zone: UTC), years 1000–9999. */
+const ISO_TIME = /^(\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[zZ]|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO-8601 text in milliseconds, or NaN. A date alone is its midnight, or its last second with `endOfDay`. */
+function isoMs(text: string, endOfDay = false): number {
+  const m = ISO_TIME.exec(text.trim());
+  if (!m || Number(m[1]) < 1000) return NaN;
+  const t = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return Date.parse(`${t}T${endOfDay ? '23:59:59' : '00:00:00'}Z`);
+  return Date.parse(/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(t) ? t.replace(' ', 'T') : `${t.replace(' ', 'T')}Z`);
+}
+
 /** --now (ISO-8601) or the clock, as a stored time. */
 function nowOf(args: ParsedArgs): { ms: number; time: string } {
   const text = args.values.get('--now');
-  if (text === undefined) {
-    const ms = Date.now();
-    return { ms, time: sqliteTime(ms) };
-  }
-  const ms = Date.parse(/\d{2}:\d{2}/.test(text) && !/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(text) ? `${text.replace(' ', 'T')}Z` : text);
+  const ms = text === undefined ? Date.now() : isoMs(text);
   if (Number.isNaN(ms)) throw invalid(`--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '${text}'`);
   return { ms, time: sqliteTime(ms) };
 }
 
-/** An ISO-8601 date or date-time flag as a stored time (a date alone is its midnight, UTC). */
+/** An ISO-8601 date or date-time flag as a stored time (a date alone: its midnight, or its last second for --until). */
 function timeFlag(args: ParsedArgs, flag: string): string | null {
   const text = args.values.get(flag);
   if (text === undefined) return null;
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
-  if (Number.isNaN(ms)) throw invalid(`${flag} must be an ISO-8601 date or date-time, got '${text}'`);
+  const ms = isoMs(text, flag === '--until');
+  if (Number.isNaN(ms)) throw invalid(`${flag} must be an ISO-8601 date or date-time such as 2025-12-02 or 2025-12-02T12:00:00Z, got '${text}'`);
   return sqliteTime(ms);
 }
 
@@ -88,7 +97,8 @@ function importanceOf(args: ParsedArgs, fallback: number): number {
 function tagsOf(args: ParsedArgs, redact: (t: string) => string): string[] {
   const text = args.values.get('--tags');
   if (text === undefined) return [];
-  return [...new Set(text.split(',').map((t) => redact(t.trim().toLowerCase())).filter((t) => t !== ''))];
+  // Redacted as written, then lower-cased: a key's case is part of what the redactor recognises.
+  return [...new Set(text.split(',').map((t) => redact(t.trim()).toLowerCase()).filter((t) => t !== ''))];
 }
 
 /** The read side of a memory command on a database with no memory tables yet: nothing to find. */
@@ -272,8 +282,17 @@ const supersedeMemory: Command = {
     if (oldId === newId) throw invalid('a memory cannot supersede itself');
     const now = nowOf(args);
     const db = ctx.db();
-    const ok = writeTransaction(db, () => linkSupersession(db, oldId, newId, now.time));
-    if (!ok) throw notFound(`Memory not found: ${getMemoryRow(db, oldId) ? newId : oldId}`);
+    writeTransaction(db, () => {
+      const [older, newer] = [getMemoryRow(db, oldId), getMemoryRow(db, newId)];
+      if (!older) throw notFound(`Memory not found: ${oldId}`);
+      if (!newer) throw notFound(`Memory not found: ${newId}`);
+      if (older.project_id !== newer.project_id || older.type !== newer.type) {
+        throw invalid(`a memory supersedes one of its own project and type: ${oldId} is a ${older.type} of ${older.project_id}, ${newId} a ${newer.type} of ${newer.project_id}`);
+      }
+      // The newer must be live: linking to a superseded one would hide both (or make a loop).
+      if (newer.superseded_by !== null) throw invalid(`memory ${newId} is itself superseded (by ${newer.superseded_by}); supersede ${oldId} with a live memory`);
+      linkSupersession(db, oldId, newId, now.time);
+    });
     return { success: true, memory_id: oldId, superseded_by: newId };
   },
 };
@@ -556,7 +575,7 @@ function resolveCompletedIssues(db: DB, sessionId: string, projectId: string, no
     if (row.type !== 'issue' || row.source_session !== sessionId || row.source_group === null || !completed.has(row.source_group)) continue;
     const content = JSON.parse(row.content) as MemoryContent;
     if (content.status === 'resolved') continue;
-    db.prepare('UPDATE ca_memories SET content = ?, updated_at = ? WHERE id = ?').run(JSON.stringify({ ...content, status: 'resolved' }), now, row.id);
+    resolveIssue(db, row, { ...content, status: 'resolved' }, now);
     ids.push(row.id);
   }
   return ids;
@@ -595,7 +614,7 @@ function ago(ms: number): string {
  * counts; sections in that order, a memory that does not fit is skipped and counted). Empty
  * markdown when the project has no live memory.
  */
-export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens: number, tokenFactor: number): Rehydration {
+export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens: number, tokenFactor: number, maxChars = Infinity): Rehydration {
   const none: Rehydration = { markdown: '', memory_ids: [], tokens: 0, left_out: 0 };
   if (!hasMemoryTables(db)) return none;
   const live = selectMemories(db, { projectId, text: null, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).map(
@@ -624,9 +643,11 @@ export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens:
       : `_${c.sessions} session${c.sessions === 1 ? '' : 's'} so far._`,
   );
   const count = (text: string) => Math.ceil(countCl100k(text) * tokenFactor);
-  const tailOf = (n: number) => `\n_${n} more left out for the budget of ${maxTokens} tokens: search-memories ${projectId} finds them._\n`;
+  const limit = maxChars === Infinity ? `${maxTokens} tokens` : `${maxTokens} tokens and ${maxChars} characters`;
+  const tailOf = (n: number) => `\n_${n} more left out for the budget of ${limit}: search-memories ${projectId} finds them._\n`;
   // Room for the closing line saying what was left out, at its widest.
   let used = count(head.join('\n') + '\n') + count(tailOf(999));
+  let chars = (head.join('\n') + '\n' + tailOf(999)).length;
   const lines: string[] = [...head];
   const ids: number[] = [];
   let leftOut = 0;
@@ -637,7 +658,8 @@ export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens:
     for (const m of list) {
       const line = memoryLine(m) + '\n';
       const cost = count(line) + (opened ? 0 : count(headingText));
-      if (used + cost > maxTokens) {
+      const length = line.length + (opened ? 0 : headingText.length);
+      if (used + cost > maxTokens || chars + length > maxChars) {
         leftOut++;
         continue;
       }
@@ -645,6 +667,7 @@ export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens:
       opened = true;
       lines.push(line.trimEnd());
       used += cost;
+      chars += length;
       ids.push(m.id);
     }
   };
@@ -659,8 +682,8 @@ export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens:
 
 const rehydrate: Command = {
   name: 'rehydrate',
-  synopsis: 'rehydrate <project_id> | --project P | --latest-project [--max-tokens N] [--markdown] [--dry-run] [--now ISO]',
-  flags: { '--max-tokens': 'value', '--markdown': 'bool', '--dry-run': 'bool', '--now': 'value', '--project': 'value', '--latest-project': 'bool' },
+  synopsis: 'rehydrate <project_id> | --project P | --latest-project [--max-tokens N] [--max-chars N] [--markdown] [--dry-run] [--now ISO]',
+  flags: { '--max-tokens': 'value', '--max-chars': 'value', '--markdown': 'bool', '--dry-run': 'bool', '--now': 'value', '--project': 'value', '--latest-project': 'bool' },
   maxPositionals: 1,
   print: (result) => ((result as { markdownOnly?: boolean }).markdownOnly ? (result as { markdown: string }).markdown : undefined),
   run(args, ctx) {
@@ -676,7 +699,9 @@ const rehydrate: Command = {
     // The project of the most recently started session (the session-start hook has no other name for it).
     const projectId = latest ? latestProject(db) : (given as string);
     if (projectId === undefined) return { success: true, project_id: null, markdown: '', memory_ids: [], tokens: 0, left_out: 0, dry_run: args.bools.has('--dry-run'), ...(args.bools.has('--markdown') ? { markdownOnly: true } : {}) };
-    const r = rehydration(db, projectId, now.ms, maxTokens, settings.tokenFactor);
+    const charsText = args.values.get('--max-chars');
+    const maxChars = charsText === undefined ? Infinity : parseInteger('--max-chars', charsText, 1);
+    const r = rehydration(db, projectId, now.ms, maxTokens, settings.tokenFactor, maxChars);
     if (!args.bools.has('--dry-run') && r.memory_ids.length > 0) writeTransaction(db, () => touchMemories(db, r.memory_ids, now.time));
     return { success: true, project_id: projectId, ...r, dry_run: args.bools.has('--dry-run'), ...(args.bools.has('--markdown') ? { markdownOnly: true } : {}) };
   },

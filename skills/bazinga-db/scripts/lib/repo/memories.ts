@@ -119,69 +119,109 @@ function insertMemory(db: DB, d: MemoryDraft, hash: string, now: string): number
 const DEDUP_WINDOW = 2000;
 
 /**
- * Saves a memory, inside the caller's write transaction, never destroying anything:
- * - a memory made or merged from the same source before (`sourceRef`, as summarise-session
- *   gives): left as it is when its text is the same or it was merged there, else (a state that
- *   moved on, a decision revised) the new one supersedes it;
- * - the same normalised text as a memory of its type (archived or not): that memory is bumped
- *   (access count + 1, importance the higher, tags joined, brought back from the archive);
- * - a live memory of its type at least `threshold` alike: merged into it (what it lacks filled in,
- *   lists joined, tags joined, importance the higher), and said so with the similarity;
- * - a live decision or state with the same normalised title but a different text: the new one
- *   supersedes it (the old one stays readable, linked both ways);
- * - otherwise created.
+ * Saves a memory, inside the caller's write transaction, never destroying anything. In order:
+ * 1. made from the same source before (`sourceRef`, as summarise-session gives) as a memory of
+ *    its type: the same text (or a text merged there) is left as it is; a live one with another
+ *    text is superseded by the new one (a state that moved on, a decision revised);
+ * 2. the same normalised text as a live memory of its type: that memory is bumped (access
+ *    count + 1, importance the higher, tags joined, brought back from the archive);
+ * 3. the same normalised title as a live memory of its type: a state supersedes it; a decision
+ *    supersedes it when it says something else (less than `threshold` alike, or contradicting it:
+ *    their numbers or their negations differ), else merges; an issue or a learning merges (so an
+ *    issue saved again with "status": "resolved" resolves it);
+ * 4. a live memory of its type at least `threshold` alike: a decision that contradicts it
+ *    supersedes it, anything else merges into it (what it lacks filled in, lists and tags joined,
+ *    importance the higher, an issue's status and severity as the newer says);
+ * 5. otherwise created.
  */
 export function rememberMemory(db: DB, d: MemoryDraft, now: string, threshold: number): SaveResult {
-  const normalised = normaliseMemoryText(memoryText(d.type, d.title, d.content));
+  const text = memoryText(d.type, d.title, d.content);
+  const normalised = normaliseMemoryText(text);
   const hash = memoryHash(normalised);
   if (d.sourceRef !== null) {
-    // Made from this source before (summarise-session run again): the same text is left as it is.
     const earlier = stmt(
       db,
-      `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND superseded_by IS NULL
+      `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ?
          AND (source_ref = ? OR EXISTS (SELECT 1 FROM json_each(sources) WHERE json_each.value = ?))
-       ORDER BY id DESC LIMIT 1`,
-    ).get(d.projectId, d.sourceRef, d.sourceRef) as MemoryRow | undefined;
-    if (earlier && (earlier.text_hash === hash || earlier.source_ref !== d.sourceRef)) return { operation: 'unchanged', memory_id: earlier.id };
-    if (earlier) return supersede(db, earlier, d, hash, now);
+       ORDER BY superseded_by IS NOT NULL, id DESC LIMIT 1`,
+    ).get(d.projectId, d.type, d.sourceRef, d.sourceRef) as MemoryRow | undefined;
+    if (earlier) {
+      const live = earlier.superseded_by === null;
+      // Merged there, or already replaced by a later memory: nothing to add.
+      if (earlier.text_hash === hash || earlier.source_ref !== d.sourceRef || !live) return { operation: 'unchanged', memory_id: earlier.id };
+      return supersede(db, earlier, d, hash, now);
+    }
   }
-  const same = stmt(db, `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ? AND text_hash = ? ORDER BY archived_at IS NOT NULL, id LIMIT 1`).get(
-    d.projectId,
-    d.type,
-    hash,
-  ) as MemoryRow | undefined;
+  const same = stmt(
+    db,
+    `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ? AND text_hash = ? AND superseded_by IS NULL ORDER BY archived_at IS NOT NULL, id LIMIT 1`,
+  ).get(d.projectId, d.type, hash) as MemoryRow | undefined;
   if (same) {
-    const tags = JSON.stringify([...new Set([...(JSON.parse(same.tags) as string[]), ...d.tags])]);
     stmt(
       db,
       `UPDATE ca_memories SET access_count = access_count + 1, importance = MAX(importance, ?), tags = ?, sources = ?, archived_at = NULL, updated_at = ?
        WHERE id = ?`,
-    ).run(d.importance, tags, withSource(same.sources, d.sourceRef), now, same.id);
+    ).run(d.importance, joinTags(same.tags, d.tags), withSource(same.sources, d.sourceRef), now, same.id);
     return { operation: 'bumped', memory_id: same.id };
   }
+  const live = liveOfType(db, d.projectId, d.type, DEDUP_WINDOW);
+  const title = normaliseMemoryText(d.title);
+  const namesake = live.find((row) => normaliseMemoryText(row.title) === title);
+  if (namesake) {
+    const sim = similarity(normalised.slice(0, COMPARED_CHARS), comparable(namesake));
+    // A decision under the same title that says something else (unlike it, or contradicting it) is a revision.
+    const revised = d.type === 'decision' && (sim < threshold || contradicts(text, memoryText(namesake.type, namesake.title, JSON.parse(namesake.content) as MemoryContent)));
+    if (d.type === 'state' || revised) return supersede(db, namesake, d, hash, now);
+    return merge(db, namesake, d, now, sim);
+  }
   let best: { row: MemoryRow; sim: number } | undefined;
-  for (const row of liveOfType(db, d.projectId, d.type, DEDUP_WINDOW)) {
-    const sim = similarity(normalised, normaliseMemoryText(memoryText(row.type, row.title, JSON.parse(row.content) as MemoryContent)));
+  const mine = normalised.slice(0, COMPARED_CHARS);
+  for (const row of live) {
+    const sim = similarity(mine, comparable(row));
     if (sim >= threshold && (best === undefined || sim > best.sim)) best = { row, sim };
   }
   if (best) {
-    const kept = best.row;
-    const content = mergeContent(d.type, JSON.parse(kept.content) as MemoryContent, d.content);
-    const tags = JSON.stringify([...new Set([...(JSON.parse(kept.tags) as string[]), ...d.tags])]);
-    stmt(
-      db,
-      `UPDATE ca_memories SET content = ?, tags = ?, sources = ?, importance = MAX(importance, ?), access_count = access_count + 1, updated_at = ?
-       WHERE id = ?`,
-    ).run(JSON.stringify(content), tags, withSource(kept.sources, d.sourceRef), d.importance, now, kept.id);
-    indexMemory(db, kept.id, kept.type, kept.title, content);
-    return { operation: 'merged', memory_id: kept.id, similarity: Math.round(best.sim * 1000) / 1000 };
-  }
-  if (d.type === 'decision' || d.type === 'state') {
-    const title = normaliseMemoryText(d.title);
-    const rival = liveOfType(db, d.projectId, d.type, DEDUP_WINDOW).find((row) => normaliseMemoryText(row.title) === title);
-    if (rival) return supersede(db, rival, d, hash, now);
+    if (d.type === 'decision' && contradicts(text, memoryText(best.row.type, best.row.title, JSON.parse(best.row.content) as MemoryContent))) {
+      return supersede(db, best.row, d, hash, now);
+    }
+    return merge(db, best.row, d, now, best.sim);
   }
   return { operation: 'created', memory_id: insertMemory(db, d, hash, now) };
+}
+
+/** How much of a memory's normalised text dedup compares (a save stays cheap whatever the memories' size). */
+const COMPARED_CHARS = 4000;
+
+const comparable = (row: MemoryRow) => normaliseMemoryText(memoryText(row.type, row.title, JSON.parse(row.content) as MemoryContent)).slice(0, COMPARED_CHARS);
+
+/** `d` merged into `kept` (see mergeContent); its text hash and index entry follow the merged text. */
+function merge(db: DB, kept: MemoryRow, d: MemoryDraft, now: string, sim: number): SaveResult {
+  const content = mergeContent(d.type, JSON.parse(kept.content) as MemoryContent, d.content);
+  const hash = memoryHash(normaliseMemoryText(memoryText(kept.type, kept.title, content)));
+  stmt(
+    db,
+    `UPDATE ca_memories SET content = ?, text_hash = ?, tags = ?, sources = ?, importance = MAX(importance, ?), access_count = access_count + 1,
+       archived_at = NULL, updated_at = ? WHERE id = ?`,
+  ).run(JSON.stringify(content), hash, joinTags(kept.tags, d.tags), withSource(kept.sources, d.sourceRef), d.importance, now, kept.id);
+  indexMemory(db, kept.id, kept.type, kept.title, content);
+  return { operation: 'merged', memory_id: kept.id, similarity: Math.round(sim * 1000) / 1000 };
+}
+
+/** Words that turn a decision around. */
+const NEGATIONS = new Set(['not', 'no', 'never', 'don', 'dont', 'without', 'avoid', 'stop', 'instead', 'disable', 'disabled', 'remove', 'drop']);
+
+/**
+ * Whether two decisions say different things though they read alike: their numbers differ
+ * ("15 minutes" / "60 minutes") or one negates what the other does not ("retry" / "do not retry").
+ */
+export function contradicts(a: string, b: string): boolean {
+  const numbers = (t: string) => (normaliseMemoryText(t).match(/\d+/g) ?? []).sort().join(' ');
+  const negations = (t: string) => normaliseMemoryText(t).split(' ').filter((w) => NEGATIONS.has(w)).sort().join(' ');
+  return numbers(a) !== numbers(b) || negations(a) !== negations(b);
+}
+
+function joinTags(kept: string, added: readonly string[]): string {
+  return JSON.stringify([...new Set([...(JSON.parse(kept) as string[]), ...added])]);
 }
 
 /** A memory's sources with one more (JSON). */
@@ -195,6 +235,13 @@ function supersede(db: DB, old: MemoryRow, d: MemoryDraft, hash: string, now: st
   const id = insertMemory(db, { ...d, parentId: d.parentId ?? old.id }, hash, now);
   stmt(db, 'UPDATE ca_memories SET superseded_by = ?, updated_at = ? WHERE id = ?').run(id, now, old.id);
   return { operation: 'superseded', memory_id: id, supersedes: old.id };
+}
+
+/** An issue's content replaced (summarise-session resolving it): its text hash and index entry follow. */
+export function resolveIssue(db: DB, row: MemoryRow, content: MemoryContent, now: string): void {
+  const hash = memoryHash(normaliseMemoryText(memoryText(row.type, row.title, content)));
+  stmt(db, 'UPDATE ca_memories SET content = ?, text_hash = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(content), hash, now, row.id);
+  indexMemory(db, row.id, row.type, row.title, content);
 }
 
 /** Marks `oldId` superseded by `newId` (and newId's parent oldId when it has none). False when either is missing. */
