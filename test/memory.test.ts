@@ -143,6 +143,45 @@ describe('save-memory: dedup and supersession', () => {
     expect(ok(p, 'rehydrate', 'proj', '--dry-run').markdown).toBe('');
   });
 
+  it('a merge takes what the save said, never a default: a re-save without status or severity keeps them', () => {
+    const p = track(makeProject('ca-mem-defaults-'));
+    const save = (content: object) => ok(p, 'save-memory', 'proj', 'issue', 'Login crash', '--content', JSON.stringify({ description: 'Login crashes on a null token', ...content }));
+    const id = save({ severity: 'critical' }).memory_id;
+    save({ status: 'resolved' });
+    expect(ok(p, 'get-memory', String(id)).content).toMatchObject({ severity: 'critical', status: 'resolved' });
+    save({ attempted_fixes: ['guard null'] });
+    expect(ok(p, 'get-memory', String(id)).content).toMatchObject({ severity: 'critical', status: 'resolved', attempted_fixes: ['guard null'] });
+    // Said outright, it reopens.
+    save({ status: 'open' });
+    expect(ok(p, 'get-memory', String(id)).content.status).toBe('open');
+  });
+
+  it('summarise-session again keeps what a user merged into a memory it made (the source did not change)', () => {
+    const p = track(copyFixture('ca-mem-usermerge-'));
+    const first = ok(p, 'summarise-session', S1, '--now', '2025-12-02T18:00:00Z');
+    const issue = first.memories.find((m: { type: string }) => m.type === 'issue');
+    const merged = ok(p, 'save-memory', 'acme-shop', 'issue', issue.title, '--content', JSON.stringify({ description: 'refresh reuse, expiry 500, clock skew', status: 'resolved', severity: 'high' }));
+    expect(merged).toMatchObject({ operation: 'merged', memory_id: issue.memory_id });
+    expect(ok(p, 'summarise-session', S1, '--now', '2025-12-03T18:00:00Z')).toMatchObject({ created: 0, superseded: 0, merged: 0 });
+    expect(ok(p, 'get-memory', String(issue.memory_id))).toMatchObject({ superseded_by: null, content: { status: 'resolved', severity: 'high' } });
+  });
+
+  it('only the decision itself can contradict: a rationale or an alternative gaining a number or a "not" merges', () => {
+    const p = track(makeProject('ca-mem-rationale-'));
+    const save = (extra: object) => ok(p, 'save-memory', 'proj', 'decision', 'Order store', '--content', decision('Orders live in PostgreSQL', { alternatives: ['MongoDB', 'MySQL'], ...extra }));
+    const id = save({ rationale: 'ACID' }).memory_id;
+    for (const extra of [{ rationale: 'ACID, see ADR 7' }, { rationale: 'ACID, not eventual consistency' }, { alternatives: ['MongoDB (dropped: no joins)'] }]) {
+      expect(save(extra)).toMatchObject({ operation: 'merged', memory_id: id });
+    }
+    const kept = ok(p, 'get-memory', String(id));
+    expect(kept.content.alternatives).toEqual(['MongoDB', 'MySQL', 'MongoDB (dropped: no joins)']);
+    expect(kept.content.rationale).toBe('ACID, not eventual consistency');
+    // A contracted negation in the statement itself does turn it around.
+    const a = ok(p, 'save-memory', 'proj', 'decision', 'Upload retries', '--content', decision('The client should retry failed uploads'));
+    const b = ok(p, 'save-memory', 'proj', 'decision', 'Upload retries', '--content', decision("The client shouldn't retry failed uploads"));
+    expect(b).toMatchObject({ operation: 'superseded', supersedes: a.memory_id });
+  });
+
   it('a source names one memory of one type: reused for another type it neither hides nor drops anything', () => {
     const p = track(makeProject('ca-mem-source-'));
     const a = ok(p, 'save-memory', 'proj', 'learning', 'Pin Node', '--content', '{"lesson":"pin node 20"}', '--source', 'ticket-42');
@@ -200,6 +239,8 @@ describe('save-memory: dedup and supersession', () => {
     { name: 'content not JSON', args: ['p', 'decision', 't', '--content', 'decided!'], code: 'VALIDATION', says: 'content must be a JSON object' },
     { name: '--now not a date', args: ['p', 'decision', 't', '--content', decision('d'), '--now', '1'], code: 'VALIDATION', says: "--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '1'" },
     { name: '--now before year 1000', args: ['p', 'decision', 't', '--content', decision('d'), '--now', '-271821-04-20T00:00:00Z'], code: 'VALIDATION', says: '--now must be an ISO-8601 date-time' },
+    { name: '--now on a day that does not exist', args: ['p', 'decision', 't', '--content', decision('d'), '--now', '2025-02-30'], code: 'VALIDATION', says: "--now must be an ISO-8601 date-time such as 2025-12-02T12:00:00Z, got '2025-02-30'" },
+    { name: '--now at 24:00', args: ['p', 'decision', 't', '--content', decision('d'), '--now', '2025-02-10T24:00:00Z'], code: 'VALIDATION', says: '--now must be an ISO-8601 date-time' },
     { name: '--expires not a date', args: ['p', 'decision', 't', '--content', decision('d'), '--expires', 'soon'], code: 'VALIDATION', says: "--expires must be an ISO-8601 date or date-time such as 2025-12-02 or 2025-12-02T12:00:00Z, got 'soon'" },
   ])('$name → $code', ({ args, code, says }) => {
     const p = track(makeProject('ca-mem-bad-'));

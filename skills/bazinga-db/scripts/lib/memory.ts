@@ -46,7 +46,8 @@ export const TITLE_MAX_CHARS = 100;
 /**
  * The content checked against its type: an object of the type's fields only, the first one a
  * non-empty text, lists of texts, a completion of 0–100, enumerations from their values.
- * `redact` is applied to every text. A problem is VALIDATION naming the field.
+ * `redact` is applied to every text. A problem is VALIDATION naming the field. Only the fields
+ * given are returned (withDefaults adds the rest): a merge must tell what was said from a default.
  */
 export function checkContent(type: MemoryType, value: unknown, redact: (text: string) => string): MemoryContent {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`content must be a JSON object with the ${type} fields: ${Object.keys(CONTENT_FIELDS[type]).join(', ')}`);
@@ -73,7 +74,12 @@ export function checkContent(type: MemoryType, value: unknown, redact: (text: st
   }
   const first = Object.keys(fields)[0] as string;
   if (typeof out[first] !== 'string') throw invalid(`content.${first} is required for a ${type} memory`);
-  return { ...DEFAULTS[type], ...out } as MemoryContent;
+  return out;
+}
+
+/** The content with the type's defaults for what it does not give (what is stored for a new memory). */
+export function withDefaults(type: MemoryType, content: MemoryContent): MemoryContent {
+  return { ...DEFAULTS[type], ...content } as MemoryContent;
 }
 
 /** The memory as one text: title, then each content field's value (lists joined), in field order. */
@@ -133,10 +139,11 @@ export function similarity(a: string, b: string): number {
 }
 
 /**
- * A near duplicate merged into the memory it resembles: what the kept memory lacks is filled in
- * from the new one (texts), lists gain the new entries, the higher completion is kept, and an
- * enumeration (an issue's status and severity) is as the newer one says: an issue saved again
- * with "status": "resolved" is resolved. No other text the kept memory says is overwritten.
+ * A near duplicate merged into the memory it resembles, `incoming` holding only the fields the
+ * newer save gave: a text or an enumeration it gives is the newer statement and replaces the kept
+ * one (an issue saved again with "status": "resolved" is resolved; a lesson restated is the
+ * restatement), lists gain the new entries, the higher completion is kept; what it does not give
+ * stays as it was.
  */
 export function mergeContent(type: MemoryType, kept: MemoryContent, incoming: MemoryContent): MemoryContent {
   const out: MemoryContent = { ...kept };
@@ -146,8 +153,7 @@ export function mergeContent(type: MemoryType, kept: MemoryContent, incoming: Me
     if (b === undefined) continue;
     if (kind === 'list') out[key] = [...new Set([...((a as string[] | undefined) ?? []), ...(b as string[])])];
     else if (kind === 'percent') out[key] = Math.max(Number(a ?? 0), Number(b));
-    else if (typeof kind === 'object') out[key] = b;
-    else if (a === undefined || a === '') out[key] = b;
+    else out[key] = b;
   }
   return out;
 }

@@ -318,6 +318,7 @@ export const MEMORY_DDL: readonly string[] = [
   source_agent TEXT,
   source_ref TEXT,
   sources TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(sources)),
+  source_hash TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   expires_at TEXT,

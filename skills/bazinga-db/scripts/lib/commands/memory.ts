@@ -58,12 +58,16 @@ function memoryId(value: string, field = 'memory_id'): number {
 }
 
 /** An ISO-8601 date (`2025-12-02`) or date-time (`2025-12-02T12:00:00Z`; no zone: UTC), years 1000–9999. */
-const ISO_TIME = /^(\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[zZ]|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[zZ]|[+-]\d{2}:?\d{2})?)?$/;
 
-/** An ISO-8601 text in milliseconds, or NaN. A date alone is its midnight, or its last second with `endOfDay`. */
+/** An ISO-8601 text in milliseconds, or NaN (also for a day or time that does not exist: 2025-02-30, 24:00). A date alone is its midnight, or its last second with `endOfDay`. */
 function isoMs(text: string, endOfDay = false): number {
   const m = ISO_TIME.exec(text.trim());
   if (!m || Number(m[1]) < 1000) return NaN;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return NaN;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59)) return NaN;
   const t = text.trim();
   if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return Date.parse(`${t}T${endOfDay ? '23:59:59' : '00:00:00'}Z`);
   return Date.parse(/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(t) ? t.replace(' ', 'T') : `${t.replace(' ', 'T')}Z`);

@@ -11,6 +11,7 @@ import {
   memoryHash,
   memoryText,
   mergeContent,
+  withDefaults,
   normaliseMemoryText,
   similarity,
   type MemoryContent,
@@ -32,6 +33,8 @@ export interface MemoryRow {
   source_ref: string | null;
   /** Every source this memory was made or merged from (source_ref first). */
   sources: string;
+  /** The text hash of what its source said when it was made (a later merge changes text_hash, not this). */
+  source_hash: string | null;
   created_at: string;
   updated_at: string;
   expires_at: string | null;
@@ -79,7 +82,7 @@ export interface SaveResult {
   supersedes?: number;
 }
 
-const COLUMNS = `id, project_id, type, title, content, tags, importance, text_hash, source_session, source_group, source_agent, source_ref, sources,
+const COLUMNS = `id, project_id, type, title, content, tags, importance, text_hash, source_session, source_group, source_agent, source_ref, sources, source_hash,
   created_at, updated_at, expires_at, archived_at, last_accessed_at, access_count, parent_id, superseded_by`;
 
 export function getMemoryRow(db: DB, id: number): MemoryRow | undefined {
@@ -104,11 +107,11 @@ function insertMemory(db: DB, d: MemoryDraft, hash: string, now: string): number
   const r = stmt(
     db,
     `INSERT INTO ca_memories (project_id, type, title, content, tags, importance, text_hash, source_session, source_group, source_agent,
-       source_ref, sources, created_at, updated_at, expires_at, parent_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       source_ref, sources, source_hash, created_at, updated_at, expires_at, parent_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     d.projectId, d.type, d.title, JSON.stringify(d.content), JSON.stringify(d.tags), d.importance, hash, d.sourceSession, d.sourceGroup,
-    d.sourceAgent, d.sourceRef, JSON.stringify(d.sourceRef === null ? [] : [d.sourceRef]), now, now, d.expiresAt, d.parentId,
+    d.sourceAgent, d.sourceRef, JSON.stringify(d.sourceRef === null ? [] : [d.sourceRef]), d.sourceRef === null ? null : hash, now, now, d.expiresAt, d.parentId,
   );
   const id = Number(r.lastInsertRowid);
   indexMemory(db, id, d.type, d.title, d.content);
@@ -126,15 +129,17 @@ const DEDUP_WINDOW = 2000;
  * 2. the same normalised text as a live memory of its type: that memory is bumped (access
  *    count + 1, importance the higher, tags joined, brought back from the archive);
  * 3. the same normalised title as a live memory of its type: a state supersedes it; a decision
- *    supersedes it when it says something else (less than `threshold` alike, or contradicting it:
- *    their numbers or their negations differ), else merges; an issue or a learning merges (so an
+ *    supersedes it when its statement says something else (less than `threshold` alike, or
+ *    contradicting it: their numbers or their negations differ), else merges; an issue or a learning merges (so an
  *    issue saved again with "status": "resolved" resolves it);
  * 4. a live memory of its type at least `threshold` alike: a decision that contradicts it
  *    supersedes it, anything else merges into it (what it lacks filled in, lists and tags joined,
  *    importance the higher, an issue's status and severity as the newer says);
  * 5. otherwise created.
  */
-export function rememberMemory(db: DB, d: MemoryDraft, now: string, threshold: number): SaveResult {
+export function rememberMemory(db: DB, given: MemoryDraft, now: string, threshold: number): SaveResult {
+  // Stored and compared with the type's defaults; merged with only what this save gave.
+  const d: MemoryDraft = { ...given, content: withDefaults(given.type, given.content) };
   const text = memoryText(d.type, d.title, d.content);
   const normalised = normaliseMemoryText(text);
   const hash = memoryHash(normalised);
@@ -146,9 +151,10 @@ export function rememberMemory(db: DB, d: MemoryDraft, now: string, threshold: n
        ORDER BY superseded_by IS NOT NULL, id DESC LIMIT 1`,
     ).get(d.projectId, d.type, d.sourceRef, d.sourceRef) as MemoryRow | undefined;
     if (earlier) {
-      const live = earlier.superseded_by === null;
-      // Merged there, or already replaced by a later memory: nothing to add.
-      if (earlier.text_hash === hash || earlier.source_ref !== d.sourceRef || !live) return { operation: 'unchanged', memory_id: earlier.id };
+      // The source says what it said when the memory was made (whatever was merged into it since),
+      // it was merged there, or a later memory replaced it: nothing to add. Else the source moved on.
+      const unchangedSource = (earlier.source_hash ?? earlier.text_hash) === hash;
+      if (unchangedSource || earlier.source_ref !== d.sourceRef || earlier.superseded_by !== null) return { operation: 'unchanged', memory_id: earlier.id };
       return supersede(db, earlier, d, hash, now);
     }
   }
@@ -166,13 +172,16 @@ export function rememberMemory(db: DB, d: MemoryDraft, now: string, threshold: n
   }
   const live = liveOfType(db, d.projectId, d.type, DEDUP_WINDOW);
   const title = normaliseMemoryText(d.title);
+  const statement = (content: MemoryContent) => String(content.decision ?? '');
   const namesake = live.find((row) => normaliseMemoryText(row.title) === title);
   if (namesake) {
     const sim = similarity(normalised.slice(0, COMPARED_CHARS), comparable(namesake));
-    // A decision under the same title that says something else (unlike it, or contradicting it) is a revision.
-    const revised = d.type === 'decision' && (sim < threshold || contradicts(text, memoryText(namesake.type, namesake.title, JSON.parse(namesake.content) as MemoryContent)));
+    // A decision under the same title whose statement says something else (unlike it, or
+    // contradicting it) is a revision; its rationale or alternatives changing is not.
+    const [mineSaid, theirsSaid] = [statement(d.content), statement(JSON.parse(namesake.content) as MemoryContent)];
+    const revised = d.type === 'decision' && (similarity(normaliseMemoryText(mineSaid), normaliseMemoryText(theirsSaid)) < threshold || contradicts(mineSaid, theirsSaid));
     if (d.type === 'state' || revised) return supersede(db, namesake, d, hash, now);
-    return merge(db, namesake, d, now, sim);
+    return merge(db, namesake, given, now, sim);
   }
   let best: { row: MemoryRow; sim: number } | undefined;
   const mine = normalised.slice(0, COMPARED_CHARS);
@@ -181,10 +190,10 @@ export function rememberMemory(db: DB, d: MemoryDraft, now: string, threshold: n
     if (sim >= threshold && (best === undefined || sim > best.sim)) best = { row, sim };
   }
   if (best) {
-    if (d.type === 'decision' && contradicts(text, memoryText(best.row.type, best.row.title, JSON.parse(best.row.content) as MemoryContent))) {
+    if (d.type === 'decision' && contradicts(statement(d.content), statement(JSON.parse(best.row.content) as MemoryContent))) {
       return supersede(db, best.row, d, hash, now);
     }
-    return merge(db, best.row, d, now, best.sim);
+    return merge(db, best.row, given, now, best.sim);
   }
   return { operation: 'created', memory_id: insertMemory(db, d, hash, now) };
 }
@@ -207,17 +216,19 @@ function merge(db: DB, kept: MemoryRow, d: MemoryDraft, now: string, sim: number
   return { operation: 'merged', memory_id: kept.id, similarity: Math.round(sim * 1000) / 1000 };
 }
 
-/** Words that turn a decision around. */
-const NEGATIONS = new Set(['not', 'no', 'never', 'don', 'dont', 'without', 'avoid', 'stop', 'instead', 'disable', 'disabled', 'remove', 'drop']);
+/** A negation, spelt out or contracted ("not", "never", "don't", "shouldn't", "cannot", "avoid", …). */
+const NEGATION =
+  /\b(?:not|no|never|none|without|cannot|avoid|stop|instead|disabled?|(?:do|does|did|should|would|could|must|need|is|are|was|were|has|have|had|ca|wo)n['’]?t)\b/i;
 
 /**
- * Whether two decisions say different things though they read alike: their numbers differ
- * ("15 minutes" / "60 minutes") or one negates what the other does not ("retry" / "do not retry").
+ * Whether two decision statements say different things though they read alike: the numbers they
+ * state differ ("15 minutes" / "60 minutes") or one is negated and the other not ("retry" / "do
+ * not retry", "should" / "shouldn't"). Only the statement (`content.decision`) is compared: a
+ * rationale or an alternative that gains a number or a "not" does not turn the decision around.
  */
 export function contradicts(a: string, b: string): boolean {
-  const numbers = (t: string) => (normaliseMemoryText(t).match(/\d+/g) ?? []).sort().join(' ');
-  const negations = (t: string) => normaliseMemoryText(t).split(' ').filter((w) => NEGATIONS.has(w)).sort().join(' ');
-  return numbers(a) !== numbers(b) || negations(a) !== negations(b);
+  const numbers = (t: string) => [...new Set(normaliseMemoryText(t).match(/\d+/g) ?? [])].sort().join(' ');
+  return numbers(a) !== numbers(b) || NEGATION.test(a) !== NEGATION.test(b);
 }
 
 function joinTags(kept: string, added: readonly string[]): string {
