@@ -54,11 +54,13 @@ describe('two sessions on one database', () => {
     const again = ok(p, 'summarise-session', S1, '--now', '2025-12-02T19:00:00Z');
     expect(again).toMatchObject({ created: 0, merged: 0, superseded: 0, unchanged: first.memories.length });
 
-    // Session 2 (CHK) spawns a developer on token storage: session 1's decision comes with it.
-    const md = assemble(p, '--session', S2, '--group', 'CHK', '--agent', 'developer', '--now', '2025-12-04T12:00:00Z', '--task', 'where to store auth tokens: SecureStore or AsyncStorage');
-    const section = md.slice(md.indexOf('\n### Project Memory ('));
+    // Session 2 (CHK) spawns a developer on flaky checkout tests and token storage: session 1's
+    // decision and learning come with it.
+    const md = assemble(p, '--session', S2, '--group', 'CHK', '--agent', 'developer', '--now', '2025-12-04T12:00:00Z', '--task', 'checkout tests time out with fake timers; where to store auth tokens');
     expect(md).toContain('\n### Project Memory (');
-    expect(section).toContain('Store tokens in SecureStore, never AsyncStorage');
+    const section = md.slice(md.indexOf('\n### Project Memory ('));
+    expect(section).toContain('**Store tokens in SecureStore, never AsyncStorage; read API base URL from config** (importance 7, 2025-12-02)');
+    expect(section).toContain('**JestTimeout: Exceeded timeout of 5000 ms for a test** → Reset fake timers in afterEach');
     // Rehydration at the start of a third session: decisions, the open issue, learnings, continuity.
     const r = ok(p, 'rehydrate', 'acme-shop', '--now', '2025-12-05T09:00:00Z');
     expect(r.markdown.startsWith('## Project Memory: acme-shop\n\n_Last session ended 2025-12-03 14:00 UTC (1 day ago); 2 sessions so far._\n')).toBe(true);
