@@ -70,8 +70,12 @@ export function shorten(text: string, max: number): string {
   return `${head}${OMISSION_MARKER}${tail}`;
 }
 
-/** Grapheme clusters (an emoji sequence, a flag, a letter with its marks): a cut never splits one. */
-const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/**
+ * Grapheme clusters (an emoji sequence, a flag, a letter with its marks): a cut never splits one.
+ * Made on first use: building a segmenter loads ICU's break rules (about 10 ms), which a process
+ * that shortens nothing without a space never needs.
+ */
+let graphemeSegmenter: Intl.Segmenter | undefined;
 
 /**
  * The first (or last) words of `chars` within `room` characters (code points), cut at a space
@@ -80,6 +84,7 @@ const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme
  */
 function wordsFrom(chars: readonly string[], room: number, from: 'start' | 'end'): string {
   const text = chars.join('');
+  graphemeSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   const clusters = Array.from(graphemeSegmenter.segment(text), (s) => s.segment);
   const take = (list: readonly string[]) => {
     const out: string[] = [];
