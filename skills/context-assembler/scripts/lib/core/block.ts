@@ -114,8 +114,39 @@ function fixedLines(input: BlockInput): string {
   return parts.join('');
 }
 
+/**
+ * The counter with each text's figure kept for this fit: the block is fitted several times over
+ * the same texts (with and without room for its report), and every figure costs a hash and a
+ * cache read. A text counted is from then on sized by its count, as the counter itself would.
+ */
+function rememberingCounter(counter: TokenCounter): TokenCounter {
+  const counts = new Map<string, number>();
+  const bounds = new Map<string, Sized>();
+  return {
+    ...counter,
+    count(text) {
+      let n = counts.get(text);
+      if (n === undefined) {
+        n = counter.count(text);
+        counts.set(text, n);
+      }
+      return n;
+    },
+    bound(text) {
+      const n = counts.get(text);
+      if (n !== undefined) return { tokens: n, exact: true };
+      let b = bounds.get(text);
+      if (b === undefined) {
+        b = counter.bound(text);
+        bounds.set(text, b);
+      }
+      return b;
+    },
+  };
+}
+
 export function fitBlock(input: BlockInput): BlockOutput {
-  const { counter } = input;
+  const counter = rememberingCounter(input.counter);
   const items: (FitItem & { id: number | string; source: unknown })[] = [
     ...input.packages.map((p) => ({ kind: 'package' as const, id: p.id, tier: p.tier, source: p })),
     ...input.reasoning.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: e.tier, source: e })),
