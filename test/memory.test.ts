@@ -266,6 +266,27 @@ describe('save-memory: dedup and supersession', () => {
   });
 });
 
+describe('a memory table of an earlier definition', () => {
+  it('reads find no memory and fail nothing; the next writer adds the columns, and the old rows are found', () => {
+    const p = track(makeProject('ca-mem-v6-'));
+    ok(p, 'create-session', 'S', 'simple', 'req');
+    const raw = new Database(p.dbPath);
+    raw.exec('DROP TABLE ca_memories');
+    raw.exec(`CREATE TABLE ca_memories (id INTEGER PRIMARY KEY AUTOINCREMENT, project_id TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
+      content TEXT NOT NULL, tags TEXT NOT NULL DEFAULT '[]', importance INTEGER NOT NULL, text_hash TEXT NOT NULL, source_session TEXT, source_group TEXT,
+      source_agent TEXT, source_ref TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, expires_at TEXT, archived_at TEXT, last_accessed_at TEXT,
+      access_count INTEGER NOT NULL DEFAULT 0, parent_id INTEGER, superseded_by INTEGER)`);
+    raw.prepare("INSERT INTO ca_memories (project_id, type, title, content, importance, text_hash, created_at, updated_at) VALUES ('proj', 'learning', 'Old lesson', '{\"lesson\":\"kept\"}', 6, 'h', '2025-12-01 00:00:00', '2025-12-01 00:00:00')").run();
+    raw.prepare("UPDATE ca_meta SET value = '6' WHERE key = 'ca_schema'").run();
+    raw.close();
+    expect(ok(p, 'search-memories', 'proj')).toMatchObject({ count: 0 });
+    expect(ok(p, 'rehydrate', 'proj', '--dry-run').markdown).toBe('');
+    ok(p, 'save-memory', 'proj', 'learning', 'New lesson', '--content', '{"lesson":"learnt"}');
+    const titles = ok(p, 'search-memories', 'proj').memories.map((m: { title: string; sources: string[] }) => [m.title, m.sources]);
+    expect(titles).toEqual(expect.arrayContaining([['Old lesson', []], ['New lesson', []]]));
+  });
+});
+
 describe('search-memories', () => {
   it('ranks by text relevance, importance, recency and access (weights in config), filters by type, tags, importance, time and archive', () => {
     const p = track(makeProject('ca-mem-search-'));

@@ -20,6 +20,7 @@ import {
   CA_OBJECTS,
   CA_SCHEMA_VERSION,
   CORE_TABLES,
+  MEMORY_ADDED_COLUMNS,
   SCHEMA_VERSION,
   SCHEMA_VERSION_DESCRIPTION,
   SEARCH_TABLES,
@@ -323,6 +324,11 @@ function ensureExtensions(db: DB): void {
       .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${searchObjects.map(() => '?').join(', ')})`)
       .get(...searchObjects) as { n: number };
     for (const ddl of CA_DDL) db.exec(ddl);
+    // ca_memories made by an earlier definition gains the columns it lacks (this layer's own table).
+    const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('ca_memories')").all() as { name: string }[]).map((c) => c.name));
+    for (const [name, definition] of MEMORY_ADDED_COLUMNS) {
+      if (!columns.has(name)) db.exec(`ALTER TABLE ca_memories ADD COLUMN ${name} ${definition}`);
+    }
     if (searchTables.n < searchObjects.length) resetSearchIndex(db);
     db.prepare(
       `INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE

@@ -295,7 +295,16 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 6;
+export const CA_SCHEMA_VERSION = 7;
+
+/**
+ * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
+ * without them): added by the next writer, with these definitions (constants, never input).
+ */
+export const MEMORY_ADDED_COLUMNS: readonly (readonly [string, string])[] = [
+  ['sources', "TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(sources))"],
+  ['source_hash', 'TEXT'],
+];
 
 /**
  * v6: project memory (repo/memories.ts): decisions, issues, state and learnings that outlive a

@@ -52,9 +52,13 @@ export function parseMemory(row: MemoryRow): Memory {
   return { ...row, content: JSON.parse(row.content) as MemoryContent, tags: JSON.parse(row.tags) as string[], sources: JSON.parse(row.sources) as string[] };
 }
 
-/** Whether this database has the memory tables (a database no writer of this version opened has not). */
+/**
+ * Whether this database has the memory tables as this version reads them (a database no writer of
+ * this version opened has not, nor one whose table an earlier definition made: its next writer
+ * adds the columns; a reader finds no memory meanwhile).
+ */
 export function hasMemoryTables(db: DB): boolean {
-  return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_memories'").get() !== undefined;
+  return stmt(db, "SELECT 1 FROM pragma_table_info('ca_memories') WHERE name = 'source_hash'").get() !== undefined;
 }
 
 export interface MemoryDraft {
