@@ -38,6 +38,40 @@ describe('shorten', () => {
     }
   });
 
+  // A character that extends the one before it: a cut right before it would split a character.
+  const EXTENDS = /^[\p{M}\u{1F3FB}-\u{1F3FF}\u{E0020}-\u{E007F}\u1160-\u11FF\u200D]/u;
+  const subdivision = '🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}';
+  it.each([
+    { name: 'a mark with nothing before it', text: '\u0301' + 'a'.repeat(100), max: 40 },
+    { name: 'flags with accents', text: '🇫🇷\u0301'.repeat(40), max: 40 },
+    { name: 'words, then flags with accents', text: 'a '.repeat(30) + '🇫🇷\u0301'.repeat(40), max: 60 },
+    { name: 'a mark before a marker', text: '\u0301' + 'x'.repeat(10) + '[REDACTED:password]' + 'y'.repeat(80), max: 40 },
+    { name: 'subdivision flags', text: subdivision.repeat(20), max: 42 },
+    { name: 'Hangul from jamo', text: '\u1100\u1161\u11A8'.repeat(40), max: 40 },
+  ])('$name: the kept ends are the text\'s own ends, cut between characters', ({ text, max }) => {
+    const s = shorten(text, max);
+    expect(Array.from(s).length).toBeLessThanOrEqual(max);
+    const [head, tail, ...rest] = s.split(' […] ') as [string, string];
+    expect(rest).toEqual([]);
+    expect(text.startsWith(head)).toBe(true);
+    expect(text.endsWith(tail)).toBe(true);
+    expect(EXTENDS.test(text.slice(head.length))).toBe(false);
+    expect(EXTENDS.test(tail)).toBe(false);
+    // A flag's two letters stay together: the kept tail starts on a pair boundary of the text.
+    const letters = (t: string) => (t.match(/[\u{1F1E6}-\u{1F1FF}]/gu) ?? []).length;
+    if (/[\u{1F1E6}-\u{1F1FF}]/u.test(text)) expect(letters(text.slice(0, text.length - tail.length)) % 2).toBe(0);
+    expect((head.match(/\[REDACTED/g) ?? []).length).toBe((head.match(/\]/g) ?? []).length);
+  });
+
+  it('a run of joined characters longer than the room is cut inside it, with no joiner left dangling at the cut', () => {
+    const text = 'a\u200D'.repeat(80) + 'a';
+    const [head, tail] = shorten(text, 40).split(' […] ') as [string, string];
+    expect(text.startsWith(head) && text.endsWith(tail)).toBe(true);
+    expect(head.endsWith('\u200D')).toBe(false);
+    expect(tail.startsWith('\u200D')).toBe(false);
+    expect(head.length + tail.length).toBeGreaterThan(0);
+  });
+
   it('a text within the cap is returned as it is; below 40 characters of cap it is cut at a word with "..."', () => {
     expect(shorten('short enough', 40)).toBe('short enough');
     expect(shorten('abc def. abc def. abc def. abc def. abc def.', 39)).toBe('abc def. abc def. abc def. abc def...');
