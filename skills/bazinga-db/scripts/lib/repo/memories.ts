@@ -247,8 +247,8 @@ function withSource(sources: string, ref: string | null): string {
 
 /** `d` replaces `old`: created with old as its parent, old marked superseded by it (never deleted). */
 function supersede(db: DB, old: MemoryRow, d: MemoryDraft, hash: string, now: string): SaveResult {
-  const id = insertMemory(db, { ...d, parentId: d.parentId ?? old.id }, hash, now);
-  stmt(db, 'UPDATE ca_memories SET superseded_by = ?, updated_at = ? WHERE id = ?').run(id, now, old.id);
+  const id = insertMemory(db, d, hash, now);
+  linkSupersession(db, old.id, id, now);
   return { operation: 'superseded', memory_id: id, supersedes: old.id };
 }
 
@@ -259,12 +259,10 @@ export function resolveIssue(db: DB, row: MemoryRow, content: MemoryContent, now
   indexMemory(db, row.id, row.type, row.title, content);
 }
 
-/** Marks `oldId` superseded by `newId` (and newId's parent oldId when it has none). False when either is missing. */
-export function linkSupersession(db: DB, oldId: number, newId: number, now: string): boolean {
-  if (!getMemoryRow(db, oldId) || !getMemoryRow(db, newId)) return false;
+/** Marks `oldId` superseded by `newId`, and newId's parent oldId when it has none (the caller checked both exist). */
+export function linkSupersession(db: DB, oldId: number, newId: number, now: string): void {
   stmt(db, 'UPDATE ca_memories SET superseded_by = ?, updated_at = ? WHERE id = ?').run(newId, now, oldId);
   stmt(db, 'UPDATE ca_memories SET parent_id = COALESCE(parent_id, ?), updated_at = ? WHERE id = ?').run(oldId, now, newId);
-  return true;
 }
 
 /** Archives (or, with `archived` false, brings back) a memory; false when there is none. */
