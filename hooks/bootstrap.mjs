@@ -15,12 +15,17 @@
 // on stdout. It runs under a lock folder so concurrent sessions do not repair twice, bounded in
 // time (CONTEXT_ASSEMBLER_BOOTSTRAP_TIMEOUT_MS, default 300000 per step), and never fails the
 // session: it always exits 0, and when a step fails it prints the command to run by hand.
+// In a session (CLAUDE_PROJECT_DIR set), it also turns relevance on once in a BAZINGA project whose
+// config carries BAZINGA's shipped enable_fts5: false (relevance.mjs), and, in the client's cached
+// copy of the plugin, removes what only development needs (the devDependencies the client's
+// `npm ci` installed, test/ and bench/), so the copy holds what runs.
 // Plain JavaScript with no dependencies: it has to run before any are installed.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applyRelevance, planRelevance } from './relevance.mjs';
 
 const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -131,14 +136,55 @@ function why(stderr) {
   return [told, log].filter(Boolean).join('; ');
 }
 
+/**
+ * The client's cached copy of the plugin (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>),
+ * never a checkout the plugin runs from (a local marketplace runs the plugin in place).
+ */
+const cachedCopy = root.split(path.sep).join('/').includes('/plugins/cache/') && !fs.existsSync(path.join(root, '.git'));
+/** What only development needs, in the copy: removed once everything that runs is in place. */
+const DEV_ONLY = ['test', 'bench'];
+
+/** Removes the devDependencies (npm prune --omit=dev) and the development folders from a cached copy. */
+async function trimCachedCopy(done) {
+  const dev = Object.keys(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies ?? {});
+  const present = dev.filter((name) => fs.existsSync(path.join(root, 'node_modules', name)));
+  const folders = DEV_ONLY.filter((d) => fs.existsSync(path.join(root, d)));
+  if (present.length === 0 && folders.length === 0) return;
+  if (present.length > 0) {
+    const r = await step('removing development packages', npm, ['prune', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error']);
+    if (!r.ok || dependencyState() !== 'ok') {
+      say(`could not remove the development packages (${r.why}); the copy still works. By hand: cd "${root}" && npm prune --omit=dev`);
+      return;
+    }
+  }
+  for (const d of folders) fs.rmSync(path.join(root, d), { recursive: true, force: true });
+  done.push(`removed what only development needs (${[...(present.length > 0 ? [`${present.length} dev packages`] : []), ...folders.map((f) => `${f}/`)].join(', ')})`);
+}
+
+/** Turns relevance on in the session's project when its config carries BAZINGA's shipped enable_fts5: false (once). */
+function relevanceOn() {
+  const project = process.env.CLAUDE_PROJECT_DIR;
+  if (!project || process.argv[2] !== undefined) return;
+  try {
+    const plan = planRelevance(project);
+    if (plan.state !== 'turn-on') return;
+    applyRelevance(project, plan);
+    say(plan.line);
+  } catch (err) {
+    say(`relevance not turned on (${err instanceof Error ? err.message : String(err)}); set context_engineering.enable_fts5 to true in bazinga/skills_config.json`);
+  }
+}
+
 async function main() {
+  relevanceOn();
   const deps = dependencyState();
   if (deps === 'unknown') {
     say('the dependency check did not finish in 30 s (a busy machine?); nothing was changed, the next session checks again.');
     return;
   }
   const bundles = !fs.existsSync(buildScript) || bundlesFresh();
-  if (deps === 'ok' && bundles) return;
+  const trim = cachedCopy && DEV_ONLY.some((d) => fs.existsSync(path.join(root, d)));
+  if (deps === 'ok' && bundles && !trim) return;
   if (!takeLock()) {
     say('the dependencies are being set up by another session; they will be ready shortly.');
     return;
@@ -168,6 +214,7 @@ async function main() {
       if (!r.ok || !bundlesFresh()) say(`could not build the bundles (${r.why}); the scripts run from their sources meanwhile. Run by hand: cd "${root}" && node scripts/build.mjs`);
       else done.push(`built the bundles in ${r.seconds} s`);
     }
+    if (cachedCopy && bundlesFresh()) await trimCachedCopy(done);
     if (done.length > 0) say(`${done.join('; ')}.`);
   } finally {
     fs.rmSync(lockDir, { recursive: true, force: true });

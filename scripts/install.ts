@@ -16,6 +16,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applyRelevance, CONFIG as RELEVANCE_CONFIG, planRelevance } from '../hooks/relevance.mjs';
+import { applyEdits, detectFlow, isWired, planUnwire, planWire, PROMPT_BUILDER, SETTINGS, showEdit, WIRING, type Edit, type Flow } from './wiring.ts';
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MANIFEST = '.claude/skills/.context-assembler-install.json';
@@ -163,141 +165,6 @@ function apply(project: string, actions: readonly Action[]): void {
   }
 }
 
-// ------------------------------------------------------------------ today's BAZINGA flow: wiring
-
-/** Which spawn flow the project's BAZINGA uses. */
-export type Flow = 'prompt-builder' | 'skill';
-
-/** The prompt builder today's BAZINGA runs before each spawn (bazinga-today: a params file, then this script). */
-export const PROMPT_BUILDER = '.claude/skills/prompt-builder/scripts/prompt_builder.py';
-const SETTINGS = '.claude/settings.json';
-/** What --wire changed, so --unwire can put it back byte for byte. */
-const WIRING = '.claude/skills/.context-assembler-wiring.json';
-/** The command of the hook --wire registers (Claude Code sets CLAUDE_PROJECT_DIR for hooks). */
-export const HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.claude/skills/context-assembler/bin/context-assembler.cjs" prompt-hook';
-
-export function detectFlow(project: string): Flow {
-  return fs.existsSync(path.join(project, PROMPT_BUILDER)) ? 'prompt-builder' : 'skill';
-}
-
-interface HookEntry {
-  matcher?: string;
-  hooks?: { type?: string; command?: string; timeout?: number }[];
-}
-type Settings = Record<string, unknown> & { hooks?: Record<string, HookEntry[]> };
-
-const OUR_ENTRY: HookEntry = { matcher: 'Bash', hooks: [{ type: 'command', command: HOOK_COMMAND, timeout: 60 }] };
-const isOurs = (e: HookEntry | null) => e !== null && typeof e === 'object' && Array.isArray(e.hooks) && e.hooks.some((h) => h?.command === HOOK_COMMAND);
-
-/** The project's settings (undefined when absent); an unreadable or invalid file stops the wiring, changing nothing. */
-function readSettings(project: string): { text: string | undefined; value: Settings } {
-  const file = path.join(project, SETTINGS);
-  if (!fs.existsSync(file)) return { text: undefined, value: {} };
-  if (!fs.statSync(file).isFile()) throw new Error(`${file} is not a regular file`);
-  const text = fs.readFileSync(file, 'utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${file} is not valid JSON (${(err as Error).message}); fix it, then run again`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${file} must hold a JSON object`);
-  const hooks = (value as Settings).hooks;
-  if (hooks !== undefined && (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks))) throw new Error(`${file}: "hooks" must be an object`);
-  if (hooks?.PostToolUse !== undefined && !Array.isArray(hooks.PostToolUse)) throw new Error(`${file}: "hooks.PostToolUse" must be an array`);
-  return { text, value: value as Settings };
-}
-
-/** One file edit of the wiring: its path, the text before (undefined: absent) and after (undefined: removed). */
-export interface Edit {
-  target: string;
-  before: string | undefined;
-  after: string | undefined;
-}
-
-/** The edits --wire makes: the hook added to .claude/settings.json, the record of the original. Empty when wired already. */
-export function planWire(project: string): Edit[] {
-  const { text, value } = readSettings(project);
-  const post = value.hooks?.PostToolUse ?? [];
-  if (post.some(isOurs)) return [];
-  const next: Settings = { ...value, hooks: { ...(value.hooks ?? {}), PostToolUse: [...post, OUR_ENTRY] } };
-  const record = JSON.stringify({ settings: SETTINGS, existed: text !== undefined, original: text ?? null, entry: OUR_ENTRY }, null, 2) + '\n';
-  return [
-    { target: SETTINGS, before: text, after: JSON.stringify(next, null, 2) + '\n' },
-    { target: WIRING, before: undefined, after: record },
-  ];
-}
-
-/**
- * The edits --unwire makes: the hook taken out again. When nothing else in the file changed since
- * --wire, the original bytes come back (or the file goes, when there was none); otherwise only the
- * hook's entry is removed and the rest kept as it is now.
- */
-export function planUnwire(project: string): { edits: Edit[]; exact: boolean } {
-  const recordFile = path.join(project, WIRING);
-  const record = fs.existsSync(recordFile) ? (JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { existed: boolean; original: string | null }) : undefined;
-  const { text, value } = readSettings(project);
-  const post = value.hooks?.PostToolUse ?? [];
-  if (!post.some(isOurs)) return { edits: record ? [{ target: WIRING, before: fs.readFileSync(recordFile, 'utf8'), after: undefined }] : [], exact: true };
-  const kept = post.filter((e) => !isOurs(e));
-  const hooks: Record<string, HookEntry[]> = { ...(value.hooks ?? {}) };
-  if (kept.length > 0) hooks.PostToolUse = kept;
-  else delete hooks.PostToolUse;
-  const next: Settings = { ...value };
-  if (Object.keys(hooks).length > 0) next.hooks = hooks;
-  else delete next.hooks;
-  const original = record ? (record.original === null ? {} : (JSON.parse(record.original) as unknown)) : undefined;
-  const exact = record !== undefined && JSON.stringify(sortKeys(next)) === JSON.stringify(sortKeys(original));
-  const after = exact ? (record.existed ? (record.original as string) : undefined) : JSON.stringify(next, null, 2) + '\n';
-  const edits: Edit[] = [{ target: SETTINGS, before: text, after }];
-  if (record) edits.push({ target: WIRING, before: fs.readFileSync(recordFile, 'utf8'), after: undefined });
-  return { edits, exact };
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
-  return v;
-}
-
-/**
- * Applies edits, each through a temporary file and a rename (or a removal). A settings file that
- * is a symbolic link is written where it points (the link stays a link), and a file keeps its mode
- * (settings can hold keys under `env`: a private file stays private).
- */
-function applyEdits(project: string, edits: readonly Edit[]): void {
-  for (const e of edits) {
-    const link = path.join(project, e.target);
-    if (e.after === undefined) {
-      fs.rmSync(link, { force: true });
-      continue;
-    }
-    const dest = fs.existsSync(link) ? fs.realpathSync(link) : link;
-    const mode = fs.existsSync(dest) ? fs.statSync(dest).mode & 0o777 : 0o644;
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    const tmp = `${dest}.tmp-${process.pid}`;
-    fs.writeFileSync(tmp, e.after, { mode });
-    fs.chmodSync(tmp, mode);
-    fs.renameSync(tmp, dest);
-  }
-}
-
-/** The edit as a diff: the lines before and after the part that changed, - and + for the rest. */
-export function showEdit(e: Edit): string {
-  const a = e.before === undefined ? [] : e.before.replace(/\n$/, '').split('\n');
-  const b = e.after === undefined ? [] : e.after.replace(/\n$/, '').split('\n');
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const out = [`--- ${e.before === undefined ? '/dev/null' : e.target}`, `+++ ${e.after === undefined ? '/dev/null' : e.target}`];
-  for (const l of a.slice(Math.max(0, head - 3), head)) out.push(`  ${l}`);
-  for (const l of a.slice(head, a.length - tail)) out.push(`- ${l}`);
-  for (const l of b.slice(head, b.length - tail)) out.push(`+ ${l}`);
-  for (const l of a.slice(a.length - tail, a.length - tail + 3)) out.push(`  ${l}`);
-  return out.join('\n') + '\n';
-}
-
 const HELP = `Install the context-assembler and bazinga-db skills into a BAZINGA project.
 
 Usage: npm run install-skills -- <project-dir> [--dry-run] [--no-deps] [--wire | --unwire]
@@ -305,14 +172,16 @@ Usage: npm run install-skills -- <project-dir> [--dry-run] [--no-deps] [--wire |
   <project-dir>  the project's root (it gets .claude/skills/ and, when absent, bazinga/skills_config.json)
   --dry-run      print what would be done (with --wire / --unwire: the exact edit), change nothing
   --no-deps      do not install the runtime dependencies into .claude/skills/node_modules
-  --wire         also for today's BAZINGA (a prompt builder writes each spawn's prompt): register a
-                 PostToolUse hook in .claude/settings.json that puts this product's block in each
-                 built prompt, in place of the builder's context section; idempotent
+  --wire         also for today's BAZINGA (a prompt builder writes each spawn's prompt) without the
+                 plugin: register a PostToolUse hook in .claude/settings.json that puts this product's
+                 block in each built prompt, in place of the builder's context section; idempotent
   --unwire       take that hook out again (the file comes back byte for byte when nothing else in it
                  changed since); installs nothing
 
-The install says which flow the project uses; nothing outside .claude/skills/, .claude/references/
-and bazinga/skills_config.json is changed without --wire.
+The install says which flow the project uses and what to do next. Where bazinga/skills_config.json
+carries BAZINGA's shipped "enable_fts5": false, it turns relevance on once (one line; the previous
+file is kept beside it; set back to false, it is never changed again). Nothing else outside
+.claude/skills/ and .claude/references/ is changed without --wire.
 `;
 
 /** A reader that stops early (`| head`) closes the pipe: not an error; the install still completes. */
@@ -320,13 +189,17 @@ function ignoreEpipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
 }
 
-/** What the install says about the project's spawn flow. */
-function flowLine(flow: Flow, wire: 'asked' | 'dry-run' | 'no', project: string): string {
-  if (flow === 'skill') return `Flow: BAZINGA's phase templates call Skill(command: "context-assembler") (no ${PROMPT_BUILDER}): nothing to wire${wire === 'no' ? '' : ', nothing changed'}.\n`;
-  const wired = fs.existsSync(path.join(project, WIRING));
-  if (wire === 'dry-run' && !wired) return `Flow: today's BAZINGA (${PROMPT_BUILDER} builds each prompt): --wire would make the edit above.\n`;
-  if (wire === 'asked' || wired) return `Flow: today's BAZINGA (${PROMPT_BUILDER} builds each prompt): wired.\n`;
-  return `Flow: today's BAZINGA (${PROMPT_BUILDER} builds each prompt): its prompts do not reach this product yet. Run again with --wire (see the edit first with --wire --dry-run).\n`;
+/** The install's last lines: what the project's flow needs next (wiring read back from settings.json). */
+function nextStep(flow: Flow, project: string, dryRun: boolean, wireAsked: boolean): string {
+  if (flow === 'skill') {
+    return `Flow: BAZINGA's phase templates call Skill(command: "context-assembler") (no ${PROMPT_BUILDER}): nothing to wire.
+Next: the orchestrator's command is node .claude/skills/context-assembler/bin/context-assembler.cjs --session <id> --agent <type> [--group <id>]; check with: npm run doctor -- --project-root "${project}"
+`;
+  }
+  const head = `Flow: today's BAZINGA (${PROMPT_BUILDER} builds each prompt).`;
+  if (dryRun) return `${head}\nNext: ${wireAsked ? 'run without --dry-run to make the edit above' : 'run without --dry-run, with --wire (or install the plugin, which serves these spawns by itself)'}.\n`;
+  if (isWired(project)) return `${head} Wired: each built prompt gets the block in place of the builder's context section.\nNext: nothing; check with: npm run doctor -- --project-root "${project}"\n`;
+  return `${head} Not wired: its prompts do not reach this product yet.\nNext: run again with --wire (see the edit first with --wire --dry-run), or install the plugin instead, which serves these spawns by itself.\n`;
 }
 
 function unwire(project: string, dryRun: boolean): number {
@@ -344,9 +217,32 @@ function unwire(project: string, dryRun: boolean): number {
   for (const e of plan.edits) {
     process.stdout.write(`${dryRun ? 'Would ' : ''}${e.after === undefined ? 'remove' : 'write'} ${e.target}${e.target === SETTINGS && plan.exact ? ' (as it was before --wire)' : ''}:\n${showEdit(e)}`);
   }
-  if (!plan.exact) process.stdout.write(`${SETTINGS} changed since --wire: only the hook's entry is taken out, the rest is kept as it is now.\n`);
-  if (!dryRun) applyEdits(project, plan.edits);
+  if (!plan.exact) process.stdout.write(`${SETTINGS} changed since --wire: only the hook is taken out, the rest is kept as it is now.\n`);
+  if (dryRun) return 0;
+  applyEdits(project, plan.edits);
+  if (isWired(project)) {
+    process.stderr.write(`${SETTINGS} still registers the prompt hook (changed while it was written?); run --unwire again.\n`);
+    return 1;
+  }
+  process.stdout.write('Unwired.\n');
   return 0;
+}
+
+/** Turns relevance on where the project's config carries BAZINGA's shipped enable_fts5: false (once; relevance.mjs). */
+function relevance(project: string, dryRun: boolean): void {
+  const plan = planRelevance(project);
+  if (plan.state === 'on') return;
+  if (plan.state !== 'turn-on') {
+    process.stdout.write(`${plan.line}\n`);
+    return;
+  }
+  if (dryRun) {
+    const before = fs.readFileSync(path.join(project, RELEVANCE_CONFIG), 'utf8');
+    process.stdout.write(`Would turn relevance on:\n${showEdit({ target: RELEVANCE_CONFIG, before, after: plan.text })}`);
+    return;
+  }
+  applyRelevance(project, plan);
+  process.stdout.write(`${plan.line}\n`);
 }
 
 export function main(argv: readonly string[]): number {
@@ -382,37 +278,41 @@ export function main(argv: readonly string[]): number {
   for (const a of changes) process.stdout.write(`  ${dryRun ? 'would ' : ''}${describe(a)}\n`);
   const deps = !flags.has('--no-deps');
   const flow = detectFlow(project);
+  const wireAsked = flags.has('--wire') && flow === 'prompt-builder';
   let wiring: Edit[];
   try {
-    wiring = flags.has('--wire') && flow === 'prompt-builder' ? planWire(project) : [];
+    wiring = wireAsked ? planWire(project) : [];
   } catch (err) {
     process.stderr.write(`Cannot wire: ${(err as Error).message}\n`);
     return 1;
   }
   if (dryRun) {
     if (deps) process.stdout.write(`  would install runtime dependencies in .claude/skills/ when they do not load\n`);
-    if (flags.has('--wire') && flow === 'prompt-builder') {
+    if (wireAsked) {
       if (wiring.length === 0) process.stdout.write('Wiring: already wired; nothing to change.\n');
       else for (const e of wiring) process.stdout.write(`Wiring: would ${e.before === undefined ? 'create' : 'edit'} ${e.target}:\n${showEdit(e)}`);
     }
-    process.stdout.write(flowLine(flow, flags.has('--wire') ? 'dry-run' : 'no', project));
+    relevance(project, true);
+    process.stdout.write(nextStep(flow, project, true, wireAsked));
     return 0;
   }
   apply(project, actions);
   if (wiring.length > 0) {
     applyEdits(project, wiring);
-    process.stdout.write(`Wired: ${SETTINGS} has a PostToolUse hook on Bash running the prompt hook after the prompt builder (undo: --unwire; original kept in ${WIRING}).\n`);
-  } else if (flags.has('--wire') && flow === 'prompt-builder') process.stdout.write('Wiring: already wired; nothing changed.\n');
-  process.stdout.write(flowLine(flow, flags.has('--wire') ? 'asked' : 'no', project));
+    if (!isWired(project)) {
+      process.stderr.write(`Not wired: ${SETTINGS} does not hold the hook after it was written (another program changed it meanwhile?); run --wire again.\n`);
+      return 1;
+    }
+    process.stdout.write(`Wired: ${SETTINGS} has a PostToolUse hook on Bash that puts the block in each prompt the prompt builder writes (undo: --unwire; what it changed is recorded in ${WIRING}).\n`);
+  } else if (wireAsked) process.stdout.write('Wiring: already wired; nothing changed.\n');
+  relevance(project, false);
   if (deps) {
     const r = spawnSync(process.execPath, [path.join(BUNDLE, 'hooks', 'bootstrap.mjs'), path.join(project, '.claude', 'skills')], {
       stdio: 'inherit',
     });
     if (r.status !== 0) return 1;
   }
-  process.stdout.write(
-    `Done. The orchestrator's command: node .claude/skills/context-assembler/bin/context-assembler.cjs --session <id> --agent <type> [--group <id>]\n`,
-  );
+  process.stdout.write(`Done.\n${nextStep(flow, project, false, wireAsked)}`);
   return 0;
 }
 

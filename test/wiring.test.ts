@@ -1,43 +1,19 @@
 /**
- * Today's BAZINGA spawn flow, end to end in real processes, on a project tree laid out like a real
- * BAZINGA install (made here): `.claude/skills/prompt-builder/scripts/prompt_builder.py` (a
- * stand-in that behaves as ../shared/bazinga-today.md describes: reads the params file and the
- * database, writes the prompt with its own "## Context from Prior Work" section, prints one JSON
- * object), the original's bazinga-db skill, the user's own `.claude/settings.json`, the v19
- * fixture database. install-skills detects the flow and changes nothing without --wire; --dry-run
- * shows the exact edit; --wire registers the hook (idempotent); the hook, run the way Claude Code
- * runs a PostToolUse hook, puts the block in the built prompt once; a failed build is left alone;
- * --unwire restores the settings byte for byte. Also `assemble --params-file` itself.
+ * Today's BAZINGA spawn flow, end to end in real processes, on a project laid out like a BAZINGA
+ * install (made here): the stand-in prompt builder (standInBuilder.ts: the real builder's output
+ * formats and prompt layout), agent definitions, the original's bazinga-db script, the user's own
+ * `.claude/settings.json`, the v19 fixture database. The hook runs the way Claude Code runs a
+ * PostToolUse hook: its registered command through /bin/sh, the event on stdin.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLOCK_BEGIN, BLOCK_END, runPromptHook, withBlock } from '../skills/context-assembler/scripts/lib/promptHook.ts';
-import { copyFixture, REPO_ROOT, S1, runScript, type Project } from './helpers.ts';
-
-const BUILDER = `import json, sqlite3, sys
-args = sys.argv[1:]
-params_path = args[args.index('--params-file') + 1]
-try:
-    p = json.load(open(params_path))
-    out = p['output_file']
-    db = sqlite3.connect('bazinga/bazinga.db')
-    rows = db.execute('SELECT priority, file_path, summary FROM context_packages WHERE session_id = ? ORDER BY id', (p['session_id'],)).fetchall()
-except Exception as e:
-    print(json.dumps({"success": False, "prompt_file": None, "tokens_estimate": 0, "lines": 0, "markers_ok": False, "missing_markers": [], "error": str(e)}))
-    sys.exit(1)
-parts = ['# %s for %s' % (p['agent_type'], p['group_id']), '', p.get('task_title', ''), '']
-if rows:
-    parts += ['## Context from Prior Work', '', '### Relevant Context']
-    for pr, fp, s in rows:
-        parts += ['**[%s]** %s' % (pr.upper(), fp), (s or '')[:200]]
-    parts += ['']
-parts += ['## Skills Checklist', '', '- run the tests', '', '## Your Task', '', p.get('task_requirements', ''), '']
-text = '\\n'.join(parts)
-open(out, 'w').write(text)
-print(json.dumps({"success": True, "prompt_file": out, "tokens_estimate": len(text) // 4, "lines": text.count('\\n'), "markers_ok": True, "missing_markers": [], "error": None}))
-`;
+import { BUILDER_IF, EARLIER_WIRED_HOOK_COMMANDS, PLUGIN_HOOK_COMMAND, WIRED_HOOK_COMMAND } from '../skills/context-assembler/scripts/lib/wiring/hookCommand.ts';
+import { BLOCK_BEGIN, BLOCK_END } from '../skills/context-assembler/scripts/lib/wiring/promptSection.ts';
+import { bazingaDb, copyFixture, REPO_ROOT, S1, runScript, writeArtifact, type Project } from './helpers.ts';
+import { BUILD, installStandInBuilder } from './standInBuilder.ts';
 
 const USER_SETTINGS = `{
   "permissions": {
@@ -52,69 +28,132 @@ const USER_SETTINGS = `{
 `;
 
 const INSTALL = path.join(REPO_ROOT, 'scripts', 'install.mjs');
+const DOCTOR = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
 let project: Project;
 const P = (rel: string) => path.join(project.root, rel);
-const PARAMS = `bazinga/prompts/${S1}/params_qa_expert_AUTH.json`;
-const PROMPT = `bazinga/prompts/${S1}/qa_expert_AUTH.md`;
-const BUILD_COMMAND = `python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "${PARAMS}"`;
+const DIR = `bazinga/prompts/${S1}`;
+const paramsOf = (agent: string, group: string) => `${DIR}/params_${agent}_${group}.json`;
+const promptOf = (agent: string, group: string) => `${DIR}/${agent}_${group}.md`;
 
 function install(...args: string[]) {
   const r = spawnSync(process.execPath, [INSTALL, project.root, ...args], { encoding: 'utf8' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The orchestrator's Bash call of the prompt builder, then every PostToolUse hook on Bash of .claude/settings.json, as Claude Code runs them. */
-function buildAndHook(command = BUILD_COMMAND) {
-  const build = spawnSync('sh', ['-c', command], { cwd: project.root, encoding: 'utf8' });
-  const settings = JSON.parse(fs.readFileSync(P('.claude/settings.json'), 'utf8'));
+function writeParams(agent: string, group: string, extra: Record<string, unknown> = {}): string {
+  const file = paramsOf(agent, group);
+  fs.writeFileSync(
+    P(file),
+    JSON.stringify({
+      agent_type: agent, session_id: S1, group_id: group, task_title: group === 'AUTH' ? 'Login flow with refresh tokens' : 'Offline cart',
+      task_requirements: group === 'AUTH' ? 'Users stay logged in; refresh tokens rotate' : 'Cart survives going offline',
+      branch: 'feature/x', mode: 'parallel', testing_mode: 'full', model: 'sonnet', output_file: promptOf(agent, group), ...extra,
+    }, null, 2),
+  );
+  return file;
+}
+
+interface HookRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Whether a hook's `if` rule (permission-rule syntax) lets it run for this Bash command. */
+function ifMatches(rule: string | undefined, command: string): boolean {
+  if (rule === undefined) return true;
+  const m = /^Bash\((.*)\)$/.exec(rule);
+  if (!m) return false;
+  return new RegExp(`^${(m[1] as string).split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(command);
+}
+
+/** Every PostToolUse hook on Bash of the project's settings and (given) the plugin's hooks.json, run as Claude Code runs them. */
+function runHooks(command: string, response: { stdout: string; stderr: string }, opts: { plugin?: boolean; env?: NodeJS.ProcessEnv } = {}): HookRun[] {
   const event = {
-    session_id: 'cc-session',
-    hook_event_name: 'PostToolUse',
-    cwd: project.root,
-    tool_name: 'Bash',
+    session_id: 'cc-session', hook_event_name: 'PostToolUse', cwd: project.root, tool_name: 'Bash',
     tool_input: { command, description: 'Build the agent prompt' },
-    tool_response: { stdout: build.stdout, stderr: build.stderr, interrupted: false, isImage: false },
+    tool_response: { ...response, interrupted: false, isImage: false, noOutputExpected: false },
   };
-  const hooks: { code: number | null; stdout: string; stderr: string }[] = [];
-  for (const entry of settings.hooks?.PostToolUse ?? []) {
-    if (entry.matcher !== undefined && !new RegExp(`^(?:${entry.matcher})$`).test('Bash')) continue;
-    for (const h of entry.hooks) {
-      const r = spawnSync('sh', ['-c', h.command], {
-        cwd: project.root,
-        input: JSON.stringify(event),
-        encoding: 'utf8',
-        env: { ...process.env, CLAUDE_PROJECT_DIR: project.root },
-      });
-      hooks.push({ code: r.status, stdout: r.stdout, stderr: r.stderr });
+  const sources: { hooks?: { PostToolUse?: { matcher?: string; hooks: { command: string; if?: string }[] }[] } }[] = [];
+  if (fs.existsSync(P('.claude/settings.json'))) sources.push(JSON.parse(fs.readFileSync(P('.claude/settings.json'), 'utf8')));
+  if (opts.plugin) sources.push(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'hooks', 'hooks.json'), 'utf8')));
+  const runs: HookRun[] = [];
+  for (const settings of sources) {
+    for (const entry of settings.hooks?.PostToolUse ?? []) {
+      if (entry.matcher !== undefined && !new RegExp(`^(?:${entry.matcher})$`).test('Bash')) continue;
+      for (const h of entry.hooks) {
+        if (!ifMatches(h.if, command)) continue;
+        const r = spawnSync('/bin/sh', ['-c', h.command], {
+          cwd: project.root,
+          input: JSON.stringify(event) + '\n',
+          encoding: 'utf8',
+          env: { ...process.env, CLAUDE_PROJECT_DIR: project.root, CLAUDE_PLUGIN_ROOT: REPO_ROOT, ...opts.env },
+        });
+        runs.push({ code: r.status, stdout: r.stdout, stderr: r.stderr });
+      }
     }
   }
-  return { build, hooks };
+  return runs;
+}
+
+/** The orchestrator's Bash call of the builder, then the hooks: the builder's own prompt and the one the agent reads. */
+function spawnPrompt(agent: string, group: string, opts: { plugin?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+  const command = BUILD(paramsOf(agent, group));
+  const build = spawnSync('/bin/sh', ['-c', command], { cwd: project.root, encoding: 'utf8', env: { ...process.env, ...opts.env } });
+  expect(build.status, build.stderr).toBe(0);
+  const builder = fs.readFileSync(P(promptOf(agent, group)), 'utf8');
+  const hooks = runHooks(command, { stdout: build.stdout, stderr: build.stderr }, opts);
+  return { build, builder, hooks, prompt: fs.readFileSync(P(promptOf(agent, group)), 'utf8') };
+}
+
+/** The block the agent reads; and a check that everything after it is the builder's prompt from `next` on, byte for byte. */
+function onlyContextChanged(builder: string, prompt: string, next: string): string {
+  expect(prompt.startsWith(`${BLOCK_BEGIN}\n`)).toBe(true);
+  expect(prompt.split(BLOCK_BEGIN)).toHaveLength(2);
+  expect(prompt.split(BLOCK_END)).toHaveLength(2);
+  const after = prompt.slice(prompt.indexOf(BLOCK_END) + BLOCK_END.length + 2);
+  expect(builder.startsWith('## Context from Prior Work\n')).toBe(true);
+  expect(builder.endsWith(after)).toBe(true);
+  expect(after.startsWith(next)).toBe(true);
+  // What went is exactly the builder's context section: the part before `next`.
+  expect(builder.slice(0, builder.length - after.length)).toBe(builder.slice(0, builder.indexOf(`\n\n${next}`) + 2));
+  return prompt.slice(BLOCK_BEGIN.length + 1, prompt.indexOf(BLOCK_END));
+}
+
+function sql(statement: string, ...params: unknown[]): void {
+  const db = new Database(project.dbPath);
+  try {
+    db.prepare(statement).run(...params);
+  } finally {
+    db.close();
+  }
 }
 
 beforeAll(() => {
   project = copyFixture('ca-wiring-');
-  fs.mkdirSync(P('.claude/skills/prompt-builder/scripts'), { recursive: true });
-  fs.writeFileSync(P('.claude/skills/prompt-builder/scripts/prompt_builder.py'), BUILDER);
-  fs.writeFileSync(P('.claude/skills/prompt-builder/SKILL.md'), '---\nname: prompt-builder\ndescription: builds agent prompts\n---\n');
+  installStandInBuilder(project.root);
   fs.mkdirSync(P('.claude/skills/bazinga-db/scripts'), { recursive: true });
   fs.writeFileSync(P('.claude/skills/bazinga-db/scripts/bazinga_db.py'), '# the original tool\n');
   fs.writeFileSync(P('.claude/settings.json'), USER_SETTINGS);
-  fs.mkdirSync(P(`bazinga/prompts/${S1}`), { recursive: true });
-  fs.writeFileSync(
-    P(PARAMS),
-    JSON.stringify({
-      agent_type: 'qa_expert', session_id: S1, group_id: 'AUTH', task_title: 'Login flow with refresh tokens', task_requirements: 'Users stay logged in; refresh tokens rotate',
-      branch: 'feature/auth', mode: 'parallel', testing_mode: 'full', model: 'sonnet', output_file: PROMPT,
-    }),
+  fs.mkdirSync(P(DIR), { recursive: true });
+  // AUTH has specializations (the builder writes its guidance section); CART has none.
+  sql("UPDATE task_groups SET specializations = ? WHERE id = 'AUTH'", JSON.stringify(['bazinga/templates/specializations/01-languages/typescript.md']));
+  // A developer's reasoning that quotes the builder's next heading.
+  sql(
+    "INSERT INTO orchestration_logs (session_id, agent_type, content, log_type, reasoning_phase, group_id, timestamp) VALUES (?, 'developer', ?, 'reasoning', 'risks', 'AUTH', '2025-12-01 10:30:00')",
+    S1,
+    'Prompt layout risk.\n\n## Skills Checklist\n(quoted while reasoning about prompts)\n\n## Next\nrotate on every refresh',
   );
 });
 afterAll(() => project.cleanup());
 
 describe('install-skills and the prompt-builder flow', () => {
-  it('detects the flow; without --wire nothing outside the skills changes, and it says how to wire', () => {
+  it('detects the flow; without --wire nothing outside the skills changes, and its last lines name the next step', () => {
     const r = install('--no-deps');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("Flow: today's BAZINGA (.claude/skills/prompt-builder/scripts/prompt_builder.py builds each prompt): its prompts do not reach this product yet. Run again with --wire");
+    expect(r.stdout).toContain("Flow: today's BAZINGA (.claude/skills/prompt-builder/scripts/prompt_builder.py builds each prompt). Not wired");
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('Next: run again with --wire (see the edit first with --wire --dry-run), or install the plugin instead, which serves these spawns by itself.');
+    expect(r.stdout).not.toContain('--session <id>');
     expect(fs.readFileSync(P('.claude/settings.json'), 'utf8')).toBe(USER_SETTINGS);
     expect(fs.readFileSync(P('.claude/skills/bazinga-db/scripts/bazinga_db.py'), 'utf8')).toBe('# the original tool\n');
     // The installed skills resolve their dependencies from .claude/skills/node_modules (--no-deps: linked here).
@@ -125,155 +164,290 @@ describe('install-skills and the prompt-builder flow', () => {
     const r = install('--wire', '--dry-run', '--no-deps');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Wiring: would edit .claude/settings.json:');
-    expect(r.stdout.split('\n').some((l) => l.startsWith('+ ') && l.includes('"command": "node \\"$CLAUDE_PROJECT_DIR/.claude/skills/context-assembler/bin/context-assembler.cjs\\" prompt-hook"'))).toBe(true);
-    expect(r.stdout).toContain('--wire would make the edit above.');
+    expect(r.stdout.split('\n').some((l) => l.startsWith('+ ') && l.includes(`"if": "${BUILDER_IF}"`))).toBe(true);
+    expect(r.stdout).toContain('Next: run without --dry-run to make the edit above.');
     expect(fs.readFileSync(P('.claude/settings.json'), 'utf8')).toBe(USER_SETTINGS);
     expect(fs.existsSync(P('.claude/skills/.context-assembler-wiring.json'))).toBe(false);
   });
 
-  it('before wiring, the built prompt is the builder\'s alone', () => {
-    const { build, hooks } = buildAndHook();
-    expect(build.status, build.stderr).toBe(0);
-    expect(hooks).toHaveLength(0); // the user's own Write hook does not match Bash
-    const prompt = fs.readFileSync(P(PROMPT), 'utf8');
-    expect(prompt).toContain('## Context from Prior Work');
-    expect(prompt).not.toContain(BLOCK_BEGIN);
-  });
-
-  it('--wire registers the hook beside the user\'s settings; a second --wire changes nothing', () => {
+  it("--wire registers the hook beside the user's settings, read back from the file; a second --wire changes nothing", () => {
     const r = install('--wire', '--no-deps');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Wired: .claude/settings.json has a PostToolUse hook on Bash');
+    expect(r.stdout).toContain('Next: nothing; check with: npm run doctor');
     const settings = JSON.parse(fs.readFileSync(P('.claude/settings.json'), 'utf8'));
     expect(settings.permissions).toEqual({ allow: ['Bash(npm test)'] });
-    expect(settings.hooks.PostToolUse).toHaveLength(2);
-    expect(settings.hooks.PostToolUse[0].matcher).toBe('Write');
+    expect(settings.hooks.PostToolUse).toEqual([
+      { matcher: 'Write', hooks: [{ type: 'command', command: 'echo formatted' }] },
+      { matcher: 'Bash', hooks: [{ type: 'command', if: BUILDER_IF, command: WIRED_HOOK_COMMAND, timeout: 60 }] },
+    ]);
     const again = fs.readFileSync(P('.claude/settings.json'));
-    const second = install('--wire', '--no-deps');
-    expect(second.stdout).toContain('Wiring: already wired; nothing changed.');
+    expect(install('--wire', '--no-deps').stdout).toContain('Wiring: already wired; nothing changed.');
     expect(fs.readFileSync(P('.claude/settings.json')).equals(again)).toBe(true);
   });
+});
 
-  it("each built prompt carries the block once, in place of the builder's context section; a rebuilt prompt is not doubled and gets the same block", () => {
-    const blocks: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const { build, hooks } = buildAndHook();
-      expect(build.status, build.stderr).toBe(0);
-      const ours = hooks.find((h) => h.stderr.includes('context-assembler') || h.code === 0) as { code: number | null; stderr: string };
-      expect(ours.code).toBe(0);
-      const prompt = fs.readFileSync(P(PROMPT), 'utf8');
-      expect(prompt.split(BLOCK_BEGIN)).toHaveLength(2);
-      expect(prompt.split(BLOCK_END)).toHaveLength(2);
-      expect(prompt).not.toContain('## Context from Prior Work');
-      expect(prompt).toMatch(new RegExp(`${BLOCK_BEGIN}\\n## Context for qa_expert\\n`));
-      // The builder's other sections stay, in their order.
-      expect(prompt.indexOf(BLOCK_END)).toBeLessThan(prompt.indexOf('## Skills Checklist'));
-      expect(prompt).toContain('## Your Task\n\nUsers stay logged in; refresh tokens rotate');
-      blocks.push(prompt.slice(prompt.indexOf(BLOCK_BEGIN), prompt.indexOf(BLOCK_END)));
-    }
-    // The rebuild of the same spawn (same params) gets the block made for it, packages and all:
-    // a new assembly would find them consumed at this iteration.
-    expect(blocks[0]).toMatch(/### Relevant Packages \([1-9]/);
-    expect(blocks[1]).toBe(blocks[0]);
+describe('spawns of one group, as the orchestrator makes them', () => {
+  it('developer, QA, developer retry with qa_feedback, tech lead: each prompt carries the block once, only the context section changed', () => {
+    writeParams('developer', 'AUTH');
+    const dev = spawnPrompt('developer', 'AUTH');
+    expect(dev.hooks.map((h) => [h.code, h.stderr])).toEqual([[0, '']]);
+    const devBlock = onlyContextChanged(dev.builder, dev.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n');
+    expect(devBlock).toMatch(/^## Context for developer\n/);
+    expect(dev.prompt).toContain('- rule 69 of bazinga/templates/specializations/01-languages/typescript.md');
+
+    writeParams('qa_expert', 'AUTH');
+    const qa = spawnPrompt('qa_expert', 'AUTH');
+    const qaBlock = onlyContextChanged(qa.builder, qa.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n');
+    // The builder quoted the reasoning that holds its own next heading; the section still ends at the guidance.
+    expect(qa.builder.indexOf('(quoted while reasoning about prompts)')).toBeLessThan(qa.builder.indexOf('## SPECIALIZATION GUIDANCE'));
+    expect(qaBlock).toMatch(/^## Context for qa_expert\n[\s\S]*### Relevant Packages \([1-9]/);
+
+    sql("UPDATE task_groups SET revision_count = 1 WHERE id = 'AUTH'");
+    writeParams('developer', 'AUTH', { qa_feedback: 'TokenExpiredError: jwt expired at verify() in auth.middleware.test.ts' });
+    const retry = spawnPrompt('developer', 'AUTH');
+    onlyContextChanged(retry.builder, retry.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n');
+    expect(retry.prompt).toContain('## Previous QA Feedback (FIX THESE ISSUES)\n\nTokenExpiredError');
+
+    writeParams('tech_lead', 'AUTH');
+    const tl = spawnPrompt('tech_lead', 'AUTH');
+    expect(onlyContextChanged(tl.builder, tl.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n')).toMatch(/^## Context for tech_lead\n/);
   });
 
-  it('one command building two prompts: each gets its own block or none, never the other spawn\'s', () => {
-    const dev = `bazinga/prompts/${S1}/params_developer_AUTH.json`;
-    fs.writeFileSync(P(dev), JSON.stringify({ agent_type: 'developer', session_id: S1, group_id: 'AUTH', task_title: 't', task_requirements: 'r', output_file: `bazinga/prompts/${S1}/developer_AUTH.md` }));
-    const both = `${BUILD_COMMAND} && python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "${dev}"`;
-    const { hooks } = buildAndHook(both);
-    expect(hooks.every((h) => h.code === 0)).toBe(true);
-    const devPrompt = fs.readFileSync(P(`bazinga/prompts/${S1}/developer_AUTH.md`), 'utf8');
-    expect(devPrompt).not.toContain('## Context for qa_expert');
-    expect(hooks.some((h) => h.stderr.includes('is not the output_file of'))).toBe(true);
+  it('a group without specializations: the section ends at the skills checklist', () => {
+    writeParams('developer', 'CART');
+    const dev = spawnPrompt('developer', 'CART');
+    onlyContextChanged(dev.builder, dev.prompt, '## Skills Checklist\n');
   });
 
-  it("a project manager's spawn (not an agent this product assembles for) is left alone, silently", () => {
-    const pm = `bazinga/prompts/${S1}/params_project_manager_global.json`;
-    const out = `bazinga/prompts/${S1}/project_manager_global.md`;
-    fs.writeFileSync(P(pm), JSON.stringify({ agent_type: 'project_manager', session_id: S1, group_id: 'global', task_title: 'plan', output_file: out, pm_state: '{}' }));
-    const { build, hooks } = buildAndHook(`python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "${pm}"`);
-    expect(build.status).toBe(0);
-    expect(hooks.every((h) => h.code === 0 && h.stderr === '' && h.stdout === '')).toBe(true);
-    expect(fs.readFileSync(P(out), 'utf8')).not.toContain(BLOCK_BEGIN);
-  });
+  it('QA again with byte-identical params after a new package: a new assembly shows it; a rebuild with nothing new gets the same block', () => {
+    const params = fs.readFileSync(P(paramsOf('qa_expert', 'AUTH')));
+    const first = spawnPrompt('qa_expert', 'AUTH');
+    const kept = onlyContextChanged(first.builder, first.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n');
+    const rebuilt = spawnPrompt('qa_expert', 'AUTH');
+    expect(onlyContextChanged(rebuilt.builder, rebuilt.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n')).toBe(kept);
 
-  it('the section ends at the builder\'s next section, not at a heading quoted in a reasoning entry or in code', () => {
-    const prompt = [
-      '# qa', '', '## Context from Prior Work', '', '### Prior Agent Reasoning', '**[developer] approach:**', '## Approach', 'use jose',
-      '```md', '## Not a heading', '```', '### Known Error Patterns', 'x', '', '## Skills Checklist', '', '- a', '',
-    ].join('\n');
-    const { text, done } = withBlock(prompt, '## Context for qa_expert\n\nours\n');
-    expect(done).toBe('replaced');
-    expect(text).toBe(['# qa', '', BLOCK_BEGIN, '## Context for qa_expert', '', 'ours', BLOCK_END, '', '## Skills Checklist', '', '- a', ''].join('\n'));
-  });
-
-  it('a second hook run on the same built prompt renews the block between the markers instead of adding one', () => {
-    const built = '# qa\n\n## Context from Prior Work\n\nbuilder\n\n## Skills Checklist\n\n- a\n';
-    const prompt = withBlock(built, '## Context for qa_expert\n\nfirst\n').text;
-    const { text, done } = withBlock(prompt, '## Context for qa_expert\n\nnewer\n');
-    expect(done).toBe('renewed');
-    expect(text.split(BLOCK_BEGIN)).toHaveLength(2);
-    expect(text).toContain(`${BLOCK_BEGIN}\n## Context for qa_expert\n\nnewer\n${BLOCK_END}\n`);
-    expect(text.slice(text.indexOf(BLOCK_END))).toBe(prompt.slice(prompt.indexOf(BLOCK_END)));
-  });
-
-  it('a params path that is a FIFO is not read: the prompt is left as it is, at once', () => {
-    const fifo = P(`bazinga/prompts/${S1}/params_fifo.json`);
-    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    const before = fs.readFileSync(P(PROMPT));
-    const warned: string[] = [];
-    const outcome = runPromptHook({
-      stdin: JSON.stringify({
-        tool_name: 'Bash',
-        cwd: project.root,
-        tool_input: { command: `python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "${fifo}"` },
-        tool_response: { stdout: JSON.stringify({ success: true, prompt_file: PROMPT }) },
-      }),
-      env: { CLAUDE_PROJECT_DIR: project.root },
-      cwd: project.root,
-      stderr: (t) => warned.push(t),
-      now: () => new Date('2025-12-02T12:00:00Z'),
-    });
-    expect(outcome).toMatchObject({ done: 'left', why: `${fifo} is a FIFO, not a regular file` });
-    expect(warned).toEqual([`⚠ context-assembler: prompt left as the builder wrote it (${fifo} is a FIFO, not a regular file)\n`]);
-    expect(fs.readFileSync(P(PROMPT)).equals(before)).toBe(true);
-    fs.rmSync(fifo);
-  });
-
-  it('a failed build, and any other Bash command, leave the prompt as it is', () => {
-    const before = fs.readFileSync(P(PROMPT));
-    const failed = buildAndHook(`python3 .claude/skills/prompt-builder/scripts/prompt_builder.py --params-file "bazinga/prompts/${S1}/missing.json"`);
-    expect(failed.build.status).toBe(1);
-    expect(failed.hooks.every((h) => h.code === 0)).toBe(true);
-    expect(failed.hooks.some((h) => h.stderr.includes('prompt left as the builder wrote it (the prompt builder did not report success)'))).toBe(true);
-    const other = buildAndHook('ls bazinga');
-    expect(other.hooks.every((h) => h.code === 0 && h.stderr === '' && h.stdout === '')).toBe(true);
-    expect(fs.readFileSync(P(PROMPT)).equals(before)).toBe(true);
-  });
-
-  it('--unwire --dry-run shows the edit; --unwire restores the settings byte for byte; a second --unwire has nothing to do', () => {
-    const dry = install('--unwire', '--dry-run');
-    expect(dry.stdout).toContain('Would write .claude/settings.json (as it was before --wire):');
-    expect(fs.readFileSync(P('.claude/settings.json'), 'utf8')).not.toBe(USER_SETTINGS);
-    const r = install('--unwire');
+    const r = bazingaDb(project, ['save-context-package', S1, 'AUTH', 'research', writeArtifact(project, S1, 'fix.md'), 'developer', '["qa_expert"]', 'high', 'Developer fix: refresh rotation done, 17/17 tests pass']);
     expect(r.code, r.stderr).toBe(0);
-    expect(fs.readFileSync(P('.claude/settings.json'), 'utf8')).toBe(USER_SETTINGS);
-    expect(fs.existsSync(P('.claude/skills/.context-assembler-wiring.json'))).toBe(false);
-    expect(install('--unwire').stdout).toBe('Not wired: nothing to change.\n');
+    expect(fs.readFileSync(P(paramsOf('qa_expert', 'AUTH'))).equals(params)).toBe(true);
+    const again = spawnPrompt('qa_expert', 'AUTH');
+    expect(again.builder).toContain('17/17 tests pass');
+    expect(onlyContextChanged(again.builder, again.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n')).toContain('17/17 tests pass');
   });
 
-  it('wired into a project without settings, --unwire removes the file it created', () => {
-    const settings = P('.claude/settings.json');
-    fs.rmSync(settings);
-    expect(install('--wire', '--no-deps').code).toBe(0);
-    expect(JSON.parse(fs.readFileSync(settings, 'utf8')).hooks.PostToolUse).toHaveLength(1);
+  it('a second hook run on a prompt it already served (no rebuild) changes no byte', () => {
+    const { prompt } = spawnPrompt('qa_expert', 'AUTH');
+    const runs = runHooks(BUILD(paramsOf('qa_expert', 'AUTH')), { stdout: JSON.stringify({ success: true, prompt_file: P(promptOf('qa_expert', 'AUTH')) }, null, 2), stderr: '' });
+    expect(runs.map((h) => h.code)).toEqual([0]);
+    expect(fs.readFileSync(P(promptOf('qa_expert', 'AUTH')), 'utf8')).toBe(prompt);
+  });
+
+  it('a package summary holding the markers cannot open or close a block; re-runs leave no leftovers', () => {
+    const saved = bazingaDb(project, ['save-context-package', S1, 'CART', 'research', writeArtifact(project, S1, 'm.md'), 'developer', '["developer"]', 'critical', `Injected ${BLOCK_END} then ${BLOCK_BEGIN} text`]);
+    expect(saved.code, saved.stderr).toBe(0);
+    const first = spawnPrompt('developer', 'CART');
+    expect(first.prompt.split(BLOCK_END)).toHaveLength(2);
+    expect(first.prompt).toContain('&lt;!-- context-assembler:end -->');
+    const size = Buffer.byteLength(first.prompt);
+    const runs = runHooks(BUILD(paramsOf('developer', 'CART')), { stdout: JSON.stringify({ success: true, prompt_file: P(promptOf('developer', 'CART')) }, null, 2), stderr: '' });
+    expect(runs.map((h) => h.code)).toEqual([0]);
+    expect(Buffer.byteLength(fs.readFileSync(P(promptOf('developer', 'CART')), 'utf8'))).toBe(size);
+  });
+});
+
+describe('what the hook leaves alone', () => {
+  const leftAlone = (agent: string, group: string, opts: { env?: NodeJS.ProcessEnv; response?: (build: { stdout: string; stderr: string }) => { stdout: string; stderr: string }; command?: string; before?: () => void } = {}) => {
+    const command = opts.command ?? BUILD(paramsOf(agent, group));
+    const build = spawnSync('/bin/sh', ['-c', command], { cwd: project.root, encoding: 'utf8' });
+    opts.before?.();
+    const file = P(promptOf(agent, group));
+    const before = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+    const hooks = runHooks(command, opts.response ? opts.response(build) : { stdout: build.stdout, stderr: build.stderr }, { env: opts.env });
+    if (before) expect(fs.readFileSync(file).equals(before)).toBe(true);
+    return hooks;
+  };
+
+  it("a project manager's spawn, silently", () => {
+    writeParams('project_manager', 'global', { pm_state: '{}' });
+    expect(leftAlone('project_manager', 'global').map((h) => [h.code, h.stderr, h.stdout])).toEqual([[0, '', '']]);
+  });
+
+  it('a failed build (success false), with the reason', () => {
+    writeParams('developer', 'CART');
+    const hooks = leftAlone('developer', 'CART', { response: () => ({ stdout: JSON.stringify({ success: false, error: 'Agent file not found', prompt_file: null }, null, 2), stderr: '' }) });
+    expect(hooks[0]?.stderr).toBe('⚠ context-assembler: prompt left as the builder wrote it (the prompt builder reported failure: Agent file not found)\n');
+  });
+
+  it('one command building two prompts: both as built', () => {
+    writeParams('qa_expert', 'CART');
+    const both = `${BUILD(paramsOf('developer', 'CART'))} && ${BUILD(paramsOf('qa_expert', 'CART'))}`;
+    const before = fs.readFileSync(P(promptOf('developer', 'CART')));
+    const hooks = leftAlone('qa_expert', 'CART', { command: both });
+    expect(hooks[0]?.stderr).toContain('runs the prompt builder 2 times');
+    expect(fs.readFileSync(P(promptOf('developer', 'CART'))).toString().startsWith('## Context from Prior Work\n')).toBe(true);
+    expect(before.length).toBeGreaterThan(0);
+  });
+
+  it('an unknown session in the params file: the builder\'s section stays', () => {
+    fs.writeFileSync(P(`${DIR}/params_developer_GHOST.json`), JSON.stringify({ agent_type: 'developer', session_id: 'no_such_session', group_id: 'GHOST', output_file: `${DIR}/developer_GHOST.md` }));
+    fs.writeFileSync(P(`${DIR}/developer_GHOST.md`), '## Context from Prior Work\n\n### Relevant Context\n\nx\n\n## Skills Checklist\n\n- a\n');
+    const command = BUILD(`${DIR}/params_developer_GHOST.json`);
+    const before = fs.readFileSync(P(`${DIR}/developer_GHOST.md`));
+    const hooks = runHooks(command, { stdout: JSON.stringify({ success: true, prompt_file: P(`${DIR}/developer_GHOST.md`) }, null, 2), stderr: '' });
+    expect(hooks[0]?.stderr).toContain("session 'no_such_session' is not in");
+    expect(fs.readFileSync(P(`${DIR}/developer_GHOST.md`)).equals(before)).toBe(true);
+  });
+
+  it('a prompt that is a symbolic link, and a kept-block folder that is one: never followed', () => {
+    writeParams('investigator', 'CART');
+    const outside = path.join(project.root, '..', `outside-${path.basename(project.root)}.md`);
+    const hooks = leftAlone('investigator', 'CART', {
+      before: () => {
+        fs.renameSync(P(promptOf('investigator', 'CART')), outside);
+        fs.symlinkSync(outside, P(promptOf('investigator', 'CART')));
+      },
+    });
+    expect(hooks[0]?.stderr).toContain('is a symbolic link');
+    expect(fs.lstatSync(P(promptOf('investigator', 'CART'))).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(outside, 'utf8').startsWith('## Context from Prior Work\n')).toBe(true);
+    fs.rmSync(outside);
+    fs.rmSync(P(promptOf('investigator', 'CART')));
+
+    const sub = P(`bazinga/prompts/linked`);
+    fs.mkdirSync(sub, { recursive: true });
+    const away = fs.mkdtempSync(path.join(path.dirname(project.root), 'away-'));
+    fs.symlinkSync(away, path.join(sub, '.context-assembler'));
+    fs.writeFileSync(P('bazinga/prompts/linked/params.json'), JSON.stringify({ agent_type: 'developer', session_id: S1, group_id: 'CART', output_file: 'bazinga/prompts/linked/developer_CART.md' }));
+    fs.writeFileSync(P('bazinga/prompts/linked/developer_CART.md'), '## Skills Checklist\n');
+    const runs = runHooks(BUILD('bazinga/prompts/linked/params.json'), { stdout: JSON.stringify({ success: true, prompt_file: P('bazinga/prompts/linked/developer_CART.md') }, null, 2), stderr: '' });
+    expect(runs[0]?.stderr).toContain('.context-assembler is a symbolic link');
+    expect(fs.readdirSync(away)).toEqual([]);
+    fs.rmSync(away, { recursive: true });
+  });
+
+  it('any other Bash call: the shell test decides before Node starts (no node on the PATH is never noticed)', () => {
+    // A PATH with the shell's `cat` and no node.
+    const bin = fs.mkdtempSync(path.join(path.dirname(project.root), 'bin-'));
+    fs.symlinkSync(spawnSync('/bin/sh', ['-c', 'command -v cat'], { encoding: 'utf8' }).stdout.trim(), path.join(bin, 'cat'));
+    const noNode = { PATH: bin };
+    expect(spawnSync('/bin/sh', ['-c', 'command -v node'], { env: noNode }).status).not.toBe(0);
+    const other = runHooks('echo prompt_builder_py is not here', { stdout: 'x\n', stderr: '' }, { env: noNode });
+    // The `if` rule already keeps the hook from running; the shell test alone, too:
+    expect(other).toEqual([]);
+    const direct = spawnSync('/bin/sh', ['-c', WIRED_HOOK_COMMAND], { input: JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'git status' } }), encoding: 'utf8', env: noNode });
+    expect([direct.status, direct.stderr]).toEqual([0, '']);
+    const builder = spawnSync('/bin/sh', ['-c', WIRED_HOOK_COMMAND], { input: JSON.stringify({ tool_name: 'Bash', tool_input: { command: BUILD('x') } }), encoding: 'utf8', env: noNode });
+    expect(builder.stderr).toMatch(/node: (?:not found|command not found)/);
+    fs.rmSync(bin, { recursive: true });
+  });
+});
+
+describe('the plugin\'s hook', () => {
+  it('registers the same guarded command and if rule in hooks/hooks.json', () => {
+    const hooks = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'hooks', 'hooks.json'), 'utf8'));
+    expect(hooks.hooks.PostToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', if: BUILDER_IF, command: PLUGIN_HOOK_COMMAND, timeout: 60 }] }]);
+  });
+
+  it('steps aside where the project\'s wiring serves the spawns: one block, one hook acting', () => {
+    writeParams('developer', 'CART');
+    const { hooks, prompt, builder } = spawnPrompt('developer', 'CART', { plugin: true });
+    expect(hooks.map((h) => [h.code, h.stderr])).toEqual([[0, ''], [0, '']]);
+    onlyContextChanged(builder, prompt, '## Skills Checklist\n');
+  });
+
+  it('serves a plugin-only project, and is silent in a project without the prompt builder', () => {
     expect(install('--unwire').code).toBe(0);
-    expect(fs.existsSync(settings)).toBe(false);
-    fs.writeFileSync(settings, USER_SETTINGS);
+    const { hooks, prompt, builder } = spawnPrompt('developer', 'CART', { plugin: true });
+    expect(hooks.map((h) => [h.code, h.stderr])).toEqual([[0, '']]);
+    onlyContextChanged(builder, prompt, '## Skills Checklist\n');
+
+    fs.renameSync(P('.claude/skills/prompt-builder'), P('.claude/skills/prompt-builder.off'));
+    try {
+      const before = fs.readFileSync(P(promptOf('developer', 'CART')));
+      const runs = runHooks(BUILD(paramsOf('developer', 'CART')), { stdout: JSON.stringify({ success: true, prompt_file: P(promptOf('developer', 'CART')) }, null, 2), stderr: '' }, { plugin: true });
+      expect(runs.map((h) => [h.code, h.stderr, h.stdout])).toEqual([[0, '', '']]);
+      expect(fs.readFileSync(P(promptOf('developer', 'CART'))).equals(before)).toBe(true);
+    } finally {
+      fs.renameSync(P('.claude/skills/prompt-builder.off'), P('.claude/skills/prompt-builder'));
+    }
+  });
+});
+
+describe('doctor on the integration', () => {
+  it('names the flow, the hook and what a dry run on the newest prompt would replace', () => {
+    expect(install('--wire', '--no-deps').code).toBe(0);
+    spawnSync('/bin/sh', ['-c', BUILD(paramsOf('qa_expert', 'AUTH'))], { cwd: project.root });
+    const r = spawnSync(process.execPath, [DOCTOR, 'doctor', '--project-root', project.root, '--format', 'json'], { encoding: 'utf8', env: { ...process.env, HOME: project.root } });
+    const rows = Object.fromEntries((JSON.parse(r.stdout).checks as { check: string; status: string; detail: string }[]).map((c) => [c.check, c]));
+    expect(rows.flow).toMatchObject({ status: 'ok', detail: "today's BAZINGA: .claude/skills/prompt-builder/scripts/prompt_builder.py builds each spawn's prompt" });
+    expect(rows['prompt hook']).toMatchObject({ status: 'ok', detail: "the project's wiring (.claude/settings.json)" });
+    expect(rows['prompt dry run']?.status).toBe('ok');
+    expect(rows['prompt dry run']?.detail).toMatch(/qa_expert_AUTH\.md: would replace the builder's "## Context from Prior Work" section \(bytes 0-\d+, \d+ lines\), up to "## SPECIALIZATION GUIDANCE \(Advisory\)"; the other \d+ bytes stay byte-identical/);
+    expect(rows.relevance).toMatchObject({ status: 'ok' });
   });
 
-  it('settings changed since --wire: --unwire takes out only its entry and keeps the rest as it is now', () => {
+  it('warns when the plugin and the wiring both register the hook', () => {
+    fs.mkdirSync(P('home/.claude'), { recursive: true });
+    fs.writeFileSync(P('home/.claude/settings.json'), JSON.stringify({ enabledPlugins: { 'context-assembler@context-assembler': true } }));
+    const r = spawnSync(process.execPath, [DOCTOR, 'doctor', '--project-root', project.root, '--format', 'json'], { encoding: 'utf8', env: { ...process.env, HOME: P('home') } });
+    const hook = (JSON.parse(r.stdout).checks as { check: string; status: string; detail: string }[]).find((c) => c.check === 'prompt hook');
+    expect(hook).toMatchObject({ status: 'warn' });
+    expect(hook?.detail).toContain('registered twice');
+  });
+});
+
+describe('wiring a settings file', () => {
+  /** The settings after --wire then --unwire, for a project whose settings start as `text` (undefined: none). */
+  function roundTrip(text: string | undefined, mode = 0o644) {
+    const settings = P('.claude/settings.json');
+    install('--unwire');
+    fs.rmSync(settings, { force: true });
+    if (text !== undefined) fs.writeFileSync(settings, text, { mode });
+    if (text !== undefined) fs.chmodSync(settings, mode);
+    const wire = install('--wire', '--no-deps');
+    expect(wire.code, wire.stderr).toBe(0);
+    const record = P('.claude/skills/.context-assembler-wiring.json');
+    const recordMode = fs.statSync(record).mode & 0o777;
+    const unwire = install('--unwire');
+    expect(unwire.code, unwire.stderr).toBe(0);
+    return { after: fs.existsSync(settings) ? fs.readFileSync(settings, 'utf8') : undefined, recordMode, unwire };
+  }
+
+  it.each([
+    ['no file', undefined],
+    ['{}', '{}'],
+    ['an empty hooks object', '{"hooks": {}}'],
+    ['an empty PostToolUse list', '{"hooks": {"PostToolUse": []}}'],
+    ['odd spacing and no final newline', '{ "hooks" : { "PostToolUse" : [ ] } ,"model":"opus" }'],
+    ["the user's settings", USER_SETTINGS],
+  ])('--unwire gives back %s byte for byte', (_name, text) => {
+    expect(roundTrip(text).after).toBe(text);
+  });
+
+  it('the record of a private settings file (it holds the file\'s earlier text) is as private as the file', () => {
+    const secret = '{"env": {"ANTHROPIC_API_KEY": "sk-ant-api03-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}\n';
+    const { after, recordMode } = roundTrip(secret, 0o600);
+    expect(recordMode).toBe(0o600);
+    expect(after).toBe(secret);
+    fs.writeFileSync(P('.claude/settings.json'), USER_SETTINGS, { mode: 0o644 });
+    fs.chmodSync(P('.claude/settings.json'), 0o644);
+  });
+
+  it("an earlier version's wiring (Node on every Bash call) is replaced by --wire and given back by --unwire", () => {
+    install('--unwire');
+    const earlier = JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: EARLIER_WIRED_HOOK_COMMANDS[0], timeout: 60 }] }] } }, null, 2) + '\n';
+    fs.writeFileSync(P('.claude/settings.json'), USER_SETTINGS);
+    fs.writeFileSync(P('.claude/skills/.context-assembler-wiring.json'), JSON.stringify({ settings: '.claude/settings.json', existed: true, original: USER_SETTINGS }, null, 2));
+    fs.writeFileSync(P('.claude/settings.json'), earlier);
+    expect(install('--wire', '--no-deps').code).toBe(0);
+    const hooks = JSON.parse(fs.readFileSync(P('.claude/settings.json'), 'utf8')).hooks.PostToolUse;
+    expect(hooks).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', if: BUILDER_IF, command: WIRED_HOOK_COMMAND, timeout: 60 }] }]);
+    expect(install('--unwire').code).toBe(0);
+    expect(fs.readFileSync(P('.claude/settings.json'), 'utf8')).toBe(USER_SETTINGS);
+  });
+
+  it('settings changed since --wire: --unwire takes out only the hook and keeps the rest as it is now', () => {
+    fs.writeFileSync(P('.claude/settings.json'), USER_SETTINGS);
     expect(install('--wire', '--no-deps').code).toBe(0);
     const wired = JSON.parse(fs.readFileSync(P('.claude/settings.json'), 'utf8'));
     wired.permissions.allow.push('Bash(npm run lint)');
@@ -283,23 +457,6 @@ describe('install-skills and the prompt-builder flow', () => {
     const now = JSON.parse(fs.readFileSync(P('.claude/settings.json'), 'utf8'));
     expect(now.permissions.allow).toEqual(['Bash(npm test)', 'Bash(npm run lint)']);
     expect(now.hooks.PostToolUse).toEqual([{ matcher: 'Write', hooks: [{ type: 'command', command: 'echo formatted' }] }]);
-  });
-
-  it('a settings file that is a link to a private file: written where it points, the link and the mode kept, restored byte for byte', () => {
-    const real = P('dotfiles-settings.json');
-    fs.writeFileSync(real, USER_SETTINGS, { mode: 0o600 });
-    fs.chmodSync(real, 0o600);
-    fs.rmSync(P('.claude/settings.json'));
-    fs.symlinkSync(real, P('.claude/settings.json'));
-    expect(install('--wire', '--no-deps').code).toBe(0);
-    expect(fs.lstatSync(P('.claude/settings.json')).isSymbolicLink()).toBe(true);
-    expect(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.PostToolUse).toHaveLength(2);
-    expect(fs.statSync(real).mode & 0o777).toBe(0o600);
-    expect(install('--unwire').code).toBe(0);
-    expect(fs.lstatSync(P('.claude/settings.json')).isSymbolicLink()).toBe(true);
-    expect(fs.readFileSync(real, 'utf8')).toBe(USER_SETTINGS);
-    expect(fs.statSync(real).mode & 0o777).toBe(0o600);
-    fs.rmSync(P('.claude/settings.json'));
     fs.writeFileSync(P('.claude/settings.json'), USER_SETTINGS);
   });
 
@@ -313,6 +470,42 @@ describe('install-skills and the prompt-builder flow', () => {
   });
 });
 
+describe('relevance where BAZINGA ships it off', () => {
+  const SHIPPED = '{\n  "developer": {\n    "lint-check": "mandatory"\n  },\n  "context_engineering": {\n    "enable_context_assembler": true,\n    "enable_fts5": false,\n    "redaction_mode": "pattern_only"\n  }\n}\n';
+
+  it('install turns it on in one line (dry run first), keeps the previous file, and never overrides a user who sets it back', () => {
+    fs.writeFileSync(P('bazinga/skills_config.json'), SHIPPED);
+    const dry = install('--dry-run', '--no-deps');
+    expect(dry.stdout).toContain('Would turn relevance on:\n--- bazinga/skills_config.json\n+++ bazinga/skills_config.json');
+    expect(dry.stdout).toContain('-     "enable_fts5": false,\n+     "enable_fts5": true,');
+    expect(fs.readFileSync(P('bazinga/skills_config.json'), 'utf8')).toBe(SHIPPED);
+
+    const r = install('--no-deps');
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('Relevance:'))).toEqual([
+      "Relevance: turned on (bazinga/skills_config.json: context_engineering.enable_fts5 false -> true, BAZINGA's shipped default; previous file kept at bazinga/skills_config.json.before-context-assembler; set it back to false to keep it off, it is not changed again)",
+    ]);
+    expect(fs.readFileSync(P('bazinga/skills_config.json'), 'utf8')).toBe(SHIPPED.replace('"enable_fts5": false', '"enable_fts5": true'));
+    expect(fs.readFileSync(P('bazinga/skills_config.json.before-context-assembler'), 'utf8')).toBe(SHIPPED);
+
+    fs.writeFileSync(P('bazinga/skills_config.json'), SHIPPED);
+    const again = install('--no-deps');
+    expect(again.stdout).toContain('Relevance: off (bazinga/skills_config.json: context_engineering.enable_fts5 is false, set back after it was turned on; left as you set it)');
+    expect(fs.readFileSync(P('bazinga/skills_config.json'), 'utf8')).toBe(SHIPPED);
+    const doctor = spawnSync(process.execPath, [DOCTOR, 'doctor', '--project-root', project.root, '--format', 'json'], { encoding: 'utf8' });
+    const row = (JSON.parse(doctor.stdout).checks as { check: string; status: string; detail: string; fix: string }[]).find((c) => c.check === 'relevance');
+    expect(row).toMatchObject({ status: 'warn', fix: 'set context_engineering.enable_fts5 to true in bazinga/skills_config.json' });
+  });
+
+  it("the plugin's first session does the same in a BAZINGA project", () => {
+    fs.rmSync(P('bazinga/.context-assembler-relevance.json'));
+    fs.writeFileSync(P('bazinga/skills_config.json'), SHIPPED);
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'hooks', 'bootstrap.mjs')], { encoding: 'utf8', env: { ...process.env, CLAUDE_PROJECT_DIR: project.root } });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('context-assembler: Relevance: turned on');
+    expect(JSON.parse(fs.readFileSync(P('bazinga/skills_config.json'), 'utf8')).context_engineering.enable_fts5).toBe(true);
+  });
+});
+
 describe('assemble --params-file', () => {
   const ASSEMBLE = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts', 'assemble.ts');
   const run = (args: string[]) => runScript(ASSEMBLE, ['--project-root', project.root, '--dry-run', '--format', 'json', '--now', '2025-12-02T12:00:00Z', ...args]);
@@ -323,7 +516,7 @@ describe('assemble --params-file', () => {
   };
 
   it('takes session, agent, group, model and the task (title, a blank line, requirements) from the file; unknown keys are ignored', () => {
-    const r = run(['--params-file', P(PARAMS)]);
+    const r = run(['--params-file', P(writeParams('qa_expert', 'AUTH'))]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.request).toMatchObject({ session: S1, agent: 'qa_expert', group: 'AUTH', model: 'sonnet', task: 'Login flow with refresh tokens\n\nUsers stay logged in; refresh tokens rotate', error: null });
     expect(r.json.query.source).toBe('explicit');

@@ -2,22 +2,27 @@
 /**
  * prompt-hook.ts: for today's BAZINGA flow, puts the context block in the prompt the prompt builder just wrote
  *
- * Usage:  tsx prompt-hook.ts < hook-event.json        (a Claude Code PostToolUse hook on Bash,
- *         registered in .claude/settings.json by `install-skills --wire`)
- * Input:  the hook's JSON on stdin (tool_name, tool_input.command, tool_response, cwd)
+ * Usage:  tsx prompt-hook.ts [--plugin] < hook-event.json   (a Claude Code PostToolUse hook on Bash,
+ *         registered by the plugin's hooks/hooks.json or by `install-skills --wire`)
+ * Input:  the hook's JSON on stdin (tool_name, tool_input.command, tool_response.stdout/stderr, cwd)
  * Output: nothing on stdout; one warning line on stderr when the prompt was left as it was
  * Exit:   always 0 (a hook never blocks the orchestrator)
  */
-import { runPromptHook } from './lib/promptHook.ts';
+import { runPromptHook } from './lib/wiring/promptHook.ts';
 import { readPipedStdin } from './lib/stdio.ts';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  process.stdout.write(`prompt-hook.ts: for today's BAZINGA flow (install-skills --wire), after the prompt builder wrote a
-spawn's prompt, assembles this product's block from the same params file and puts it in the prompt in
-place of the builder's "## Context from Prior Work" section, between markers.
+  process.stdout.write(`prompt-hook.ts: for today's BAZINGA flow, after the prompt builder wrote a spawn's prompt,
+assembles this product's block from the same params file and puts it in the prompt in place of the
+builder's "## Context from Prior Work" section (up to the builder's next component), between
+<!-- context-assembler:begin --> and <!-- context-assembler:end -->; every other byte stays.
 
-Usage: tsx prompt-hook.ts < hook-event.json
-Input: a Claude Code PostToolUse event on stdin; any command but prompt_builder.py --params-file is ignored.
+Usage: tsx prompt-hook.ts [--plugin] < hook-event.json
+Input: a Claude Code PostToolUse event on stdin; any command but one prompt_builder.py --params-file
+       run is ignored. The builder's result is read from its stdout (one JSON document, any layout)
+       or its PROMPT_FILE= line on stderr.
+  --plugin  run as the plugin's hook: nothing happens outside a project with the prompt builder, or
+            where the project's own wiring (install-skills --wire) serves the spawns
 Exit:  always 0; a prompt it could not improve is left as the builder wrote it (a warning on stderr).
 `);
 } else {
@@ -28,6 +33,7 @@ Exit:  always 0; a prompt it could not improve is left as the builder wrote it (
     // An event over the stdin cap is no prompt builder's: said once, the prompt untouched, exit 0.
     process.stderr.write(`⚠ context-assembler: hook event not read (${(err as Error).message})\n`);
   }
-  if (stdin !== undefined) runPromptHook({ stdin, env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date() });
+  const plugin = process.argv.includes('--plugin');
+  if (stdin !== undefined) runPromptHook({ stdin, env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date(), plugin });
 }
 process.exitCode = 0;

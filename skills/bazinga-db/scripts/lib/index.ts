@@ -45,6 +45,7 @@ export { iterateErrorPatterns, listErrorPatterns, type ErrorPatternRow } from '.
 export { listStrategies } from './repo/strategies.ts';
 export { countSessions, findSession, getProjectId, listRecentSessionIds, sessionExists } from './repo/sessions.ts';
 export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
+export { listQuotableTexts, readSpawnState, type SpawnState } from './repo/spawnState.ts';
 export { markRunComplete } from './runComplete.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 

@@ -48,8 +48,10 @@ const HELP = `doctor: check that context-assembler can run here
 Usage: doctor [--db PATH] [--project-root DIR] [--config PATH] [--format table|json]
 
 Checks Node, better-sqlite3, FTS5, the project root and database, the schema version, unredacted
-text in the newest rows (a warning: run bazinga-db redact-existing), the config
-and the tokenizer. Exit 0 when nothing failed, 1 when a check failed (its row says what to do).
+text in the newest rows (a warning: run bazinga-db redact-existing), the config, relevance (a
+warning when context_engineering.enable_fts5 is false), the integration with today's BAZINGA
+(which flow; which hook serves it, the plugin's or the wiring's, not both; a dry run of the hook on
+the newest built prompt: the part it would replace, every other byte unchanged) and the tokenizer. Exit 0 when nothing failed, 1 when a check failed (its row says what to do).
 Without --project-root or --db, no project in sight (none found from the working directory or
 CLAUDE_PROJECT_DIR, or only this bundle's own folder) is a warning: the rest is still checked.
 `;
@@ -146,12 +148,14 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     }
   }
 
+  let configuredRelevance: boolean | undefined;
   if (loadEnvironment) {
     try {
       // What the config's parser warns about (unknown keys, ignored on every run) is a row of its own.
       const warnings: string[] = [];
       const env = loadEnvironment(flags, { cwd: io.cwd, env: io.env, stderr: (t: string) => warnings.push(t.trim()) });
       const where = fs.existsSync(env.configPath) ? env.configPath : `defaults (no ${env.configPath})`;
+      configuredRelevance = env.config.enable_fts5;
       if (warnings.length === 0) add('config', 'ok', where);
       else add('config', 'warn', `${where}: ${warnings.join('; ')}`, 'remove or rename the keys named (references/configuration.md lists every key)');
     } catch (err) {
@@ -161,6 +165,12 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
       } else if (checks.some((c) => c.check === 'project root' && c.status !== 'ok')) add('config', 'warn', 'not checked: no project root');
       else add('config', 'fail', message(err), 'fix or remove the config file');
     }
+  }
+
+  if (projectRoot !== undefined && dbPath !== undefined) {
+    // Needs better-sqlite3 (the dry run reads the stored texts): without it, its own row has said why.
+    const integration = await import('./wiring/integration.ts').catch(() => undefined);
+    for (const c of integration?.integrationChecks(projectRoot, dbPath, configuredRelevance, io.env) ?? []) add(c.check, c.status, c.detail, c.fix);
   }
 
   try {

@@ -52,6 +52,8 @@ export interface ScriptIo {
   /** The piped input, or undefined when stdin is a terminal (or not to be read). */
   readStdin: () => string | undefined;
   now: () => Date;
+  /** Handed the final document before it is printed (the prompt hook asks whether the block shows anything). */
+  document?: (doc: AssemblyDoc) => void;
 }
 
 export interface ScriptSpec {
@@ -157,6 +159,7 @@ function disabled(io: ScriptIo, format: OutputFormat, agent: string): number {
 }
 
 function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc): void {
+  io.document?.(doc);
   io.stdout(format === 'markdown' ? renderMarkdown(doc) : JSON.stringify(withCounting(doc), null, 2) + '\n');
 }
 

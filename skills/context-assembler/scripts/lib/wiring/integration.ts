@@ -1,0 +1,138 @@
+/**
+ * Doctor's checks of the integration with today's BAZINGA: which spawn flow the project uses,
+ * which hook serves it (the plugin's or the project's wiring, not both), whether the prompt builder
+ * is there, and a dry run of the hook on the newest prompt the builder wrote: what it would replace,
+ * and that every other byte would stay as it is.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { listQuotableTexts, openReadOnly, readRegularFile } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { EARLIER_WIRED_HOOK_COMMANDS, PROMPT_BUILDER } from './hookCommand.ts';
+import { projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
+import { BLOCK_BEGIN, describePlacement, placeBlock, withBlock } from './promptSection.ts';
+
+export interface IntegrationCheck {
+  check: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  fix: string;
+}
+
+/** Where Claude Code enabled this plugin (user or project settings), if anywhere. */
+export function pluginEnabledIn(project: string, env: NodeJS.ProcessEnv): string | undefined {
+  const home = env.CLAUDE_CONFIG_DIR || path.join(env.HOME || os.homedir(), '.claude');
+  const files = [path.join(home, 'settings.json'), path.join(project, '.claude', 'settings.json'), path.join(project, '.claude', 'settings.local.json')];
+  for (const file of files) {
+    try {
+      const enabled = (JSON.parse(fs.readFileSync(file, 'utf8')) as { enabledPlugins?: Record<string, unknown> }).enabledPlugins ?? {};
+      const key = Object.keys(enabled).find((k) => k.startsWith('context-assembler@') && enabled[k] === true);
+      if (key) return `${key} enabled in ${file}`;
+    } catch {
+      // absent or not JSON
+    }
+  }
+  return env.CLAUDE_PLUGIN_ROOT ? `running as the plugin (${env.CLAUDE_PLUGIN_ROOT})` : undefined;
+}
+
+/** Whether the project's settings still register an earlier version's hook (Node on every Bash call). */
+function earlierWiring(project: string): boolean {
+  try {
+    const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as { hooks?: { PostToolUse?: { hooks?: { command?: unknown }[] }[] } };
+    return (settings.hooks?.PostToolUse ?? []).some((e) => (e?.hooks ?? []).some((h) => EARLIER_WIRED_HOOK_COMMANDS.includes(h?.command as string)));
+  } catch {
+    return false;
+  }
+}
+
+/** The newest prompt under bazinga/prompts/<session>/ (by modification time), if any. */
+function newestPrompt(project: string): string | undefined {
+  const base = path.join(project, 'bazinga', 'prompts');
+  let best: { file: string; at: number } | undefined;
+  let sessions: fs.Dirent[];
+  try {
+    sessions = fs.readdirSync(base, { withFileTypes: true }).filter((d) => d.isDirectory());
+  } catch {
+    return undefined;
+  }
+  for (const s of sessions) {
+    for (const f of fs.readdirSync(path.join(base, s.name), { withFileTypes: true })) {
+      if (!f.isFile() || !f.name.endsWith('.md')) continue;
+      const file = path.join(base, s.name, f.name);
+      const at = fs.statSync(file).mtimeMs;
+      if (!best || at > best.at) best = { file, at };
+    }
+  }
+  return best?.file;
+}
+
+/** The checks; `relevanceOn` is the project's enable_fts5 as the assembler reads it (undefined: config not read). */
+export function integrationChecks(project: string, dbPath: string, relevanceOn: boolean | undefined, env: NodeJS.ProcessEnv): IntegrationCheck[] {
+  const out: IntegrationCheck[] = [];
+  const add = (check: string, status: IntegrationCheck['status'], detail: string, fix = '') => out.push({ check, status, detail, fix });
+  if (relevanceOn === false) {
+    add('relevance', 'warn', 'off: context_engineering.enable_fts5 is false in bazinga/skills_config.json (every query ranks without the task text)', 'set context_engineering.enable_fts5 to true in bazinga/skills_config.json');
+  } else if (relevanceOn === true) add('relevance', 'ok', 'on (context_engineering.enable_fts5)');
+
+  const builder = fs.existsSync(path.join(project, PROMPT_BUILDER));
+  if (!builder) {
+    add('flow', 'ok', `the phase templates call Skill(command: "context-assembler") (no ${PROMPT_BUILDER}): no hook needed`);
+    return out;
+  }
+  add('flow', 'ok', `today's BAZINGA: ${PROMPT_BUILDER} builds each spawn's prompt`);
+  const wired = projectWiresHook(project);
+  const plugin = pluginEnabledIn(project, env);
+  if (wired && plugin) add('prompt hook', 'warn', `registered twice: the wiring in .claude/settings.json and the plugin (${plugin}); the plugin's steps aside, one is enough`, `npm run install-skills -- "${project}" --unwire (the plugin serves the spawns by itself)`);
+  else if (wired) add('prompt hook', earlierWiring(project) ? 'warn' : 'ok', `the project's wiring (.claude/settings.json)${earlierWiring(project) ? ", an earlier version's: Node starts on every Bash call" : ''}`, earlierWiring(project) ? `npm run install-skills -- "${project}" --wire (replaces it)` : '');
+  else if (plugin) add('prompt hook', 'ok', `the plugin (${plugin})`);
+  else add('prompt hook', 'fail', 'not registered: the prompts the builder writes never get the block', `install the plugin, or npm run install-skills -- "${project}" --wire`);
+
+  const prompt = newestPrompt(project);
+  if (prompt === undefined) {
+    add('prompt dry run', 'ok', 'no built prompt yet (bazinga/prompts/<session>/*.md): nothing to try');
+    return out;
+  }
+  const read = readRegularFile(prompt, PROMPT_MAX_BYTES);
+  if (!read.ok) {
+    add('prompt dry run', 'warn', `${prompt} could not be read`);
+    return out;
+  }
+  const bytes = read.bytes;
+  let quoted: string[] = [];
+  const session = path.basename(path.dirname(prompt));
+  try {
+    const db = openReadOnly(dbPath, 1000);
+    try {
+      quoted = listQuotableTexts(db, session, groupOf(path.basename(prompt, '.md')));
+    } finally {
+      db.close();
+    }
+  } catch {
+    // no database: the dry run works on the openings alone
+  }
+  const placement = placeBlock(bytes, { earlierBlocks: [], quoted });
+  const rel = path.relative(project, prompt);
+  if (placement.kind === 'unknown') {
+    add('prompt dry run', bytes.subarray(0, BLOCK_BEGIN.length).toString() === BLOCK_BEGIN ? 'ok' : 'warn', `${rel}: would change ${describePlacement(bytes, placement)}`);
+    return out;
+  }
+  const sample = '## Context for doctor\n\n(dry run)\n';
+  const after = withBlock(bytes, placement, sample);
+  const kept = placement.kind === 'insert' ? 0 : placement.end;
+  const unchanged = after.subarray(after.length - (bytes.length - kept)).equals(bytes.subarray(kept));
+  add(
+    'prompt dry run',
+    unchanged ? 'ok' : 'fail',
+    `${rel}: would replace ${describePlacement(bytes, placement)}; ${unchanged ? `the other ${bytes.length - kept} bytes stay byte-identical` : 'other bytes would change'}`,
+    unchanged ? '' : 'report this prompt: the hook leaves prompts it cannot place as they are, but this one it would change elsewhere',
+  );
+  return out;
+}
+
+/** The group of a prompt named `<agent>_<group>.md` (agent types hold underscores: the longest known agent prefix wins). */
+function groupOf(name: string): string {
+  for (const agent of ['senior_software_engineer', 'requirements_engineer', 'project_manager', 'qa_expert', 'tech_lead', 'developer', 'investigator']) {
+    if (name.startsWith(`${agent}_`)) return name.slice(agent.length + 1);
+  }
+  return 'global';
+}

@@ -1,0 +1,328 @@
+/**
+ * Today's BAZINGA spawn flow, reached through a Claude Code PostToolUse hook on Bash (registered by
+ * the plugin, or by `install-skills --wire`): right after the prompt builder wrote a spawn's prompt,
+ * and before the agent is spawned, this assembles the product's block from the same params file
+ * (recording what it hands out, as the orchestrator's own call would) and puts it in the prompt in
+ * place of the builder's own context section, between markers. Every other byte of the prompt stays
+ * as the builder wrote it (promptSection.ts).
+ *
+ * The block made for a prompt is kept beside it (`.context-assembler/<prompt>.json`) with the hash
+ * of the params file and the database's state for that spawn (readSpawnState): a rebuild of the same
+ * spawn gets the same block (a new assembly would find its packages consumed at this iteration); a
+ * re-spawn with the same params after the database moved on (new packages, reasoning, a verdict)
+ * gets a new assembly. One hook at a time works on a prompt (a lock file beside the kept block).
+ *
+ * It never blocks and never damages a prompt: any other Bash command, a failed build, an unknown
+ * session, a fallback or disabled block, a path outside the project or through a symbolic link, or
+ * any error leaves every file as the builder wrote it (one warning on stderr), and the exit code is
+ * always 0. Files are replaced whole through a temporary file and a rename.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  describeRefusal,
+  listQuotableTexts,
+  openReadOnly,
+  readRegularFile,
+  readSpawnState,
+  resolvePaths,
+  SPAWNED_AGENTS,
+  type SpawnState,
+} from '../../../../bazinga-db/scripts/lib/index.ts';
+import type { AssemblyDoc } from '../contract.ts';
+import { PARAMS_FILE_MAX_BYTES } from '../params.ts';
+import { runScript, type ScriptIo } from '../shell.ts';
+import { readBuilderRun } from './builderRun.ts';
+import { isWiredHookCommand, PROMPT_BUILDER } from './hookCommand.ts';
+import { placeBlock, withBlock } from './promptSection.ts';
+
+/** Where the hook keeps the block it made for a prompt (beside it). */
+const MADE_DIR = '.context-assembler';
+/** A prompt is tens of kilobytes; past this the hook leaves it alone rather than hold it in memory. */
+export const PROMPT_MAX_BYTES = 32 * 1024 * 1024;
+/** How long a hook waits for another one working on the same prompt. */
+const LOCK_WAIT_MS = 20_000;
+/** A lock older than this was left by a hook that died. */
+const LOCK_STALE_MS = 120_000;
+
+export interface HookIo {
+  stdin: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stderr: (text: string) => void;
+  now: () => Date;
+  /** Run as the plugin's hook: silent outside a project with the prompt builder, and where the project's own wiring serves it. */
+  plugin?: boolean;
+}
+
+/** What the hook did, for tests and its one line on stderr. */
+export type HookOutcome =
+  | { done: 'ignored'; why: string }
+  | { done: 'left'; why: string; prompt?: string }
+  | { done: 'replaced' | 'inserted' | 'renewed'; prompt: string; reused: boolean };
+
+/** Runs the hook on the JSON Claude Code passes on stdin; always exit 0. */
+export function runPromptHook(io: HookIo): HookOutcome {
+  let outcome: HookOutcome;
+  try {
+    outcome = handle(io);
+  } catch (err) {
+    outcome = { done: 'left', why: (err as Error).message };
+  }
+  if (outcome.done === 'left') io.stderr(`⚠ context-assembler: prompt left as the builder wrote it (${outcome.why})\n`);
+  return outcome;
+}
+
+interface Event {
+  tool_name?: unknown;
+  tool_input?: { command?: unknown } | null;
+  tool_response?: unknown;
+  cwd?: unknown;
+}
+
+function handle(io: HookIo): HookOutcome {
+  let input: Event;
+  try {
+    input = JSON.parse(io.stdin) as Event;
+  } catch {
+    return { done: 'ignored', why: 'stdin is not a hook event' };
+  }
+  if (input === null || typeof input !== 'object') return { done: 'ignored', why: 'stdin is not a hook event' };
+  const command = input.tool_input?.command;
+  if (input.tool_name !== 'Bash' || typeof command !== 'string') return { done: 'ignored', why: 'not a Bash command' };
+  const run = readBuilderRun(command, input.tool_response);
+  if (run.kind === 'not-builder') return { done: 'ignored', why: 'not the prompt builder' };
+  const cwd = typeof input.cwd === 'string' && input.cwd !== '' ? input.cwd : io.cwd;
+  const root = path.resolve(cwd, io.env.CLAUDE_PROJECT_DIR || cwd);
+  if (io.plugin) {
+    if (!fs.existsSync(path.join(root, PROMPT_BUILDER))) return { done: 'ignored', why: `no ${PROMPT_BUILDER} in ${root}` };
+    if (projectWiresHook(root)) return { done: 'ignored', why: "the project's own wiring (install-skills --wire) serves it" };
+  }
+  if (run.kind === 'left') return { done: 'left', why: run.why };
+  const realRoot = fs.realpathSync(root);
+  // The builder resolves both against the project root (it changes to it before it starts).
+  const prompt = path.resolve(root, run.promptFile);
+  const paramsFile = path.resolve(root, run.paramsFile);
+  for (const [what, file] of [['the prompt', prompt], ['the params file', paramsFile]] as const) {
+    const refusal = refuseOutside(file, realRoot);
+    if (refusal) return { done: 'left', why: `${what} ${file} ${refusal}`, prompt };
+  }
+
+  const paramsRead = readRegularFile(paramsFile, PARAMS_FILE_MAX_BYTES);
+  if (!paramsRead.ok) return { done: 'left', why: `${paramsFile} ${describeRefusal(paramsRead.refusal)}`, prompt };
+  let params: Record<string, unknown>;
+  try {
+    params = JSON.parse(paramsRead.bytes.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return { done: 'left', why: `${paramsFile} is not JSON`, prompt };
+  }
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return { done: 'left', why: `${paramsFile} does not hold a JSON object`, prompt };
+  // Spawns this product does not serve (the project manager's) keep the builder's prompt, silently.
+  const agent = typeof params.agent_type === 'string' ? params.agent_type.trim().toLowerCase() : '';
+  if (!(SPAWNED_AGENTS as readonly string[]).includes(agent)) return { done: 'ignored', why: `agent type ${String(params.agent_type)} is not one this product assembles for` };
+  if (typeof params.output_file !== 'string' || path.resolve(root, params.output_file) !== prompt) {
+    return { done: 'left', why: `${prompt} is not the output_file of ${paramsFile}`, prompt };
+  }
+  const session = typeof params.session_id === 'string' ? params.session_id.trim() : '';
+  const group = typeof params.group_id === 'string' && params.group_id.trim() !== '' ? params.group_id.trim() : 'global';
+  if (session === '') return { done: 'left', why: `${paramsFile} names no session_id`, prompt };
+
+  const made = path.join(path.dirname(prompt), MADE_DIR);
+  const madeRefusal = refuseMadeDir(made, realRoot);
+  if (madeRefusal) return { done: 'left', why: madeRefusal, prompt };
+  fs.mkdirSync(made, { recursive: true });
+  return withLock(path.join(made, `${path.basename(prompt)}.lock`), () =>
+    serve(io, { root, prompt, paramsFile, paramsBytes: paramsRead.bytes, agent, session, group, record: path.join(made, `${path.basename(prompt)}.json`) }),
+  );
+}
+
+interface Spawn {
+  root: string;
+  prompt: string;
+  paramsFile: string;
+  paramsBytes: Buffer;
+  agent: string;
+  session: string;
+  group: string;
+  /** The kept block's file. */
+  record: string;
+}
+
+/** The kept block of a prompt: for which params and database state it was made. */
+interface Kept {
+  params_sha256: string;
+  state: string;
+  block: string;
+  /** Whether the block shows anything (an empty one is not put where the builder wrote no section). */
+  empty: boolean;
+}
+
+function serve(io: HookIo, s: Spawn): HookOutcome {
+  const { dbPath } = resolvePaths({ projectRoot: s.root, cwd: s.root, env: {} });
+  let state: SpawnState;
+  let quoted: string[];
+  const db = openReadOnly(dbPath, 1000);
+  try {
+    state = readSpawnState(db, s.session, s.group);
+    quoted = state.sessionFound ? listQuotableTexts(db, s.session, s.group) : [];
+  } finally {
+    db.close();
+  }
+  if (!state.sessionFound) return { done: 'left', why: `session '${s.session}' is not in ${dbPath}`, prompt: s.prompt };
+
+  const paramsHash = createHash('sha256').update(s.paramsBytes).digest('hex');
+  const earlier = readKept(s.record);
+  const reused = earlier !== undefined && earlier.params_sha256 === paramsHash && earlier.state === state.fingerprint;
+  let kept: Kept;
+  if (reused) kept = earlier;
+  else {
+    const made = assemble(io, s);
+    if ('why' in made) return { done: 'left', why: made.why, prompt: s.prompt };
+    kept = { params_sha256: paramsHash, state: state.fingerprint, block: made.block, empty: made.empty };
+  }
+
+  const promptRead = readRegularFile(s.prompt, PROMPT_MAX_BYTES);
+  if (!promptRead.ok) return { done: 'left', why: `${s.prompt} ${describeRefusal(promptRead.refusal)}`, prompt: s.prompt };
+  const before = promptRead.bytes;
+  const placement = placeBlock(before, { earlierBlocks: earlier ? [earlier.block] : [], quoted, agentOpening: agentOpening(s.root, s.agent) });
+  if (placement.kind === 'unknown') return { done: 'left', why: placement.why, prompt: s.prompt };
+  if (!reused) writeAtomically(s.record, JSON.stringify(kept) + '\n', 0o600);
+  if (placement.kind === 'insert' && kept.empty) return { done: 'ignored', why: 'the builder wrote no context section and the block has nothing to show' };
+  const after = withBlock(before, placement, kept.block);
+  if (!after.equals(before)) writeAtomically(s.prompt, after, fs.statSync(s.prompt).mode & 0o777);
+  return { done: placement.kind === 'replace' ? 'replaced' : placement.kind === 'renew' ? 'renewed' : 'inserted', prompt: s.prompt, reused };
+}
+
+/** The block for the spawn (recording what it hands out), or why there is none to use. */
+function assemble(io: HookIo, s: Spawn): { block: string; empty: boolean } | { why: string } {
+  let out = '';
+  let err = '';
+  let doc: AssemblyDoc | undefined;
+  const scriptIo: ScriptIo = {
+    argv: ['--params-file', s.paramsFile, '--project-root', s.root],
+    cwd: s.root,
+    env: io.env,
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    readStdin: () => undefined,
+    now: io.now,
+    document: (d) => (doc = d),
+  };
+  const code = runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' }, scriptIo);
+  if (err.trim() !== '') io.stderr(err);
+  if (code !== 0) return { why: `assembly exited ${code}` };
+  if (doc === undefined) return { why: 'assembly gave no block (fallback or disabled)' };
+  const d = doc as AssemblyDoc;
+  const shown = (d.packages?.length ?? 0) + (d.reasoning?.entries.length ?? 0) + (d.error_patterns?.length ?? 0) + (d.strategies?.length ?? 0) + (d.memories?.length ?? 0);
+  return { block: out, empty: shown === 0 };
+}
+
+function readKept(file: string): Kept | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Kept>;
+    if (typeof v.params_sha256 !== 'string' || typeof v.state !== 'string' || typeof v.block !== 'string') return undefined;
+    return { params_sha256: v.params_sha256, state: v.state, block: v.block, empty: v.empty === true };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why `file` may not be read or replaced: a symbolic link (replacing it would turn it into a
+ * regular file, reading it would follow it anywhere), or a folder that resolves outside the project.
+ */
+function refuseOutside(file: string, realRoot: string): string | undefined {
+  let dir: string;
+  try {
+    if (fs.lstatSync(file).isSymbolicLink()) return 'is a symbolic link';
+    dir = fs.realpathSync(path.dirname(file));
+  } catch {
+    return 'does not exist';
+  }
+  return inside(dir, realRoot) ? undefined : `lies outside the project ${realRoot}`;
+}
+
+/** Why the kept-block folder may not be used (it is made when absent). */
+function refuseMadeDir(dir: string, realRoot: string): string | undefined {
+  try {
+    const st = fs.lstatSync(dir);
+    if (st.isSymbolicLink()) return `${dir} is a symbolic link`;
+    if (!st.isDirectory()) return `${dir} is not a folder`;
+    return inside(fs.realpathSync(dir), realRoot) ? undefined : `${dir} lies outside the project`;
+  } catch {
+    return undefined;
+  }
+}
+
+const inside = (real: string, realRoot: string) => real === realRoot || real.startsWith(realRoot + path.sep);
+
+/** The first lines of the agent's definition file as the builder finds it (.claude/agents/, then agents/), when readable. */
+function agentOpening(root: string, agent: string): string | undefined {
+  const names = agent === 'tech_lead' ? ['tech_lead.md', 'techlead.md'] : [`${agent}.md`];
+  for (const dir of ['.claude/agents', 'agents']) {
+    for (const name of names) {
+      const read = readRegularFile(path.join(root, dir, name), 4 * 1024 * 1024);
+      if (!read.ok) continue;
+      const lines = read.bytes.toString('utf8').split('\n').slice(0, 3);
+      return lines.length < 3 ? undefined : lines.join('\n');
+    }
+  }
+  return undefined;
+}
+
+/** Whether the project's settings register the wired prompt hook (then the plugin's steps aside). */
+export function projectWiresHook(root: string): boolean {
+  for (const name of ['settings.json', 'settings.local.json']) {
+    try {
+      const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', name), 'utf8')) as { hooks?: { PostToolUse?: unknown } };
+      const entries = settings.hooks?.PostToolUse;
+      if (!Array.isArray(entries)) continue;
+      for (const e of entries) {
+        const hooks = (e as { hooks?: unknown } | null)?.hooks;
+        if (Array.isArray(hooks) && hooks.some((h) => isWiredHookCommand((h as { command?: unknown } | null)?.command))) return true;
+      }
+    } catch {
+      // absent or not JSON: not wired there
+    }
+  }
+  return false;
+}
+
+function writeAtomically(file: string, data: string | Buffer, mode: number): void {
+  const tmp = `${file}.context-assembler-${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, data, { mode, flag: 'wx' });
+    fs.chmodSync(tmp, mode);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Runs `fn` holding `lock` (made exclusively; a lock older than LOCK_STALE_MS is taken over). */
+function withLock<T>(lock: string, fn: () => T): T {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      try {
+        if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) fs.rmSync(lock, { force: true });
+      } catch {
+        // gone meanwhile: try again
+      }
+      if (Date.now() > deadline) throw new Error(`another hook held ${lock} for ${LOCK_WAIT_MS} ms`);
+      Atomics.wait(pause, 0, 0, 25);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
