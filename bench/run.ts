@@ -31,6 +31,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_GROUPS, BENCH_HISTORY, BENCH_SESSION, generateBench, parseScale, scaleName, SESSIONS, type BenchDb } from './generate.ts';
 import { benchIndexBuild, cliStoredCounts, indexedCopy, projectWith, type IndexBench, type Release } from './relevance.ts';
+import { benchHookCost, HOOK_TARGET_MS, hookCostRows } from './hook.ts';
 import { median, RSS_METHOD, runScale, type ScaleResult, type SeriesSpec } from './series.ts';
 import { startTimer, stopTimer } from './timer.ts';
 
@@ -394,6 +395,7 @@ async function main(): Promise<number> {
   const pipeline = at100k
     ? await attempt('in-process pipeline', () => benchPipeline(current, at100k.g, at100k.indexed.current as string, at100k.counts.current as [string, number][])) : { error: 'no 100k database in --scales' };
   const count = await attempt('counting 1 MB', () => benchCount(current));
+  const hookCost = await attempt('prompt hook cost', () => benchHookCost());
   const redaction = await attempt('redaction', async () => {
     const { benchRedaction } = (await import('./redaction.ts')) as Mod;
     return benchRedaction(Math.max(3, REPEATS)) as { input: string; ms_1mb: number; ratio: number }[];
@@ -453,6 +455,11 @@ async function main(): Promise<number> {
     const { printRedactionTable } = (await import('./redaction.ts')) as Mod;
     printRedactionTable(redaction);
   }
+  if (!failed(hookCost)) {
+    log(`\n### Prompt hook on a Bash call that is not the prompt builder (${hookCost.rounds} interleaved rounds)\n`);
+    log('| command | median | × node -e 0 |\n|---|---:|---:|');
+    for (const row of hookCostRows(hookCost)) log(row);
+  }
 
   // Targets.
   const targets: Target[] = [];
@@ -486,6 +493,7 @@ async function main(): Promise<number> {
     targets.push({ target: `redaction of 1 MB adversarial text (slowest: ${worst.input}) < 200 ms`, value: worst.ms_1mb, limit: 200, unit: 'ms' });
     targets.push({ target: 'redaction time 1 MB / 100 KB, worst input ≤ 15 (linear ≈ 10)', value: Math.max(...redaction.map((r) => r.ratio)), limit: 15, unit: '×' });
   }
+  targets.push({ target: `prompt hook on a non-builder Bash call ≤ ${HOOK_TARGET_MS} ms (median)`, value: failed(hookCost) ? null : hookCost.guarded_median_ms, limit: HOOK_TARGET_MS, unit: 'ms' });
   if (!failed(indexBuild)) targets.push({ target: 'first read of a 100k database never indexed < 5 s', value: indexBuild.first_read_ms / 1000, limit: 5, unit: 's' });
 
   log('\n### Targets (benchmarks, not timed tests)\n');
@@ -549,6 +557,7 @@ async function main(): Promise<number> {
     count_1mb: failed(count) ? null : count,
     index_build_100k: failed(indexBuild) ? null : indexBuild,
     redaction_1mb: failed(redaction) ? null : redaction,
+    prompt_hook_cost: failed(hookCost) ? null : hookCost,
     targets: targets.map((t) => ({ ...t, value: t.value === null ? null : Number(t.value.toFixed(3)), result: verdict(t) })),
     all_pass: allPass,
     wall_ms: Math.round(wallMs),

@@ -22,6 +22,10 @@ describe('the builder run in the hook event', () => {
   it.each([
     ['multi-line JSON with the budget object and the stderr metadata', RESULT, METADATA, { kind: 'built', promptFile: PROMPT_FILE, paramsFile: 'bazinga/prompts/S/params_qa_expert_AUTH.json' }],
     ['the JSON alone', RESULT, '', { kind: 'built', promptFile: PROMPT_FILE }],
+    // What Claude Code's Bash tool hands the hook (client 2.1.197): both streams merged in stdout, stderr empty.
+    ['both streams merged in stdout, as the client hands them', METADATA.split('\n').slice(2).join('\n') + RESULT.trimEnd(), '', { kind: 'built', promptFile: PROMPT_FILE }],
+    ['merged, the JSON first and metadata after it', RESULT + METADATA, '', { kind: 'built', promptFile: PROMPT_FILE }],
+    ['merged, a failure after warnings', `WARNING: x\n${JSON.stringify({ success: false, error: 'budget exceeded', prompt_file: null }, null, 2)}`, '', { kind: 'left', why: 'the prompt builder reported failure: budget exceeded' }],
     ['PROMPT_FILE= on stderr alone (stdout not JSON)', 'done\n', METADATA, { kind: 'built', promptFile: PROMPT_FILE }],
     ['the same JSON on one line', JSON.stringify(JSON.parse(RESULT)), '', { kind: 'built', promptFile: PROMPT_FILE }],
     ['success false', JSON.stringify({ success: false, error: 'Params file not found: x', prompt_file: null }, null, 2), '', { kind: 'left', why: 'the prompt builder reported failure: Params file not found: x' }],

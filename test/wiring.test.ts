@@ -99,10 +99,12 @@ function runHooks(command: string, response: { stdout: string; stderr: string },
 /** The orchestrator's Bash call of the builder, then the hooks: the builder's own prompt and the one the agent reads. */
 function spawnPrompt(agent: string, group: string, opts: { plugin?: boolean; env?: NodeJS.ProcessEnv } = {}) {
   const command = BUILD(paramsOf(agent, group));
-  const build = spawnSync('/bin/sh', ['-c', command], { cwd: project.root, encoding: 'utf8', env: { ...process.env, ...opts.env } });
-  expect(build.status, build.stderr).toBe(0);
+  // Claude Code's Bash tool runs the command with both streams into one: the hook gets them merged in stdout.
+  const build = spawnSync('/bin/sh', ['-c', `${command} 2>&1`], { cwd: project.root, encoding: 'utf8', env: { ...process.env, ...opts.env } });
+  expect(build.status, build.stdout).toBe(0);
+  expect(build.stdout).toMatch(/^PROMPT_FILE=/m);
   const builder = fs.readFileSync(P(promptOf(agent, group)), 'utf8');
-  const hooks = runHooks(command, { stdout: build.stdout, stderr: build.stderr }, opts);
+  const hooks = runHooks(command, { stdout: build.stdout.replace(/\n$/, ''), stderr: '' }, opts);
   return { build, builder, hooks, prompt: fs.readFileSync(P(promptOf(agent, group)), 'utf8') };
 }
 

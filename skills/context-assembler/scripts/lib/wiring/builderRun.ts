@@ -6,7 +6,9 @@
  * prints its result on stdout as one JSON document, pretty-printed over several lines
  * (`{"success": true, "prompt_file": "<absolute path>", …, "budget": {…}}`; on failure `success`
  * false, `prompt_file` null, `error` a message), and on stderr `[INFO]`/`WARNING:` lines, a
- * `[PROMPT_METADATA]` block of key=value lines and `PROMPT_FILE=<absolute path>`.
+ * `[PROMPT_METADATA]` block of key=value lines and `PROMPT_FILE=<absolute path>`. Claude Code's
+ * Bash tool hands a hook both streams merged in `tool_response.stdout` (its `stderr` empty; seen
+ * with client 2.1.197): the JSON document comes after the metadata lines there.
  */
 
 /** The builder's script, as the orchestrator runs it. */
@@ -31,7 +33,7 @@ export function readBuilderRun(command: string, response: unknown): BuilderRun {
   const { stdout, stderr } = streams(response);
   const reported = resultOf(stdout);
   if (reported.kind === 'failed') return { kind: 'left', why: `the prompt builder reported failure${reported.error ? `: ${reported.error}` : ''}` };
-  const announced = [...new Set([...stderr.matchAll(/^PROMPT_FILE=(.+?)\r?$/gm)].map((m) => m[1] as string))];
+  const announced = [...new Set([...`${stdout}\n${stderr}`.matchAll(/^PROMPT_FILE=(.+?)\r?$/gm)].map((m) => m[1] as string))];
   if (announced.length > 1) return { kind: 'left', why: `the prompt builder announced ${announced.length} prompt files` };
   const fromStdout = reported.kind === 'succeeded' ? reported.promptFile : undefined;
   const fromStderr = announced[0];
@@ -52,18 +54,40 @@ function streams(response: unknown): { stdout: string; stderr: string } {
 
 type Reported = { kind: 'succeeded'; promptFile: string } | { kind: 'failed'; error: string } | { kind: 'none' };
 
-/** The builder's JSON result: the whole of stdout as one document, in any layout. */
+/** Lines of stdout looked at for the result: the builder's JSON is about 15 lines, after a few of metadata. */
+const RESULT_LINES = 400;
+
+/**
+ * The builder's JSON result: one JSON object in stdout, in any layout, alone or after other lines
+ * (the merged stderr). The last object found wins; lines that are not part of it are ignored.
+ */
 function resultOf(stdout: string): Reported {
-  const text = stdout.trim();
-  if (!text.startsWith('{')) return { kind: 'none' };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kind: 'none' };
+  const lines = stdout.split('\n').slice(-RESULT_LINES);
+  let found: Reported = { kind: 'none' };
+  for (let start = 0; start < lines.length; start++) {
+    if (!(lines[start] as string).trimStart().startsWith('{')) continue;
+    for (let end = start; end < lines.length; end++) {
+      if (!(lines[end] as string).trimEnd().endsWith('}')) continue;
+      const value = parseObject(lines.slice(start, end + 1).join('\n'));
+      if (value === undefined || !('success' in value)) continue;
+      found = reported(value);
+      start = end;
+      break;
+    }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { kind: 'none' };
-  const r = value as { success?: unknown; prompt_file?: unknown; error?: unknown };
+  return found;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function reported(r: { success?: unknown; prompt_file?: unknown; error?: unknown }): Reported {
   if (r.success === false) return { kind: 'failed', error: typeof r.error === 'string' ? r.error : '' };
   if (r.success === true && typeof r.prompt_file === 'string' && r.prompt_file !== '') return { kind: 'succeeded', promptFile: r.prompt_file };
   if (r.success === true) return { kind: 'failed', error: 'success without a prompt_file' };
