@@ -386,6 +386,13 @@ describe('doctor on the integration', () => {
     expect(rows['prompt dry run']?.status).toBe('ok');
     expect(rows['prompt dry run']?.detail).toMatch(/qa_expert_AUTH\.md: would replace the builder's "## Context from Prior Work" section \(bytes 0-\d+, \d+ lines\), up to "## SPECIALIZATION GUIDANCE \(Advisory\)"; the other \d+ bytes stay byte-identical/);
     expect(rows.relevance).toMatchObject({ status: 'ok' });
+
+    // Once the hook served it, the dry run recognises the block it kept.
+    spawnPrompt('qa_expert', 'AUTH');
+    const served = spawnSync(process.execPath, [DOCTOR, 'doctor', '--project-root', project.root, '--format', 'json'], { encoding: 'utf8', env: { ...process.env, HOME: project.root } });
+    const row = (JSON.parse(served.stdout).checks as { check: string; status: string; detail: string }[]).find((c) => c.check === 'prompt dry run');
+    expect(row?.status).toBe('ok');
+    expect(row?.detail).toMatch(/qa_expert_AUTH\.md: served: it opens with this product's block \(bytes 0-\d+\), the builder's components follow from "## SPECIALIZATION GUIDANCE \(Advisory\)"/);
   });
 
   it('warns when the plugin and the wiring both register the hook', () => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { listQuotableTexts, openReadOnly, readRegularFile } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { EARLIER_WIRED_HOOK_COMMANDS, PROMPT_BUILDER } from './hookCommand.ts';
-import { projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
+import { keptBlockOf, projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
 import { BLOCK_BEGIN, describePlacement, placeBlock, withBlock } from './promptSection.ts';
 
 export interface IntegrationCheck {
@@ -110,20 +110,26 @@ export function integrationChecks(project: string, dbPath: string, relevanceOn: 
   } catch {
     // no database: the dry run works on the openings alone
   }
-  const placement = placeBlock(bytes, { earlierBlocks: [], quoted });
+  const kept = keptBlockOf(prompt);
+  const placement = placeBlock(bytes, { earlierBlocks: kept === undefined ? [] : [kept], quoted });
   const rel = path.relative(project, prompt);
   if (placement.kind === 'unknown') {
-    add('prompt dry run', bytes.subarray(0, BLOCK_BEGIN.length).toString() === BLOCK_BEGIN ? 'ok' : 'warn', `${rel}: would change ${describePlacement(bytes, placement)}`);
+    add('prompt dry run', 'warn', `${rel}: would change ${describePlacement(bytes, placement)}`, bytes.subarray(0, BLOCK_BEGIN.length).toString() === BLOCK_BEGIN ? 'rebuild the prompt (the builder writes it anew) or remove the block by hand' : '');
+    return out;
+  }
+  if (placement.kind === 'renew') {
+    const next = bytes.subarray(placement.end).toString('utf8').split('\n')[0] ?? '';
+    add('prompt dry run', 'ok', `${rel}: served: it opens with this product's block (bytes 0-${placement.end}), the builder's components follow from ${JSON.stringify(next)}; a rebuild is served the same way`);
     return out;
   }
   const sample = '## Context for doctor\n\n(dry run)\n';
   const after = withBlock(bytes, placement, sample);
-  const kept = placement.kind === 'insert' ? 0 : placement.end;
-  const unchanged = after.subarray(after.length - (bytes.length - kept)).equals(bytes.subarray(kept));
+  const from = placement.kind === 'insert' ? 0 : placement.end;
+  const unchanged = after.subarray(after.length - (bytes.length - from)).equals(bytes.subarray(from));
   add(
     'prompt dry run',
     unchanged ? 'ok' : 'fail',
-    `${rel}: would replace ${describePlacement(bytes, placement)}; ${unchanged ? `the other ${bytes.length - kept} bytes stay byte-identical` : 'other bytes would change'}`,
+    `${rel}: would replace ${describePlacement(bytes, placement)}; ${unchanged ? `the other ${bytes.length - from} bytes stay byte-identical` : 'other bytes would change'}`,
     unchanged ? '' : 'report this prompt: the hook leaves prompts it cannot place as they are, but this one it would change elsewhere',
   );
   return out;

@@ -218,6 +218,11 @@ function assemble(io: HookIo, s: Spawn): { block: string; empty: boolean } | { w
   return { block: out, empty: shown === 0 };
 }
 
+/** The block the hook kept for `prompt` (beside it), if any: doctor's dry run recognises a served prompt by it. */
+export function keptBlockOf(prompt: string): string | undefined {
+  return readKept(path.join(path.dirname(prompt), MADE_DIR, `${path.basename(prompt)}.json`))?.block;
+}
+
 function readKept(file: string): Kept | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Kept>;
