@@ -68,12 +68,18 @@ function withFts5On(text, value) {
 
 /** Makes the change `plan` (state 'turn-on') describes: previous file kept, new file written through a rename, record written. */
 export function applyRelevance(project, plan, now = new Date()) {
-  const file = path.join(project, CONFIG);
+  // A config that is a symbolic link is written where it points (the link stays a link).
+  const file = fs.realpathSync(path.join(project, CONFIG));
   const mode = fs.statSync(file).mode & 0o777;
   fs.copyFileSync(file, path.join(project, PREVIOUS));
   const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, plan.text, { mode });
-  fs.chmodSync(tmp, mode);
-  fs.renameSync(tmp, file);
+  try {
+    fs.writeFileSync(tmp, plan.text, { mode, flag: 'wx' });
+    fs.chmodSync(tmp, mode);
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
   fs.writeFileSync(path.join(project, RECORD), JSON.stringify({ enable_fts5: true, turned_on_at: now.toISOString(), previous: PREVIOUS }, null, 2) + '\n');
 }

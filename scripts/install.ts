@@ -220,7 +220,7 @@ function unwire(project: string, dryRun: boolean): number {
   if (!plan.exact) process.stdout.write(`${SETTINGS} changed since --wire: only the hook is taken out, the rest is kept as it is now.\n`);
   if (dryRun) return 0;
   applyEdits(project, plan.edits);
-  if (isWired(project)) {
+  if (isWired(project, true)) {
     process.stderr.write(`${SETTINGS} still registers the prompt hook (changed while it was written?); run --unwire again.\n`);
     return 1;
   }

@@ -63,10 +63,10 @@ function readSettings(project: string): { text: string | undefined; value: Setti
   return { text, value: value as Settings };
 }
 
-/** Whether `.claude/settings.json` registers this version's prompt hook, read from the file itself. */
-export function isWired(project: string): boolean {
+/** Whether `.claude/settings.json` registers this version's prompt hook (`any`: or an earlier version's), read from the file itself. */
+export function isWired(project: string, any = false): boolean {
   try {
-    return (readSettings(project).value.hooks?.PostToolUse ?? []).some(isCurrent);
+    return (readSettings(project).value.hooks?.PostToolUse ?? []).some(any ? hasOurHook : isCurrent);
   } catch {
     return false;
   }
@@ -194,9 +194,14 @@ export function applyEdits(project: string, edits: readonly Edit[]): void {
     const mode = e.mode ?? (fs.existsSync(dest) ? fs.statSync(dest).mode & 0o777 : 0o644);
     fs.mkdirSync(path.dirname(dest), { recursive: true });
     const tmp = `${dest}.tmp-${process.pid}`;
-    fs.writeFileSync(tmp, e.after, { mode });
-    fs.chmodSync(tmp, mode);
-    fs.renameSync(tmp, dest);
+    try {
+      fs.writeFileSync(tmp, e.after, { mode, flag: 'wx' });
+      fs.chmodSync(tmp, mode);
+      fs.renameSync(tmp, dest);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
   }
 }
 

@@ -64,8 +64,8 @@ function run(cmd: string, args: readonly string[], opts: { cwd: string; env: Nod
  * added must not make the plugin look broken), symlinks kept as symlinks, nothing ignored
  * (node_modules, dist/).
  */
-function copyAsPlugin(prefix: string): string {
-  const dest = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+function copyAsPlugin(prefix: string, under = ''): string {
+  const dest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), prefix)), under);
   const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
   for (const rel of listed.stdout.split('\0').filter(Boolean)) {
@@ -155,8 +155,9 @@ describe("the client's install state (npm ci --ignore-scripts), then the Session
   let state: { pkg: boolean; build: boolean; dist: boolean };
 
   beforeAll(async () => {
-    plugin = copyAsPlugin('ca-plugin-client-');
-    temps.push(plugin);
+    // Where the client keeps it: ~/.claude/plugins/cache/<marketplace>/<plugin>/<version>.
+    plugin = copyAsPlugin('ca-plugin-client-', 'plugins/cache/context-assembler/context-assembler/0.1.0');
+    temps.push(plugin.slice(0, plugin.indexOf('/plugins/cache/')));
     fixture = copyFixture('ca-bootstrap-fixture-');
     // What the client runs in the copy (the registry, or npm's cache when it has the packages).
     const ci = await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: plugin, env: cleanEnv() });
@@ -183,10 +184,14 @@ describe("the client's install state (npm ci --ignore-scripts), then the Session
     expect(lines[0]).toContain(`cd "${plugin}" && npm rebuild better-sqlite3`);
   });
 
-  it('the hook rebuilds the binding and builds the bundles, with progress on stderr, exit 0, no lock left', () => {
+  it('the hook rebuilds the binding, builds the bundles and trims the cached copy to what runs, with progress on stderr, exit 0, no lock left', () => {
     expect(hook.code, hook.stderr).toBe(0);
     expect(hook.stderr).toMatch(/native part is not built[^\n]*: compiling it/);
-    expect(hook.stdout).toMatch(/^context-assembler: built better-sqlite3 in \d+ s; built the bundles in \d+ s\.\n$/);
+    const dev = Object.keys(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies);
+    expect(hook.stdout).toMatch(new RegExp(`^context-assembler: built better-sqlite3 in \\d+ s; built the bundles in \\d+ s; removed what only development needs \\(${dev.length} dev packages, test/, bench/\\)\\.\n$`));
+    for (const name of dev) expect(fs.existsSync(path.join(plugin, 'node_modules', name)), name).toBe(false);
+    expect(fs.existsSync(path.join(plugin, 'test'))).toBe(false);
+    expect(fs.existsSync(path.join(plugin, 'bench'))).toBe(false);
     expect(fs.existsSync(path.join(plugin, 'skills', 'context-assembler', 'dist', 'assemble.cjs'))).toBe(true);
     expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
   });

@@ -14,7 +14,9 @@
  *     hundred lines), `## Skills Checklist`, the reasoning-save block opening with `---`, the agent's
  *     definition file as it is (frontmatter first), the task opening with a blank line and `---`,
  *     and the feedback sections of a retry;
- *   - paths: the params file and output_file relative to the project root, which it changes to;
+ *   - paths: the params file and output_file relative to the project root (its own folder's, links
+ *     resolved), which it changes to; its token estimate is characters ÷ 3.85 plus 2 %, and
+ *     BAZINGA_PROMPT_FILE_LIMIT sets the file-read limit (its budget: 92 % of it);
  *   - BUILDER_TRIM=1 in the environment drops the skills and reasoning-save blocks and cuts the
  *     context section short, as the builder's file-read budget does.
  */
@@ -25,7 +27,8 @@ export const BUILDER_PATH = '.claude/skills/prompt-builder/scripts/prompt_builde
 export const BUILD = (params: string) => `python3 ${BUILDER_PATH} --params-file "${params}"`;
 
 const SCRIPT = String.raw`import json, os, sqlite3, sys
-root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..'))
+root = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(__file__)), '..', '..', '..', '..'))
+limit = int(os.environ.get('BAZINGA_PROMPT_FILE_LIMIT', 25000))
 os.chdir(root)
 args = sys.argv[1:]
 params_path = os.path.join(root, args[args.index('--params-file') + 1])
@@ -90,13 +93,13 @@ out = os.path.join(root, p['output_file'])
 os.makedirs(os.path.dirname(out), exist_ok=True)
 with open(out, 'w') as fh:
     fh.write(text)
-lines, tokens = len(text.splitlines()), len(text) // 4
+lines, tokens = len(text.splitlines()), int(len(text) / 3.85 * 1.02)
 print("[PROMPT_METADATA]", file=sys.stderr)
 for k, v in (("agent_type", agent), ("project_root", root), ("lines", lines), ("tokens_estimate", tokens), ("sections_trimmed", 0), ("markers_validated", "true")):
     print("%s=%s" % (k, v), file=sys.stderr)
 print("PROMPT_FILE=" + out, file=sys.stderr)
 print(json.dumps({"success": True, "prompt_file": out, "tokens_estimate": tokens, "lines": lines, "markers_ok": True, "missing_markers": [], "error": None,
-                  "budget": {"file_read_limit": 25000, "effective_budget": 23000, "used": tokens, "remaining": 25000 - tokens}}, indent=2))
+                  "budget": {"file_read_limit": limit, "effective_budget": int(limit * 0.92), "used": tokens, "remaining": limit - tokens}}, indent=2))
 `;
 
 /** An agent definition as BAZINGA installs it: YAML frontmatter, then the body. */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILDER_IF, EARLIER_WIRED_HOOK_COMMANDS, PLUGIN_HOOK_COMMAND, WIRED_HOOK_COMMAND } from '../skills/context-assembler/scripts/lib/wiring/hookCommand.ts';
+import { projectWiresHook } from '../skills/context-assembler/scripts/lib/wiring/promptHook.ts';
 import { BLOCK_BEGIN, BLOCK_END } from '../skills/context-assembler/scripts/lib/wiring/promptSection.ts';
 import { bazingaDb, copyFixture, REPO_ROOT, S1, runScript, writeArtifact, type Project } from './helpers.ts';
 import { BUILD, installStandInBuilder } from './standInBuilder.ts';
@@ -260,12 +261,13 @@ describe('spawns of one group, as the orchestrator makes them', () => {
 describe('what the hook leaves alone', () => {
   const leftAlone = (agent: string, group: string, opts: { env?: NodeJS.ProcessEnv; response?: (build: { stdout: string; stderr: string }) => { stdout: string; stderr: string }; command?: string; before?: () => void } = {}) => {
     const command = opts.command ?? BUILD(paramsOf(agent, group));
-    const build = spawnSync('/bin/sh', ['-c', command], { cwd: project.root, encoding: 'utf8' });
+    const build = spawnSync('/bin/sh', ['-c', command], { cwd: project.root, encoding: 'utf8', env: { ...process.env, ...opts.env } });
     opts.before?.();
     const file = P(promptOf(agent, group));
-    const before = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+    expect(fs.existsSync(file), file).toBe(true);
+    const before = fs.readFileSync(file);
     const hooks = runHooks(command, opts.response ? opts.response(build) : { stdout: build.stdout, stderr: build.stderr }, { env: opts.env });
-    if (before) expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
     return hooks;
   };
 
@@ -278,6 +280,54 @@ describe('what the hook leaves alone', () => {
     writeParams('developer', 'CART');
     const hooks = leftAlone('developer', 'CART', { response: () => ({ stdout: JSON.stringify({ success: false, error: 'Agent file not found', prompt_file: null }, null, 2), stderr: '' }) });
     expect(hooks[0]?.stderr).toBe('⚠ context-assembler: prompt left as the builder wrote it (the prompt builder reported failure: Agent file not found)\n');
+  });
+
+  it('a block without packages (an agent no package names) never replaces a builder section that lists some', () => {
+    writeParams('investigator', 'AUTH');
+    const { builder, prompt, hooks } = spawnPrompt('investigator', 'AUTH');
+    expect(builder).toContain('### Relevant Context');
+    expect(prompt).toBe(builder);
+    expect(hooks.map((h) => [h.code, h.stderr])).toEqual([[0, '']]);
+  });
+
+  it('a prompt it cannot place is left before anything is assembled: nothing recorded as delivered', () => {
+    writeParams('tech_lead', 'CART');
+    const consumption = () => {
+      const db = new Database(project.dbPath, { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM consumption_scope').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = consumption();
+    const hooks = leftAlone('tech_lead', 'CART', {
+      before: () => fs.writeFileSync(P(promptOf('tech_lead', 'CART')), `${BLOCK_BEGIN}\nsomeone else's\n${BLOCK_END}\n\n` + fs.readFileSync(P(promptOf('tech_lead', 'CART')), 'utf8')),
+    });
+    expect(hooks[0]?.stderr).toContain('the prompt opens with a block this hook did not make');
+    expect(consumption()).toBe(before);
+  });
+
+  it("a prompt the block would take past the builder's file-read budget stays as built", () => {
+    writeParams('qa_expert', 'CART');
+    // Served once: the size of the prompt with the block (the block is kept, so a rebuild gets the same one).
+    const served = spawnPrompt('qa_expert', 'CART').prompt;
+    const tokens = Math.floor((Array.from(served).length / 3.85) * 1.02);
+    const env = { BAZINGA_PROMPT_FILE_LIMIT: String(Math.floor((tokens - 1) / 0.92)) };
+    const hooks = leftAlone('qa_expert', 'CART', { env });
+    expect(hooks[0]?.stderr).toMatch(new RegExp(`prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${Math.floor(Math.floor((tokens - 1) / 0.92) * 0.92)}\\)\\n$`));
+  });
+
+  it('a project reached through a symbolic link (CLAUDE_PROJECT_DIR) is served', () => {
+    const link = `${project.root}-link`;
+    fs.symlinkSync(project.root, link);
+    try {
+      writeParams('developer', 'CART');
+      const { builder, prompt } = spawnPrompt('developer', 'CART', { env: { CLAUDE_PROJECT_DIR: link } });
+      onlyContextChanged(builder, prompt, '## Skills Checklist\n');
+    } finally {
+      fs.rmSync(link);
+    }
   });
 
   it('one command building two prompts: both as built', () => {
@@ -327,6 +377,18 @@ describe('what the hook leaves alone', () => {
     fs.rmSync(away, { recursive: true });
   });
 
+  it('a params file that is a symbolic link out of the project: not followed', () => {
+    const away = path.join(path.dirname(project.root), `params-away-${path.basename(project.root)}.json`);
+    fs.writeFileSync(away, JSON.stringify({ agent_type: 'developer', session_id: S1, group_id: 'CART', output_file: promptOf('developer', 'CART') }));
+    fs.symlinkSync(away, P(`${DIR}/params_linked.json`));
+    const before = fs.readFileSync(P(promptOf('developer', 'CART')));
+    const runs = runHooks(BUILD(`${DIR}/params_linked.json`), { stdout: JSON.stringify({ success: true, prompt_file: P(promptOf('developer', 'CART')) }, null, 2), stderr: '' });
+    expect(runs[0]?.stderr).toContain(`the params file ${P(`${DIR}/params_linked.json`)} is a symbolic link`);
+    expect(fs.readFileSync(P(promptOf('developer', 'CART'))).equals(before)).toBe(true);
+    fs.rmSync(away);
+    fs.rmSync(P(`${DIR}/params_linked.json`));
+  });
+
   it('any other Bash call: the shell test decides before Node starts (no node on the PATH is never noticed)', () => {
     // A PATH with the shell's `cat` and no node.
     const bin = fs.mkdtempSync(path.join(path.dirname(project.root), 'bin-'));
@@ -345,6 +407,17 @@ describe('what the hook leaves alone', () => {
 });
 
 describe('the plugin\'s hook', () => {
+  it("steps aside only for this version's wiring: an earlier version's hook cannot read today's builder", () => {
+    const dir = fs.mkdtempSync(path.join(path.dirname(project.root), 'wires-'));
+    fs.mkdirSync(path.join(dir, '.claude'));
+    const settings = (command: string) => JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] } });
+    fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), settings(EARLIER_WIRED_HOOK_COMMANDS[0] as string));
+    expect(projectWiresHook(dir)).toBe(false);
+    fs.writeFileSync(path.join(dir, '.claude', 'settings.local.json'), settings(WIRED_HOOK_COMMAND));
+    expect(projectWiresHook(dir)).toBe(true);
+    fs.rmSync(dir, { recursive: true });
+  });
+
   it('registers the same guarded command and if rule in hooks/hooks.json', () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'hooks', 'hooks.json'), 'utf8'));
     expect(hooks.hooks.PostToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', if: BUILDER_IF, command: PLUGIN_HOOK_COMMAND, timeout: 60 }] }]);
@@ -384,7 +457,9 @@ describe('doctor on the integration', () => {
     expect(rows.flow).toMatchObject({ status: 'ok', detail: "today's BAZINGA: .claude/skills/prompt-builder/scripts/prompt_builder.py builds each spawn's prompt" });
     expect(rows['prompt hook']).toMatchObject({ status: 'ok', detail: "the project's wiring (.claude/settings.json)" });
     expect(rows['prompt dry run']?.status).toBe('ok');
-    expect(rows['prompt dry run']?.detail).toMatch(/qa_expert_AUTH\.md: would replace the builder's "## Context from Prior Work" section \(bytes 0-\d+, \d+ lines\), up to "## SPECIALIZATION GUIDANCE \(Advisory\)"; the other \d+ bytes stay byte-identical/);
+    expect(rows['prompt dry run']?.detail).toMatch(
+      /qa_expert_AUTH\.md: would replace the builder's "## Context from Prior Work" section \(bytes 0-\d+, \d+ lines\), up to "## SPECIALIZATION GUIDANCE \(Advisory\)"; the other \d+ bytes stay as they are, from "## SPECIALIZATION GUIDANCE \(Advisory\)" on \(the builder's ## SPECIALIZATION GUIDANCE \(Advisory\), ## Skills Checklist, ## 🔴 MANDATORY REASONING SAVES, ## Current Task Assignment\)/,
+    );
     expect(rows.relevance).toMatchObject({ status: 'ok' });
 
     // Once the hook served it, the dry run recognises the block it kept.

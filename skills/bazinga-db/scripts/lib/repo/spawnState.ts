@@ -5,15 +5,17 @@
  * Read-only; every figure is a count, a maximum or a sum over indexed columns.
  */
 import { stmt, type DB } from '../db.ts';
+import { hasMemoryTables } from './memories.ts';
 
 export interface SpawnState {
   sessionFound: boolean;
   groupFound: boolean;
   /**
    * One line of figures that changes whenever something this spawn could be shown changed: the
-   * packages visible to the group (its own and the session-wide ones), its reasoning (and the
-   * session-wide reasoning), the group's review state (revision count, last verdict, attempts),
-   * the error patterns and strategies of every project. Our own consumption marks are not in it.
+   * packages the assembler can show the group (its own and those of global scope), its reasoning
+   * (and the session-wide reasoning), the group's review state (revision count, last verdict,
+   * attempts), the error patterns and strategies of every project, the project memories. What an
+   * assembly itself writes (consumption marks, access counts) is not in it.
    */
   fingerprint: string;
 }
@@ -23,18 +25,17 @@ type Figures = Record<string, unknown> | undefined;
 /** The state of `group` (`global`: the whole session) in `sessionId`; see SpawnState. */
 export function readSpawnState(db: DB, sessionId: string, group: string): SpawnState {
   const session = stmt(db, 'SELECT 1 AS found FROM sessions WHERE session_id = ?').get(sessionId) as Figures;
-  const wholeSession = group === 'global';
+  // The assembler's own eligibility (contextPackages.ts): the group's packages and those of global scope.
   const packages = stmt(
     db,
     `SELECT count(*) AS n, max(id) AS last FROM context_packages
-     WHERE session_id = @sessionId AND (@wholeSession = 1 OR group_id = @group OR scope = 'global' OR group_id IS NULL OR group_id IN ('', 'global'))`,
-  ).get({ sessionId, group, wholeSession: wholeSession ? 1 : 0 }) as Figures;
+     WHERE session_id = @sessionId AND (group_id = @group OR scope = 'global')`,
+  ).get({ sessionId, group }) as Figures;
   const reasoning = stmt(
     db,
     `SELECT count(*) AS n, max(id) AS last FROM orchestration_logs
-     WHERE session_id = @sessionId AND log_type = 'reasoning'
-       AND (@wholeSession = 1 OR group_id = @group OR group_id IS NULL OR group_id IN ('', 'global'))`,
-  ).get({ sessionId, group, wholeSession: wholeSession ? 1 : 0 }) as Figures;
+     WHERE session_id = @sessionId AND log_type = 'reasoning' AND (group_id = @group OR group_id = 'global')`,
+  ).get({ sessionId, group }) as Figures;
   const review = stmt(
     db,
     `SELECT revision_count, last_review_status, qa_attempts, tl_review_attempts, status FROM task_groups
@@ -42,10 +43,16 @@ export function readSpawnState(db: DB, sessionId: string, group: string): SpawnS
   ).get(sessionId, group) as Figures;
   const patterns = stmt(db, 'SELECT count(*) AS n, max(last_seen) AS seen, sum(occurrences) AS occ, sum(confidence) AS conf FROM error_patterns').get() as Figures;
   const strategies = stmt(db, 'SELECT count(*) AS n, max(last_seen) AS seen, sum(helpfulness) AS help FROM strategies').get() as Figures;
+  const memories = hasMemoryTables(db)
+    ? (stmt(
+        db,
+        `SELECT count(*) AS n, max(id) AS last, max(updated_at) AS updated, count(archived_at) AS archived, count(superseded_by) AS superseded FROM ca_memories`,
+      ).get() as Figures)
+    : null;
   return {
     sessionFound: session !== undefined,
     groupFound: review !== undefined,
-    fingerprint: JSON.stringify({ packages, reasoning, review: review ?? null, patterns, strategies }),
+    fingerprint: JSON.stringify({ packages, reasoning, review: review ?? null, patterns, strategies, memories }),
   };
 }
 

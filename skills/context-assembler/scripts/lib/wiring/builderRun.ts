@@ -18,7 +18,8 @@ const PARAMS_ARG = /--params-file(?:=|\s+)(?:"([^"]+)"|'([^']+)'|([^\s;&|]+))/;
 
 export type BuilderRun =
   | { kind: 'not-builder' }
-  | { kind: 'built'; paramsFile: string; promptFile: string }
+  /** `effectiveBudget`: the token budget the builder kept the prompt within (its JSON's budget.effective_budget), when it said. */
+  | { kind: 'built'; paramsFile: string; promptFile: string; effectiveBudget?: number }
   | { kind: 'left'; why: string };
 
 /** Reads the event's command and response; `left` says why the prompt (if any) must stay as the builder wrote it. */
@@ -42,7 +43,8 @@ export function readBuilderRun(command: string, response: unknown): BuilderRun {
   }
   const promptFile = fromStdout ?? fromStderr;
   if (promptFile === undefined) return { kind: 'left', why: 'the prompt builder reported no prompt file (no JSON result with success, no PROMPT_FILE= line)' };
-  return { kind: 'built', paramsFile, promptFile };
+  const effectiveBudget = reported.kind === 'succeeded' ? reported.effectiveBudget : undefined;
+  return { kind: 'built', paramsFile, promptFile, ...(effectiveBudget === undefined ? {} : { effectiveBudget }) };
 }
 
 function streams(response: unknown): { stdout: string; stderr: string } {
@@ -52,7 +54,7 @@ function streams(response: unknown): { stdout: string; stderr: string } {
   return { stdout: typeof r.stdout === 'string' ? r.stdout : '', stderr: typeof r.stderr === 'string' ? r.stderr : '' };
 }
 
-type Reported = { kind: 'succeeded'; promptFile: string } | { kind: 'failed'; error: string } | { kind: 'none' };
+type Reported = { kind: 'succeeded'; promptFile: string; effectiveBudget?: number } | { kind: 'failed'; error: string } | { kind: 'none' };
 
 /** Lines of stdout looked at for the result: the builder's JSON is about 15 lines, after a few of metadata. */
 const RESULT_LINES = 400;
@@ -87,9 +89,12 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-function reported(r: { success?: unknown; prompt_file?: unknown; error?: unknown }): Reported {
+function reported(r: { success?: unknown; prompt_file?: unknown; error?: unknown; budget?: unknown }): Reported {
   if (r.success === false) return { kind: 'failed', error: typeof r.error === 'string' ? r.error : '' };
-  if (r.success === true && typeof r.prompt_file === 'string' && r.prompt_file !== '') return { kind: 'succeeded', promptFile: r.prompt_file };
+  if (r.success === true && typeof r.prompt_file === 'string' && r.prompt_file !== '') {
+    const budget = (r.budget as { effective_budget?: unknown } | null | undefined)?.effective_budget;
+    return { kind: 'succeeded', promptFile: r.prompt_file, ...(typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? { effectiveBudget: budget } : {}) };
+  }
   if (r.success === true) return { kind: 'failed', error: 'success without a prompt_file' };
   return { kind: 'none' };
 }

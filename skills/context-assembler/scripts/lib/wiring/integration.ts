@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { listQuotableTexts, openReadOnly, readRegularFile } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { listQuotableTexts, openReadOnly, readRegularFile, SPAWNED_AGENTS } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { EARLIER_WIRED_HOOK_COMMANDS, PROMPT_BUILDER } from './hookCommand.ts';
-import { keptBlockOf, projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
-import { BLOCK_BEGIN, describePlacement, placeBlock, withBlock } from './promptSection.ts';
+import { agentOpening, keptBlockOf, projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
+import { BLOCK_BEGIN, describePlacement, NEXT_COMPONENTS, placeBlock } from './promptSection.ts';
 
 export interface IntegrationCheck {
   check: string;
@@ -35,17 +35,19 @@ export function pluginEnabledIn(project: string, env: NodeJS.ProcessEnv): string
   return env.CLAUDE_PLUGIN_ROOT ? `running as the plugin (${env.CLAUDE_PLUGIN_ROOT})` : undefined;
 }
 
-/** Whether the project's settings still register an earlier version's hook (Node on every Bash call). */
+/** Whether the project's settings still register an earlier version's hook (Node on every Bash call, and it cannot read today's builder). */
 function earlierWiring(project: string): boolean {
-  try {
-    const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as { hooks?: { PostToolUse?: { hooks?: { command?: unknown }[] }[] } };
-    return (settings.hooks?.PostToolUse ?? []).some((e) => (e?.hooks ?? []).some((h) => EARLIER_WIRED_HOOK_COMMANDS.includes(h?.command as string)));
-  } catch {
-    return false;
-  }
+  return ['settings.json', 'settings.local.json'].some((name) => {
+    try {
+      const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', name), 'utf8')) as { hooks?: { PostToolUse?: { hooks?: { command?: unknown }[] }[] } };
+      return (settings.hooks?.PostToolUse ?? []).some((e) => (e?.hooks ?? []).some((h) => EARLIER_WIRED_HOOK_COMMANDS.includes(h?.command as string)));
+    } catch {
+      return false;
+    }
+  });
 }
 
-/** The newest prompt under bazinga/prompts/<session>/ (by modification time), if any. */
+/** The newest prompt of a spawn this product serves under bazinga/prompts/<session>/ (by modification time), if any. */
 function newestPrompt(project: string): string | undefined {
   const base = path.join(project, 'bazinga', 'prompts');
   let best: { file: string; at: number } | undefined;
@@ -57,7 +59,7 @@ function newestPrompt(project: string): string | undefined {
   }
   for (const s of sessions) {
     for (const f of fs.readdirSync(path.join(base, s.name), { withFileTypes: true })) {
-      if (!f.isFile() || !f.name.endsWith('.md')) continue;
+      if (!f.isFile() || !f.name.endsWith('.md') || agentOf(f.name.slice(0, -3)) === undefined) continue;
       const file = path.join(base, s.name, f.name);
       const at = fs.statSync(file).mtimeMs;
       if (!best || at > best.at) best = { file, at };
@@ -81,10 +83,13 @@ export function integrationChecks(project: string, dbPath: string, relevanceOn: 
   }
   add('flow', 'ok', `today's BAZINGA: ${PROMPT_BUILDER} builds each spawn's prompt`);
   const wired = projectWiresHook(project);
+  const earlier = earlierWiring(project);
   const plugin = pluginEnabledIn(project, env);
+  const rewire = `npm run install-skills -- "${project}" --wire (replaces it), or --unwire where the plugin serves`;
   if (wired && plugin) add('prompt hook', 'warn', `registered twice: the wiring in .claude/settings.json and the plugin (${plugin}); the plugin's steps aside, one is enough`, `npm run install-skills -- "${project}" --unwire (the plugin serves the spawns by itself)`);
-  else if (wired) add('prompt hook', earlierWiring(project) ? 'warn' : 'ok', `the project's wiring (.claude/settings.json)${earlierWiring(project) ? ", an earlier version's: Node starts on every Bash call" : ''}`, earlierWiring(project) ? `npm run install-skills -- "${project}" --wire (replaces it)` : '');
-  else if (plugin) add('prompt hook', 'ok', `the plugin (${plugin})`);
+  else if (wired) add('prompt hook', 'ok', "the project's wiring (.claude/settings.json)");
+  else if (plugin) add('prompt hook', earlier ? 'warn' : 'ok', `the plugin (${plugin})${earlier ? "; an earlier version's wiring in .claude/ settings still runs Node on every Bash call" : ''}`, earlier ? rewire : '');
+  else if (earlier) add('prompt hook', 'fail', "an earlier version's wiring: it cannot read today's builder, so no prompt gets the block", rewire);
   else add('prompt hook', 'fail', 'not registered: the prompts the builder writes never get the block', `install the plugin, or npm run install-skills -- "${project}" --wire`);
 
   const prompt = newestPrompt(project);
@@ -103,15 +108,16 @@ export function integrationChecks(project: string, dbPath: string, relevanceOn: 
   try {
     const db = openReadOnly(dbPath, 1000);
     try {
-      quoted = listQuotableTexts(db, session, groupOf(path.basename(prompt, '.md')));
+      quoted = listQuotableTexts(db, session, groupOf(path.basename(prompt, '.md')) ?? 'global');
     } finally {
       db.close();
     }
   } catch {
     // no database: the dry run works on the openings alone
   }
-  const kept = keptBlockOf(prompt);
-  const placement = placeBlock(bytes, { earlierBlocks: kept === undefined ? [] : [kept], quoted });
+  const keptBlock = keptBlockOf(prompt);
+  const agent = agentOf(path.basename(prompt, '.md')) as string;
+  const placement = placeBlock(bytes, { earlierBlocks: keptBlock === undefined ? [] : [keptBlock], quoted, agentOpening: agentOpening(project, agent) });
   const rel = path.relative(project, prompt);
   if (placement.kind === 'unknown') {
     add('prompt dry run', 'warn', `${rel}: would change ${describePlacement(bytes, placement)}`, bytes.subarray(0, BLOCK_BEGIN.length).toString() === BLOCK_BEGIN ? 'rebuild the prompt (the builder writes it anew) or remove the block by hand' : '');
@@ -122,23 +128,28 @@ export function integrationChecks(project: string, dbPath: string, relevanceOn: 
     add('prompt dry run', 'ok', `${rel}: served: it opens with this product's block (bytes 0-${placement.end}), the builder's components follow from ${JSON.stringify(next)}; a rebuild is served the same way`);
     return out;
   }
-  const sample = '## Context for doctor\n\n(dry run)\n';
-  const after = withBlock(bytes, placement, sample);
   const from = placement.kind === 'insert' ? 0 : placement.end;
-  const unchanged = after.subarray(after.length - (bytes.length - from)).equals(bytes.subarray(from));
+  const kept = bytes.subarray(from).toString('utf8');
+  const components = NEXT_COMPONENTS.map((c) => c.replace(/^\n/, '')).filter((c) => kept.startsWith(c) || kept.includes(`\n\n${c}`)).map((c) => c.split('\n').find((l) => l.startsWith('## ')) ?? c);
   add(
     'prompt dry run',
-    unchanged ? 'ok' : 'fail',
-    `${rel}: would replace ${describePlacement(bytes, placement)}; ${unchanged ? `the other ${bytes.length - from} bytes stay byte-identical` : 'other bytes would change'}`,
-    unchanged ? '' : 'report this prompt: the hook leaves prompts it cannot place as they are, but this one it would change elsewhere',
+    'ok',
+    `${rel}: would replace ${describePlacement(bytes, placement)}; the other ${bytes.length - from} bytes stay as they are, from ${JSON.stringify(firstLineAt(bytes, from))} on${components.length > 0 ? ` (the builder's ${components.join(', ')})` : ''}`,
   );
   return out;
 }
 
-/** The group of a prompt named `<agent>_<group>.md` (agent types hold underscores: the longest known agent prefix wins). */
-function groupOf(name: string): string {
-  for (const agent of ['senior_software_engineer', 'requirements_engineer', 'project_manager', 'qa_expert', 'tech_lead', 'developer', 'investigator']) {
-    if (name.startsWith(`${agent}_`)) return name.slice(agent.length + 1);
-  }
-  return 'global';
+const firstLineAt = (bytes: Buffer, at: number) => bytes.subarray(at, at + 200).toString('utf8').replace(/^\n+/, '').split('\n')[0] ?? '';
+
+/** Agent types this product assembles for, longest first (they hold underscores): a prompt is named `<agent>_<group>.md`. */
+const AGENTS = [...SPAWNED_AGENTS].sort((a, b) => b.length - a.length);
+
+function agentOf(name: string): string | undefined {
+  return AGENTS.find((agent) => name.startsWith(`${agent}_`));
+}
+
+/** The group of a prompt named `<agent>_<group>.md`. */
+function groupOf(name: string): string | undefined {
+  const agent = agentOf(name);
+  return agent === undefined ? undefined : name.slice(agent.length + 1);
 }

@@ -34,8 +34,8 @@ import type { AssemblyDoc } from '../contract.ts';
 import { PARAMS_FILE_MAX_BYTES } from '../params.ts';
 import { runScript, type ScriptIo } from '../shell.ts';
 import { readBuilderRun } from './builderRun.ts';
-import { isWiredHookCommand, PROMPT_BUILDER } from './hookCommand.ts';
-import { placeBlock, withBlock } from './promptSection.ts';
+import { PROMPT_BUILDER, WIRED_HOOK_COMMAND } from './hookCommand.ts';
+import { builderPackageCount, placeBlock, withBlock } from './promptSection.ts';
 
 /** Where the hook keeps the block it made for a prompt (beside it). */
 const MADE_DIR = '.context-assembler';
@@ -121,7 +121,8 @@ function handle(io: HookIo): HookOutcome {
   // Spawns this product does not serve (the project manager's) keep the builder's prompt, silently.
   const agent = typeof params.agent_type === 'string' ? params.agent_type.trim().toLowerCase() : '';
   if (!(SPAWNED_AGENTS as readonly string[]).includes(agent)) return { done: 'ignored', why: `agent type ${String(params.agent_type)} is not one this product assembles for` };
-  if (typeof params.output_file !== 'string' || path.resolve(root, params.output_file) !== prompt) {
+  // Compared as real paths: the builder reports its own (resolved) root, the hook may know it through a link.
+  if (typeof params.output_file !== 'string' || realFile(path.resolve(root, params.output_file)) !== realFile(prompt)) {
     return { done: 'left', why: `${prompt} is not the output_file of ${paramsFile}`, prompt };
   }
   const session = typeof params.session_id === 'string' ? params.session_id.trim() : '';
@@ -133,7 +134,11 @@ function handle(io: HookIo): HookOutcome {
   if (madeRefusal) return { done: 'left', why: madeRefusal, prompt };
   fs.mkdirSync(made, { recursive: true });
   return withLock(path.join(made, `${path.basename(prompt)}.lock`), () =>
-    serve(io, { root, prompt, paramsFile, paramsBytes: paramsRead.bytes, agent, session, group, record: path.join(made, `${path.basename(prompt)}.json`) }),
+    serve(io, {
+      root, prompt, paramsFile, paramsBytes: paramsRead.bytes, agent, session, group,
+      record: path.join(made, `${path.basename(prompt)}.json`),
+      effectiveBudget: run.effectiveBudget ?? BUILDER_EFFECTIVE_BUDGET,
+    }),
   );
 }
 
@@ -147,15 +152,35 @@ interface Spawn {
   group: string;
   /** The kept block's file. */
   record: string;
+  /** Tokens (by the builder's own estimate) the prompt must stay within. */
+  effectiveBudget: number;
 }
+
+/**
+ * The builder's file-read budget when its result does not say (25000 tokens less its 8 % margin),
+ * and its token estimate (characters ÷ 3.85, plus 2 %): a prompt past it is one the agent cannot
+ * read whole, so the block never takes a prompt past the budget the builder kept it within.
+ */
+const BUILDER_EFFECTIVE_BUDGET = 23_000;
+const builderTokens = (text: string) => Math.floor((Array.from(text).length / 3.85) * 1.02);
+
+const realFile = (file: string) => {
+  try {
+    return path.join(fs.realpathSync(path.dirname(file)), path.basename(file));
+  } catch {
+    return file;
+  }
+};
 
 /** The kept block of a prompt: for which params and database state it was made. */
 interface Kept {
   params_sha256: string;
   state: string;
   block: string;
-  /** Whether the block shows anything (an empty one is not put where the builder wrote no section). */
+  /** Whether the block shows anything (an empty one never takes the place of the builder's prompt). */
   empty: boolean;
+  /** How many packages it shows (none, where the builder's section showed some: the builder's stays). */
+  packages: number;
 }
 
 function serve(io: HookIo, s: Spawn): HookOutcome {
@@ -170,32 +195,58 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
     db.close();
   }
   if (!state.sessionFound) return { done: 'left', why: `session '${s.session}' is not in ${dbPath}`, prompt: s.prompt };
+  const fingerprint = `${state.fingerprint}|config ${configStamp(s.root)}`;
+
+  // Everything that can leave the prompt alone is decided before the assembly, which records what it hands out.
+  const promptRead = readRegularFile(s.prompt, PROMPT_MAX_BYTES);
+  if (!promptRead.ok) return { done: 'left', why: `${s.prompt} ${describeRefusal(promptRead.refusal)}`, prompt: s.prompt };
+  const before = promptRead.bytes;
+  try {
+    fs.accessSync(s.prompt, fs.constants.W_OK);
+    fs.accessSync(path.dirname(s.prompt), fs.constants.W_OK);
+  } catch {
+    return { done: 'left', why: `${s.prompt} cannot be replaced here (no write permission)`, prompt: s.prompt };
+  }
+  const earlier = readKept(s.record);
+  const placement = placeBlock(before, { earlierBlocks: earlier ? [earlier.block] : [], quoted, agentOpening: agentOpening(s.root, s.agent) });
+  if (placement.kind === 'unknown') return { done: 'left', why: placement.why, prompt: s.prompt };
 
   const paramsHash = createHash('sha256').update(s.paramsBytes).digest('hex');
-  const earlier = readKept(s.record);
-  const reused = earlier !== undefined && earlier.params_sha256 === paramsHash && earlier.state === state.fingerprint;
+  const reused = earlier !== undefined && earlier.params_sha256 === paramsHash && earlier.state === fingerprint;
   let kept: Kept;
   if (reused) kept = earlier;
   else {
     const made = assemble(io, s);
     if ('why' in made) return { done: 'left', why: made.why, prompt: s.prompt };
-    kept = { params_sha256: paramsHash, state: state.fingerprint, block: made.block, empty: made.empty };
+    kept = { params_sha256: paramsHash, state: fingerprint, block: made.block, empty: made.empty, packages: made.packages };
+    writeAtomically(s.record, JSON.stringify(kept) + '\n', 0o600);
   }
-
-  const promptRead = readRegularFile(s.prompt, PROMPT_MAX_BYTES);
-  if (!promptRead.ok) return { done: 'left', why: `${s.prompt} ${describeRefusal(promptRead.refusal)}`, prompt: s.prompt };
-  const before = promptRead.bytes;
-  const placement = placeBlock(before, { earlierBlocks: earlier ? [earlier.block] : [], quoted, agentOpening: agentOpening(s.root, s.agent) });
-  if (placement.kind === 'unknown') return { done: 'left', why: placement.why, prompt: s.prompt };
-  if (!reused) writeAtomically(s.record, JSON.stringify(kept) + '\n', 0o600);
-  if (placement.kind === 'insert' && kept.empty) return { done: 'ignored', why: 'the builder wrote no context section and the block has nothing to show' };
+  // A block that shows nothing never takes the place of what the builder wrote (nor goes first where
+  // it wrote nothing); nor does one without packages where the builder's section lists some (an agent
+  // no package names as a consumer, packages this agent was given at this iteration already).
+  if (kept.empty && placement.kind !== 'renew') return { done: 'ignored', why: "the block has nothing to show: the builder's prompt stays as it is" };
+  if (kept.packages === 0 && builderPackageCount(before, placement) > 0) return { done: 'ignored', why: "the block shows no package where the builder's section lists some: the builder's prompt stays as it is" };
   const after = withBlock(before, placement, kept.block);
+  const tokens = builderTokens(after.toString('utf8'));
+  if (tokens > s.effectiveBudget) {
+    return { done: 'left', why: `with the block the prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${s.effectiveBudget}`, prompt: s.prompt };
+  }
   if (!after.equals(before)) writeAtomically(s.prompt, after, fs.statSync(s.prompt).mode & 0o777);
   return { done: placement.kind === 'replace' ? 'replaced' : placement.kind === 'renew' ? 'renewed' : 'inserted', prompt: s.prompt, reused };
 }
 
+/** The config file's size and modification time (a changed config makes a new assembly), or `none`. */
+function configStamp(root: string): string {
+  try {
+    const st = fs.statSync(path.join(root, 'bazinga', 'skills_config.json'));
+    return `${st.size}@${st.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
+}
+
 /** The block for the spawn (recording what it hands out), or why there is none to use. */
-function assemble(io: HookIo, s: Spawn): { block: string; empty: boolean } | { why: string } {
+function assemble(io: HookIo, s: Spawn): { block: string; empty: boolean; packages: number } | { why: string } {
   let out = '';
   let err = '';
   let doc: AssemblyDoc | undefined;
@@ -215,7 +266,7 @@ function assemble(io: HookIo, s: Spawn): { block: string; empty: boolean } | { w
   if (doc === undefined) return { why: 'assembly gave no block (fallback or disabled)' };
   const d = doc as AssemblyDoc;
   const shown = (d.packages?.length ?? 0) + (d.reasoning?.entries.length ?? 0) + (d.error_patterns?.length ?? 0) + (d.strategies?.length ?? 0) + (d.memories?.length ?? 0);
-  return { block: out, empty: shown === 0 };
+  return { block: out, empty: shown === 0, packages: d.packages?.length ?? 0 };
 }
 
 /** The block the hook kept for `prompt` (beside it), if any: doctor's dry run recognises a served prompt by it. */
@@ -227,7 +278,7 @@ function readKept(file: string): Kept | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Kept>;
     if (typeof v.params_sha256 !== 'string' || typeof v.state !== 'string' || typeof v.block !== 'string') return undefined;
-    return { params_sha256: v.params_sha256, state: v.state, block: v.block, empty: v.empty === true };
+    return { params_sha256: v.params_sha256, state: v.state, block: v.block, empty: v.empty === true, packages: typeof v.packages === 'number' ? v.packages : 0 };
   } catch {
     return undefined;
   }
@@ -263,7 +314,7 @@ function refuseMadeDir(dir: string, realRoot: string): string | undefined {
 const inside = (real: string, realRoot: string) => real === realRoot || real.startsWith(realRoot + path.sep);
 
 /** The first lines of the agent's definition file as the builder finds it (.claude/agents/, then agents/), when readable. */
-function agentOpening(root: string, agent: string): string | undefined {
+export function agentOpening(root: string, agent: string): string | undefined {
   const names = agent === 'tech_lead' ? ['tech_lead.md', 'techlead.md'] : [`${agent}.md`];
   for (const dir of ['.claude/agents', 'agents']) {
     for (const name of names) {
@@ -276,7 +327,10 @@ function agentOpening(root: string, agent: string): string | undefined {
   return undefined;
 }
 
-/** Whether the project's settings register the wired prompt hook (then the plugin's steps aside). */
+/**
+ * Whether the project's settings register this version's wired prompt hook (then the plugin's steps
+ * aside). An earlier version's wiring does not count: its hook cannot read today's builder.
+ */
 export function projectWiresHook(root: string): boolean {
   for (const name of ['settings.json', 'settings.local.json']) {
     try {
@@ -285,7 +339,7 @@ export function projectWiresHook(root: string): boolean {
       if (!Array.isArray(entries)) continue;
       for (const e of entries) {
         const hooks = (e as { hooks?: unknown } | null)?.hooks;
-        if (Array.isArray(hooks) && hooks.some((h) => isWiredHookCommand((h as { command?: unknown } | null)?.command))) return true;
+        if (Array.isArray(hooks) && hooks.some((h) => (h as { command?: unknown } | null)?.command === WIRED_HOOK_COMMAND)) return true;
       }
     } catch {
       // absent or not JSON: not wired there
@@ -306,28 +360,41 @@ function writeAtomically(file: string, data: string | Buffer, mode: number): voi
   }
 }
 
-/** Runs `fn` holding `lock` (made exclusively; a lock older than LOCK_STALE_MS is taken over). */
+/**
+ * Runs `fn` holding `lock`: a file made exclusively, holding the holder's pid. A lock whose holder
+ * is gone (no such process) or older than LOCK_STALE_MS is taken over.
+ */
 function withLock<T>(lock: string, fn: () => T): T {
   const deadline = Date.now() + LOCK_WAIT_MS;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
-      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+      const fd = fs.openSync(lock, 'wx', 0o600);
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      try {
-        if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) fs.rmSync(lock, { force: true });
-      } catch {
-        // gone meanwhile: try again
-      }
-      if (Date.now() > deadline) throw new Error(`another hook held ${lock} for ${LOCK_WAIT_MS} ms`);
-      Atomics.wait(pause, 0, 0, 25);
+      if (lockIsStale(lock)) fs.rmSync(lock, { force: true });
+      else if (Date.now() > deadline) throw new Error(`another hook held ${lock} for ${LOCK_WAIT_MS} ms`);
+      else Atomics.wait(pause, 0, 0, 25);
     }
   }
   try {
     return fn();
   } finally {
     fs.rmSync(lock, { force: true });
+  }
+}
+
+function lockIsStale(lock: string): boolean {
+  try {
+    if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) return true;
+    const pid = Number(fs.readFileSync(lock, 'utf8'));
+    if (!Number.isInteger(pid) || pid <= 0) return false; // being written: not stale yet
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }

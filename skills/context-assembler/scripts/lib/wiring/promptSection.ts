@@ -107,19 +107,35 @@ function sectionEnd(prompt: Buffer, from: number, nl: string, input: PlacementIn
   return found.find((c) => !insideQuote(prompt, c, quoted, gap.toString()));
 }
 
+/** How many bytes after a quoted opening must also match the quote for the candidate to be taken as inside it. */
+const QUOTE_CHECK_BYTES = 64;
+
 /**
  * Whether the candidate lies inside a quoted text: some text holds the blank line and the opening,
- * and the bytes before the candidate are that text's bytes before them.
+ * the bytes before the candidate are that text's bytes before them, and the bytes after the opening
+ * are the text's bytes after it (up to QUOTE_CHECK_BYTES, or as far as the text goes): a text that
+ * merely starts with a blank line and an opening matches the real boundary before it, never after.
  */
 function insideQuote(prompt: Buffer, c: { at: number; opening: string }, quoted: readonly string[], gap: string): boolean {
+  const opening = Buffer.from(c.opening);
   for (const q of quoted) {
     for (let j = q.indexOf(gap + c.opening); j !== -1; j = q.indexOf(gap + c.opening, j + 1)) {
       const before = Buffer.from(q.slice(0, j + gap.length));
       const start = c.at - before.length;
-      if (start >= 0 && prompt.subarray(start, c.at).equals(before)) return true;
+      if (start < 0 || !prompt.subarray(start, c.at).equals(before)) continue;
+      const rest = Buffer.from(q.slice(j + gap.length + c.opening.length));
+      const after = rest.subarray(0, QUOTE_CHECK_BYTES);
+      const from = c.at + opening.length;
+      if (after.length > 0 && prompt.subarray(from, from + after.length).equals(after)) return true;
     }
   }
   return false;
+}
+
+/** How many packages the builder's own section (the part a `replace` placement removes) lists: `**[PRIORITY]** path` lines. */
+export function builderPackageCount(prompt: Buffer, placement: Placement): number {
+  if (placement.kind !== 'replace') return 0;
+  return prompt.subarray(0, placement.end).toString('utf8').match(/^\*\*\[[A-Z]+\]\*\* \S/gm)?.length ?? 0;
 }
 
 /** The prompt with the block placed (the caller has checked the placement is not `unknown`). */
