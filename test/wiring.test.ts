@@ -458,7 +458,7 @@ describe('doctor on the integration', () => {
     expect(rows['prompt hook']).toMatchObject({ status: 'ok', detail: "the project's wiring (.claude/settings.json)" });
     expect(rows['prompt dry run']?.status).toBe('ok');
     expect(rows['prompt dry run']?.detail).toMatch(
-      /qa_expert_AUTH\.md: would replace the builder's "## Context from Prior Work" section \(bytes 0-\d+, \d+ lines\), up to "## SPECIALIZATION GUIDANCE \(Advisory\)"; the other \d+ bytes stay as they are, from "## SPECIALIZATION GUIDANCE \(Advisory\)" on \(the builder's ## SPECIALIZATION GUIDANCE \(Advisory\), ## Skills Checklist, ## 🔴 MANDATORY REASONING SAVES, ## Current Task Assignment\)/,
+      /qa_expert_AUTH\.md: would replace the builder's "## Context from Prior Work" section \(bytes 0-\d+, \d+ lines\), up to "## SPECIALIZATION GUIDANCE \(Advisory\)" \(it lists \d+ packages: a block without packages leaves it\); the other \d+ bytes stay as they are, from "## SPECIALIZATION GUIDANCE \(Advisory\)" on \(the builder's ## SPECIALIZATION GUIDANCE \(Advisory\), ## Skills Checklist, ## 🔴 MANDATORY REASONING SAVES, ## Current Task Assignment\)/,
     );
     expect(rows.relevance).toMatchObject({ status: 'ok' });
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { listQuotableTexts, openReadOnly, readRegularFile, SPAWNED_AGENTS } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { EARLIER_WIRED_HOOK_COMMANDS, PROMPT_BUILDER } from './hookCommand.ts';
 import { agentOpening, keptBlockOf, projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
-import { BLOCK_BEGIN, describePlacement, NEXT_COMPONENTS, placeBlock } from './promptSection.ts';
+import { BLOCK_BEGIN, builderPackageCount, describePlacement, NEXT_COMPONENTS, placeBlock } from './promptSection.ts';
 
 export interface IntegrationCheck {
   check: string;
@@ -129,12 +129,13 @@ export function integrationChecks(project: string, dbPath: string, relevanceOn: 
     return out;
   }
   const from = placement.kind === 'insert' ? 0 : placement.end;
+  const listed = builderPackageCount(bytes, placement);
   const kept = bytes.subarray(from).toString('utf8');
   const components = NEXT_COMPONENTS.map((c) => c.replace(/^\n/, '')).filter((c) => kept.startsWith(c) || kept.includes(`\n\n${c}`)).map((c) => c.split('\n').find((l) => l.startsWith('## ')) ?? c);
   add(
     'prompt dry run',
     'ok',
-    `${rel}: would replace ${describePlacement(bytes, placement)}; the other ${bytes.length - from} bytes stay as they are, from ${JSON.stringify(firstLineAt(bytes, from))} on${components.length > 0 ? ` (the builder's ${components.join(', ')})` : ''}`,
+    `${rel}: would replace ${describePlacement(bytes, placement)}${listed > 0 ? ` (it lists ${listed} package${listed === 1 ? '' : 's'}: a block without packages leaves it)` : ''}; the other ${bytes.length - from} bytes stay as they are, from ${JSON.stringify(firstLineAt(bytes, from))} on${components.length > 0 ? ` (the builder's ${components.join(', ')})` : ''}`,
   );
   return out;
 }
