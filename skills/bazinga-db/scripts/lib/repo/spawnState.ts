@@ -65,7 +65,7 @@ const QUOTED_ROWS = 200;
  * can hold lines that look like the builder's next component; the hook must not end the section
  * there. Texts without a blank line cannot, and are not returned.
  */
-export function listQuotableTexts(db: DB, sessionId: string, group: string): string[] {
+export function listQuotableTexts(db: DB, sessionId: string, group: string): { kind: 'summary' | 'reasoning' | 'solution'; text: string }[] {
   const wholeSession = group === 'global' ? 1 : 0;
   const params = { sessionId, group, wholeSession, rows: QUOTED_ROWS };
   const summaries = stmt(
@@ -87,5 +87,7 @@ export function listQuotableTexts(db: DB, sessionId: string, group: string): str
     `SELECT solution AS text FROM error_patterns WHERE instr(solution, char(10) || char(10)) > 0
      ORDER BY confidence DESC, occurrences DESC LIMIT @rows`,
   ).all({ rows: QUOTED_ROWS }) as { text: string }[];
-  return [...summaries, ...reasoning, ...solutions].map((r) => r.text).filter((t) => typeof t === 'string');
+  const of = (kind: 'summary' | 'reasoning' | 'solution', rows: { text: unknown }[]) =>
+    rows.filter((r): r is { text: string } => typeof r.text === 'string').map((r) => ({ kind, text: r.text }));
+  return [...of('summary', summaries), ...of('reasoning', reasoning), ...of('solution', solutions)];
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { listQuotableTexts, openReadOnly, readRegularFile, SPAWNED_AGENTS } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { EARLIER_WIRED_HOOK_COMMANDS, PROMPT_BUILDER } from './hookCommand.ts';
 import { agentOpening, keptBlockOf, projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
-import { BLOCK_BEGIN, builderPackageCount, describePlacement, NEXT_COMPONENTS, placeBlock } from './promptSection.ts';
+import { BLOCK_BEGIN, builderPackageCount, describePlacement, NEXT_COMPONENTS, placeBlock, type QuotedText } from './promptSection.ts';
 
 export interface IntegrationCheck {
   check: string;
@@ -103,7 +103,7 @@ export function integrationChecks(project: string, dbPath: string, relevanceOn: 
     return out;
   }
   const bytes = read.bytes;
-  let quoted: string[] = [];
+  let quoted: QuotedText[] = [];
   const session = path.basename(path.dirname(prompt));
   try {
     const db = openReadOnly(dbPath, 1000);

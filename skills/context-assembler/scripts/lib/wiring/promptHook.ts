@@ -31,11 +31,12 @@ import {
   type SpawnState,
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { AssemblyDoc } from '../contract.ts';
-import { PARAMS_FILE_MAX_BYTES } from '../params.ts';
+import { consumeIds, consumeIdsRequest } from '../consumeIds.ts';
+import { COMMON_FLAGS, PARAMS_FILE_MAX_BYTES, parseFlags } from '../params.ts';
 import { runScript, type ScriptIo } from '../shell.ts';
 import { readBuilderRun } from './builderRun.ts';
 import { PROMPT_BUILDER, WIRED_HOOK_COMMAND } from './hookCommand.ts';
-import { builderPackageCount, placeBlock, withBlock } from './promptSection.ts';
+import { builderPackageCount, placeBlock, withBlock, type QuotedText } from './promptSection.ts';
 
 /** Where the hook keeps the block it made for a prompt (beside it). */
 const MADE_DIR = '.context-assembler';
@@ -186,7 +187,7 @@ interface Kept {
 function serve(io: HookIo, s: Spawn): HookOutcome {
   const { dbPath } = resolvePaths({ projectRoot: s.root, cwd: s.root, env: {} });
   let state: SpawnState;
-  let quoted: string[];
+  let quoted: QuotedText[];
   const db = openReadOnly(dbPath, 1000);
   try {
     state = readSpawnState(db, s.session, s.group);
@@ -214,12 +215,13 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   const paramsHash = createHash('sha256').update(s.paramsBytes).digest('hex');
   const reused = earlier !== undefined && earlier.params_sha256 === paramsHash && earlier.state === fingerprint;
   let kept: Kept;
+  let made: Made | undefined;
   if (reused) kept = earlier;
   else {
-    const made = assemble(io, s);
-    if ('why' in made) return { done: 'left', why: made.why, prompt: s.prompt };
+    const assembled = assemble(io, s);
+    if ('why' in assembled) return { done: 'left', why: assembled.why, prompt: s.prompt };
+    made = assembled;
     kept = { params_sha256: paramsHash, state: fingerprint, block: made.block, empty: made.empty, packages: made.packages };
-    writeAtomically(s.record, JSON.stringify(kept) + '\n', 0o600);
   }
   // A block that shows nothing never takes the place of what the builder wrote (nor goes first where
   // it wrote nothing); nor does one without packages where the builder's section lists some (an agent
@@ -232,6 +234,11 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
     return { done: 'left', why: `with the block the prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${s.effectiveBudget}`, prompt: s.prompt };
   }
   if (!after.equals(before)) writeAtomically(s.prompt, after, fs.statSync(s.prompt).mode & 0o777);
+  if (made !== undefined) {
+    // Kept only once placed: a block that was not is made again (from the same state) next time.
+    writeAtomically(s.record, JSON.stringify(kept) + '\n', 0o600);
+    recordDelivery(io, s, made);
+  }
   return { done: placement.kind === 'replace' ? 'replaced' : placement.kind === 'renew' ? 'renewed' : 'inserted', prompt: s.prompt, reused };
 }
 
@@ -246,12 +253,23 @@ function configStamp(root: string): string {
 }
 
 /** The block for the spawn (recording what it hands out), or why there is none to use. */
-function assemble(io: HookIo, s: Spawn): { block: string; empty: boolean; packages: number } | { why: string } {
+/** What one assembly for the spawn chose (not yet recorded). */
+interface Made {
+  block: string;
+  empty: boolean;
+  packages: number;
+  /** The packages it delivers, and the iteration to record them at once the prompt holds the block. */
+  delivered: number[];
+  iteration: number;
+}
+
+/** The block for the spawn, chosen as a recording run would choose it but recording nothing yet; or why there is none to use. */
+function assemble(io: HookIo, s: Spawn): Made | { why: string } {
   let out = '';
   let err = '';
   let doc: AssemblyDoc | undefined;
   const scriptIo: ScriptIo = {
-    argv: ['--params-file', s.paramsFile, '--project-root', s.root],
+    argv: ['--params-file', s.paramsFile, '--project-root', s.root, '--dry-run'],
     cwd: s.root,
     env: io.env,
     stdout: (t) => (out += t),
@@ -266,7 +284,32 @@ function assemble(io: HookIo, s: Spawn): { block: string; empty: boolean; packag
   if (doc === undefined) return { why: 'assembly gave no block (fallback or disabled)' };
   const d = doc as AssemblyDoc;
   const shown = (d.packages?.length ?? 0) + (d.reasoning?.entries.length ?? 0) + (d.error_patterns?.length ?? 0) + (d.strategies?.length ?? 0) + (d.memories?.length ?? 0);
-  return { block: out, empty: shown === 0, packages: d.packages?.length ?? 0 };
+  const delivered = (d.packages ?? []).map((p) => p.id);
+  return { block: out, empty: shown === 0, packages: delivered.length, delivered, iteration: d.request.iteration };
+}
+
+/**
+ * Records the packages the block delivers as consumed by the agent at the iteration, once the
+ * prompt holds the block (nothing is recorded for a block that was not placed). A package the
+ * rule refuses (not designated for the agent any more) records nothing; said on stderr.
+ */
+function recordDelivery(io: HookIo, s: Spawn, made: Made): void {
+  if (made.delivered.length === 0) return;
+  let err = '';
+  const flags = parseFlags(
+    ['--project-root', s.root, '--session', s.session, '--agent', s.agent, '--iteration', String(made.iteration), '--ids', made.delivered.join(',')],
+    { ...COMMON_FLAGS, '--ids': 'string' },
+  );
+  const code = consumeIds(consumeIdsRequest(flags), flags, {
+    argv: [],
+    cwd: s.root,
+    env: io.env,
+    stdout: () => {},
+    stderr: (t) => (err += t),
+    readStdin: () => undefined,
+    now: io.now,
+  });
+  if (code !== 0) io.stderr(`⚠ context-assembler: the block is in the prompt, but its packages were not recorded as delivered (${err.trim()})\n`);
 }
 
 /** The block the hook kept for `prompt` (beside it), if any: doctor's dry run recognises a served prompt by it. */

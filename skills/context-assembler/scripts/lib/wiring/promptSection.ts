@@ -32,6 +32,27 @@ export const NEXT_COMPONENTS: readonly string[] = [
 /** What opens an agent definition whose file could not be read: YAML frontmatter naming the agent. */
 const FRONTMATTER_OPENING = '---\nname: ';
 
+/** A stored text the builder may print in its section: a package summary, a reasoning entry's content or an error pattern's solution. */
+export interface QuotedText {
+  kind: 'summary' | 'reasoning' | 'solution';
+  text: string;
+}
+
+/**
+ * How the builder prints each kind (bazinga-today.md): what stands right before the text, and where
+ * it cuts the text (in characters): `**[PRIORITY]** path` then `> ` and the summary's first 200;
+ * `**[agent] phase:** ` and the content's first 300; `> **Solution**: ` and the solution's first 200.
+ */
+export const QUOTE_FORMS: Readonly<Record<QuotedText['kind'], { before: string; cut: number }>> = {
+  summary: { before: '> ', cut: 200 },
+  reasoning: { before: ':** ', cut: 300 },
+  solution: { before: '> **Solution**: ', cut: 200 },
+};
+/** Where the printed texts are looked for: the builder's section is a few kilobytes at the top. */
+const QUOTE_SEARCH_BYTES = 256 * 1024;
+/** How much of a text must follow its print prefix for the print to be found. */
+const QUOTE_ANCHOR_BYTES = 48;
+
 /** Where the block goes, or why it goes nowhere. Offsets are byte offsets into the prompt. */
 export type Placement =
   | { kind: 'replace'; end: number; next: string }
@@ -42,8 +63,8 @@ export type Placement =
 export interface PlacementInput {
   /** Blocks this hook put in this prompt before (newest first): a prompt opening with one of them marked is a second run. */
   earlierBlocks: readonly string[];
-  /** Stored texts the builder may quote in its section (listQuotableTexts). */
-  quoted: readonly string[];
+  /** Stored texts the builder may quote in its section (listQuotableTexts), each with what it is. */
+  quoted: readonly QuotedText[];
   /** The first lines of the agent's definition file, when it could be read. */
   agentOpening?: string | undefined;
 }
@@ -92,7 +113,7 @@ function startsWith(prompt: Buffer, text: string): boolean {
 /**
  * The byte offset where the component after the context section begins, and its opening line:
  * the first place after `from` where a blank line is followed by one of the openings, unless a
- * quoted text runs across it.
+ * text the builder printed there runs across it.
  */
 function sectionEnd(prompt: Buffer, from: number, nl: string, input: PlacementInput): { at: number; opening: string } | undefined {
   const openings = [...NEXT_COMPONENTS, ...(input.agentOpening ? [input.agentOpening] : []), FRONTMATTER_OPENING].map((o) => withNewline(o, nl));
@@ -103,33 +124,32 @@ function sectionEnd(prompt: Buffer, from: number, nl: string, input: PlacementIn
     for (let i = prompt.indexOf(needle, from); i !== -1; i = prompt.indexOf(needle, i + 1)) found.push({ at: i + gap.length, opening });
   }
   found.sort((a, b) => a.at - b.at);
-  const quoted = input.quoted.map((q) => withNewline(q, nl));
-  return found.find((c) => !insideQuote(prompt, c, quoted, gap.toString()));
+  const spans = printedSpans(prompt, from, input.quoted, nl);
+  return found.find((c) => !spans.some((sp) => sp.start < c.at && c.at < sp.end));
 }
 
-/** How many bytes after a quoted opening must also match the quote for the candidate to be taken as inside it. */
-const QUOTE_CHECK_BYTES = 64;
-
 /**
- * Whether the candidate lies inside a quoted text: some text holds the blank line and the opening,
- * the bytes before the candidate are that text's bytes before them, and the bytes after the opening
- * are the text's bytes after it (up to QUOTE_CHECK_BYTES, or as far as the text goes): a text that
- * merely starts with a blank line and an opening matches the real boundary before it, never after.
+ * Where the builder printed the stored texts in its section: each text, cut as the builder cuts
+ * it, found right after its print prefix; the span runs as far as the prompt's bytes are the
+ * text's. A text the builder did not print in this prompt spans nothing, so no stored text can
+ * hide a boundary it does not itself stand across, and none reaches past the builder's cut.
  */
-function insideQuote(prompt: Buffer, c: { at: number; opening: string }, quoted: readonly string[], gap: string): boolean {
-  const opening = Buffer.from(c.opening);
+function printedSpans(prompt: Buffer, from: number, quoted: readonly QuotedText[], nl: string): { start: number; end: number }[] {
+  const window = prompt.subarray(0, Math.min(prompt.length, QUOTE_SEARCH_BYTES));
+  const spans: { start: number; end: number }[] = [];
   for (const q of quoted) {
-    for (let j = q.indexOf(gap + c.opening); j !== -1; j = q.indexOf(gap + c.opening, j + 1)) {
-      const before = Buffer.from(q.slice(0, j + gap.length));
-      const start = c.at - before.length;
-      if (start < 0 || !prompt.subarray(start, c.at).equals(before)) continue;
-      const rest = Buffer.from(q.slice(j + gap.length + c.opening.length));
-      const after = rest.subarray(0, QUOTE_CHECK_BYTES);
-      const from = c.at + opening.length;
-      if (after.length > 0 && prompt.subarray(from, from + after.length).equals(after)) return true;
+    const form = QUOTE_FORMS[q.kind];
+    const text = Buffer.from(withNewline(Array.from(q.text).slice(0, form.cut).join(''), nl));
+    if (text.length === 0) continue;
+    const needle = Buffer.concat([Buffer.from(form.before), text.subarray(0, QUOTE_ANCHOR_BYTES)]);
+    for (let i = window.indexOf(needle, from); i !== -1; i = window.indexOf(needle, i + 1)) {
+      const start = i + form.before.length;
+      let end = start;
+      while (end - start < text.length && end < window.length && window[end] === text[end - start]) end++;
+      spans.push({ start, end });
     }
   }
-  return false;
+  return spans;
 }
 
 /** How many packages the builder's own section (the part a `replace` placement removes) lists: `**[PRIORITY]** path` lines. */
