@@ -147,7 +147,10 @@ describe('a bare plugin copy (no node_modules): what Claude Code sees before the
  * built. One real repair (the hook compiles better-sqlite3), done by this block's own setup, so
  * each test below runs alone (`-t`), in any order, and without any other test file having run first.
  */
-describe("the client's install state (npm ci --ignore-scripts), then the SessionStart hook", () => {
+/** CONTEXT_ASSEMBLER_SKIP_COMPILE=1 skips the one block that compiles better-sqlite3 (about a minute), for quick local runs; CI runs it. */
+const SKIP_COMPILE = process.env.CONTEXT_ASSEMBLER_SKIP_COMPILE === '1';
+
+describe.skipIf(SKIP_COMPILE)("the client's install state (npm ci --ignore-scripts), then the SessionStart hook", () => {
   let plugin: string;
   let before: Run;
   let hook: Run;

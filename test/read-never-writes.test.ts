@@ -15,9 +15,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_ACCESS, commandAccess } from '../skills/bazinga-db/scripts/lib/cli.ts';
 import { COMMANDS } from '../skills/bazinga-db/scripts/lib/commands/index.ts';
 import { tokenize } from '../skills/bazinga-db/scripts/lib/args.ts';
@@ -312,11 +313,39 @@ describe('a read leaves no file beside a WAL database', () => {
   });
 });
 
-/** Runs a script as another, unprivileged user when this is root (root ignores file modes), else (or with `self`) as this user. */
+/**
+ * Where the unprivileged user runs the scripts from: a copy of what they need (the skills, the
+ * dependencies, package.json, tsconfig.json) in a folder of its own under the temp folder, made
+ * once. The checkout itself may lie where that user cannot enter (a clone inside a 0700 folder):
+ * the test must not depend on the permissions above the checkout.
+ */
+let unprivileged: string | undefined;
+function unprivilegedRoot(): string {
+  if (unprivileged === undefined) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-ro-scripts-'));
+    fs.chmodSync(root, 0o755);
+    for (const entry of ['skills', 'node_modules', 'package.json', 'tsconfig.json']) {
+      fs.cpSync(path.join(REPO_ROOT, entry), path.join(root, entry), { recursive: true, verbatimSymlinks: true });
+    }
+    unprivileged = root;
+  }
+  return unprivileged;
+}
+afterAll(() => {
+  if (unprivileged !== undefined) fs.rmSync(unprivileged, { recursive: true, force: true });
+});
+
+/**
+ * Runs a script as another, unprivileged user when this is root (root ignores file modes), from
+ * unprivilegedRoot(); else (or with `self`) as this user, from the checkout.
+ */
 function runAs(args: readonly string[], self = false): { code: number; stdout: string; stderr: string } {
   const asRoot = !self && process.getuid?.() === 0;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: REPO_ROOT,
+  const root = asRoot ? unprivilegedRoot() : REPO_ROOT;
+  // The scripts' paths inside the root they run from; every other argument as given.
+  const mapped = args.map((a) => (a.startsWith(REPO_ROOT + path.sep) ? path.join(root, path.relative(REPO_ROOT, a)) : a));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ...mapped], {
+    cwd: root,
     env: { ...process.env, CLAUDE_PROJECT_DIR: '', BAZINGA_ROOT: '' },
     encoding: 'utf8',
     ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
