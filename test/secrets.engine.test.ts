@@ -35,6 +35,19 @@ describe('every secret is removed, what identifies it is kept', () => {
   });
 });
 
+describe("the product's own messages are never redacted into nonsense", () => {
+  // A path that ends in a key word, then the message (was: `--params-file /tmp/password: [REDACTED:password] valid JSON`).
+  it.each([
+    '--params-file /tmp/password: not valid JSON at line 1, column 1',
+    '--content-file /srv/app/token: is a FIFO, not a regular file',
+    '--content-file /home/u/secret: lies outside the project root and the temp folder',
+    '--params-file /tmp/passwd: holds more than 1000000 bytes, over the cap of 1000000 bytes',
+    '--params-file /tmp/api_key: does not exist',
+  ])('%s', (text) => {
+    expect(redact(text, BOTH).text).toBe(text);
+  });
+});
+
 describe('benign look-alikes come back byte-identical', () => {
   it.each(BENIGN_CASES.map((c) => [c.id, c] as const))('%s', (_id, c) => {
     for (const policy of [BOTH, PATTERNS]) {

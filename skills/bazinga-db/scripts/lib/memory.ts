@@ -54,7 +54,8 @@ export function checkContent(type: MemoryType, value: unknown, redact: (text: st
   const fields = CONTENT_FIELDS[type];
   const out: MemoryContent = {};
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
-    const kind = fields[key];
+    // Own fields only: a key such as __proto__ or constructor names no field (it would find Object's).
+    const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (kind === undefined) throw invalid(`content.${key} is not a ${type} field; the ${type} fields are: ${Object.keys(fields).join(', ')}`);
     if (raw === null || raw === undefined) continue;
     if (kind === 'text') {

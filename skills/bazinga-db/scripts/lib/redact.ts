@@ -598,6 +598,9 @@ const PLAIN_VALUES = new Set([
   'disabled', 'inherit', 'include', 'omit', 'same-origin', 'bearer', 'basic', 'string', 'str', 'number', 'int', '?',
   'boolean', 'bool', 'any', 'object', 'text', 'password', 'secret', 'token', 'hidden', 'new', 'await', 'self',
   'this', 'input', 'changeme', 'default', 'empty', 'unset', 'redacted', 'masked', 'sensitive',
+  // The product's own messages after a path that ends in a key word (`--params-file /tmp/password:
+  // not valid JSON`, `…/token: is a FIFO`): a verb or a negation is the message, never a value.
+  'not', 'is', 'are', 'was', 'were', 'has', 'have', 'does', 'did', 'cannot', 'lies', 'holds', 'must',
 ]);
 
 /** Every marker ALREADY_REDACTED accepts holds one of these. */

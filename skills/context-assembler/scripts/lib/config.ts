@@ -333,7 +333,8 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
   if (Array.isArray(shape)) return;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('an object');
   for (const [k, v] of Object.entries(value as object)) {
-    const sub = (shape as { [k: string]: Shape })[k];
+    // Own keys only: `constructor` or `__proto__` in a config names no key (it would find Object's).
+    const sub = Object.hasOwn(shape as object, k) ? (shape as { [k: string]: Shape })[k] : undefined;
     if (sub === undefined) warn(`${file}: unknown key context_engineering.${key ? `${key}.` : ''}${k} (ignored)`);
     else check(sub, v, key ? `${key}.${k}` : k, file, warn);
   }
@@ -347,7 +348,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 function merge<T>(base: T, over: unknown): T {
   if (!isPlainObject(base) || !isPlainObject(over)) return (over === undefined ? base : over) as T;
   const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = merge((base as Record<string, unknown>)[k], v);
+  for (const [k, v] of Object.entries(over)) {
+    // A `__proto__` key (reported as unknown) must not become the merged object's prototype.
+    if (k === '__proto__') continue;
+    out[k] = merge(Object.hasOwn(base as object, k) ? (base as Record<string, unknown>)[k] : undefined, v);
+  }
   return out as T;
 }
 
