@@ -1,10 +1,6 @@
 /** Commands: reasoning, error patterns and strategies (what agents learn and leave for the next one). */
-import fs from 'node:fs';
-import path from 'node:path';
-import os from 'node:os';
 import { writeTransaction } from '../db.ts';
-import { BazingaError, invalid, notFound, usage } from '../errors.ts';
-import { describeRefusal, isInsideAny, readRegularFile, realDir } from '../files.ts';
+import { invalid, notFound, usage } from '../errors.ts';
 import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
 import { errorPatternHash, normaliseErrorMessage, normaliseErrorType, strategyId, type ErrorSignature } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
@@ -20,7 +16,8 @@ import { insertReasoning, listReasoning, listStrategySourceReasoning } from '../
 import { sessionExists } from '../repo/sessions.ts';
 import { sweepPatternIndex } from '../repo/searchIndex.ts';
 import { saveTokenCounts } from '../repo/tokenCounts.ts';
-import { contentFileBytes, reasoningContentChars } from '../settings.ts';
+import { readContentFile } from '../contentFile.ts';
+import { reasoningContentChars } from '../settings.ts';
 import { shownReasoningLine, shownTail } from '../shown.ts';
 import { countCl100k, textHash } from '../tokens.ts';
 import { addStrategyHelpfulness, listStrategies, upsertStrategy } from '../repo/strategies.ts';
@@ -51,49 +48,6 @@ const SAVE_REASONING_FLAGS = {
   '--confidence': 'value',
   '--references': 'value',
 } as const;
-
-/**
- * The text of `save-reasoning --content-file`. The path, resolved against the working directory
- * and then through its symlinks, must lie inside the project root or the system's temp folder
- * (os.tmpdir(), and /tmp, where agents write their notes), else REFUSED naming the rule; it must be
- * a regular file of at most `file_limits.content_file_bytes` (files.ts: never blocks, never reads
- * past the cap), else VALIDATION naming the path, what it is and the cap.
- */
-function readContentFile(given: string, cwd: string, projectRoot: string): string {
-  const file = path.resolve(cwd, given);
-  // `<file> is …` in parentheses, never `<file>: …`: a path ending in `passwd:` reads as a password to the redaction engine.
-  const problem = (what: string) => invalid(`Could not read content file '${given}' (${file} ${what})`);
-  let real: string;
-  try {
-    real = fs.realpathSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
-    throw problem(code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be resolved: ${code}`);
-  }
-  const roots = [...new Set([projectRoot, os.tmpdir(), '/tmp'].map(realDir).filter((d): d is string => d !== undefined))];
-  if (!isInsideAny(real, roots)) {
-    throw new BazingaError(
-      'REFUSED',
-      `--content-file ${file}${real === file ? '' : ` resolves to ${real}, which`} lies outside the project root and the temp folder; --content-file reads only from inside ${roots.join(', ')} (symlinks resolved)`,
-    );
-  }
-  const cap = contentFileBytes(projectRoot);
-  const project = realDir(projectRoot);
-  // Checked again on what was opened (a folder swapped for a link after the check above is caught),
-  // and in the temp folder, which anyone can write, a file with other hard links is refused: a link
-  // there to a file outside would pass the rule.
-  const read = readRegularFile(real, cap, (opened, st) => {
-    if (!isInsideAny(opened, roots)) return `resolves to ${opened} once opened, outside ${roots.join(', ')}; --content-file reads only from inside them`;
-    if (st.nlink > 1 && !(project !== undefined && isInsideAny(opened, [project]))) {
-      return `has ${st.nlink} hard links; in the temp folder only a file with one is read (a link there could name a file outside)`;
-    }
-    return undefined;
-  });
-  if (read.ok) return read.bytes.toString('utf8');
-  if (read.refusal.reason === 'refused') throw new BazingaError('REFUSED', `--content-file ${file} ${read.refusal.why}`);
-  const raise = read.refusal.reason === 'too-large' ? '; context_engineering.file_limits.content_file_bytes in bazinga/skills_config.json raises it' : '';
-  throw problem(`${describeRefusal(read.refusal)}${raise}`);
-}
 
 const saveReasoning: Command = {
   name: 'save-reasoning',

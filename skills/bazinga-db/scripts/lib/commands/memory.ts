@@ -6,7 +6,6 @@
  */
 import { writeTransaction, type DB } from '../db.ts';
 import { invalid, notFound, usage } from '../errors.ts';
-import { describeRefusal, readRegularFile } from '../files.ts';
 import {
   checkContent,
   CONTENT_FIELDS,
@@ -38,7 +37,8 @@ import {
   type SaveResult,
 } from '../repo/memories.ts';
 import { continuity, helpfulStrategies, latestProject, patternsSeen, sourceGroups, sourcePackages, sourceReasoning, sourceSession } from '../repo/memorySources.ts';
-import { contentFileBytes, memorySettings } from '../settings.ts';
+import { readContentFile } from '../contentFile.ts';
+import { memorySettings } from '../settings.ts';
 import { shorten } from '../shown.ts';
 import { countCl100k } from '../tokens.ts';
 import { parseInteger, rejectSecret } from '../validate.ts';
@@ -179,17 +179,13 @@ const SAVE_MESSAGES: Record<SaveResult['operation'], (r: SaveResult) => string> 
   unchanged: (r) => `memory ${r.memory_id} already says this`,
 };
 
-/** --content JSON or --content-file PATH (a regular file in the project or the temp folder, capped as save-reasoning's). */
+/** --content JSON or --content-file PATH (the one content-file rule: a regular file in the project or the temp folder, capped). */
 function parseContent(args: ParsedArgs, ctx: CommandContext): unknown {
   const inline = args.values.get('--content');
   const file = args.values.get('--content-file');
   if ((inline === undefined) === (file === undefined)) throw usage('save-memory needs exactly one of --content JSON or --content-file PATH');
   let text = inline as string;
-  if (file !== undefined) {
-    const read = readRegularFile(file, contentFileBytes(ctx.paths().projectRoot));
-    if (!read.ok) throw invalid(`Could not read content file '${file}' (${describeRefusal(read.refusal)})`);
-    text = read.bytes.toString('utf8');
-  }
+  if (file !== undefined) text = readContentFile(file, ctx.cwd, ctx.paths().projectRoot);
   try {
     return JSON.parse(text);
   } catch {

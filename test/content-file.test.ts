@@ -1,0 +1,43 @@
+/**
+ * One containment rule for every content file (save-reasoning's and save-memory's --content-file):
+ * inside the project root or the temp folder, else REFUSED; a path outside by its name is refused
+ * before it is looked at, so the answer is the same whether a file exists there or not.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyFixture, S1, type Project } from './helpers.ts';
+import { runBazingaDbInProcess } from './inProcess.ts';
+
+let project: Project | undefined;
+afterEach(() => project?.cleanup());
+
+const COMMANDS = {
+  'save-memory': (file: string) => ['save-memory', 'proj', 'learning', 'A lesson', '--content-file', file],
+  'save-reasoning': (file: string) => ['save-reasoning', S1, 'AUTH', 'developer', 'risks', '--content-file', file],
+};
+
+describe.each(Object.entries(COMMANDS))('%s --content-file', (_name, args) => {
+  const run = (file: string) => runBazingaDbInProcess(['--quiet', '--db', (project as Project).dbPath, '--project-root', (project as Project).root, ...args(file)]);
+
+  it('outside the project and the temp folder: REFUSED, the same answer for a file that exists and one that does not', () => {
+    project = copyFixture('ca-content-');
+    const existing = run('/etc/passwd');
+    const missing = run('/etc/no-such-file-here');
+    expect(existing.code).toBe(1);
+    expect(existing.error.code).toBe('REFUSED');
+    expect(existing.error.error).toMatch(/^--content-file \/etc\/passwd lies outside the project root and the temp folder; --content-file reads only from inside /);
+    expect(missing.error.code).toBe('REFUSED');
+    expect(missing.error.error.replace('/etc/no-such-file-here', '/etc/passwd')).toBe(existing.error.error);
+  });
+
+  it('inside the temp folder: read', () => {
+    project = copyFixture('ca-content-');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ca-content-file-')), 'note.json');
+    fs.writeFileSync(file, JSON.stringify({ lesson: 'Read from the temp folder' }));
+    const r = run(file);
+    expect(r.code, r.stderr).toBe(0);
+    fs.rmSync(path.dirname(file), { recursive: true });
+  });
+});
