@@ -162,7 +162,8 @@ const rows: Row[] = [
   { label: 'params unparsable', args: ['query', 'SELECT ?', '--params', '[1'], code: 'VALIDATION', text: '--params must be a JSON array of strings, numbers, booleans or null' },
   { label: 'params with an object', args: ['query', 'SELECT ?', '--params', '[{"a":1}]'], code: 'VALIDATION', text: '--params must be a JSON array of strings, numbers, booleans or null' },
   { label: 'package ids with a boolean', args: ['update-context-references', GROUP, S, '[true]'], code: 'VALIDATION', text: 'Invalid package_ids argument: package_ids must be a JSON array of integers' },
-  { label: 'unreadable --content-file', args: ['save-reasoning', S, GROUP, 'developer', 'understanding', '--content-file', 'no/such/file.txt'], code: 'VALIDATION', text: "Could not read content file 'no/such/file.txt'" },
+  { label: 'missing --content-file in the temp folder', args: ['save-reasoning', S, GROUP, 'developer', 'understanding', '--content-file', '/tmp/no/such/file.txt'], code: 'VALIDATION', text: "Could not read content file '/tmp/no/such/file.txt' (/tmp/no/such/file.txt does not exist)" },
+  { label: '--content-file outside the project and the temp folder (refused by its name, whether it exists or not)', args: ['save-reasoning', S, GROUP, 'developer', 'understanding', '--content-file', '/no/such/file.txt'], code: 'REFUSED', text: '--content-file /no/such/file.txt lies outside the project root and the temp folder' },
 
   // --- oversized text
   { label: 'group id of 65 chars (save-context-package)', args: savePackage({ 1: LONG_GROUP }), code: 'VALIDATION', text: 'group_id too long (max 64 chars, got 65)' },
