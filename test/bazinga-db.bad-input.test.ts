@@ -32,7 +32,7 @@ function savePackage(overrides: Record<number, string>): string[] {
   return ['save-context-package', ...base];
 }
 
-type Code = 'USAGE' | 'VALIDATION' | 'NOT_FOUND' | 'NOT_CONSUMER';
+type Code = 'USAGE' | 'VALIDATION' | 'NOT_FOUND' | 'NOT_CONSUMER' | 'REFUSED';
 
 interface Row {
   label: string;

@@ -369,6 +369,19 @@ describe('memory-maintenance', () => {
     expect(ok(p, 'forget-memory', String(id))).toEqual({ success: true, memory_id: id, deleted: true });
     expect(db(p, 'forget-memory', String(id)).error).toMatchObject({ code: 'NOT_FOUND', error: `Memory not found: ${id}` });
   });
+
+  it('forget-memory removes the bytes: neither the text nor its index words stay in the database file or its log', () => {
+    const p = track(copyFixture('ca-mem-forget-bytes-'));
+    const files = () => ['', '-wal', '-shm'].map((s) => p.dbPath + s).filter((f) => fs.existsSync(f));
+    const holds = (word: string) => files().some((f) => fs.readFileSync(f).includes(word));
+    const id = ok(p, 'save-memory', 'proj', 'learning', 'Zanzibarquux lesson', '--content', '{"lesson":"Flibbertigibbet wobbleplonk happens when zanzibarquux is on"}').memory_id;
+    // A second memory keeps the index alive (its segments are merged, not dropped).
+    ok(p, 'save-memory', 'proj', 'learning', 'Another lesson', '--content', '{"lesson":"Keep the fixture small"}');
+    expect(holds('wobbleplonk')).toBe(true);
+    expect(ok(p, 'forget-memory', String(id)).deleted).toBe(true);
+    for (const word of ['wobbleplonk', 'Flibbertigibbet', 'zanzibarquux', 'Zanzibarquux']) expect(holds(word), word).toBe(false);
+    expect(ok(p, 'search-memories', 'proj', '--query', 'small').memories).toHaveLength(1);
+  });
 });
 
 describe('rehydrate and the session-start hook', () => {

@@ -324,7 +324,11 @@ const forgetMemory: Command = {
     rejectProblem(args);
     const id = memoryId(pos(args, 0));
     const db = ctx.db();
+    // Forgetting removes the bytes: freed content is zeroed, the index merged (deleteMemory), and
+    // the write-ahead log, which may still hold the text as it was written, checkpointed away.
+    db.pragma('secure_delete = ON');
     if (!writeTransaction(db, () => deleteMemory(db, id))) throw notFound(`Memory not found: ${id}`);
+    db.pragma('wal_checkpoint(TRUNCATE)');
     return { success: true, memory_id: id, deleted: true };
   },
 };

@@ -275,7 +275,10 @@ export function deleteMemory(db: DB, id: number): boolean {
   stmt(db, 'DELETE FROM ca_fts_memories WHERE rowid = ?').run(id);
   stmt(db, 'UPDATE ca_memories SET superseded_by = NULL WHERE superseded_by = ?').run(id);
   stmt(db, 'UPDATE ca_memories SET parent_id = NULL WHERE parent_id = ?').run(id);
-  return stmt(db, 'DELETE FROM ca_memories WHERE id = ?').run(id).changes > 0;
+  const deleted = stmt(db, 'DELETE FROM ca_memories WHERE id = ?').run(id).changes > 0;
+  // A deleted FTS5 row keeps its words in the index segments until they are merged: merge them now.
+  if (deleted) stmt(db, "INSERT INTO ca_fts_memories(ca_fts_memories) VALUES ('optimize')").run();
+  return deleted;
 }
 
 /** One more access of each memory, at `now`. */
