@@ -370,6 +370,21 @@ describe('memory-maintenance', () => {
     expect(db(p, 'forget-memory', String(id)).error).toMatchObject({ code: 'NOT_FOUND', error: `Memory not found: ${id}` });
   });
 
+  it('a decision alike as a whole but whose statement changes meaning supersedes the old one under its own title, never merges into it', () => {
+    const p = track(makeProject('ca-mem-revised-'));
+    const rationale = 'a reused refresh token means it was stolen; rotating tokens detect theft by reuse and the safe answer is to revoke';
+    const first = ok(p, 'save-memory', 'proj', 'decision', 'Refresh token reuse revokes the session family', '--content', JSON.stringify({ decision: 'reuse of a refresh token revokes the whole family', rationale, alternatives: ['ignore reuse', 'log only'] }));
+    const second = ok(p, 'save-memory', 'proj', 'decision', 'Refresh token reuse revokes the session per device', '--content', JSON.stringify({ decision: 'reuse of a refresh token revokes only the device session', rationale, alternatives: ['ignore reuse', 'log only'] }));
+    expect(second).toMatchObject({ operation: 'superseded', supersedes: first.memory_id });
+    const old = ok(p, 'get-memory', String(first.memory_id));
+    expect(old).toMatchObject({ title: 'Refresh token reuse revokes the session family', superseded_by: second.memory_id });
+    expect(old.content.decision).toBe('reuse of a refresh token revokes the whole family');
+    expect(ok(p, 'get-memory', String(second.memory_id))).toMatchObject({ title: 'Refresh token reuse revokes the session per device', parent_id: first.memory_id });
+    // Only the rationale reworded: the same decision, merged.
+    const third = ok(p, 'save-memory', 'proj', 'decision', 'Refresh token reuse revokes the session per device', '--content', JSON.stringify({ decision: 'reuse of a refresh token revokes only the device session', rationale: `${rationale}, per device` }));
+    expect(third).toMatchObject({ operation: 'merged', memory_id: second.memory_id });
+  });
+
   it('forget-memory removes the bytes: neither the text nor its index words stay in the database file or its log', () => {
     const p = track(copyFixture('ca-mem-forget-bytes-'));
     const files = () => ['', '-wal', '-shm'].map((s) => p.dbPath + s).filter((f) => fs.existsSync(f));

@@ -136,8 +136,8 @@ const DEDUP_WINDOW = 2000;
  *    supersedes it when its statement says something else (less than `threshold` alike, or
  *    contradicting it: their numbers or their negations differ), else merges; an issue or a learning merges (so an
  *    issue saved again with "status": "resolved" resolves it);
- * 4. a live memory of its type at least `threshold` alike: a decision that contradicts it
- *    supersedes it, anything else merges into it (what it lacks filled in, lists and tags joined,
+ * 4. a live memory of its type at least `threshold` alike: a decision whose statement says
+ *    something else (as in 3) supersedes it, anything else merges into it (what it lacks filled in, lists and tags joined,
  *    importance the higher, an issue's status and severity as the newer says);
  * 5. otherwise created.
  */
@@ -182,8 +182,7 @@ export function rememberMemory(db: DB, given: MemoryDraft, now: string, threshol
     const sim = similarity(normalised.slice(0, COMPARED_CHARS), comparable(namesake));
     // A decision under the same title whose statement says something else (unlike it, or
     // contradicting it) is a revision; its rationale or alternatives changing is not.
-    const [mineSaid, theirsSaid] = [statement(d.content), statement(JSON.parse(namesake.content) as MemoryContent)];
-    const revised = d.type === 'decision' && (similarity(normaliseMemoryText(mineSaid), normaliseMemoryText(theirsSaid)) < threshold || contradicts(mineSaid, theirsSaid));
+    const revised = d.type === 'decision' && statementRevised(statement(d.content), statement(JSON.parse(namesake.content) as MemoryContent), threshold);
     if (d.type === 'state' || revised) return supersede(db, namesake, d, hash, now);
     return merge(db, namesake, given, now, sim);
   }
@@ -194,12 +193,19 @@ export function rememberMemory(db: DB, given: MemoryDraft, now: string, threshol
     if (sim >= threshold && (best === undefined || sim > best.sim)) best = { row, sim };
   }
   if (best) {
-    if (d.type === 'decision' && contradicts(statement(d.content), statement(JSON.parse(best.row.content) as MemoryContent))) {
+    // A decision alike as a whole (the same rationale, say) whose statement says something else is
+    // a revision: it supersedes the old one, with its own title, never merges into it.
+    if (d.type === 'decision' && statementRevised(statement(d.content), statement(JSON.parse(best.row.content) as MemoryContent), threshold)) {
       return supersede(db, best.row, d, hash, now);
     }
     return merge(db, best.row, given, now, best.sim);
   }
   return { operation: 'created', memory_id: insertMemory(db, d, hash, now) };
+}
+
+/** Whether a decision's statement says something else than `theirs`: less than `threshold` alike on its own, or contradicting it. */
+function statementRevised(mine: string, theirs: string, threshold: number): boolean {
+  return similarity(normaliseMemoryText(mine), normaliseMemoryText(theirs)) < threshold || contradicts(mine, theirs);
 }
 
 /** How much of a memory's normalised text dedup compares (a save stays cheap whatever the memories' size). */
