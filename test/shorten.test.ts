@@ -3,8 +3,11 @@
  * (or words) around " […] ", never more than the cap, and never cuts a redaction marker or a
  * user-perceived character (an emoji family, a flag, a letter with its marks) in two.
  */
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shorten } from '../skills/bazinga-db/scripts/lib/shown.ts';
+import { shorten, shortenStored } from '../skills/bazinga-db/scripts/lib/shown.ts';
+import { copyFixture, REPO_ROOT, runScript, S1, writeArtifact } from './helpers.ts';
+import { runBazingaDbInProcess } from './inProcess.ts';
 
 const family = '👨‍👩‍👧‍👦';
 const flag = '🇫🇷';
@@ -75,5 +78,54 @@ describe('shorten', () => {
   it('a text within the cap is returned as it is; below 40 characters of cap it is cut at a word with "..."', () => {
     expect(shorten('short enough', 40)).toBe('short enough');
     expect(shorten('abc def. abc def. abc def. abc def. abc def.', 39)).toBe('abc def. abc def. abc def. abc def...');
+  });
+});
+
+describe("a stored summary's blind cut (197 characters and '...', the storing rule)", () => {
+  const LONG =
+    'Kestrel opens this report with the dedup design: every event carries a key made of the tenant, the stream and the sequence number. ' +
+    'The consumer keeps a window of keys seen in the last hour. In the end the window is persisted so duplicates can be told apart after a restart.';
+  const stored = `${Array.from(LONG).slice(0, 197).join('')}...`;
+
+  it('is shown as an omission after the last whole sentence, never as a word cut mid-way', () => {
+    expect(stored.endsWith('last hour. In the ...')).toBe(true);
+    expect(shortenStored(stored, 400)).toBe(
+      'Kestrel opens this report with the dedup design: every event carries a key made of the tenant, the stream and the sequence number. The consumer keeps a window of keys seen in the last hour. […]',
+    );
+  });
+
+  it('under a smaller cap, shortened with its beginning kept and the omission still at its end', () => {
+    const shown = shortenStored(stored, 100);
+    expect(Array.from(shown).length).toBeLessThanOrEqual(100);
+    expect(shown.startsWith('Kestrel opens this report')).toBe(true);
+    expect(shown.endsWith(' […]')).toBe(true);
+    expect(shown).not.toMatch(/\w\.\.\.$/);
+  });
+
+  it.each([
+    ['a text of another length ending in ...', `${'a '.repeat(50)}...`],
+    ['a text of 200 characters not ending in ...', 'x'.repeat(200)],
+    ['a short summary', 'Cart totals use integer cents.'],
+  ])('%s: as shorten would show it', (_name, text) => {
+    expect(shortenStored(text, 400)).toBe(shorten(text, 400));
+  });
+});
+
+describe('on the fixture: a long summary stored by save-context-package reaches the block with its cut marked', () => {
+  it('Normal zone: the whole sentences it kept, then " […]"; never "… In the ..."', () => {
+    const p = copyFixture('ca-stored-cut-');
+    try {
+      const summary =
+        'Kestrel opens this report with the dedup design: every event carries a key made of the tenant, the stream and the sequence number. ' +
+        'The consumer keeps a window of keys seen in the last hour. In the end the window is persisted so duplicates can be told apart after a restart.';
+      const saved = runBazingaDbInProcess(['--quiet', '--db', p.dbPath, '--project-root', p.root, 'save-context-package', S1, 'AUTH', 'research', writeArtifact(p, S1, 'dedup.md'), 'requirements_engineer', '["developer"]', 'critical', summary]);
+      expect(saved.code, saved.stderr).toBe(0);
+      const block = runScript(path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts', 'assemble.ts'), ['--project-root', p.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--dry-run', '--now', '2025-12-02T12:00:00Z', '--format', 'json']);
+      expect(block.code, block.stderr).toBe(0);
+      const shown = (block.json.packages as { summary: string }[]).find((pk) => pk.summary.startsWith('Kestrel opens this report'));
+      expect(shown?.summary).toBe('Kestrel opens this report with the dedup design: every event carries a key made of the tenant, the stream and the sequence number. The consumer keeps a window of keys seen in the last hour. […]');
+    } finally {
+      p.cleanup();
+    }
   });
 });

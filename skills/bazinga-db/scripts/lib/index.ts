@@ -51,7 +51,7 @@ export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).
 export { MAX_RUN, countCl100k, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';
-export { DEFAULT_REASONING_CONTENT_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shownTail, truncateAtWord } from './shown.ts';
+export { DEFAULT_REASONING_CONTENT_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shortenStored, shownTail, STORED_SUMMARY_CHARS, truncateAtWord } from './shown.ts';
 
 // Full-text search.
 export { buildMatch, pathsInText, pruneTerms, queryTerms, searchToken, type QueryTerm } from './searchText.ts';

@@ -27,6 +27,39 @@ export function truncateAtWord(text: string, max: number): string {
   return cut.replace(/[\s,;:.-]+$/, '') + '...';
 }
 
+/**
+ * How long a package summary is stored (code points): a longer one is cut to its first 197 and
+ * "..." (the storing rule of the original tool, kept by save-context-package).
+ */
+export const STORED_SUMMARY_CHARS = 200;
+
+/**
+ * A summary as stored, with the storing tool's blind cut shown as an omission: a text of exactly
+ * STORED_SUMMARY_CHARS ending in "..." lost its end there, so its broken last word (or its last
+ * unfinished sentence, when a full one ends in its second half) gives way to " […]", the mark every
+ * other cut leaves. Any other text comes back as it is.
+ */
+export function markStoredCut(text: string): string {
+  const chars = Array.from(text);
+  if (chars.length !== STORED_SUMMARY_CHARS || !text.endsWith('...')) return text;
+  const kept = chars.slice(0, -3).join('');
+  const sentence = Math.max(kept.lastIndexOf('. '), kept.lastIndexOf('! '), kept.lastIndexOf('? '), kept.lastIndexOf('; '));
+  const cut = sentence >= kept.length / 2 ? sentence + 1 : kept.lastIndexOf(' ');
+  return `${(cut > 0 ? kept.slice(0, cut) : kept).replace(/[\s,;:-]+$/, '')}${OMISSION_MARKER.trimEnd()}`;
+}
+
+/**
+ * A stored summary in at most `max` characters: shorten, with a blind cut made when it was stored
+ * shown as an omission at its end (markStoredCut), which shortening keeps at the end.
+ */
+export function shortenStored(text: string, max: number): string {
+  const marked = markStoredCut(text);
+  if (marked === text) return shorten(text, max);
+  if (Array.from(marked).length <= max) return marked;
+  const mark = OMISSION_MARKER.trimEnd();
+  return `${shorten(marked.slice(0, -mark.length), max - Array.from(mark).length)}${mark}`;
+}
+
 /** The omission marker between the kept beginning and end of a shortened text. */
 export const OMISSION_MARKER = ' […] ';
 

@@ -26,6 +26,7 @@ import {
   type EligibilityQuery,
 } from '../repo/contextPackages.ts';
 import { sessionExists } from '../repo/sessions.ts';
+import { STORED_SUMMARY_CHARS } from '../shown.ts';
 import {
   groupOrGlobal,
   normaliseAgent,
@@ -37,7 +38,6 @@ import {
 } from '../validate.ts';
 import { pos, rejectProblem, requirePositionals, type Command } from './types.ts';
 
-const SUMMARY_MAX_CHARS = 200;
 
 /** Cuts text to `max` code points, ending in "..." when cut. */
 function truncateWithEllipsis(text: string, max: number): string {
@@ -104,7 +104,7 @@ const saveContextPackage: Command = {
     const { stored, sizeBytes } = resolveArtifactPath(filePath, sessionId, ctx.paths().projectRoot);
     const redactor = ctx.redactor();
     // Redacted while its lines are still lines (a value wrapped onto the next one is recognised), then flattened.
-    const summary = truncateWithEllipsis(redactor.text(redactor.text(rawSummary).replace(/[\r\n]/g, ' ')), SUMMARY_MAX_CHARS);
+    const summary = truncateWithEllipsis(redactor.text(redactor.text(rawSummary).replace(/[\r\n]/g, ' ')), STORED_SUMMARY_CHARS);
     const filePathStored = redactor.text(stored);
     const global = groupId === 'global';
     const db = ctx.db();

@@ -10,12 +10,13 @@
 import type { Exclusion, PackedPackage, RankedPackage } from '../contract.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
 import { renderPackageEntry, renderPackageSection } from './render.ts';
-import { isRedactionEmptied, oneLine, shorten } from './text.ts';
+import { isRedactionEmptied, oneLine, shortenStored } from './text.ts';
 
 /**
  * The ranked packages as the block shows them: summary and path redacted and on one line, the
- * summary shortened to `summaryCap` characters with its structure kept; a package whose summary
- * redaction emptied is excluded (redaction-emptied).
+ * summary shortened to `summaryCap` characters with its structure kept (a blind cut made when it
+ * was stored shown as an omission, never as a word cut mid-way); a package whose summary redaction
+ * emptied is excluded (redaction-emptied).
  */
 export function preparePackages(selected: readonly RankedPackage[], summaryCap: number, redact: (text: string) => string): { packages: RankedPackage[]; excluded: Exclusion[] } {
   const packages: RankedPackage[] = [];
@@ -23,7 +24,7 @@ export function preparePackages(selected: readonly RankedPackage[], summaryCap: 
   for (const p of selected) {
     const redacted = redact(oneLine(p.summary));
     if (isRedactionEmptied(redacted)) excluded.push({ kind: 'package', id: p.id, reason: 'redaction-emptied' });
-    else packages.push({ ...p, file_path: redact(oneLine(p.file_path)), summary: shorten(redacted, summaryCap) });
+    else packages.push({ ...p, file_path: redact(oneLine(p.file_path)), summary: shortenStored(redacted, summaryCap) });
   }
   return { packages, excluded };
 }
