@@ -37,3 +37,118 @@ describe('layout', () => {
     expect(handBuilt).toEqual([]);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// The import graph: no circle, and a pure core
+// ---------------------------------------------------------------------------------------------
+
+/** The runtime imports of a module (`import type` and `export type` left out), as repository paths. */
+export function runtimeImports(file: string, text: string): string[] {
+  return [...text.matchAll(/^(import|export)\s+(?!type\s)[^'"]*?from\s+'(\.[^']+\.(?:ts|mts|mjs))'/gm)].map((m) => path.normalize(path.join(path.dirname(file), m[2] as string)));
+}
+
+/** Every circle of a graph (its strongly connected components of more than one module, or a module importing itself), each sorted. */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); ; w = stack.pop()) {
+      onStack.delete(w as string);
+      component.push(w as string);
+      if (w === v) break;
+    }
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort());
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+/** The names of the bazinga-db surface (index.ts) that open or query a database: re-exported from db.ts, statements.ts, repo/ or consume.ts. */
+function databaseNames(): Set<string> {
+  const index = fs.readFileSync(path.join(ROOT, 'skills/bazinga-db/scripts/lib/index.ts'), 'utf8');
+  const names = new Set<string>();
+  for (const m of index.matchAll(/export\s*\{([^}]*)\}\s*from\s*'\.\/(db|statements|consume|repo\/[^']+)\.ts'/g)) {
+    for (const part of (m[1] as string).split(',')) {
+      const name = part.trim().replace(/^type\s+/, '');
+      if (name !== '' && !/^type\s/.test(part.trim())) names.add(name);
+    }
+  }
+  return names;
+}
+
+/** What a core module takes that touches a database or the outside: a module by its path, or a database name from the bazinga-db surface. */
+export function coreViolations(file: string, text: string, dbNames: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?([^'"]*?)from\s+'([^']+)'/gm)) {
+    if (m[1]) continue;
+    const spec = m[3] as string;
+    if (/(?:^|\/)(?:db|statements|cli|consume)\.ts$|\/repo\/|^better-sqlite3$|^node:(?:fs|child_process|sqlite)$|(?:shell|pipeline|search|main)\.ts$/.test(spec)) out.push(`${file}: imports ${spec}`);
+    if (spec.endsWith('bazinga-db/scripts/lib/index.ts')) {
+      for (const part of (m[2] as string).replace(/[{}]/g, '').split(',')) {
+        const name = part.trim().split(/\s+as\s+/)[0] as string;
+        if (dbNames.has(name)) out.push(`${file}: imports ${name} (a database function) from the bazinga-db surface`);
+      }
+    }
+  }
+  return out;
+}
+
+describe('the import graph', () => {
+  const files = [...sources('skills/context-assembler'), ...sources('skills/bazinga-db'), ...sources('scripts'), ...sources('bench')];
+  const graph = new Map(files.map((f) => [f, runtimeImports(f, fs.readFileSync(path.join(ROOT, f), 'utf8'))] as const));
+
+  it('has no circle', () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  it('the circle check finds a circle (db.ts → repo → db.ts, as it was) and a module importing itself', () => {
+    const circle = new Map([
+      ['lib/db.ts', ['lib/repo/searchIndex.ts', 'lib/errors.ts']],
+      ['lib/repo/searchIndex.ts', ['lib/repo/contextPackages.ts']],
+      ['lib/repo/contextPackages.ts', ['lib/db.ts']],
+      ['lib/errors.ts', []],
+      ['lib/self.ts', ['lib/self.ts']],
+    ]);
+    expect(importCycles(circle)).toEqual([['lib/db.ts', 'lib/repo/contextPackages.ts', 'lib/repo/searchIndex.ts'], ['lib/self.ts']]);
+  });
+
+  it('core/ imports no database module, no file system and no shell, directly or through the bazinga-db surface', () => {
+    const names = databaseNames();
+    expect(names.has('openDatabase')).toBe(true);
+    const core = sources('skills/context-assembler/scripts/lib/core');
+    expect(core.length).toBeGreaterThan(5);
+    expect(core.flatMap((f) => coreViolations(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), names))).toEqual([]);
+  });
+
+  it('the core check catches a core module that opens a database or reads a file', () => {
+    const names = databaseNames();
+    const text = [
+      "import { openDatabase, shorten } from '../../../../bazinga-db/scripts/lib/index.ts';",
+      "import fs from 'node:fs';",
+      "import { stmt } from '../../../../bazinga-db/scripts/lib/statements.ts';",
+      "import type { DB } from '../../../../bazinga-db/scripts/lib/index.ts';",
+    ].join('\n');
+    expect(coreViolations('core/x.ts', text, names)).toEqual([
+      'core/x.ts: imports openDatabase (a database function) from the bazinga-db surface',
+      'core/x.ts: imports node:fs',
+      'core/x.ts: imports ../../../../bazinga-db/scripts/lib/statements.ts',
+    ]);
+  });
+});

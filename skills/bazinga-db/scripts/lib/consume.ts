@@ -3,7 +3,7 @@
  * the assembler's consumption step, and the claim that makes the assembler deliver a package at
  * most once per (agent, iteration). Call inside a write transaction.
  */
-import type { DB } from './db.ts';
+import type { DB } from './statements.ts';
 import { CONSUMPTION_AGENTS, isOneOf } from './enums.ts';
 import { consumptionScopeId } from './hashing.ts';
 import { insertConsumptionScope } from './repo/consumption.ts';

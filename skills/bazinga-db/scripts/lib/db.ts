@@ -29,7 +29,9 @@ import {
 } from './schema.ts';
 import { SEARCH_TOKENIZER } from './searchText.ts';
 
-export type DB = Database.Database;
+export type { DB } from './statements.ts';
+import { holdingLock, retryBusy, setAbsentIndexes, setBusyBudget, stmt, writeTransaction, type DB } from './statements.ts';
+export { stmt, writeTransaction } from './statements.ts';
 
 /**
  * The driver, loaded when the first database is opened, so this library (its errors, redaction,
@@ -140,141 +142,6 @@ export interface OpenOptions {
    * reader instead and calls this, rather than failing. Without it such a writer fails as before.
    */
   onReadOnly?: () => void;
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * A connection's wait for locks, as a deadline: every statement's own wait (SQLite's busy timeout)
- * is set to what is left before it runs, and retries pause only within it, so the whole wait of a
- * command stays within its budget also when several statements each wait and then succeed. Time
- * spent holding a transaction's lock (a write's body, a reader's in-memory index) cannot be a wait
- * and moves the deadline back by as much.
- */
-interface BusyBudget {
-  /** The longest one statement waits (the per-statement timeout). */
-  waitMs: number;
-  /** performance.now() by which every wait of this connection ends. */
-  deadline: number;
-  /** The busy timeout last given to SQLite, so the pragma is set only when it moved. */
-  armedMs: number;
-  /** Depth of holdingLock calls running: inside one nothing waits, so nothing is re-armed. */
-  holding: number;
-  backoffMs: readonly number[];
-}
-
-const busyBudgets = new WeakMap<DB, BusyBudget>();
-
-/** Below this much drift the armed timeout is left as it is (setting a pragma per statement costs more than it saves). */
-const REARM_SLACK_MS = 20;
-
-/**
- * SQLite's busy timeout for the next statement: never more than the per-statement wait or what the
- * deadline leaves (raised again once a held lock moved the deadline back). Left alone while a
- * lock is held.
- */
-function armBusy(db: DB, budget: BusyBudget): number {
-  const leftMs = Math.max(0, Math.floor(budget.deadline - performance.now()));
-  if (budget.holding > 0) return leftMs;
-  const want = Math.min(budget.waitMs, leftMs);
-  if (Math.abs(want - budget.armedMs) > REARM_SLACK_MS || (want === 0 && budget.armedMs !== 0) || (want === budget.waitMs && budget.armedMs !== want)) {
-    // PRAGMA takes no bound parameters: the value is an integer computed here, never input.
-    db.pragma(`busy_timeout = ${want}`);
-    budget.armedMs = want;
-  }
-  return leftMs;
-}
-
-/**
- * Runs `fn`, retrying with the connection's pauses while SQLite reports the database busy or
- * locked and the connection's deadline has not passed; each attempt waits at most what is left.
- * Errors are rethrown as they are (the last busy one too).
- */
-function retryBusy<T>(db: DB, fn: () => T): T {
-  const budget = busyBudgets.get(db);
-  for (let attempt = 0; ; attempt++) {
-    if (budget) armBusy(db, budget);
-    try {
-      return fn();
-    } catch (err) {
-      if (!budget || !isBusyError(err)) throw err;
-      const pause = budget.backoffMs[attempt];
-      const leftMs = armBusy(db, budget);
-      if (pause === undefined || leftMs <= 0) throw err;
-      sleepSync(Math.min(pause, leftMs));
-    }
-  }
-}
-
-/**
- * Runs `fn`, which holds a transaction's lock throughout (so nothing in it waits), without
- * spending the connection's wait: the deadline moves back by its time, once for nested calls.
- */
-function holdingLock<T>(db: DB, fn: () => T): T {
-  const budget = busyBudgets.get(db);
-  if (!budget) return fn();
-  const started = performance.now();
-  budget.holding++;
-  try {
-    return fn();
-  } finally {
-    budget.holding--;
-    if (budget.holding === 0) budget.deadline += performance.now() - started;
-  }
-}
-
-/**
- * `fn` with busy retry within the connection's wait budget; a failure surfaces as a BazingaError
- * (busy: BUSY, "database is locked"). Reads are safe to retry whole.
- */
-function withBusyRetry<T>(db: DB, fn: () => T): T {
-  try {
-    return retryBusy(db, fn);
-  } catch (err) {
-    throw toBazingaError(err);
-  }
-}
-
-/**
- * Runs `fn` in one BEGIN IMMEDIATE transaction (the write lock taken up front), with busy retry.
- * On a reader only its in-memory objects can be written: anything else fails as read-only.
- */
-export function writeTransaction<T>(db: DB, fn: () => T): T {
-  return withBusyRetry(db, () => db.transaction(() => holdingLock(db, fn)).immediate());
-}
-
-const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
-
-/** The prepared statement for `sql` on this connection, prepared once and reused. */
-export function stmt(db: DB, sql: string): Database.Statement {
-  let cache = statementCache.get(db);
-  if (!cache) {
-    cache = new Map();
-    statementCache.set(db, cache);
-  }
-  const budget = busyBudgets.get(db);
-  if (budget) armBusy(db, budget);
-  let s = cache.get(sql);
-  if (!s) {
-    s = db.prepare(withoutAbsentIndexHints(db, sql));
-    cache.set(sql, s);
-  }
-  return s;
-}
-
-/** Per reader: this layer's indexes its database lacks (never opened by a writer of this product). */
-const absentIndexes = new WeakMap<DB, ReadonlySet<string>>();
-
-/**
- * The statement without the `INDEXED BY` hints that name an index the reader's database lacks:
- * the same query, planned by SQLite from what is there (same rows, maybe slower).
- */
-function withoutAbsentIndexHints(db: DB, sql: string): string {
-  const absent = absentIndexes.get(db);
-  if (!absent) return sql;
-  return sql.replace(/\s+INDEXED BY (\w+)/g, (hint, name: string) => (absent.has(name) ? '' : hint));
 }
 
 function tableNames(db: DB): Set<string> {
@@ -436,7 +303,7 @@ function firstWait(opts: OpenOptions): number {
 /** Starts the connection's wait deadline (see BusyBudget); `connect` armed SQLite with firstWait already. */
 function budgetBusy(db: DB, opts: OpenOptions, openedAt: number): void {
   const waitMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  busyBudgets.set(db, {
+  setBusyBudget(db, {
     waitMs,
     deadline: openedAt + (opts.busyBudgetMs ?? waitMs),
     armedMs: firstWait(opts),
@@ -619,7 +486,7 @@ function makeReaderObjects(db: DB, derived: OpenOptions['derived']): void {
     (stmt(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')").all() as { name: string }[]).map((r) => r.name),
   );
   const absent = CA_OBJECTS.filter((name) => name.startsWith('ca_idx_') && !present.has(name));
-  if (absent.length > 0) absentIndexes.set(db, new Set(absent));
+  if (absent.length > 0) setAbsentIndexes(db, new Set(absent));
   if (!derived) return;
   const index = derived.searchIndex;
   // An index a writer made is used as that writer left it, also when rows were written since (by

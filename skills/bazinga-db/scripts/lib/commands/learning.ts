@@ -1,5 +1,5 @@
 /** Commands: reasoning, error patterns and strategies (what agents learn and leave for the next one). */
-import { writeTransaction } from '../db.ts';
+import { writeTransaction } from '../statements.ts';
 import { invalid, notFound, usage } from '../errors.ts';
 import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
 import { errorPatternHash, normaliseErrorMessage, normaliseErrorType, strategyId, type ErrorSignature } from '../hashing.ts';

@@ -4,7 +4,7 @@
  * (types, dedup, scores, lifecycle) are in ../memory.ts; the database side in ../repo/memories.ts.
  * Every text stored goes through the project's redactor, as everywhere in bazinga-db.
  */
-import { writeTransaction, type DB } from '../db.ts';
+import { writeTransaction, type DB } from '../statements.ts';
 import { invalid, notFound, usage } from '../errors.ts';
 import {
   checkContent,

@@ -1,7 +1,7 @@
 /** Commands: context packages and consumption. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeTransaction } from '../db.ts';
+import { writeTransaction } from '../statements.ts';
 import { BazingaError, invalid, notFound, usage } from '../errors.ts';
 import {
   AGENT_TYPES,

@@ -1,5 +1,5 @@
 /** Commands: sessions and task groups. */
-import { writeTransaction } from '../db.ts';
+import { writeTransaction } from '../statements.ts';
 import { invalid, notFound, usage } from '../errors.ts';
 import { INITIAL_TIERS, SESSION_STATUSES, TASK_GROUP_STATUSES, isOneOf, pyTuple } from '../enums.ts';
 import { isStrictlyInside, resolveLikePython } from '../paths.ts';

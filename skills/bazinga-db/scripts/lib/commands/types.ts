@@ -1,5 +1,5 @@
 /** What every bazinga-db command is: its synopsis, its flags, and a `run` that returns the JSON to print. */
-import type { DB } from '../db.ts';
+import type { DB } from '../statements.ts';
 import type { FlagKind, ParsedArgs } from '../args.ts';
 import type { ResolvedPaths } from '../paths.ts';
 import type { Redactor } from '../redact.ts';

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { BazingaError, invalid, usage } from '../errors.ts';
-import { stmt, writeTransaction } from '../db.ts';
+import { stmt, writeTransaction } from '../statements.ts';
 import { redactExistingRows } from '../repo/redactExisting.ts';
 import { resetSearchIndex } from '../repo/searchIndex.ts';
 import { SEARCH_TABLES } from '../schema.ts';

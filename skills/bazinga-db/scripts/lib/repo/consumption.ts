@@ -1,5 +1,5 @@
 /** Repository: `consumption_scope` (iteration-aware record of what an agent was given). */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 
 export interface ConsumptionRow {
   scope_id: string;

@@ -1,5 +1,5 @@
 /** Repository: `context_packages` and `context_package_consumers`. */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 import { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER } from '../enums.ts';
 
 export interface PackageRow {

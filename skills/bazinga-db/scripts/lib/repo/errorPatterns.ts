@@ -1,5 +1,5 @@
 /** Repository: `error_patterns`. Confidence is compared and returned rounded to 2 decimals. */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 
 export interface ErrorPatternRow {
   pattern_hash: string;

@@ -4,8 +4,8 @@
  * forgetting. Writers only (a database never opened by this version has no memory tables: reads
  * then find none). Values are always bound, never interpolated.
  */
-import type { DB } from '../db.ts';
-import { stmt } from '../db.ts';
+import type { DB } from '../statements.ts';
+import { stmt } from '../statements.ts';
 import { buildMatch, indexableText, queryTerms } from '../searchText.ts';
 import {
   memoryHash,

@@ -2,8 +2,8 @@
  * What summarise-session reads of one session to turn into memories, and the continuity figures
  * rehydrate prints. Reads only; values bound, never interpolated.
  */
-import type { DB } from '../db.ts';
-import { stmt } from '../db.ts';
+import type { DB } from '../statements.ts';
+import { stmt } from '../statements.ts';
 
 export interface SourceSession {
   session_id: string;

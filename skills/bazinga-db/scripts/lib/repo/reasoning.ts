@@ -1,5 +1,5 @@
 /** Repository: reasoning rows of `orchestration_logs` (`log_type = 'reasoning'`). */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 
 export interface ReasoningRow {
   id: number;

@@ -4,7 +4,7 @@
  * rules). Every free-text column of every table a command can fill is run through the engine;
  * JSON columns value by value, so the JSON stays valid. Artifact files are never touched.
  */
-import type { DB } from '../db.ts';
+import type { DB } from '../statements.ts';
 import { pyJsonDumps } from '../pyjson.ts';
 import { Redactor, type RedactionPolicy } from '../redact.ts';
 

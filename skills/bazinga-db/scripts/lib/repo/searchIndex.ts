@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { artifactHead, artifactsDir } from '../artifacts.ts';
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 import { redactText } from '../redact.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
 import { sessionIdRange } from './contextPackages.ts';

@@ -1,5 +1,5 @@
 /** Repository: `sessions`. */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 
 export interface SessionRow {
   session_id: string;

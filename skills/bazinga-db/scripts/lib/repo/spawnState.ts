@@ -4,7 +4,7 @@
  * file; and the stored texts that today's BAZINGA prompt builder quotes in its own context section.
  * Read-only; every figure is a count, a maximum or a sum over indexed columns.
  */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 import { hasMemoryTables } from './memories.ts';
 
 export interface SpawnState {

@@ -1,5 +1,5 @@
 /** Repository: `strategies`. */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 
 export interface StrategyRow {
   strategy_id: string;

@@ -1,5 +1,5 @@
 /** Repository: `task_groups`. */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 
 export type TaskGroupRow = Record<string, unknown> & { id: string; session_id: string };
 

@@ -1,5 +1,5 @@
 /** Repository: `ca_token_counts`, cached cl100k counts of rendered text (this layer's own table). */
-import { stmt, type DB } from '../db.ts';
+import { stmt, type DB } from '../statements.ts';
 
 export function findTokenCount(db: DB, textHash: string): number | undefined {
   const row = stmt(db, 'SELECT tokens FROM ca_token_counts WHERE text_hash = ?').get(textHash) as { tokens: number } | undefined;
