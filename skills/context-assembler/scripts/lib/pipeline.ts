@@ -34,7 +34,7 @@ import {
 import { purposeOf, splitOf, type Config, type Zone } from './config.ts';
 import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type MemoryItem, type PackedPackage, type ReasoningItem, type Step } from './contract.ts';
 import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
-import { tierOf, type Purpose, type Tier } from './core/tiers.ts';
+import { purposeRules, tierOf, type Purpose, type Tier } from './core/tiers.ts';
 import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
@@ -292,7 +292,7 @@ function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoni
     strategies: pool.strategies,
     memories: pool.memories,
     excludedBefore: excluded,
-    artifacts: purpose === 'handoff' ? artifactTexts(pool.packages, deps) : undefined,
+    artifacts: purposeRules(purpose).readsArtifacts ? artifactTexts(pool.packages, deps) : undefined,
     counter: deps.counter,
   };
 }

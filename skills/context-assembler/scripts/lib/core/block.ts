@@ -7,7 +7,7 @@
  */
 import type { Zone } from '../config.ts';
 import type { ErrorPatternItem, Exclusion, ExclusionReason, MemoryItem, PackedPackage, RankedPackage, ReasoningItem, StrategyItem, TruncationReport } from '../contract.ts';
-import { fitOrder, fitTiers, type FitResult, type FitItem, type ItemKind, type Purpose, type Split, type Tier, type TierUsage } from './tiers.ts';
+import { fitOrder, fitTiers, purposeRules, type FitResult, type FitItem, type ItemKind, type Purpose, type Split, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
 import {
   availableText,
@@ -102,7 +102,7 @@ function fixedLines(input: BlockInput): string {
   parts.push(renderPackageHeader(input.zone, input.packages.length, available, input.priorityUsed) + '\n\n');
   parts.push(NO_PACKAGE_LINES.reduce((a, b) => (a.length >= b.length ? a : b)) + '\n\n');
   if (ZONE_RULES[input.zone].showsOverflow) parts.push(overflowLine(available, input.totalCapped) + '\n\n');
-  if (input.purpose === 'handoff') {
+  if (purposeRules(input.purpose).handoffLayout) {
     for (const heading of HANDOFF_HEADINGS) parts.push(`${heading}\n\n${NONE_RECORDED}\n\n`);
     for (const c of verificationCommands({ ...input, artifacts: input.artifacts })) parts.push(renderCommand(c) + '\n');
     return parts.join('');
@@ -239,7 +239,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
     errorPatterns,
     strategies,
     memories,
-    ...(input.purpose === 'handoff' ? { commands: verificationCommands({ packages, artifacts: input.artifacts, reasoning, errorPatterns, strategies }) } : {}),
+    ...(purposeRules(input.purpose).handoffLayout ? { commands: verificationCommands({ packages, artifacts: input.artifacts, reasoning, errorPatterns, strategies }) } : {}),
     excluded: [...input.excludedBefore, ...leftOutExclusions(ordered, result)],
     report,
     exact: fixed.exact && result.exact && (reportSize?.exact ?? true),

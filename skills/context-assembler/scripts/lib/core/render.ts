@@ -7,6 +7,7 @@ import type { Zone } from '../config.ts';
 import type { AssemblyDoc, ErrorPatternItem, ExclusionReason, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
 import { reasoningLine } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
+import { purposeRules } from './tiers.ts';
 
 export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary'>): string {
   return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id})\n> ${p.summary}`;
@@ -192,7 +193,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   }
   const packages = doc.packages ?? doc.candidates ?? [];
   const available = doc.total_available ?? packages.length;
-  if (doc.purpose === 'handoff') out.push(...renderHandoff(doc, packages));
+  if (purposeRules(doc.purpose).handoffLayout) out.push(...renderHandoff(doc, packages));
   else {
     const header = renderPackageHeader(doc.zone, packages.length, availableText(available, doc.total_capped), doc.priority_used ?? null);
     out.push('', renderPackageSection(header, packages.map(renderPackageEntry)));

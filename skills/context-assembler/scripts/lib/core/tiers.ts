@@ -21,6 +21,29 @@ import type { Sized, TokenCounter } from './pack.ts';
 export const PURPOSES = ['design', 'implementation', 'review', 'handoff', 'subagent'] as const;
 export type Purpose = (typeof PURPOSES)[number];
 
+/**
+ * What a purpose changes beyond its tiers' split and the order of kinds, as a table (beside the
+ * zone rules and the tier rules): the handoff purpose lays the block out as a handoff (Position,
+ * Pending work, Active decisions, Key learnings, Verification commands) and reads the packages'
+ * artifacts for the verification commands; the others show the kind sections.
+ */
+export interface PurposeRules {
+  handoffLayout: boolean;
+  readsArtifacts: boolean;
+}
+export const PURPOSE_RULES: Readonly<Record<Purpose, PurposeRules>> = {
+  design: { handoffLayout: false, readsArtifacts: false },
+  implementation: { handoffLayout: false, readsArtifacts: false },
+  review: { handoffLayout: false, readsArtifacts: false },
+  handoff: { handoffLayout: true, readsArtifacts: true },
+  subagent: { handoffLayout: false, readsArtifacts: false },
+};
+
+/** The rules of `purpose` (a document from before purposes has none: the default layout). */
+export function purposeRules(purpose: Purpose | null | undefined): PurposeRules {
+  return purpose ? PURPOSE_RULES[purpose] : PURPOSE_RULES.implementation;
+}
+
 export type Tier = 1 | 2 | 3;
 export const TIERS: readonly Tier[] = [1, 2, 3];
 
