@@ -2,7 +2,7 @@
  * Project memory, the pure part: the four memory types and their structured content (checked at
  * the edge, naming the field and what it allows), the normalised text a memory is compared by, the
  * near-duplicate measure, how a near duplicate merges, the search score, and the lifecycle rules.
- * The database side is repo/memories.ts; the commands are commands/memory.ts.
+ * The database side is repo/memories.ts; the commands are commands/memory.ts, summarise.ts and rehydrate.ts.
  */
 import { createHash } from 'node:crypto';
 import { invalid } from './errors.ts';
