@@ -7,7 +7,11 @@
 //   - a user who sets it back to false afterwards is never overridden: the record says it was done.
 // Plain JavaScript with no dependencies: the plugin's SessionStart hook runs it before any build.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+
+// The product's one atomic file write (plain JavaScript, like this file).
+const { writeFileAtomically } = createRequire(import.meta.url)('../skills/bazinga-db/bin/writeFile.cjs');
 
 export const CONFIG = 'bazinga/skills_config.json';
 /** The file as it was before the change. */
@@ -69,17 +73,8 @@ function withFts5On(text, value) {
 /** Makes the change `plan` (state 'turn-on') describes: previous file kept, new file written through a rename, record written. */
 export function applyRelevance(project, plan, now = new Date()) {
   // A config that is a symbolic link is written where it points (the link stays a link).
-  const file = fs.realpathSync(path.join(project, CONFIG));
-  const mode = fs.statSync(file).mode & 0o777;
+  const file = path.join(project, CONFIG);
   fs.copyFileSync(file, path.join(project, PREVIOUS));
-  const tmp = `${file}.tmp-${process.pid}`;
-  try {
-    fs.writeFileSync(tmp, plan.text, { mode, flag: 'wx' });
-    fs.chmodSync(tmp, mode);
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomically(file, plan.text);
   fs.writeFileSync(path.join(project, RECORD), JSON.stringify({ enable_fts5: true, turned_on_at: now.toISOString(), previous: PREVIOUS }, null, 2) + '\n');
 }

@@ -74,7 +74,14 @@ const formats = {
   },
   // Split: doctor's dynamic imports (shell.ts, which needs better-sqlite3) stay separate chunks, so
   // a missing better-sqlite3 fails that import, caught, not the loading of doctor itself.
-  esm: { format: 'esm', outExtension: { '.js': '.mjs' }, splitting: true },
+  // A CommonJS module bundled in (bazinga-db's bin/writeFile.cjs) requires Node's modules: an ES
+  // module has no `require`, so each chunk makes one.
+  esm: {
+    format: 'esm',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+  },
 };
 
 /**

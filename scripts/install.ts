@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyRelevance, CONFIG as RELEVANCE_CONFIG, planRelevance } from '../hooks/relevance.mjs';
+import { writeFileAtomically } from '../skills/bazinga-db/scripts/lib/index.ts';
 import { applyEdits, detectFlow, isWired, planUnwire, planWire, PROMPT_BUILDER, SETTINGS, showEdit, WIRING, type Edit, type Flow } from './wiring.ts';
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -150,18 +151,14 @@ function apply(project: string, actions: readonly Action[]): void {
       fs.mkdirSync(path.dirname(backup), { recursive: true });
       fs.copyFileSync(dest, backup);
     }
-    // Write beside the target and rename, so an interrupted install never leaves a half-written file.
-    const tmp = `${dest}.tmp-${process.pid}`;
-    if (a.kind === 'write') fs.writeFileSync(tmp, a.content);
-    else fs.copyFileSync(a.source, tmp);
-    if (a.kind === 'write') fs.chmodSync(tmp, 0o644);
+    // Written beside the target and renamed (an interrupted install never leaves a half-written
+    // file); its own files replaced, never written through a link. A copy keeps its source's mode
+    // and modification time: a launcher compares the bundle's time with its sources'.
+    if (a.kind === 'write') writeFileAtomically(dest, a.content, { mode: 0o644, replaceLink: true });
     else {
-      // Keep mode and modification time: a launcher compares the bundle's time with its sources'.
       const st = fs.statSync(a.source);
-      fs.chmodSync(tmp, st.mode & 0o777);
-      fs.utimesSync(tmp, st.atime, st.mtime);
+      writeFileAtomically(dest, fs.readFileSync(a.source), { mode: st.mode & 0o777, mtime: st.mtime, replaceLink: true });
     }
-    fs.renameSync(tmp, dest);
   }
 }
 

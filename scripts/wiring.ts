@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomically } from '../skills/bazinga-db/scripts/lib/index.ts';
 import { BUILDER_IF, isWiredHookCommand, PROMPT_BUILDER, WIRED_HOOK_COMMAND } from '../skills/context-assembler/scripts/lib/wiring/hookCommand.ts';
 
 export { PROMPT_BUILDER };
@@ -190,18 +191,8 @@ export function applyEdits(project: string, edits: readonly Edit[]): void {
       fs.rmSync(link, { force: true });
       continue;
     }
-    const dest = fs.existsSync(link) ? fs.realpathSync(link) : link;
-    const mode = e.mode ?? (fs.existsSync(dest) ? fs.statSync(dest).mode & 0o777 : 0o644);
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    const tmp = `${dest}.tmp-${process.pid}`;
-    try {
-      fs.writeFileSync(tmp, e.after, { mode, flag: 'wx' });
-      fs.chmodSync(tmp, mode);
-      fs.renameSync(tmp, dest);
-    } catch (err) {
-      fs.rmSync(tmp, { force: true });
-      throw err;
-    }
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    writeFileAtomically(link, e.after, e.mode === undefined ? {} : { mode: e.mode });
   }
 }
 

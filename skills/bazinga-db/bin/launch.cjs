@@ -171,10 +171,8 @@ function writeCodeCache(where, script, sourceDigest, trace) {
     fs.accessSync(where.dir, fs.constants.W_OK);
     // One file per bundle and runtime, replaced in place when the bundle changes: nothing piles up
     // (a cache of another Node or other flags is that runtime's, and stays).
-    const tmp = path.join(where.dir, `${where.file}.${process.pid}.tmp`);
     const payload = script.createCachedData();
-    fs.writeFileSync(tmp, Buffer.concat([sourceDigest, digest(payload), payload]));
-    fs.renameSync(tmp, path.join(where.dir, where.file));
+    require('./writeFile.cjs').writeFileAtomically(path.join(where.dir, where.file), Buffer.concat([sourceDigest, digest(payload), payload]));
     trace(`code cache written: ${where.file}`);
   } catch (err) {
     trace(`code cache not written: ${err.message}`);

@@ -11,6 +11,8 @@ export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from 
 export { inspectSchema, nativeBindingError, openDatabase, openReadOnly, writeTransaction, type DB } from './db.ts';
 export { resolvePaths } from './paths.ts';
 export { locateArtifact } from './artifacts.ts';
+// The one atomic file write (plain JavaScript: the launchers and the plugin's hooks use it too).
+export { writeFileAtomically } from '../../bin/writeFile.cjs';
 export { describeRefusal, isInsideAny, jsonErrorAt, jsonErrorLocation, readRegularFile, realDir, type FileRefusal } from './files.ts';
 export { DEFAULT_FILE_LIMITS, MAX_CONFIG_BYTES, readConfigFile, redactionPolicy } from './settings.ts';
 export { parseInteger, parseLimit } from './validate.ts';

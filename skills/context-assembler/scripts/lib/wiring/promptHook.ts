@@ -28,6 +28,7 @@ import {
   readSpawnState,
   resolvePaths,
   SPAWNED_AGENTS,
+  writeFileAtomically,
   type SpawnState,
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { AssemblyDoc } from '../contract.ts';
@@ -233,10 +234,10 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   if (tokens > s.effectiveBudget) {
     return { done: 'left', why: `with the block the prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${s.effectiveBudget}`, prompt: s.prompt };
   }
-  if (!after.equals(before)) writeAtomically(s.prompt, after, fs.statSync(s.prompt).mode & 0o777);
+  if (!after.equals(before)) writeFileAtomically(s.prompt, after, { mode: fs.statSync(s.prompt).mode & 0o777 });
   if (made !== undefined) {
     // Kept only once placed: a block that was not is made again (from the same state) next time.
-    writeAtomically(s.record, JSON.stringify(kept) + '\n', 0o600);
+    writeFileAtomically(s.record, JSON.stringify(kept) + '\n', { mode: 0o600 });
     recordDelivery(io, s, made);
   }
   return { done: placement.kind === 'replace' ? 'replaced' : placement.kind === 'renew' ? 'renewed' : 'inserted', prompt: s.prompt, reused };
@@ -391,17 +392,6 @@ export function projectWiresHook(root: string): boolean {
   return false;
 }
 
-function writeAtomically(file: string, data: string | Buffer, mode: number): void {
-  const tmp = `${file}.context-assembler-${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(tmp, data, { mode, flag: 'wx' });
-    fs.chmodSync(tmp, mode);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
-}
 
 /**
  * Runs `fn` holding `lock`: a file made exclusively, holding the holder's pid. A lock whose holder
