@@ -6,6 +6,7 @@
  */
 import type { DB } from '../statements.ts';
 import { stmt } from '../statements.ts';
+import { decideSave, type SaveFacts } from '../memorySave.ts';
 import { buildMatch, indexableText, queryTerms } from '../searchText.ts';
 import {
   memoryHash,
@@ -126,92 +127,59 @@ function insertMemory(db: DB, d: MemoryDraft, hash: string, now: string): number
 const DEDUP_WINDOW = 2000;
 
 /**
- * Saves a memory, inside the caller's write transaction, never destroying anything. In order:
- * 1. made from the same source before (`sourceRef`, as summarise-session gives) as a memory of
- *    its type: the same text (or a text merged there) is left as it is; a live one with another
- *    text is superseded by the new one (a state that moved on, a decision revised);
- * 2. the same normalised text as a live memory of its type: that memory is bumped (access
- *    count + 1, importance the higher, tags joined, brought back from the archive);
- * 3. the same normalised title as a live memory of its type: a state supersedes it; a decision
- *    supersedes it when its statement says something else (less than `threshold` alike, or
- *    contradicting it: their numbers or their negations differ), else merges; an issue or a learning merges (so an
- *    issue saved again with "status": "resolved" resolves it);
- * 4. a live memory of its type at least `threshold` alike: a decision whose statement says
- *    something else (as in 3) supersedes it, anything else merges into it (what it lacks filled in, lists and tags joined,
- *    importance the higher, an issue's status and severity as the newer says);
- * 5. otherwise created.
+ * Saves a memory, inside the caller's write transaction, never destroying anything: reads what
+ * the decision needs (memorySave.ts decideSave: the rules, in order) and carries it out. Each read
+ * is made only when the rules get that far: the memory made from the same source, then a live one
+ * with the same text, then the live ones of the type.
  */
 export function rememberMemory(db: DB, given: MemoryDraft, now: string, threshold: number): SaveResult {
   // Stored and compared with the type's defaults; merged with only what this save gave.
   const d: MemoryDraft = { ...given, content: withDefaults(given.type, given.content) };
-  const text = memoryText(d.type, d.title, d.content);
-  const normalised = normaliseMemoryText(text);
-  const hash = memoryHash(normalised);
-  if (d.sourceRef !== null) {
-    const earlier = stmt(
+  const hash = memoryHash(normaliseMemoryText(memoryText(d.type, d.title, d.content)));
+  const facts: SaveFacts = { type: d.type, title: d.title, content: d.content, hash, sourceRef: d.sourceRef, live: [] };
+  const rows = new Map<number, MemoryRow>();
+  const keep = (row: MemoryRow) => (rows.set(row.id, row), row);
+  const earlier =
+    d.sourceRef === null
+      ? undefined
+      : (stmt(
+          db,
+          `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ?
+             AND (source_ref = ? OR EXISTS (SELECT 1 FROM json_each(sources) WHERE json_each.value = ?))
+           ORDER BY superseded_by IS NOT NULL, id DESC LIMIT 1`,
+        ).get(d.projectId, d.type, d.sourceRef, d.sourceRef) as MemoryRow | undefined);
+  if (earlier) facts.earlier = { id: keep(earlier).id, hash: earlier.source_hash ?? earlier.text_hash, sourceRef: earlier.source_ref, superseded: earlier.superseded_by !== null };
+  else {
+    const same = stmt(
       db,
-      `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ?
-         AND (source_ref = ? OR EXISTS (SELECT 1 FROM json_each(sources) WHERE json_each.value = ?))
-       ORDER BY superseded_by IS NOT NULL, id DESC LIMIT 1`,
-    ).get(d.projectId, d.type, d.sourceRef, d.sourceRef) as MemoryRow | undefined;
-    if (earlier) {
-      // The source says what it said when the memory was made (whatever was merged into it since),
-      // it was merged there, or a later memory replaced it: nothing to add. Else the source moved on.
-      const unchangedSource = (earlier.source_hash ?? earlier.text_hash) === hash;
-      if (unchangedSource || earlier.source_ref !== d.sourceRef || earlier.superseded_by !== null) return { operation: 'unchanged', memory_id: earlier.id };
-      return supersede(db, earlier, d, hash, now);
+      `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ? AND text_hash = ? AND superseded_by IS NULL ORDER BY archived_at IS NOT NULL, id LIMIT 1`,
+    ).get(d.projectId, d.type, hash) as MemoryRow | undefined;
+    if (same) facts.same = { id: keep(same).id };
+    else facts.live = liveOfType(db, d.projectId, d.type, DEDUP_WINDOW).map((row) => ({ id: keep(row).id, type: row.type, title: row.title, content: JSON.parse(row.content) as MemoryContent }));
+  }
+  const decision = decideSave(facts, threshold);
+  switch (decision.action) {
+    case 'create':
+      return { operation: 'created', memory_id: insertMemory(db, d, hash, now) };
+    case 'unchanged':
+      return { operation: 'unchanged', memory_id: decision.id };
+    case 'supersede':
+      return supersede(db, rows.get(decision.id) as MemoryRow, d, hash, now);
+    case 'merge':
+      return merge(db, rows.get(decision.id) as MemoryRow, given, now, decision.similarity);
+    case 'bump': {
+      const same = rows.get(decision.id) as MemoryRow;
+      stmt(
+        db,
+        `UPDATE ca_memories SET access_count = access_count + 1, importance = MAX(importance, ?), tags = ?, sources = ?, archived_at = NULL, updated_at = ?
+         WHERE id = ?`,
+      ).run(d.importance, joinTags(same.tags, d.tags), withSource(same.sources, d.sourceRef), now, same.id);
+      return { operation: 'bumped', memory_id: same.id };
     }
   }
-  const same = stmt(
-    db,
-    `SELECT ${COLUMNS} FROM ca_memories WHERE project_id = ? AND type = ? AND text_hash = ? AND superseded_by IS NULL ORDER BY archived_at IS NOT NULL, id LIMIT 1`,
-  ).get(d.projectId, d.type, hash) as MemoryRow | undefined;
-  if (same) {
-    stmt(
-      db,
-      `UPDATE ca_memories SET access_count = access_count + 1, importance = MAX(importance, ?), tags = ?, sources = ?, archived_at = NULL, updated_at = ?
-       WHERE id = ?`,
-    ).run(d.importance, joinTags(same.tags, d.tags), withSource(same.sources, d.sourceRef), now, same.id);
-    return { operation: 'bumped', memory_id: same.id };
-  }
-  const live = liveOfType(db, d.projectId, d.type, DEDUP_WINDOW);
-  const title = normaliseMemoryText(d.title);
-  const statement = (content: MemoryContent) => String(content.decision ?? '');
-  const namesake = live.find((row) => normaliseMemoryText(row.title) === title);
-  if (namesake) {
-    const sim = similarity(normalised.slice(0, COMPARED_CHARS), comparable(namesake));
-    // A decision under the same title whose statement says something else (unlike it, or
-    // contradicting it) is a revision; its rationale or alternatives changing is not.
-    const revised = d.type === 'decision' && statementRevised(statement(d.content), statement(JSON.parse(namesake.content) as MemoryContent), threshold);
-    if (d.type === 'state' || revised) return supersede(db, namesake, d, hash, now);
-    return merge(db, namesake, given, now, sim);
-  }
-  let best: { row: MemoryRow; sim: number } | undefined;
-  const mine = normalised.slice(0, COMPARED_CHARS);
-  for (const row of live) {
-    const sim = similarity(mine, comparable(row));
-    if (sim >= threshold && (best === undefined || sim > best.sim)) best = { row, sim };
-  }
-  if (best) {
-    // A decision alike as a whole (the same rationale, say) whose statement says something else is
-    // a revision: it supersedes the old one, with its own title, never merges into it.
-    if (d.type === 'decision' && statementRevised(statement(d.content), statement(JSON.parse(best.row.content) as MemoryContent), threshold)) {
-      return supersede(db, best.row, d, hash, now);
-    }
-    return merge(db, best.row, given, now, best.sim);
-  }
-  return { operation: 'created', memory_id: insertMemory(db, d, hash, now) };
+  // Every action is handled above; the compiler cannot see the switch is exhaustive through the return.
+  throw new Error(`unknown save decision ${JSON.stringify(decision)}`);
 }
-
-/** Whether a decision's statement says something else than `theirs`: less than `threshold` alike on its own, or contradicting it. */
-function statementRevised(mine: string, theirs: string, threshold: number): boolean {
-  return similarity(normaliseMemoryText(mine), normaliseMemoryText(theirs)) < threshold || contradicts(mine, theirs);
-}
-
-/** How much of a memory's normalised text dedup compares (a save stays cheap whatever the memories' size). */
-const COMPARED_CHARS = 4000;
-
-const comparable = (row: MemoryRow) => normaliseMemoryText(memoryText(row.type, row.title, JSON.parse(row.content) as MemoryContent)).slice(0, COMPARED_CHARS);
 
 /** `d` merged into `kept` (see mergeContent); its text hash and index entry follow the merged text. */
 function merge(db: DB, kept: MemoryRow, d: MemoryDraft, now: string, sim: number): SaveResult {
@@ -224,21 +192,6 @@ function merge(db: DB, kept: MemoryRow, d: MemoryDraft, now: string, sim: number
   ).run(JSON.stringify(content), hash, joinTags(kept.tags, d.tags), withSource(kept.sources, d.sourceRef), d.importance, now, kept.id);
   indexMemory(db, kept.id, kept.type, kept.title, content);
   return { operation: 'merged', memory_id: kept.id, similarity: Math.round(sim * 1000) / 1000 };
-}
-
-/** A negation, spelt out or contracted ("not", "never", "don't", "shouldn't", "cannot", "avoid", …). */
-const NEGATION =
-  /\b(?:not|no|never|none|without|cannot|avoid|stop|instead|disabled?|(?:do|does|did|should|would|could|must|need|is|are|was|were|has|have|had|ca|wo)n['’]?t)\b/i;
-
-/**
- * Whether two decision statements say different things though they read alike: the numbers they
- * state differ ("15 minutes" / "60 minutes") or one is negated and the other not ("retry" / "do
- * not retry", "should" / "shouldn't"). Only the statement (`content.decision`) is compared: a
- * rationale or an alternative that gains a number or a "not" does not turn the decision around.
- */
-export function contradicts(a: string, b: string): boolean {
-  const numbers = (t: string) => [...new Set(normaliseMemoryText(t).match(/\d+/g) ?? [])].sort().join(' ');
-  return numbers(a) !== numbers(b) || NEGATION.test(a) !== NEGATION.test(b);
 }
 
 function joinTags(kept: string, added: readonly string[]): string {
