@@ -1,0 +1,110 @@
+/** Stage 4: the entropy check (long random-looking tokens that are no obvious non-secret). Part of the redaction engine (../redact.ts). */
+import { HOLD_CLOSE, HOLD_OPEN, Run, marker } from './rules.ts';
+import { NOT_A_VALUE, keyWords } from './assignments.ts';
+
+/** Shannon entropy in bits per character. */
+export function shannonEntropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Words that, just before a hex run, say it is a content hash or a commit, not a credential. */
+export const HASH_CONTEXT_RE =
+  /(?:commit|commits|sha\d*|hash|checksum|integrity|digest|revision|rev|merge|head|blob|tree|etag|object|cherry-pick|revert|fingerprint|(?:rsa|dsa|ecdsa|gpg|pgp|public|signing) key|\bh1|\bid(?:-\d)?|request-id|trace-id|span-id|ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+)\W{0,4}$/i;
+/** Words that, shortly before a hex run, say it is a credential. */
+export const SECRET_CONTEXT_RE = /(?:key|secret|token|passw|auth|credential|signature|signing)[^\n]{0,12}$/i;
+
+/** A path: absolute, or relative with segments ending in a file extension or all lower-case. */
+export function isPathLike(token: string): boolean {
+  // Absolute paths (`/var/lib/…`, `~/Library/…`): any segments.
+  if (/^\/[\w.-]+(?:\/[\w.-]*)+$/.test(token)) return true;
+  if (!/^[\w.-]+(?:\/[\w.-]+)+\/?$/.test(token)) return false;
+  return /\.[A-Za-z0-9]{1,8}$/.test(token) || token.split('/').every((seg) => /^[a-z0-9_.-]*$/.test(seg));
+}
+
+/** True when base64 text decodes to ordinary readable text (so it is data, not a key). */
+export function decodesToText(candidate: string): boolean {
+  const normalised = candidate.replace(/-/g, '+').replace(/_/g, '/');
+  if (!/^[A-Za-z0-9+/]+=*$/.test(normalised)) return false;
+  const bytes = Buffer.from(normalised, 'base64');
+  if (bytes.length < 12) return false;
+  let printable = 0;
+  for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 0x0a || b === 0x0d || b === 0x09) printable++;
+  return printable / bytes.length >= 0.95;
+}
+
+/**
+ * Candidate tokens for the entropy check: runs of base64/hex-like characters. The look-behind makes
+ * each attempt start only where a run starts (inside a short run it fails on one character instead
+ * of reading up to 19), which matches the same runs at a fraction of the cost.
+ */
+export const ENTROPY_TOKEN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}/g;
+
+/**
+ * True when a long token looks like a credential: high-entropy base64-like (≥ 20 chars, > 4.5
+ * bits/char), or hex (≥ 32 chars, > 3.0 bits/char) that a key word shortly before calls a secret;
+ * and not an obvious non-secret (UUID, a hash in a commit/checksum/lockfile context, a path,
+ * base64 of readable text).
+ */
+export function isHighEntropySecret(token: string, before: string): boolean {
+  if (UUID_RE.test(token)) return false;
+  if (isPathLike(token)) return false;
+  if (/[/.\\@]$/.test(before) || /(?:^|[\s(])[.~]?\/\S*$/.test(before)) return false;
+  if (/^sha\d+-/i.test(token) || /(?:sha\d*|md5)[:-]$/i.test(before)) return false;
+  if (/^[0-9a-f]+$/i.test(token)) {
+    if (token.length < 32) return false;
+    if (HASH_CONTEXT_RE.test(before) || /[@#]$/.test(before)) return false;
+    return SECRET_CONTEXT_RE.test(before) && shannonEntropy(token) > 3.0;
+  }
+  if (/^[A-Za-z_-]+$/.test(token) || /^[0-9_-]+$/.test(token)) return false;
+  // camelCase identifiers; each segment is maximal (the look-ahead), so a run of digits splits one way only
+  if (/^[A-Za-z][a-z]+(?:[A-Z0-9][a-z0-9]+(?![a-z0-9]))+$/.test(token)) return false;
+  if (HASH_CONTEXT_RE.test(before)) return false;
+  if (decodesToText(token)) return false;
+  return shannonEntropy(token) > 4.5;
+}
+
+export const PUBLIC_BLOCK_BEGIN = /-----BEGIN ((?:[A-Z0-9]{1,12} ){0,3}(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|PUBLIC KEY BLOCK|SIGNATURE|SIGNED MESSAGE))-----/g;
+
+/** Public keys, certificates and signatures are random by design and not secret: set aside from the entropy check. */
+export function holdPublicBlocks(text: string, held: string[]): string {
+  if (!text.includes('-----BEGIN ')) return text;
+  let out = '';
+  let from = 0;
+  PUBLIC_BLOCK_BEGIN.lastIndex = 0;
+  for (let m = PUBLIC_BLOCK_BEGIN.exec(text); m; m = PUBLIC_BLOCK_BEGIN.exec(text)) {
+    const endTag = `-----END ${m[1]}-----`;
+    const end = text.indexOf(endTag, m.index + m[0].length);
+    if (end === -1) break;
+    held.push(text.slice(m.index, end + endTag.length));
+    out += text.slice(from, m.index) + `${HOLD_OPEN}${held.length - 1}${HOLD_CLOSE}`;
+    from = end + endTag.length;
+    PUBLIC_BLOCK_BEGIN.lastIndex = from;
+  }
+  return out + text.slice(from);
+}
+
+export function redactHighEntropy(text: string, run: Run): string {
+  return text.replace(ENTROPY_TOKEN, (token: string, offset: number) => {
+    if (token.includes('REDACTED')) return token;
+    const before = text.slice(Math.max(0, offset - 32), offset);
+    // KEY=value in one run: judge the value alone and keep the key name.
+    const kv = /^([A-Za-z_][\w.-]{0,63}=)([^=]+=*)$/.exec(token);
+    if (kv) {
+      const [, key, value] = kv as unknown as [string, string, string];
+      if (value.length < 20 || NOT_A_VALUE.has(keyWords(key).pop() ?? '') || !isHighEntropySecret(value, before + key)) return token;
+      run.hit('high_entropy');
+      return key + marker('high_entropy');
+    }
+    if (!isHighEntropySecret(token, before)) return token;
+    run.hit('high_entropy');
+    return marker('high_entropy');
+  });
+}
