@@ -18,8 +18,8 @@ import {
 import type { ReasoningLevel } from './contract.ts';
 import { PURPOSES, type Purpose } from './core/tiers.ts';
 
-export const ZONES = ['Normal', 'Soft_Warning', 'Conservative', 'Wrap-up', 'Emergency'] as const;
-export type Zone = (typeof ZONES)[number];
+export { ZONES, type Zone } from './vocabulary.ts';
+import { ZONES, type Zone } from './vocabulary.ts';
 
 /** A table by model name: `default` answers for a model no other key names (parseConfig keeps it). */
 export type ModelTable = { default: number } & Record<string, number>;

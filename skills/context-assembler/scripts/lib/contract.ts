@@ -12,8 +12,8 @@ import { ITEM_KINDS, PURPOSES, type ItemKind, type Purpose, type Tier, type Tier
 export const STEPS = ['zone', 'rank', 'pack', 'reasoning', 'consume'] as const;
 export type Step = (typeof STEPS)[number];
 
-export const REASONING_LEVELS = ['minimal', 'medium', 'full'] as const;
-export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+export { REASONING_LEVELS, type ReasoningLevel } from './vocabulary.ts';
+import { REASONING_LEVELS, type ReasoningLevel } from './vocabulary.ts';
 
 const EXCLUSION_REASONS = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied'] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];

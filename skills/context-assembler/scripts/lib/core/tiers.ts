@@ -18,8 +18,8 @@
  */
 import type { Sized, TokenCounter } from './pack.ts';
 
-export const PURPOSES = ['design', 'implementation', 'review', 'handoff', 'subagent'] as const;
-export type Purpose = (typeof PURPOSES)[number];
+export { ITEM_KINDS, PURPOSES, TIERS, type ItemKind, type Purpose, type Tier } from '../vocabulary.ts';
+import { TIERS, type ItemKind, type Purpose, type Tier } from '../vocabulary.ts';
 
 /**
  * What a purpose changes beyond its tiers' split and the order of kinds, as a table (beside the
@@ -44,11 +44,7 @@ export function purposeRules(purpose: Purpose | null | undefined): PurposeRules 
   return purpose ? PURPOSE_RULES[purpose] : PURPOSE_RULES.implementation;
 }
 
-export type Tier = 1 | 2 | 3;
-export const TIERS: readonly Tier[] = [1, 2, 3];
 
-export const ITEM_KINDS = ['package', 'reasoning', 'error_pattern', 'strategy', 'memory'] as const;
-export type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** Within a tier, whose items go first, per purpose: what that kind of work reads first. */
 export const KIND_ORDER: Readonly<Record<Purpose, readonly ItemKind[]>> = {
