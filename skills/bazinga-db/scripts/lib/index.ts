@@ -14,7 +14,7 @@ export { locateArtifact } from './artifacts.ts';
 // The one atomic file write (plain JavaScript: the launchers and the plugin's hooks use it too).
 export { writeFileAtomically } from '../../bin/writeFile.cjs';
 export { describeRefusal, isInsideAny, jsonErrorAt, jsonErrorLocation, readRegularFile, realDir, type FileRefusal } from './files.ts';
-export { DEFAULT_FILE_LIMITS, MAX_CONFIG_BYTES, readConfigFile, redactionPolicy } from './settings.ts';
+export { DEFAULT_FILE_LIMITS, DEFAULT_MEMORY_SETTINGS, MAX_CONFIG_BYTES, readConfigFile, redactionPolicy } from './settings.ts';
 export { parseInteger, parseLimit } from './validate.ts';
 
 // Vocabulary.

@@ -9,6 +9,7 @@ import {
   DEFAULT_ARTIFACT_INDEX_BYTES,
   DEFAULT_FILE_LIMITS,
   DEFAULT_INDEX_BUDGET_MS,
+  DEFAULT_MEMORY_SETTINGS,
   DEFAULT_REASONING_CONTENT_CHARS,
   jsonErrorAt,
   MAX_ARTIFACT_INDEX_BYTES,
@@ -117,7 +118,7 @@ export const DEFAULT_CONFIG: Config = {
   redaction_allowlist: [],
   token_safety_margin: 0.15,
   model_context_windows: { haiku: 200000, sonnet: 200000, opus: 200000, default: 200000 },
-  token_factor: { default: 1.2 },
+  token_factor: { default: DEFAULT_MEMORY_SETTINGS.tokenFactor },
   context_budget_share: {
     developer: 0.2,
     senior_software_engineer: 0.25,
@@ -167,10 +168,11 @@ export const DEFAULT_CONFIG: Config = {
     column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
     reasoning_window: 10,
   },
+  // bazinga-db reads these keys too: one default each, its own (settings.ts).
   memory: {
-    search_weights: { text: 0.4, importance: 0.25, recency: 0.2, access: 0.15 },
-    dedup_similarity: 0.85,
-    rehydrate_max_tokens: 2000,
+    search_weights: { ...DEFAULT_MEMORY_SETTINGS.searchWeights },
+    dedup_similarity: DEFAULT_MEMORY_SETTINGS.dedupSimilarity,
+    rehydrate_max_tokens: DEFAULT_MEMORY_SETTINGS.rehydrateMaxTokens,
     block_share: 0.1,
     block_max: 3,
   },

@@ -25,7 +25,7 @@ import {
   type DB,
   type TextRedaction,
 } from '../../../bazinga-db/scripts/lib/index.ts';
-import { lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
+import { DEFAULT_CONFIG, lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
 import { guardIo } from './print.ts';
 import { STEPS, validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
 import { renderDisabled, renderFallback, renderMarkdown } from './core/render.ts';
@@ -80,7 +80,7 @@ export const COMMON_HELP = `Request (when no document is piped in):
   --limit N                 packages to retrieve, 1-50 (default: retrieval_limits in config)
   --include-reasoning B     true | false (default: on for handoff recipients and retries)
   --reasoning-level L       minimal | medium (default) | full: the reasoning budget in tokens,
-                            from reasoning.level_budgets in config (400 / 800 / 1200 by default)
+                            from reasoning.level_budgets in config (${Object.values(DEFAULT_CONFIG.reasoning.level_budgets).join(' / ')} by default)
   --now ISO-8601            clock for recency and TTLs (default: now); fixes the output
   --task TEXT               what the agent is about to do: ranks packages, reasoning and strategies
                             by relevance (default: the task group's name, component path,
