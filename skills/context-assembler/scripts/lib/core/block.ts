@@ -72,20 +72,23 @@ export interface BlockOutput {
   commands?: VerificationCommand[];
 }
 
+/**
+ * Each kind of item as the block shows it, one row a kind: its entry and the separator after it
+ * (what the fit sizes), and its section's heading for a count (packages have their own header, with
+ * the zone and what is available). A new kind of item is a row here and its section in render.ts.
+ */
+const KIND_SHOWN: Readonly<Record<ItemKind, { entry: (item: never) => string; separator: string; header: ((count: number) => string) | null }>> = {
+  package: { entry: (p: RankedPackage) => renderPackageEntry(p), separator: '\n\n', header: null },
+  reasoning: { entry: (e: ReasoningItem) => renderReasoningEntry(e), separator: '\n', header: reasoningHeader },
+  error_pattern: { entry: (p: ErrorPatternItem) => renderErrorPattern(p), separator: '\n\n', header: errorPatternsHeader },
+  strategy: { entry: (s: StrategyItem) => renderStrategy(s), separator: '\n', header: strategiesHeader },
+  memory: { entry: (m: MemoryItem) => m.line, separator: '\n', header: memoriesHeader },
+};
+
 /** The text an item adds to its section (entry and separator): what the fit sizes. */
 function entryText(kind: ItemKind, item: unknown): string {
-  switch (kind) {
-    case 'package':
-      return renderPackageEntry(item as RankedPackage) + '\n\n';
-    case 'reasoning':
-      return renderReasoningEntry(item as ReasoningItem) + '\n';
-    case 'error_pattern':
-      return renderErrorPattern(item as ErrorPatternItem) + '\n\n';
-    case 'strategy':
-      return renderStrategy(item as StrategyItem) + '\n';
-    case 'memory':
-      return (item as MemoryItem).line + '\n';
-  }
+  const shown = KIND_SHOWN[kind];
+  return shown.entry(item as never) + shown.separator;
 }
 
 const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
@@ -107,10 +110,16 @@ function fixedLines(input: BlockInput): string {
     for (const c of verificationCommands({ ...input, artifacts: input.artifacts })) parts.push(renderCommand(c) + '\n');
     return parts.join('');
   }
-  if (input.reasoning.length > 0) parts.push(reasoningHeader(input.reasoning.length) + '\n\n');
-  if (input.errorPatterns.length > 0) parts.push(errorPatternsHeader(input.errorPatterns.length) + '\n\n');
-  if (input.strategies.length > 0) parts.push(strategiesHeader(input.strategies.length) + '\n\n');
-  if ((input.memories ?? []).length > 0) parts.push(memoriesHeader((input.memories ?? []).length) + '\n\n');
+  const counts: Readonly<Record<Exclude<ItemKind, 'package'>, number>> = {
+    reasoning: input.reasoning.length,
+    error_pattern: input.errorPatterns.length,
+    strategy: input.strategies.length,
+    memory: (input.memories ?? []).length,
+  };
+  for (const [kind, count] of Object.entries(counts) as [Exclude<ItemKind, 'package'>, number][]) {
+    const header = KIND_SHOWN[kind].header;
+    if (count > 0 && header) parts.push(header(count) + '\n\n');
+  }
   return parts.join('');
 }
 
