@@ -1,0 +1,104 @@
+/** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
+import type Database from 'better-sqlite3';
+import { BazingaError } from './errors.ts';
+import { resetSearchIndex } from './repo/searchIndex.ts';
+import { CA_DDL, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';
+import { SEARCH_TOKENIZER } from './searchText.ts';
+import { stmt, writeTransaction, type DB } from './statements.ts';
+
+export function tableNames(db: DB): Set<string> {
+  const rows = stmt(db, "SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
+export function currentSchemaVersion(db: DB, tables: Set<string>): number {
+  if (!tables.has('schema_version')) return 0;
+  const row = stmt(db, 'SELECT version FROM schema_version ORDER BY version DESC LIMIT 1').get() as
+    | { version: number }
+    | undefined;
+  return row ? Number(row.version) : 0;
+}
+
+export function createV19Schema(db: DB): boolean {
+  return writeTransaction(db, () => {
+    // Another process may have created it while we waited for the write lock.
+    if (tableNames(db).has('sessions')) return false;
+    for (const ddl of V19_DDL) db.exec(ddl);
+    db.prepare('INSERT INTO schema_version (version, description) VALUES (?, ?)').run(
+      SCHEMA_VERSION,
+      SCHEMA_VERSION_DESCRIPTION,
+    );
+    return true;
+  });
+}
+
+export function ensureExtensions(db: DB): void {
+  // Fast path: this version's objects are all there (the original's migrations may drop indexes).
+  const present = db
+    .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${CA_OBJECTS.map(() => '?').join(', ')})`)
+    .get(...CA_OBJECTS) as { n: number };
+  const version =
+    present.n === CA_OBJECTS.length
+      ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined)
+      : undefined;
+  // A file a later release extended (a higher ca_schema) is left as it is when this release's objects are there.
+  if (present.n === CA_OBJECTS.length && Number(version?.value) >= CA_SCHEMA_VERSION) return;
+  writeTransaction(db, () => {
+    // A search table made with another definition (an older tokenizer) is made again; one that has
+    // to be (re)created starts empty, so the whole index and its watermarks start over.
+    const stale = staleSearchTables(db);
+    for (const t of stale) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    const searchObjects = [...SEARCH_TABLES, 'ca_term_df', 'ca_package_paths', 'ca_meta'];
+    const searchTables = db
+      .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${searchObjects.map(() => '?').join(', ')})`)
+      .get(...searchObjects) as { n: number };
+    for (const ddl of CA_DDL) db.exec(ddl);
+    // ca_memories made by an earlier definition gains the columns it lacks (this layer's own table).
+    const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('ca_memories')").all() as { name: string }[]).map((c) => c.name));
+    for (const [name, definition] of MEMORY_ADDED_COLUMNS) {
+      if (!columns.has(name)) db.exec(`ALTER TABLE ca_memories ADD COLUMN ${name} ${definition}`);
+    }
+    if (searchTables.n < searchObjects.length) resetSearchIndex(db);
+    db.prepare(
+      `INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE
+       SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)), updated_at = datetime('now')`,
+    ).run(String(CA_SCHEMA_VERSION));
+  });
+}
+
+/** The search tables whose stored definition differs from this version's. */
+export function staleSearchTables(db: DB): string[] {
+  const expected = new Map(searchDdl(SEARCH_TOKENIZER).map((ddl) => [/EXISTS (\S+)/.exec(ddl)?.[1] ?? '', ddl.replace(' IF NOT EXISTS', '')]));
+  const rows = db.prepare(`SELECT name, sql FROM sqlite_master WHERE name IN (${SEARCH_TABLES.map(() => '?').join(', ')})`).all(...SEARCH_TABLES) as {
+    name: string;
+    sql: string;
+  }[];
+  return rows.filter((r) => expected.get(r.name) !== r.sql).map((r) => r.name);
+}
+
+/** The schema version (max of schema_version, 0 when absent) and the core tables it lacks. */
+export function inspectSchema(db: DB): { version: number; missingCoreTables: string[] } {
+  const tables = tableNames(db);
+  return { version: currentSchemaVersion(db, tables), missingCoreTables: CORE_TABLES.filter((t) => !tables.has(t)) };
+}
+
+export function checkSchema(db: DB, dbPath: string, notice: (line: string) => void): void {
+  const tables = tableNames(db);
+  if (!tables.has('sessions')) {
+    throw new BazingaError('SCHEMA', `Not a BAZINGA database (table 'sessions' missing): ${dbPath}`);
+  }
+  const version = currentSchemaVersion(db, tables);
+  if (version < SCHEMA_VERSION) {
+    throw new BazingaError(
+      'SCHEMA',
+      `Database schema v${version} is older than v${SCHEMA_VERSION}; open it once with the original BAZINGA tool to migrate it`,
+    );
+  }
+  const missing = CORE_TABLES.filter((t) => !tables.has(t));
+  if (missing.length > 0) {
+    throw new BazingaError('SCHEMA', `Database is missing core tables: ${missing.join(', ')}`);
+  }
+  if (version > SCHEMA_VERSION) {
+    notice(`⚠ Database schema v${version} is newer than v${SCHEMA_VERSION}; continuing`);
+  }
+}
