@@ -208,8 +208,9 @@ export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weigh
     include_reasoning: true,
     reasoning_level: 'medium',
     now: new Date(nowMs).toISOString(),
-    task: implicit ? null : c.request.task,
-    error: implicit ? null : c.request.error,
+    // Redacted at the edge, as the scripts' shell does (the request's texts are redacted: assembly-document.md).
+    task: implicit || c.request.task === null ? null : redactText(c.request.task),
+    error: implicit || c.request.error === null ? null : redactText(c.request.error),
     scope: implicit ? null : c.request.scope,
     lang: null,
     framework: null,

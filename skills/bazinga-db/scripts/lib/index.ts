@@ -56,7 +56,8 @@ export { MAX_RUN, countCl100k, textHash, tokenizerLoaded, tokenizerSource } from
 export { DEFAULT_REASONING_CONTENT_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shortenStored, shownTail, STORED_SUMMARY_CHARS, truncateAtWord } from './shown.ts';
 
 // Full-text search.
-export { buildMatch, pathsInText, pruneTerms, queryTerms, searchToken, type QueryTerm } from './searchText.ts';
+export { pathsInText } from './searchText.ts';
+export { planScopeMatch, planTermMatches, planTextQuery, type QueryLimits, type TextMatch, type TextQuery } from './repo/textQuery.ts';
 export {
   DEFAULT_ARTIFACT_INDEX_BYTES,
   DEFAULT_INDEX_BUDGET_MS,
@@ -69,7 +70,6 @@ export {
   searchIndexBehind,
   searchReasoning,
   syncSearchIndex,
-  tokenDocCounts,
 } from './repo/searchIndex.ts';
 export { DEFAULT_SEARCH_WEIGHTS, memoryLine, searchScore, type SearchWeights } from './memory.ts';
 export { hasMemoryTables, parseMemory, selectMemories } from './repo/memories.ts';

@@ -6,7 +6,6 @@
  * else is the pure core.
  */
 import {
-  buildMatch,
   claimPackages,
   countDesignatedPackages,
   getProjectId,
@@ -27,7 +26,7 @@ import {
   searchReasoning,
   writeTransaction,
   type DB,
-  type QueryTerm,
+  type TextMatch,
   type ErrorPatternRow,
   type ReasoningRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
@@ -133,12 +132,12 @@ export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;
   // Each term asked for on its own: which of the project's rows hold it.
-  const learned = (table: 'patterns' | 'strategies', terms: readonly QueryTerm[]) => {
+  const learned = (table: 'patterns' | 'strategies', terms: readonly TextMatch[]) => {
     if (terms.length === 0) return undefined;
     return guarded(
       deps,
       () => {
-        const m = matchLearning(db, table, projectId, terms.map((t) => buildMatch([t]) as string));
+        const m = matchLearning(db, table, projectId, terms);
         return termScores(m.perTerm, m.total);
       },
       undefined,

@@ -5,7 +5,6 @@
  * themselves are the pure core (core/relevance.ts, core/rank.ts).
  */
 import {
-  buildMatch,
   findLatestSummary,
   findSession,
   highlightTexts,
@@ -14,20 +13,19 @@ import {
   listPackagePaths,
   listPackagesNaming,
   listTaskGroups,
-  pruneTerms,
-  queryTerms,
+  planScopeMatch,
+  planTermMatches,
+  planTextQuery,
   scorePackage,
   searchIndexBehind,
   searchRequestPackages,
-  searchToken,
   syncSearchIndex,
-  tokenDocCounts,
   writeTransaction,
   type CandidatePackage,
   type DB,
   type EligibilityQuery,
-  type QueryTerm,
   type SearchedPackage,
+  type TextMatch,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Config, Zone } from './config.ts';
 import type { AssemblyRequest, MatchInfo, QueryInfo } from './contract.ts';
@@ -45,17 +43,17 @@ import {
 export interface SearchPlan {
   info: QueryInfo;
   /** The terms within the postings budget of the package index (the session is a join condition). */
-  inSession: string | null;
+  inSession: TextMatch | null;
   /** The same for the reasoning index. */
-  reasoningInSession: string | null;
+  reasoningInSession: TextMatch | null;
   /** What the package query reads: its terms' document counts summed (at least the number of matches). */
   packagePostings: number;
-  /** The query's terms within the package index's postings budget (strategies are scored term by term on these). */
-  terms: QueryTerm[];
-  /** The --error text's terms (error patterns are scored term by term). */
-  errorTerms: QueryTerm[];
+  /** One match per term within the package index's postings budget (strategies are scored term by term on these). */
+  terms: TextMatch[];
+  /** One match per term of the --error text (error patterns are scored term by term). */
+  errorTerms: TextMatch[];
   /** Packages whose summary, artifact text or path names a scope path as a phrase. */
-  scopeInSession: string | null;
+  scopeInSession: TextMatch | null;
   scopes: string[][];
   /** Component path of each task group of the session. */
   groupPaths: ReadonlyMap<string, string>;
@@ -105,33 +103,28 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
       text = implicit;
     }
   }
-  text = text === null ? null : redact(text);
-  const terms: QueryTerm[] = enabled && text !== null ? queryTerms(text, config.relevance.max_query_terms) : [];
-  const anyOf = buildMatch(terms);
-  const tokens = terms.flatMap((t) => t.tokens);
-  const forPackages = pruneTerms(terms, tokenDocCounts(db, 'packages', tokens), config.relevance.max_postings);
-  const forReasoning = pruneTerms(terms, tokenDocCounts(db, 'reasoning', tokens), config.relevance.max_postings);
-  const packageAny = buildMatch(forPackages.kept);
-  const reasoningAny = buildMatch(forReasoning.kept);
-  const errorTerms = enabled && r.error !== null ? queryTerms(redact(r.error), config.relevance.max_query_terms) : [];
+  // The request's own texts were redacted at the edge (shell.ts); an implicit task is read from the database here.
+  if (source === 'implicit' && text !== null) text = redact(text);
+  const limits = { maxTerms: config.relevance.max_query_terms, maxPostings: config.relevance.max_postings };
+  const query = planTextQuery(db, enabled ? text : null, limits);
+  const errorTerms = enabled ? planTermMatches(r.error, config.relevance.max_query_terms) : [];
 
   const scopeText = r.scope ?? groupPaths.get(r.group) ?? null;
   const scopes = scopeText === null ? [] : parseScope(scopeText);
-  const scopeTerms: QueryTerm[] = scopes.map((segs) => ({ text: segs.join('/'), tokens: segs.flatMap((s) => [...s.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => searchToken(m[0]))) }));
-  const scopeAny = enabled ? buildMatch(scopeTerms, ['summary', 'artifact', 'path']) : null;
+  const scopeAny = enabled ? planScopeMatch(scopes) : null;
   return {
     info: {
-      source: anyOf === null ? 'none' : source,
-      text: anyOf === null ? null : text,
-      terms: terms.map((t) => t.text),
-      ...(forPackages.dropped.length > 0 ? { dropped_terms: forPackages.dropped.map((t) => t.text) } : {}),
+      source: query.any === null ? 'none' : source,
+      text: query.any === null ? null : text,
+      terms: query.terms,
+      ...(query.dropped.length > 0 ? { dropped_terms: query.dropped } : {}),
       scope: scopes.map((s) => s.join('/')),
       scope_source: scopes.length === 0 ? 'none' : r.scope !== null ? 'explicit' : 'group',
     },
-    inSession: packageAny,
-    packagePostings: forPackages.postings,
-    reasoningInSession: reasoningAny,
-    terms: forPackages.kept,
+    inSession: query.packages,
+    packagePostings: query.packagePostings,
+    reasoningInSession: query.reasoning,
+    terms: query.perTerm,
     errorTerms,
     scopeInSession: scopeAny,
     scopes,

@@ -1,5 +1,6 @@
 /** Repository: `context_packages` and `context_package_consumers`. */
 import { stmt, type DB } from '../statements.ts';
+import type { TextMatch } from './textQuery.ts';
 import { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER } from '../enums.ts';
 
 export interface PackageRow {
@@ -293,7 +294,7 @@ export type SearchedPackage = CandidatePackage & { bm25: number; designated: 0 |
 export function searchRequestPackages(
   db: DB,
   q: EligibilityQuery & { iteration: number },
-  search: { match: string; weights: { summary: number; artifact: number; path: number }; limit: number; newest?: boolean },
+  search: { match: TextMatch; weights: { summary: number; artifact: number; path: number }; limit: number; newest?: boolean },
 ): SearchedPackage[] {
   const range = sessionIdRange(db, 'context_packages', q.sessionId);
   if (range === undefined) return [];

@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { stmt, type DB } from '../statements.ts';
+import type { TextMatch } from './textQuery.ts';
 import { redactText } from '../redact.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
 import { sessionIdRange } from './contextPackages.ts';
@@ -538,7 +539,7 @@ export interface PackageColumnWeights {
  */
 export function searchReasoning(
   db: DB,
-  q: { match: string; sessionId: string; groups: readonly string[]; agents: readonly string[]; limit: number },
+  q: { match: TextMatch; sessionId: string; groups: readonly string[]; agents: readonly string[]; limit: number },
 ): Hit[] {
   const range = sessionIdRange(db, 'orchestration_logs', q.sessionId);
   if (range === undefined) return [];
@@ -563,7 +564,7 @@ export function matchLearning(
   db: DB,
   table: 'patterns' | 'strategies',
   projectId: string,
-  termMatches: readonly string[],
+  termMatches: readonly TextMatch[],
 ): { total: number; perTerm: string[][] } {
   const t = LEARNING[table];
   const total = (stmt(db, `SELECT COUNT(*) AS n FROM ${t.table} WHERE project_id = ?`).get(projectId) as { n: number }).n;
@@ -601,7 +602,7 @@ export interface MatchableText {
  * temporary table of this connection; nothing is written to the database file). Returns the same
  * texts with every matched token wrapped in \u0001…\u0002, per field.
  */
-export function highlightTexts(db: DB, match: string, docs: readonly MatchableText[]): MatchableText[] {
+export function highlightTexts(db: DB, match: TextMatch, docs: readonly MatchableText[]): MatchableText[] {
   if (docs.length === 0) return [];
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.ca_explain USING fts5(summary, artifact, path, tokenize = '${SEARCH_TOKENIZER}')`);
   try {
@@ -620,7 +621,7 @@ export function highlightTexts(db: DB, match: string, docs: readonly MatchableTe
 }
 
 /** BM25 of one package against a MATCH expression, or undefined when it does not match. */
-export function scorePackage(db: DB, match: string, id: number, weights: PackageColumnWeights): number | undefined {
+export function scorePackage(db: DB, match: TextMatch, id: number, weights: PackageColumnWeights): number | undefined {
   // A rowid range, not `rowid = ?`: FTS5 seeks a range inside its doclists.
   const row = stmt(
     db,

@@ -1,0 +1,65 @@
+/**
+ * Text queries of the search index, planned here and handed back to the searches: a caller gives
+ * text and gets a plan whose match expressions it cannot read or build (TextMatch), only pass on.
+ * The FTS5 syntax, the query's terms and their pruning by how common they are stay in bazinga-db.
+ */
+import type { DB } from '../statements.ts';
+import { buildMatch, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../searchText.ts';
+import { tokenDocCounts } from './searchIndex.ts';
+
+declare const TEXT_MATCH: unique symbol;
+/** A full-text match expression of the index: made by this module, handed back to the searches. */
+export type TextMatch = string & { readonly [TEXT_MATCH]: true };
+
+const made = (match: string | null): TextMatch | null => match as TextMatch | null;
+
+/** What a text asks the index for. */
+export interface TextQuery {
+  /** The terms asked for, as the text wrote them (lower-cased). */
+  terms: string[];
+  /** Terms too common in the packages to ask for within the postings cap, as written. */
+  dropped: string[];
+  /** Any of the terms (null: the text asks for nothing). */
+  any: TextMatch | null;
+  /** Any of the terms kept for packages, and for reasoning (each pruned by its own table's counts). */
+  packages: TextMatch | null;
+  reasoning: TextMatch | null;
+  /** Postings (documents per term, summed) the packages' match reads. */
+  packagePostings: number;
+  /** One match per term kept for packages: the learning tables are searched term by term. */
+  perTerm: TextMatch[];
+}
+
+/** Limits of a query (config relevance.max_query_terms and relevance.max_postings). */
+export interface QueryLimits {
+  maxTerms: number;
+  maxPostings: number;
+}
+
+/** The plan of `text` (null: no text, a plan that asks for nothing). */
+export function planTextQuery(db: DB, text: string | null, limits: QueryLimits): TextQuery {
+  const terms: QueryTerm[] = text === null ? [] : queryTerms(text, limits.maxTerms);
+  const tokens = terms.flatMap((t) => t.tokens);
+  const forPackages = pruneTerms(terms, tokenDocCounts(db, 'packages', tokens), limits.maxPostings);
+  const forReasoning = pruneTerms(terms, tokenDocCounts(db, 'reasoning', tokens), limits.maxPostings);
+  return {
+    terms: terms.map((t) => t.text),
+    dropped: forPackages.dropped.map((t) => t.text),
+    any: made(buildMatch(terms)),
+    packages: made(buildMatch(forPackages.kept)),
+    reasoning: made(buildMatch(forReasoning.kept)),
+    packagePostings: forPackages.postings,
+    perTerm: forPackages.kept.map((t) => buildMatch([t]) as TextMatch),
+  };
+}
+
+/** One match per term of `text` (an error text against the learning tables); none for no text. */
+export function planTermMatches(text: string | null, maxTerms: number): TextMatch[] {
+  return (text === null ? [] : queryTerms(text, maxTerms)).map((t) => buildMatch([t]) as TextMatch);
+}
+
+/** Any of the scope paths (each a list of path segments) in a package's summary, artifact or path; null for none. */
+export function planScopeMatch(scopes: readonly (readonly string[])[]): TextMatch | null {
+  const terms: QueryTerm[] = scopes.map((segs) => ({ text: segs.join('/'), tokens: segs.flatMap((s) => [...s.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => searchToken(m[0]))) }));
+  return made(buildMatch(terms, ['summary', 'artifact', 'path']));
+}
