@@ -4,7 +4,6 @@
  * touches a file.
  */
 // The driver is loaded on first open; the CLI needs it, so a missing package stops it here, at load.
-import fs from 'node:fs';
 import 'better-sqlite3';
 import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
 import { tokenize, type ParsedArgs } from './args.ts';
@@ -189,8 +188,6 @@ const PRODUCT_IDS: ReadonlySet<string> = new Set([
 export function runCli(argv: readonly string[], io: CliIo): number {
   let quiet = argv.slice(0, Math.max(0, argv.findIndex((t) => !t.startsWith('-')))).includes('--quiet');
   const opened: DB[] = [];
-  // An existing empty file a write opened (the schema is made in it): a failing command leaves it empty.
-  let emptyBefore: string | undefined;
   try {
     const opts = parseGlobal(argv, io.env);
     quiet = opts.quiet;
@@ -219,8 +216,6 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       paths: () => (paths ??= resolvePaths({ db: opts.db, projectRoot: opts.projectRoot, cwd: io.cwd, env: io.env })),
       db: () => {
         if (!db) {
-          const file = ctx.paths().dbPath;
-          if (access !== 'read' && emptyFile(file)) emptyBefore = file;
           db = openDatabase({ dbPath: ctx.paths().dbPath, busyTimeoutMs: opts.busyTimeoutMs, notice, readOnly: access === 'read' });
           opened.push(db);
         }
@@ -259,37 +254,14 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     markRunComplete();
     return 0;
   } catch (err) {
-    for (const db of opened.splice(0).reverse()) closeQuietly(db);
-    if (emptyBefore !== undefined) leaveEmpty(emptyBefore);
     return printError(io.stderr, err, { present: (json) => redactJson(json).value });
   } finally {
-    for (const db of opened.reverse()) closeQuietly(db);
-  }
-}
-
-function closeQuietly(db: DB): void {
-  try {
-    db.close();
-  } catch {
-    // Closing after a failure must not mask the failure being reported.
-  }
-}
-
-function emptyFile(file: string): boolean {
-  try {
-    const st = fs.statSync(file);
-    return st.isFile() && st.size === 0;
-  } catch {
-    return false;
-  }
-}
-
-/** Puts back an empty file a failed write made a schema in (and removes the WAL files it left). */
-function leaveEmpty(file: string): void {
-  try {
-    fs.truncateSync(file, 0);
-    for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(file + suffix, { force: true });
-  } catch {
-    // Best effort: the failure itself is what gets reported.
+    for (const db of opened.reverse()) {
+      try {
+        db.close();
+      } catch {
+        // Closing after a failure must not mask the failure being reported.
+      }
+    }
   }
 }
