@@ -58,32 +58,9 @@ describe('query caps', () => {
     ['--max-rows', '-5', "--max-rows must be >= 1, got -5"],
     ['--max-bytes', 'x', "--max-bytes must be an integer, got 'x'"],
     ['--max-bytes', '1.5', "--max-bytes must be an integer, got '1.5'"],
-    ['--max-ms', '0', "--max-ms must be >= 1, got 0"],
   ])('%s %s: VALIDATION naming the flag and the value (the project\'s one integer rule)', (flag, value, message) => {
     const r = bazingaDbIn(project, ['query', 'SELECT 1', flag, value]);
     expect(r.code).toBe(1);
     expect(r.error).toEqual({ success: false, error: message, code: 'VALIDATION' });
-  });
-});
-
-describe('query time bound', () => {
-  it('a SELECT whose one row takes unbounded work (a count over an endless recursion) is stopped at --max-ms, the bound named; nothing printed on stdout', () => {
-    const r = bazingaDbIn(project, ['query', `SELECT count(*) AS n FROM (${ENDLESS})`, '--max-ms', '400']);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.error).toEqual({ success: false, error: 'query stopped after 400 ms, the time bound (raise it with --max-ms N)', code: 'SQL_ERROR' });
-  });
-
-  it('within the bound: rows, bound parameters (an integer, a text, null) and blobs as before', () => {
-    const r = bazingaDbIn(project, ['query', 'SELECT ? + 1 AS n, ? AS t, ? AS z, x\'0102\' AS b', '--params', '[41, "x", null]']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.json).toEqual([{ n: 42, t: 'x', z: null, b: { 0: 1, 1: 2 } }]);
-  });
-
-  it('a statement that fails in SQLite while it runs is SQL_ERROR with its message', () => {
-    const r = bazingaDbIn(project, ['query', "SELECT json_extract('not json', '$.a') AS v"]);
-    expect(r.code).toBe(1);
-    expect(r.error.code).toBe('SQL_ERROR');
-    expect(r.error.error).toMatch(/malformed JSON/);
   });
 });

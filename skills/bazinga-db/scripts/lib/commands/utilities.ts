@@ -1,5 +1,4 @@
 /** Commands: read-only query, integrity check, path detection, re-redaction of stored rows. */
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { BazingaError, invalid, usage } from '../errors.ts';
 import { stmt, writeTransaction } from '../statements.ts';
@@ -33,56 +32,6 @@ function parseParams(text: string): Bindable[] {
 /** What `query` prints at most unless raised: rows, and bytes of the printed JSON (UTF-8, as indented; a blob as printed, up to 12 bytes a byte). */
 export const QUERY_MAX_ROWS = 1000;
 export const QUERY_MAX_BYTES = 10_000_000;
-/** How long a query may run unless raised (ms): SQLite cannot be interrupted from JavaScript, so the statement runs in a child process that is stopped then. */
-export const QUERY_MAX_MS = 10_000;
-
-/**
- * The child that runs the statement: it opens the database read-only (the parent holds its own
- * connection meanwhile, so a WAL database's -shm is there and is removed when the parent closes),
- * runs the one statement with its parameters and writes each row as a line of JSON (a blob as
- * {"$blob": base64}), stopping after `rows` rows, or with a line {"$over": true} where the next
- * row would pass `bytes` bytes of lines (that row could never be printed within the byte cap).
- */
-const QUERY_CHILD = `
-const [dbPath, from, sql, paramsJson, rowsText, bytesText] = process.argv.slice(1);
-const Database = require('node:module').createRequire(from)('better-sqlite3');
-const params = JSON.parse(paramsJson).map((v) => (v !== null && typeof v === 'object' ? BigInt(v.$int) : v));
-const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-db.pragma('query_only = ON');
-const rows = Number(rowsText), bytes = Number(bytesText);
-let n = 0, size = 0, out = [];
-for (const row of db.prepare(sql).iterate(...params)) {
-  const line = JSON.stringify(row, (k, v) => (v && v.type === 'Buffer' && Array.isArray(v.data) ? { $blob: Buffer.from(v.data).toString('base64') } : v));
-  if (size + line.length > bytes) { out.push('{"$over":true}'); break; }
-  out.push(line);
-  size += line.length;
-  if (++n > rows) break;
-}
-process.stdout.write(out.join('\\n'));
-`;
-
-/** The rows the statement gives, read in a child stopped after `maxMs` (see QUERY_CHILD); its own caps a little past the printed ones. */
-function rowsWithin(dbPath: string, sql: string, params: Bindable[], caps: { rows: number; bytes: number }, maxMs: number): unknown[] {
-  const encoded = JSON.stringify(params.map((v) => (typeof v === 'bigint' ? { $int: v.toString() } : v)));
-  const r = spawnSync(process.execPath, ['-e', QUERY_CHILD, dbPath, import.meta.url, sql, encoded, String(caps.rows + 1), String(caps.bytes * 2 + 1024)], {
-    encoding: 'utf8',
-    timeout: maxMs,
-    killSignal: 'SIGKILL',
-    maxBuffer: caps.bytes * 2 + 2_097_152,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
-    throw new BazingaError('SQL_ERROR', `query stopped after ${maxMs} ms, the time bound (raise it with --max-ms N)`);
-  }
-  if (r.status !== 0) throw new BazingaError('SQL_ERROR', (r.stderr.trim().split('\n').find((l) => /Error:/.test(l)) ?? `the query process failed (${r.signal ?? r.status})`).replace(/^\w*Error: /, ''));
-  if (r.stdout === '') return [];
-  return r.stdout.split('\n').map((line) =>
-    line === '{"$over":true}' ? OVER_CAP : JSON.parse(line, (_k, v) => (v && typeof v === 'object' && typeof v.$blob === 'string' ? Buffer.from(v.$blob, 'base64') : v)),
-  );
-}
-
-/** A row the child did not send: printing it would pass the byte cap whatever it holds. */
-const OVER_CAP = Symbol('over the byte cap');
 
 /**
  * The bytes a row takes in the printed document (UTF-8, escaped, indented as cli.ts prints it, one
@@ -90,7 +39,6 @@ const OVER_CAP = Symbol('over the byte cap');
  * per indented line, so it is counted at its most, 12 bytes a byte.
  */
 function printedSize(row: unknown): number {
-  if (row === OVER_CAP) return Infinity;
   if (row === null || typeof row !== 'object') return Buffer.byteLength(JSON.stringify(row) ?? 'null') + 4;
   let blobs = 0;
   const rest: Record<string, unknown> = {};
@@ -107,10 +55,10 @@ function printedSize(row: unknown): number {
  * the rows read so far are printed, and a warning on stderr says which cap stopped it and the flag
  * that raises it.
  */
-function boundedRows(all: readonly unknown[], caps: { rows: number; bytes: number }, warn: (line: string) => void): unknown[] {
+function boundedRows(prepared: { iterate: (...p: Bindable[]) => IterableIterator<unknown> }, params: Bindable[], caps: { rows: number; bytes: number }, warn: (line: string) => void): unknown[] {
   const rows: unknown[] = [];
   let bytes = 2;
-  const it = all[Symbol.iterator]();
+  const it = prepared.iterate(...params);
   try {
     for (const row of it) {
       if (rows.length === caps.rows) {
@@ -139,8 +87,8 @@ function capFlag(args: { values: Map<string, string> }, flag: string, fallback: 
 
 const query: Command = {
   name: 'query',
-  synopsis: `query <SELECT sql…> [--param V]… [--params JSON] [--max-rows N (${QUERY_MAX_ROWS})] [--max-bytes N (${QUERY_MAX_BYTES})] [--max-ms N (${QUERY_MAX_MS})]`,
-  flags: { '--param': 'multi', '--params': 'value', '--max-rows': 'value', '--max-bytes': 'value', '--max-ms': 'value' },
+  synopsis: `query <SELECT sql…> [--param V]… [--params JSON] [--max-rows N (${QUERY_MAX_ROWS})] [--max-bytes N (${QUERY_MAX_BYTES})]`,
+  flags: { '--param': 'multi', '--params': 'value', '--max-rows': 'value', '--max-bytes': 'value' },
   maxPositionals: Infinity,
   run(args, ctx) {
     rejectProblem(args);
@@ -152,7 +100,6 @@ const query: Command = {
     if (!sql.trim().toUpperCase().startsWith('SELECT')) throw invalid('Only SELECT queries allowed');
     const params: Bindable[] = jsonParams !== undefined ? parseParams(jsonParams) : (textParams ?? []);
     const caps = { rows: capFlag(args, '--max-rows', QUERY_MAX_ROWS), bytes: capFlag(args, '--max-bytes', QUERY_MAX_BYTES) };
-    const maxMs = capFlag(args, '--max-ms', QUERY_MAX_MS);
     const db = ctx.readOnlyDb();
     let prepared;
     try {
@@ -164,14 +111,12 @@ const query: Command = {
       throw new BazingaError('SQL_ERROR', (err as Error).message);
     }
     if (!prepared.reader) throw new BazingaError('SQL_ERROR', 'attempt to write a readonly database');
-    // The parameters are checked here (their count, their names), where the errors are the driver's own.
     try {
-      prepared.bind(...params);
+      return boundedRows(prepared as never, params, caps, ctx.warn);
     } catch (err) {
       if (err instanceof RangeError || err instanceof TypeError) throw invalid((err as Error).message);
       throw new BazingaError('SQL_ERROR', (err as Error).message);
     }
-    return boundedRows(rowsWithin(ctx.paths().dbPath, sql, params, caps, maxMs), caps, ctx.warn);
   },
 };
 
