@@ -41,3 +41,21 @@ describe.each(Object.entries(COMMANDS))('%s --content-file', (_name, args) => {
     fs.rmSync(path.dirname(file), { recursive: true });
   });
 });
+
+describe("a piped document's request texts are redacted at the edge, like a request from flags", () => {
+  it('a secret written into request.task and request.error of a document never reaches the query terms', async () => {
+    const { runScript, REPO_ROOT: root } = await import('./helpers.ts');
+    project = copyFixture('ca-piped-');
+    const script = (name: string) => path.join(root, 'skills', 'context-assembler', 'scripts', name);
+    const zone = runScript(script('zone.ts'), ['--project-root', project.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--now', '2025-12-02T12:00:00Z', '--format', 'json']);
+    expect(zone.code, zone.stderr).toBe(0);
+    const doc = zone.json;
+    doc.request.task = 'fix login: password=hunter2 and the key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIj';
+    doc.request.error = 'api_key=ZXCVBNMASDFGHJKL1234 failed';
+    const rank = runScript(script('rank.ts'), ['--project-root', project.root, '--format', 'json'], { input: JSON.stringify(doc) });
+    expect(rank.code, rank.stderr).toBe(0);
+    const printed = JSON.stringify(rank.json.query);
+    for (const piece of ['hunter2', 'zxcvbnmasdfghjkl1234', 'abcdefghijklmnopqrstuvwxyz0123456789abcdefghij', 'AbCdEfGh']) expect(printed.toLowerCase()).not.toContain(piece.toLowerCase());
+    expect(rank.json.query.terms).toContain('login');
+  });
+});

@@ -21,12 +21,15 @@ export function readContentFile(given: string, cwd: string, projectRoot: string)
   // `<file> is …` in parentheses, never `<file>: …`: a path ending in `passwd:` reads as a password to the redaction engine.
   const problem = (what: string) => invalid(`Could not read content file '${given}' (${file} ${what})`);
   const roots = [...new Set([projectRoot, os.tmpdir(), '/tmp'].map(realDir).filter((d): d is string => d !== undefined))];
-  const outside = (shown: string) =>
-    new BazingaError('REFUSED', `--content-file ${shown} lies outside the project root and the temp folder; --content-file reads only from inside ${roots.join(', ')} (symlinks resolved)`);
+  const outside = (shown: string, resolved: boolean) =>
+    new BazingaError(
+      'REFUSED',
+      `--content-file ${shown} lies outside the project root and the temp folder; --content-file reads only from inside ${roots.join(', ')} (${resolved ? 'symlinks resolved' : 'by the path as given: name the file by its path inside them'})`,
+    );
   // A path outside by its very name is refused before it is looked at: the answer never tells
   // whether a file exists there.
   const named = [...new Set([...roots, path.resolve(projectRoot), path.resolve(os.tmpdir()), '/tmp'])];
-  if (!isInsideAny(file, named)) throw outside(file);
+  if (!isInsideAny(file, named)) throw outside(file, false);
   let real: string;
   try {
     real = fs.realpathSync(file);
@@ -34,7 +37,7 @@ export function readContentFile(given: string, cwd: string, projectRoot: string)
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
     throw problem(code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be resolved: ${code}`);
   }
-  if (!isInsideAny(real, roots)) throw outside(`${file}${real === file ? '' : ` resolves to ${real}, which`}`);
+  if (!isInsideAny(real, roots)) throw outside(`${file}${real === file ? '' : ` resolves to ${real}, which`}`, true);
   const cap = contentFileBytes(projectRoot);
   const project = realDir(projectRoot);
   // Checked again on what was opened (a folder swapped for a link after the check above is caught),

@@ -333,8 +333,14 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));
     const first =
       start.kind === 'doc'
-        ? // A document from an older version has no summary_cap: the zone's, from this config.
-          { ...start.doc, summary_cap: start.doc.summary_cap === undefined ? summaryCapOf(env.config, start.doc.zone) : start.doc.summary_cap }
+        ? // A document from an older version has no summary_cap: the zone's, from this config. Its
+          // request's texts are redacted here, at the edge, as a request from flags is: the search
+          // trusts them to be (a hand-written document can hold anything).
+          {
+            ...start.doc,
+            request: { ...start.doc.request, task: redactText(start.doc.request.task), error: redactText(start.doc.request.error), scope: redactText(start.doc.request.scope) },
+            summary_cap: start.doc.summary_cap === undefined ? summaryCapOf(env.config, start.doc.zone) : start.doc.summary_cap,
+          }
         : zoneStep(
             {
               ...request,
