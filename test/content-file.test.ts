@@ -32,6 +32,19 @@ describe.each(Object.entries(COMMANDS))('%s --content-file', (_name, args) => {
     expect(missing.error.error.replace('/etc/no-such-file-here', '/etc/passwd')).toBe(existing.error.error);
   });
 
+  it('a file of the project named through a link to the project (an alias of its folder): read', () => {
+    project = copyFixture('ca-content-');
+    const alias = fs.mkdtempSync(path.join(os.homedir(), '.ca-alias-'));
+    try {
+      fs.symlinkSync(project.root, path.join(alias, 'proj'));
+      fs.writeFileSync(path.join(project.root, 'note.json'), JSON.stringify({ lesson: 'Named through an alias' }));
+      const r = run(path.join(alias, 'proj', 'note.json'));
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      fs.rmSync(alias, { recursive: true, force: true });
+    }
+  });
+
   it('inside the temp folder: read', () => {
     project = copyFixture('ca-content-');
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ca-content-file-')), 'note.json');

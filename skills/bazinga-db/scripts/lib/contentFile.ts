@@ -21,15 +21,21 @@ export function readContentFile(given: string, cwd: string, projectRoot: string)
   // `<file> is …` in parentheses, never `<file>: …`: a path ending in `passwd:` reads as a password to the redaction engine.
   const problem = (what: string) => invalid(`Could not read content file '${given}' (${file} ${what})`);
   const roots = [...new Set([projectRoot, os.tmpdir(), '/tmp'].map(realDir).filter((d): d is string => d !== undefined))];
-  const outside = (shown: string, resolved: boolean) =>
-    new BazingaError(
-      'REFUSED',
-      `--content-file ${shown} lies outside the project root and the temp folder; --content-file reads only from inside ${roots.join(', ')} (${resolved ? 'symlinks resolved' : 'by the path as given: name the file by its path inside them'})`,
-    );
-  // A path outside by its very name is refused before it is looked at: the answer never tells
-  // whether a file exists there.
+  const outside = (shown: string) =>
+    new BazingaError('REFUSED', `--content-file ${shown} lies outside the project root and the temp folder; --content-file reads only from inside ${roots.join(', ')} (symlinks resolved)`);
+  // A path outside by its name (an alias of the project through a link is fine) whose real path is
+  // not inside either, or that does not exist, gets the same answer: it never tells whether a file
+  // exists outside.
   const named = [...new Set([...roots, path.resolve(projectRoot), path.resolve(os.tmpdir()), '/tmp'])];
-  if (!isInsideAny(file, named)) throw outside(file, false);
+  if (!isInsideAny(file, named)) {
+    let aliased = false;
+    try {
+      aliased = isInsideAny(fs.realpathSync(file), roots);
+    } catch {
+      // missing or unreadable: refused like any path outside
+    }
+    if (!aliased) throw outside(file);
+  }
   let real: string;
   try {
     real = fs.realpathSync(file);
@@ -37,7 +43,7 @@ export function readContentFile(given: string, cwd: string, projectRoot: string)
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
     throw problem(code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be resolved: ${code}`);
   }
-  if (!isInsideAny(real, roots)) throw outside(`${file}${real === file ? '' : ` resolves to ${real}, which`}`, true);
+  if (!isInsideAny(real, roots)) throw outside(`${file}${real === file ? '' : ` resolves to ${real}, which`}`);
   const cap = contentFileBytes(projectRoot);
   const project = realDir(projectRoot);
   // Checked again on what was opened (a folder swapped for a link after the check above is caught),
