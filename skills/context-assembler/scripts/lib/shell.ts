@@ -331,6 +331,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     close = made.close;
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));
+    const redactedTexts = (r: AssemblyRequest) => ({ task: redactText(r.task), error: redactText(r.error), scope: redactText(r.scope) });
     const first =
       start.kind === 'doc'
         ? // A document from an older version has no summary_cap: the zone's, from this config. Its
@@ -338,16 +339,14 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
           // trusts them to be (a hand-written document can hold anything).
           {
             ...start.doc,
-            request: { ...start.doc.request, task: redactText(start.doc.request.task), error: redactText(start.doc.request.error), scope: redactText(start.doc.request.scope) },
+            request: { ...start.doc.request, ...redactedTexts(start.doc.request) },
             summary_cap: start.doc.summary_cap === undefined ? summaryCapOf(env.config, start.doc.zone) : start.doc.summary_cap,
           }
         : zoneStep(
             {
               ...request,
               iteration: iterationFromGroup ? Math.max(groupRevisionCount(made.deps.db(), request.group, request.session) ?? 0, retry ? 1 : 0) : request.iteration,
-              task: redactText(request.task),
-              error: redactText(request.error),
-              scope: redactText(request.scope),
+              ...redactedTexts(request),
             },
             env.config,
           );

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { listQuotableTexts, openReadOnly, readRegularFile, SPAWNED_AGENTS } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { EARLIER_WIRED_HOOK_COMMANDS, PROMPT_BUILDER } from './hookCommand.ts';
-import { agentOpening, keptBlockOf, projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
+import { agentOpening, keptBlockOf, projectHookCommands, projectWiresHook, PROMPT_MAX_BYTES } from './promptHook.ts';
 import { BLOCK_BEGIN, builderPackageCount, describePlacement, NEXT_COMPONENTS, placeBlock, type QuotedText } from './promptSection.ts';
 
 export interface IntegrationCheck {
@@ -37,14 +37,7 @@ export function pluginEnabledIn(project: string, env: NodeJS.ProcessEnv): string
 
 /** Whether the project's settings still register an earlier version's hook (Node on every Bash call, and it cannot read today's builder). */
 function earlierWiring(project: string): boolean {
-  return ['settings.json', 'settings.local.json'].some((name) => {
-    try {
-      const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', name), 'utf8')) as { hooks?: { PostToolUse?: { hooks?: { command?: unknown }[] }[] } };
-      return (settings.hooks?.PostToolUse ?? []).some((e) => (e?.hooks ?? []).some((h) => EARLIER_WIRED_HOOK_COMMANDS.includes(h?.command as string)));
-    } catch {
-      return false;
-    }
-  });
+  return projectHookCommands(project).some((c) => EARLIER_WIRED_HOOK_COMMANDS.includes(c as string));
 }
 
 /** The newest prompt of a spawn this product serves under bazinga/prompts/<session>/ (by modification time), if any. */

@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   describeRefusal,
+  isInsideAny,
   listQuotableTexts,
   openReadOnly,
   readRegularFile,
@@ -355,7 +356,7 @@ function refuseMadeDir(dir: string, realRoot: string): string | undefined {
   }
 }
 
-const inside = (real: string, realRoot: string) => real === realRoot || real.startsWith(realRoot + path.sep);
+const inside = (real: string, realRoot: string) => real === realRoot || isInsideAny(real, [realRoot]);
 
 /** The first lines of the agent's definition file as the builder finds it (.claude/agents/, then agents/), when readable. */
 export function agentOpening(root: string, agent: string): string | undefined {
@@ -371,11 +372,9 @@ export function agentOpening(root: string, agent: string): string | undefined {
   return undefined;
 }
 
-/**
- * Whether the project's settings register this version's wired prompt hook (then the plugin's steps
- * aside). An earlier version's wiring does not count: its hook cannot read today's builder.
- */
-export function projectWiresHook(root: string): boolean {
+/** The hook commands the project's settings (`.claude/settings.json`, `settings.local.json`) register for PostToolUse. */
+export function projectHookCommands(root: string): unknown[] {
+  const commands: unknown[] = [];
   for (const name of ['settings.json', 'settings.local.json']) {
     try {
       const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', name), 'utf8')) as { hooks?: { PostToolUse?: unknown } };
@@ -383,13 +382,21 @@ export function projectWiresHook(root: string): boolean {
       if (!Array.isArray(entries)) continue;
       for (const e of entries) {
         const hooks = (e as { hooks?: unknown } | null)?.hooks;
-        if (Array.isArray(hooks) && hooks.some((h) => (h as { command?: unknown } | null)?.command === WIRED_HOOK_COMMAND)) return true;
+        if (Array.isArray(hooks)) for (const h of hooks) commands.push((h as { command?: unknown } | null)?.command);
       }
     } catch {
-      // absent or not JSON: not wired there
+      // absent or not JSON: nothing registered there
     }
   }
-  return false;
+  return commands;
+}
+
+/**
+ * Whether the project's settings register this version's wired prompt hook (then the plugin's steps
+ * aside). An earlier version's wiring does not count: its hook cannot read today's builder.
+ */
+export function projectWiresHook(root: string): boolean {
+  return projectHookCommands(root).includes(WIRED_HOOK_COMMAND);
 }
 
 
