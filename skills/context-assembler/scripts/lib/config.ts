@@ -25,87 +25,30 @@ import { ZONES, type Zone } from './vocabulary.ts';
 /** A table by model name: `default` answers for a model no other key names (parseConfig keeps it). */
 export type ModelTable = { default: number } & Record<string, number>;
 
-export interface Config {
-  enable_context_assembler: boolean;
-  enable_fts5: boolean;
-  /** Packages per agent type; `unknown` for an agent not listed. */
-  retrieval_limits: { unknown: number } & Record<string, number>;
-  redaction_mode: RedactionMode;
-  redaction_allowlist: string[];
-  token_safety_margin: number;
-  model_context_windows: ModelTable;
-  token_factor: ModelTable;
-  /** Share of the remaining window per agent type; `other` for an agent not listed. */
-  context_budget_share: { other: number } & Record<string, number>;
-  zone_thresholds: { emergency: number; wrap_up: number; conservative: number; soft_warning: number };
-  /** Summary length per zone that shows packages (Wrap-up and Emergency show none). */
-  summary_caps: Record<'Normal' | 'Soft_Warning' | 'Conservative', number>;
-  ranking: {
-    weights: { priority: number; same_group: number; type_affinity: number; recency: number; relevance: number; scope: number };
-    priority_weights: Record<string, number>;
-    recency_half_life_hours: number;
-    type_affinity: Record<string, Record<string, number>>;
-  };
-  reasoning: {
-    level_budgets: Record<ReasoningLevel, number>;
-    relevant_producers: Record<string, string[]>;
-    max_per_producer: number;
-    max_total: number;
-    content_chars: number;
-    /** An entry's standing when there is a query: recency (same half-life as packages), relevance, scope. */
-    weights: { recency: number; relevance: number; scope: number };
-  };
-  error_patterns: { min_confidence: number; max: number; solution_chars: number };
-  strategies: { max: number; insight_chars: number };
-  relevance: {
-    /** Bytes of each artifact file that go into the full-text index. */
-    artifact_index_bytes: number;
-    /** Milliseconds one call may spend indexing a backlog of older rows (the rest waits for later calls). */
-    index_budget_ms: number;
-    /** Best full-text hits read per request before the exactness check asks for more. */
-    candidates: number;
-    /** Terms of the task text that are asked for; the rest is ignored. */
-    max_query_terms: number;
-    /** Most postings (documents per term, summed) a query may ask for; the most common terms go first. */
-    max_postings: number;
-    /** BM25 weight of each indexed field of a package. */
-    column_weights: { summary: number; artifact: number; path: number };
-    /** Newest reasoning entries per producer considered besides the full-text hits. */
-    reasoning_window: number;
-  };
-  /** Project memory (bazinga-db's memory commands read these keys too). */
-  memory: {
-    /** A memory's standing in search-memories and for a spawn: text relevance, importance / 10, recency 1/(1 + days/30), access min(count/10, 1). */
-    search_weights: { text: number; importance: number; recency: number; access: number };
-    /** Two memories of a type at least this alike are one (save-memory merges the second into the first). */
-    dedup_similarity: number;
-    /** rehydrate's token budget without --max-tokens (and the session-start hook's). */
-    rehydrate_max_tokens: number;
-    /** Share of a block's budget its `### Project Memory` section may use at most (0: no section). */
-    block_share: number;
-    /** Memories a block shows at most (0: no section). */
-    block_max: number;
-  };
-  /** Purpose-driven tiers (core/tiers.ts): each agent's default purpose and each purpose's budget split. */
-  purposes: {
-    /** The purpose of a spawn that names none, by agent (every iteration of a spawn has its agent's purpose). */
-    by_agent: Record<string, Purpose>;
-    /** Percent of the block's budget per tier [Tier 1, Tier 2, Tier 3], summing to 100. */
-    splits: Record<Purpose, [number, number, number]>;
-  };
-  /** Caps of the files a user points the tools at (a larger file is refused, never read past the cap). */
-  file_limits: {
-    /** bazinga-db `save-reasoning --content-file` (bazinga-db reads it from bazinga/skills_config.json). */
-    content_file_bytes: number;
-    /** The artifact `fetch` prints. */
-    artifact_bytes: number;
-  };
-}
+type Shape = 'purpose' | 'split' | 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | `map:${string}`;
 
-export const DEFAULT_CONFIG: Config = {
-  enable_context_assembler: true,
-  enable_fts5: true,
-  retrieval_limits: {
+/** One configurable key: what its value must look like (`map:<shape>`: an object of any keys with values of that shape) and its default. */
+class Key<T> {
+  constructor(
+    readonly shape: Shape,
+    readonly value: T,
+  ) {}
+}
+const key = <T>(shape: Shape, value: T): Key<T> => new Key(shape, value);
+
+type Declaration = { readonly [k: string]: Key<unknown> | Declaration };
+type ValuesOf<D> = { -readonly [K in keyof D]: D[K] extends Key<infer T> ? T : ValuesOf<D[K]> };
+type ShapesOf = { [k: string]: Shape | ShapesOf };
+
+/**
+ * Every key of `context_engineering`, declared once: its shape and its default. The Config type,
+ * DEFAULT_CONFIG and the checks parseConfig runs all come from this tree.
+ */
+const DECLARED = {
+  enable_context_assembler: key('boolean', true),
+  enable_fts5: key('boolean', true),
+  /** Packages per agent type; `unknown` for an agent not listed. */
+  retrieval_limits: key<{ unknown: number } & Record<string, number>>('map:count', {
     developer: 3,
     senior_software_engineer: 5,
     qa_expert: 5,
@@ -113,13 +56,14 @@ export const DEFAULT_CONFIG: Config = {
     investigator: 5,
     requirements_engineer: 5,
     unknown: 3,
-  },
-  redaction_mode: 'both',
-  redaction_allowlist: [],
-  token_safety_margin: 0.15,
-  model_context_windows: { haiku: 200000, sonnet: 200000, opus: 200000, default: 200000 },
-  token_factor: { default: DEFAULT_MEMORY_SETTINGS.tokenFactor },
-  context_budget_share: {
+  }),
+  redaction_mode: key<RedactionMode>('mode', 'both'),
+  redaction_allowlist: key<string[]>('regex[]', []),
+  token_safety_margin: key('fraction', 0.15),
+  model_context_windows: key<ModelTable>('map:positive', { haiku: 200000, sonnet: 200000, opus: 200000, default: 200000 }),
+  token_factor: key<ModelTable>('map:positive', { default: DEFAULT_MEMORY_SETTINGS.tokenFactor }),
+  /** Share of the remaining window per agent type; `other` for an agent not listed. */
+  context_budget_share: key<{ other: number } & Record<string, number>>('map:fraction', {
     developer: 0.2,
     senior_software_engineer: 0.25,
     qa_expert: 0.3,
@@ -127,74 +71,125 @@ export const DEFAULT_CONFIG: Config = {
     investigator: 0.35,
     requirements_engineer: 0.3,
     other: 0.2,
-  },
-  zone_thresholds: { emergency: 95, wrap_up: 85, conservative: 75, soft_warning: 60 },
-  summary_caps: { Normal: 400, Soft_Warning: 200, Conservative: 100 },
+  }),
+  zone_thresholds: { emergency: key('number', 95), wrap_up: key('number', 85), conservative: key('number', 75), soft_warning: key('number', 60) },
+  /** Summary length per zone that shows packages (Wrap-up and Emergency show none). */
+  summary_caps: { Normal: key('count', 400), Soft_Warning: key('count', 200), Conservative: key('count', 100) },
   ranking: {
-    weights: { priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 12, scope: 3 },
-    priority_weights: { critical: 4, high: 3, medium: 2, low: 1 },
-    recency_half_life_hours: 72,
-    type_affinity: {
+    // recency must not be negative: the database returns the newest packages of each bucket first.
+    weights: {
+      priority: key('number', 4),
+      same_group: key('number', 2),
+      type_affinity: key('number', 1.5),
+      recency: key('nonnegative', 1),
+      relevance: key('nonnegative', 12),
+      scope: key('nonnegative', 3),
+    },
+    priority_weights: key<Record<string, number>>('map:number', { critical: 4, high: 3, medium: 2, low: 1 }),
+    recency_half_life_hours: key('positive', 72),
+    type_affinity: key<Record<string, Record<string, number>>>('map:map:unit', {
       failures: { developer: 1, senior_software_engineer: 1, investigator: 0.75, qa_expert: 0.5, tech_lead: 0.25, requirements_engineer: 0 },
       research: { developer: 1, senior_software_engineer: 0.75, requirements_engineer: 0.75, investigator: 0.5, qa_expert: 0.25, tech_lead: 0.25 },
       decisions: { tech_lead: 1, senior_software_engineer: 0.75, developer: 0.5, qa_expert: 0.5, investigator: 0.5, requirements_engineer: 0.5 },
       handoff: { qa_expert: 1, tech_lead: 1, senior_software_engineer: 0.5, investigator: 0.5, developer: 0.25, requirements_engineer: 0.25 },
       investigation: { investigator: 1, senior_software_engineer: 1, developer: 0.75, tech_lead: 0.5, qa_expert: 0.25, requirements_engineer: 0.25 },
-    },
+    }),
   },
   reasoning: {
-    level_budgets: { minimal: 400, medium: 800, full: 1200 },
-    relevant_producers: {
+    level_budgets: key<Record<ReasoningLevel, number>>('map:count', { minimal: 400, medium: 800, full: 1200 }),
+    relevant_producers: key<Record<string, string[]>>('map:string[]', {
       qa_expert: ['developer', 'senior_software_engineer'],
       tech_lead: ['developer', 'senior_software_engineer', 'qa_expert'],
       senior_software_engineer: ['developer'],
       investigator: ['developer', 'senior_software_engineer', 'qa_expert'],
       developer: ['developer', 'qa_expert', 'tech_lead'],
       requirements_engineer: ['developer', 'tech_lead'],
-    },
-    max_per_producer: 2,
-    max_total: 5,
-    content_chars: DEFAULT_REASONING_CONTENT_CHARS,
-    weights: { recency: 1, relevance: 2, scope: 1 },
+    }),
+    max_per_producer: key('count', 2),
+    max_total: key('count', 5),
+    content_chars: key('count', DEFAULT_REASONING_CONTENT_CHARS),
+    /** An entry's standing when there is a query: recency (same half-life as packages), relevance, scope. */
+    weights: { recency: key('nonnegative', 1), relevance: key('nonnegative', 2), scope: key('nonnegative', 1) },
   },
-  error_patterns: { min_confidence: 0.7, max: 3, solution_chars: 300 },
-  strategies: { max: 3, insight_chars: 300 },
+  error_patterns: { min_confidence: key('unit', 0.7), max: key('count', 3), solution_chars: key('count', 300) },
+  strategies: { max: key('count', 3), insight_chars: key('count', 300) },
   relevance: {
-    artifact_index_bytes: DEFAULT_ARTIFACT_INDEX_BYTES,
-    index_budget_ms: DEFAULT_INDEX_BUDGET_MS,
-    candidates: 160,
-    max_query_terms: 32,
-    max_postings: 1000,
-    column_weights: { summary: 1, artifact: 0.5, path: 0.5 },
-    reasoning_window: 10,
+    /** Bytes of each artifact file that go into the full-text index. */
+    artifact_index_bytes: key('index-bytes', DEFAULT_ARTIFACT_INDEX_BYTES),
+    /** Milliseconds one call may spend indexing a backlog of older rows (the rest waits for later calls). */
+    index_budget_ms: key('count', DEFAULT_INDEX_BUDGET_MS),
+    /** Best full-text hits read per request before the exactness check asks for more. */
+    candidates: key('positive-int', 160),
+    /** Terms of the task text that are asked for; the rest is ignored. */
+    max_query_terms: key('positive-int', 32),
+    /** Most postings (documents per term, summed) a query may ask for; the most common terms go first. */
+    max_postings: key('positive-int', 1000),
+    /** BM25 weight of each indexed field of a package. */
+    column_weights: { summary: key('nonnegative', 1), artifact: key('nonnegative', 0.5), path: key('nonnegative', 0.5) },
+    /** Newest reasoning entries per producer considered besides the full-text hits. */
+    reasoning_window: key('count', 10),
   },
-  // bazinga-db reads these keys too: one default each, its own (settings.ts).
+  /** Project memory (bazinga-db's memory commands read these keys too, with the same defaults: settings.ts). */
   memory: {
-    search_weights: { ...DEFAULT_MEMORY_SETTINGS.searchWeights },
-    dedup_similarity: DEFAULT_MEMORY_SETTINGS.dedupSimilarity,
-    rehydrate_max_tokens: DEFAULT_MEMORY_SETTINGS.rehydrateMaxTokens,
-    block_share: 0.1,
-    block_max: 3,
+    /** A memory's standing in search-memories and for a spawn: text relevance, importance / 10, recency 1/(1 + days/30), access min(count/10, 1). */
+    search_weights: {
+      text: key('nonnegative', DEFAULT_MEMORY_SETTINGS.searchWeights.text),
+      importance: key('nonnegative', DEFAULT_MEMORY_SETTINGS.searchWeights.importance),
+      recency: key('nonnegative', DEFAULT_MEMORY_SETTINGS.searchWeights.recency),
+      access: key('nonnegative', DEFAULT_MEMORY_SETTINGS.searchWeights.access),
+    },
+    /** Two memories of a type at least this alike are one (save-memory merges the second into the first). */
+    dedup_similarity: key('unit', DEFAULT_MEMORY_SETTINGS.dedupSimilarity),
+    /** rehydrate's token budget without --max-tokens (and the session-start hook's). */
+    rehydrate_max_tokens: key('positive-int', DEFAULT_MEMORY_SETTINGS.rehydrateMaxTokens),
+    /** Share of a block's budget its `### Project Memory` section may use at most (0: no section). */
+    block_share: key('fraction', 0.1),
+    /** Memories a block shows at most (0: no section). */
+    block_max: key('count', 3),
   },
+  /** Purpose-driven tiers (core/tiers.ts): each agent's default purpose and each purpose's budget split. */
   purposes: {
-    by_agent: {
+    /** The purpose of a spawn that names none, by agent (every iteration of a spawn has its agent's purpose). */
+    by_agent: key<Record<string, Purpose>>('map:purpose', {
       developer: 'implementation',
       senior_software_engineer: 'implementation',
       qa_expert: 'review',
       tech_lead: 'review',
       investigator: 'design',
       requirements_engineer: 'design',
-    },
+    }),
+    /** Percent of the block's budget per tier [Tier 1, Tier 2, Tier 3], summing to 100. */
     splits: {
-      design: [50, 30, 20],
-      implementation: [60, 25, 15],
-      review: [55, 30, 15],
-      handoff: [70, 20, 10],
-      subagent: [65, 25, 10],
+      design: key<[number, number, number]>('split', [50, 30, 20]),
+      implementation: key<[number, number, number]>('split', [60, 25, 15]),
+      review: key<[number, number, number]>('split', [55, 30, 15]),
+      handoff: key<[number, number, number]>('split', [70, 20, 10]),
+      subagent: key<[number, number, number]>('split', [65, 25, 10]),
     },
   },
-  file_limits: { content_file_bytes: DEFAULT_FILE_LIMITS.content_file_bytes, artifact_bytes: DEFAULT_FILE_LIMITS.artifact_bytes },
-};
+  /** Caps of the files a user points the tools at (a larger file is refused, never read past the cap). */
+  file_limits: {
+    /** bazinga-db `save-reasoning --content-file` (bazinga-db reads it from bazinga/skills_config.json). */
+    content_file_bytes: key('positive-int', DEFAULT_FILE_LIMITS.content_file_bytes),
+    /** The artifact `fetch` prints. */
+    artifact_bytes: key('positive-int', DEFAULT_FILE_LIMITS.artifact_bytes),
+  },
+} satisfies Declaration;
+
+export type Config = ValuesOf<typeof DECLARED>;
+
+function valuesOf(d: Declaration): unknown {
+  return Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v instanceof Key ? structuredClone(v.value) : valuesOf(v)]));
+}
+
+function shapesOf(d: Declaration): ShapesOf {
+  return Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v instanceof Key ? v.shape : shapesOf(v)]));
+}
+
+export const DEFAULT_CONFIG = valuesOf(DECLARED) as Config;
+
+/** What each key must look like. */
+const SCHEMA = shapesOf(DECLARED);
 
 /**
  * A broken config file: CONFIG, naming the file and the key (`context_engineering.<key>`). A
@@ -207,66 +202,11 @@ export function configError(file: string, key: string, problem: string): Bazinga
   return new BazingaError('CONFIG', message, { file, key });
 }
 
-type Shape = 'purpose' | 'split' | 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | Shape[] | { [k: string]: Shape } | `map:${string}`;
-
-/** What each key must look like; `map:<shape>` is an object of arbitrary keys with values of that shape. */
-const SCHEMA: { [k: string]: Shape } = {
-  enable_context_assembler: 'boolean',
-  enable_fts5: 'boolean',
-  retrieval_limits: 'map:count',
-  redaction_mode: 'mode',
-  redaction_allowlist: 'regex[]',
-  token_safety_margin: 'fraction',
-  model_context_windows: 'map:positive',
-  token_factor: 'map:positive',
-  context_budget_share: 'map:fraction',
-  zone_thresholds: { emergency: 'number', wrap_up: 'number', conservative: 'number', soft_warning: 'number' },
-  summary_caps: { Normal: 'count', Soft_Warning: 'count', Conservative: 'count' },
-  ranking: {
-    // recency must not be negative: the database returns the newest packages of each bucket first.
-    weights: { priority: 'number', same_group: 'number', type_affinity: 'number', recency: 'nonnegative', relevance: 'nonnegative', scope: 'nonnegative' },
-    priority_weights: 'map:number',
-    recency_half_life_hours: 'positive',
-    type_affinity: 'map:map:unit',
-  },
-  reasoning: {
-    level_budgets: 'map:count',
-    relevant_producers: 'map:string[]',
-    max_per_producer: 'count',
-    max_total: 'count',
-    content_chars: 'count',
-    weights: { recency: 'nonnegative', relevance: 'nonnegative', scope: 'nonnegative' },
-  },
-  error_patterns: { min_confidence: 'unit', max: 'count', solution_chars: 'count' },
-  strategies: { max: 'count', insight_chars: 'count' },
-  relevance: {
-    artifact_index_bytes: 'index-bytes',
-    index_budget_ms: 'count',
-    candidates: 'positive-int',
-    max_query_terms: 'positive-int',
-    max_postings: 'positive-int',
-    column_weights: { summary: 'nonnegative', artifact: 'nonnegative', path: 'nonnegative' },
-    reasoning_window: 'count',
-  },
-  memory: {
-    search_weights: { text: 'nonnegative', importance: 'nonnegative', recency: 'nonnegative', access: 'nonnegative' },
-    dedup_similarity: 'unit',
-    rehydrate_max_tokens: 'positive-int',
-    block_share: 'fraction',
-    block_max: 'count',
-  },
-  purposes: {
-    by_agent: 'map:purpose',
-    splits: { design: 'split', implementation: 'split', review: 'split', handoff: 'split', subagent: 'split' },
-  },
-  file_limits: { content_file_bytes: 'positive-int', artifact_bytes: 'positive-int' },
-};
-
 function describe(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `"${v}"` : `${typeof v} ${JSON.stringify(v)}`;
 }
 
-function check(shape: Shape, value: unknown, key: string, file: string, warn: (m: string) => void): void {
+function check(shape: Shape | ShapesOf, value: unknown, key: string, file: string, warn: (m: string) => void): void {
   const fail = (expected: string) => {
     throw configError(file, key, `expected ${expected}, got ${describe(value)}`);
   };
@@ -332,11 +272,11 @@ function check(shape: Shape, value: unknown, key: string, file: string, warn: (m
       if (value !== 'pattern_only' && value !== 'entropy' && value !== 'both') fail('one of "pattern_only", "entropy", "both"');
       return;
   }
-  if (Array.isArray(shape)) return;
+  if (typeof shape === 'string') return;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('an object');
   for (const [k, v] of Object.entries(value as object)) {
     // Own keys only: `constructor` or `__proto__` in a config names no key (it would find Object's).
-    const sub = Object.hasOwn(shape as object, k) ? (shape as { [k: string]: Shape })[k] : undefined;
+    const sub = Object.hasOwn(shape, k) ? shape[k] : undefined;
     if (sub === undefined) warn(`${file}: unknown key context_engineering.${key ? `${key}.` : ''}${k} (ignored)`);
     else check(sub, v, key ? `${key}.${k}` : k, file, warn);
   }
