@@ -187,7 +187,8 @@ async function benchCore(release: Release): Promise<number> {
   const packPackages = (input: { selected: unknown[]; zone: string; totalAvailable: number; priorityUsed: null; budget: number; summaryCap: number; redact: (t: string) => string; counter: unknown; countTokens: unknown }) => {
     if (!block) return packages.packPackages(input);
     const prepared = packages.preparePackages(input.selected, input.summaryCap, input.redact);
-    return block.fitBlock({
+    const tieredPackages = prepared.packages.map((p: object) => ({ ...p, tier: 2 }));
+    const out = block.fitBlock({
       purpose: 'implementation',
       split: [0.6, 0.25, 0.15],
       budget: input.budget,
@@ -195,13 +196,16 @@ async function benchCore(release: Release): Promise<number> {
       totalAvailable: input.totalAvailable,
       totalCapped: false,
       priorityUsed: null,
-      packages: prepared.packages.map((p: object) => ({ ...p, tier: 2 })),
+      // The block's items a list a kind (since the item-kinds table), and the fields a kind before it.
+      items: { package: tieredPackages, reasoning: [], error_pattern: [], strategy: [], memory: [] },
+      packages: tieredPackages,
       reasoning: [],
       errorPatterns: [],
       strategies: [],
       excludedBefore: prepared.excluded,
       counter: input.counter,
     });
+    return out.items ? { ...out, packages: out.items.package.map((p: { id: number }) => ({ ...p, tokens: out.tokensOf('package', p.id) })) } : out;
   };
   const { rankPackages } = await imp(release.root, `${CA}/core/rank.ts`);
   const { renderMarkdown } = await imp(release.root, `${CA}/core/render.ts`);

@@ -59,16 +59,14 @@ function packPackages(i: PackPackagesInput) {
     totalAvailable: i.totalAvailable,
     totalCapped: i.totalCapped ?? false,
     priorityUsed: i.priorityUsed,
-    packages: prepared.packages.map((p) => ({ ...p, tier: 3 as const })),
-    reasoning: [],
-    errorPatterns: [],
-    strategies: [],
+    items: { package: prepared.packages.map((p) => ({ ...p, tier: 3 as const })), reasoning: [], error_pattern: [], strategy: [], memory: [] },
     excludedBefore: prepared.excluded,
     counter: i.counter,
   });
-  const header = renderPackageHeader(i.zone, block.packages.length, availableText(i.totalAvailable, i.totalCapped), i.priorityUsed);
-  const section = packageSectionTokens(header, block.packages, i.counter, i.budget);
-  return { packages: block.packages, tokens: section.tokens, exact: block.itemsExact && section.exact, excluded: block.excluded };
+  const packages = block.items.package.map((p) => ({ ...p, tokens: block.tokensOf('package', p.id) }));
+  const header = renderPackageHeader(i.zone, packages.length, availableText(i.totalAvailable, i.totalCapped), i.priorityUsed);
+  const section = packageSectionTokens(header, packages, i.counter, i.budget);
+  return { packages, tokens: section.tokens, exact: block.itemsExact && section.exact, excluded: block.excluded };
 }
 
 function input(over: Partial<PackPackagesInput>): PackPackagesInput {

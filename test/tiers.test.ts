@@ -187,8 +187,9 @@ function blockInput(store: Store, budget: number, purpose: Purpose, counter: Tok
     totalAvailable: store.packages.length + store.limitLeftOut,
     totalCapped: false,
     priorityUsed: null,
-    packages: store.packages,
-    reasoning: store.reasoning.map((r, i): Omit<ReasoningItem, 'tokens'> & { tier: Tier } => ({
+    items: {
+      package: store.packages,
+      reasoning: store.reasoning.map((r, i): Omit<ReasoningItem, 'tokens'> & { tier: Tier } => ({
       id: 100 + i,
       agent_type: 'developer',
       phase: r.phase,
@@ -197,7 +198,7 @@ function blockInput(store: Store, budget: number, purpose: Purpose, counter: Tok
       timestamp: null,
       tier: r.tier,
     })),
-    errorPatterns: store.patterns.map((p, i): ErrorPatternItem & { tier: Tier } => ({
+    error_pattern: store.patterns.map((p, i): ErrorPatternItem & { tier: Tier } => ({
       pattern_hash: `h${i}`,
       error_type: 'E',
       message_pattern: 'boom',
@@ -209,7 +210,9 @@ function blockInput(store: Store, budget: number, purpose: Purpose, counter: Tok
       relevance: 0,
       tier: p.tier,
     })),
-    strategies: store.strategies.map((s, i): StrategyItem & { tier: Tier } => ({ strategy_id: `st${i}`, topic: 't', insight: s.insight, helpfulness: 1, relevance: 0, tier: s.tier })),
+    strategy: store.strategies.map((s, i): StrategyItem & { tier: Tier } => ({ strategy_id: `st${i}`, topic: 't', insight: s.insight, helpfulness: 1, relevance: 0, tier: s.tier })),
+      memory: [],
+    },
     excludedBefore: Array.from({ length: store.limitLeftOut }, (_, i) => ({ kind: 'package' as const, id: 50 + i, reason: 'limit' as const })),
     counter,
   };
@@ -230,11 +233,11 @@ function rendered(input: BlockInput, out: ReturnType<typeof fitBlock>): string {
     include_reasoning: true,
     purpose: input.purpose,
     total_available: input.totalAvailable,
-    packages: out.packages,
-    error_patterns: out.errorPatterns,
-    strategies: out.strategies,
-    reasoning: { included: true, level: 'medium', budget: 800, used_tokens: 0, entries: out.reasoning },
-    overflow_count: input.totalAvailable - out.packages.length,
+    packages: out.items.package.map((p) => ({ ...p, tokens: out.tokensOf('package', p.id) })),
+    error_patterns: out.items.error_pattern,
+    strategies: out.items.strategy,
+    reasoning: { included: true, level: 'medium', budget: 800, used_tokens: 0, entries: out.items.reasoning.map((e) => ({ ...e, tokens: out.tokensOf('reasoning', e.id) })) },
+    overflow_count: input.totalAvailable - out.items.package.length,
     excluded: out.excluded,
     truncation: out.report,
   };
@@ -250,21 +253,21 @@ describe('fitBlock: property', () => {
         const input = blockInput(store, budget, purpose, quarter);
         const out = fitBlock(input);
         const kept = new Set([
-          ...out.packages.map((p) => `package:${p.id}`),
-          ...out.reasoning.map((e) => `reasoning:${e.id}`),
-          ...out.errorPatterns.map((p) => `error_pattern:${p.pattern_hash}`),
-          ...out.strategies.map((s) => `strategy:${s.strategy_id}`),
+          ...out.items.package.map((p) => `package:${p.id}`),
+          ...out.items.reasoning.map((e) => `reasoning:${e.id}`),
+          ...out.items.error_pattern.map((p) => `error_pattern:${p.pattern_hash}`),
+          ...out.items.strategy.map((s) => `strategy:${s.strategy_id}`),
         ]);
         const all = [
-          ...input.packages.map((p) => ({ key: `package:${p.id}`, tier: p.tier, text: p.summary })),
-          ...input.reasoning.map((e) => ({ key: `reasoning:${e.id}`, tier: e.tier, text: e.content })),
-          ...input.errorPatterns.map((p) => ({ key: `error_pattern:${p.pattern_hash}`, tier: p.tier, text: p.solution })),
-          ...input.strategies.map((s) => ({ key: `strategy:${s.strategy_id}`, tier: s.tier, text: s.insight })),
+          ...input.items.package.map((p) => ({ key: `package:${p.id}`, tier: p.tier, text: p.summary })),
+          ...input.items.reasoning.map((e) => ({ key: `reasoning:${e.id}`, tier: e.tier, text: e.content })),
+          ...input.items.error_pattern.map((p) => ({ key: `error_pattern:${p.pattern_hash}`, tier: p.tier, text: p.solution })),
+          ...input.items.strategy.map((s) => ({ key: `strategy:${s.strategy_id}`, tier: s.tier, text: s.insight })),
         ];
         // Tier 1: always there, and whole (the fit never changes an item's text).
         for (const item of all.filter((i) => i.tier === 1)) expect(kept.has(item.key)).toBe(true);
         const md = rendered(input, out);
-        for (const p of out.packages) expect(md).toContain(`> ${p.summary}\n`);
+        for (const p of out.items.package) expect(md).toContain(`> ${p.summary}\n`);
         // The report: exactly the missing items, with the rank's exclusions, counted per reason.
         const missing = all.filter((i) => !kept.has(i.key)).map((i) => i.key).sort();
         const fitExcluded = out.excluded.filter((e) => e.reason === 'budget' || e.reason === 'tier');

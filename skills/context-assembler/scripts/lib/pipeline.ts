@@ -33,7 +33,8 @@ import {
 import { purposeOf, splitOf, type Config, type Zone } from './config.ts';
 import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type MemoryItem, type PackedPackage, type ReasoningItem, type Step } from './contract.ts';
 import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
-import { purposeRules, tierOf, type Purpose, type Tier } from './core/tiers.ts';
+import { purposeRules, tierOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
+import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
 import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
@@ -263,10 +264,10 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   // Every candidate, tiered: the block is fitted from these once more when reasoning adds its
   // entries, so what pack leaves out can still come back (one fit of everything, not two).
   const pool: BlockPool = {
-    packages: prepared.packages.map((p) => ({ ...p, tier: packageTier(p, r, purpose) })),
-    error_patterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: tierOf({ kind: 'error_pattern', sameGroup: false, matchedError: p.matched_error && r.error !== null }, purpose) })),
-    strategies: (doc.strategies ?? []).map((s) => ({ ...s, tier: tierOf({ kind: 'strategy', sameGroup: false }, purpose) })),
-    memories: memories.kept.map((m) => ({ ...m, tier: tierOf({ kind: 'memory', sameGroup: false }, purpose) })),
+    packages: tiered('package', prepared.packages, r, purpose),
+    error_patterns: tiered('error_pattern', doc.error_patterns ?? [], r, purpose),
+    strategies: tiered('strategy', doc.strategies ?? [], r, purpose),
+    memories: tiered('memory', memories.kept, r, purpose),
     excluded: [...(doc.excluded ?? []), ...prepared.excluded, ...memories.excluded],
   };
   const block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
@@ -275,8 +276,21 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
 
 type BlockPool = NonNullable<AssemblyDoc['block_pool']>;
 
+/** Items of one kind with their tiers for this request (the kind's row says what the tier rules look at). */
+function tiered<K extends ItemKind, T extends ItemOf[K]>(kind: K, items: readonly T[], r: AssemblyRequest, purpose: Purpose): (T & { tier: Tier })[] {
+  const subjects = (KINDS[kind] as KindRow<ItemOf[K]>).subjects(items, r);
+  return items.map((item, i) => ({ ...item, tier: tierOf(subjects[i] as TierSubject, purpose) }));
+}
+
 /** The block's input for this document: the pool's candidates and these reasoning entries. */
-function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoning: BlockInput['reasoning'], excluded: readonly Exclusion[], deps: Deps): BlockInput {
+function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoning: BlockInput['items']['reasoning'], excluded: readonly Exclusion[], deps: Deps): BlockInput {
+  const items: BlockInput['items'] = {
+    package: pool.packages,
+    reasoning,
+    error_pattern: pool.error_patterns,
+    strategy: pool.strategies,
+    memory: pool.memories,
+  };
   return {
     purpose,
     split: splitOf(deps.config, purpose),
@@ -285,11 +299,7 @@ function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoni
     totalAvailable: doc.total_available ?? 0,
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used ?? null,
-    packages: pool.packages,
-    reasoning,
-    errorPatterns: pool.error_patterns,
-    strategies: pool.strategies,
-    memories: pool.memories,
+    items,
     excludedBefore: excluded,
     artifacts: purposeRules(purpose).readsArtifacts ? artifactTexts(pool.packages, deps) : undefined,
     counter: deps.counter,
@@ -299,17 +309,19 @@ function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoni
 /** The document with a block fit's result in it: items, exclusions, report and the package section's figure. */
 function withBlock(doc: AssemblyDoc, block: ReturnType<typeof fitBlock>, counter: TokenCounter): AssemblyDoc {
   const total = doc.total_available ?? 0;
-  const header = renderPackageHeader(doc.zone, block.packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
-  const section = packageSectionTokens(header, block.packages, counter, doc.context_budget);
+  const packages = block.items.package.map((p) => ({ ...p, tokens: block.tokensOf('package', p.id) }));
+  const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
+  const section = packageSectionTokens(header, packages, counter, doc.context_budget);
+  const memories = block.items.memory;
   return {
     ...doc,
     counting: countingAfter(doc, block.exact && section.exact),
-    packages: block.packages,
+    packages,
     packages_tokens: section.tokens,
-    overflow_count: Math.max(0, total - block.packages.length),
-    error_patterns: block.errorPatterns,
-    strategies: block.strategies,
-    ...(block.memories.length > 0 || doc.memories !== undefined ? { memories: block.memories } : {}),
+    overflow_count: Math.max(0, total - packages.length),
+    error_patterns: block.items.error_pattern,
+    strategies: block.items.strategy,
+    ...(memories.length > 0 || doc.memories !== undefined ? { memories } : {}),
     excluded: block.excluded,
     truncation: block.report,
     ...(block.commands ? { verification_commands: block.commands } : {}),
@@ -330,31 +342,6 @@ function artifactTexts(packages: readonly Pick<PackedPackage, 'id' | 'file_path'
 /** A package's tier for this request. */
 function packageTier(p: Pick<PackedPackage, 'group_id' | 'package_type' | 'priority'>, r: AssemblyRequest, purpose: Purpose): Tier {
   return tierOf({ kind: 'package', sameGroup: (p.group_id ?? 'global') === r.group, packageType: p.package_type, priority: p.priority }, purpose);
-}
-
-/** Reasoning entries' tiers: the newest of each phase in the request's group is current (see TIER_RULES). */
-function reasoningTiers(entries: readonly Omit<ReasoningItem, 'tokens'>[], r: AssemblyRequest, purpose: Purpose): Map<number, Tier> {
-  const newest = new Map<string, Omit<ReasoningItem, 'tokens'>>();
-  for (const e of entries) {
-    if ((e.group_id ?? 'global') !== r.group) continue;
-    const seen = newest.get(e.phase);
-    if (!seen || (e.timestamp ?? '') > (seen.timestamp ?? '') || ((e.timestamp ?? '') === (seen.timestamp ?? '') && e.id > seen.id)) newest.set(e.phase, e);
-  }
-  return new Map(
-    entries.map((e) => [
-      e.id,
-      tierOf(
-        {
-          kind: 'reasoning',
-          sameGroup: (e.group_id ?? 'global') === r.group,
-          phase: e.phase,
-          latestOfPhase: newest.get(e.phase)?.id === e.id,
-          iterationsBack: e.iteration === null || e.iteration === undefined ? null : r.iteration - e.iteration,
-        },
-        purpose,
-      ),
-    ]),
-  );
 }
 
 /** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
@@ -411,7 +398,6 @@ function reasoningWithPool(doc: AssemblyDoc, pooled: AssemblyDoc['block_pool'], 
   // The block fitted again with the entries in it: a Tier 1 or Tier 2 entry may displace a package
   // or a learning of a lower tier that pack admitted.
   const purpose = purposeIn(doc, deps.config);
-  const tiers = reasoningTiers(selected.entries, r, purpose);
   // The pool pack kept (every candidate, tiered) and the exclusions made before its fit; a
   // document packed without one (piped from an older version) refits what it kept.
   const pool: BlockPool = pooled ?? {
@@ -421,11 +407,12 @@ function reasoningWithPool(doc: AssemblyDoc, pooled: AssemblyDoc['block_pool'], 
     memories: (doc.memories ?? []).map((m) => ({ ...m, tier: m.tier ?? 3 })),
     excluded: doc.excluded ?? [],
   };
-  const reasoning = selected.entries.map((e) => ({ ...e, tier: tiers.get(e.id) as Tier }));
+  const reasoning = tiered('reasoning', selected.entries, r, purpose);
   const block = fitBlock(blockInput(doc, purpose, pool, reasoning, [...pool.excluded, ...selected.excluded], deps));
   const packed = withBlock({ ...doc, step: 'reasoning', counting: countingAfter(doc, selected.exact) }, block, deps.counter);
-  const used = block.reasoning.reduce((sum, e) => sum + e.tokens, 0);
-  return { ...packed, reasoning: { ...section, used_tokens: used, entries: block.reasoning } };
+  const entries = block.items.reasoning.map((e) => ({ ...e, tokens: block.tokensOf('reasoning', e.id) }));
+  const used = entries.reduce((sum, e) => sum + e.tokens, 0);
+  return { ...packed, reasoning: { ...section, used_tokens: used, entries } };
 }
 
 /** Runs a read of the (derived, rebuildable) search index; on failure says so and goes on without it. */

@@ -6,32 +6,12 @@
  * document holds one fit of everything it shows. Pure; the token counter is injected.
  */
 import type { Zone } from '../config.ts';
-import type { ErrorPatternItem, Exclusion, ExclusionReason, MemoryItem, PackedPackage, RankedPackage, ReasoningItem, StrategyItem, TruncationReport } from '../contract.ts';
-import { fitOrder, fitTiers, purposeRules, type FitResult, type FitItem, type ItemKind, type Purpose, type Split, type Tier, type TierUsage } from './tiers.ts';
+import type { Exclusion, ExclusionReason, TruncationReport } from '../contract.ts';
+import { fitOrder, fitTiers, ITEM_KINDS, purposeRules, type FitResult, type FitItem, type ItemKind, type Split, type Purpose, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
-import {
-  availableText,
-  HANDOFF_HEADINGS,
-  NONE_RECORDED,
-  renderErrorPattern,
-  renderLeftOut,
-  renderPackageEntry,
-  renderPackageHeader,
-  renderReasoningEntry,
-  renderStrategy,
-  reasoningHeader,
-  errorPatternsHeader,
-  strategiesHeader,
-  memoriesHeader,
-  overflowLine,
-  NO_PACKAGE_LINES,
-  verificationCommands,
-  renderCommand,
-  type VerificationCommand,
-} from './render.ts';
+import { availableText, HANDOFF_HEADINGS, NONE_RECORDED, renderLeftOut, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
+import { kindRow, type ItemOf, type ItemsByKind, type Tiered } from './kinds.ts';
 import { ZONE_RULES } from './zone.ts';
-
-type Tiered<T> = T & { tier: Tier };
 
 export interface BlockInput {
   purpose: Purpose;
@@ -42,12 +22,8 @@ export interface BlockInput {
   totalAvailable: number;
   totalCapped: boolean;
   priorityUsed: string | null;
-  packages: readonly Tiered<RankedPackage>[];
-  reasoning: readonly Tiered<Omit<ReasoningItem, 'tokens'>>[];
-  errorPatterns: readonly Tiered<ErrorPatternItem>[];
-  strategies: readonly Tiered<StrategyItem>[];
-  /** Project memories (Tier 3); absent: none. */
-  memories?: readonly Tiered<MemoryItem>[];
+  /** Every candidate of the block, a list a kind (core/kinds.ts), each tiered and in its step's order. */
+  items: ItemsByKind<{ tier: Tier }>;
   /** Exclusions made before this fit (rank's, redaction, an earlier fit's), kept and reported. */
   excludedBefore: readonly Exclusion[];
   /** Purpose handoff: the indexed text of the packages' artifacts, by id, for their verification commands. */
@@ -56,11 +32,10 @@ export interface BlockInput {
 }
 
 export interface BlockOutput {
-  packages: PackedPackage[];
-  reasoning: ReasoningItem[];
-  errorPatterns: Tiered<ErrorPatternItem>[];
-  strategies: Tiered<StrategyItem>[];
-  memories: Tiered<MemoryItem>[];
+  /** What the fit admitted, a list a kind, in the order given. */
+  items: { [K in ItemKind]: Tiered<ItemOf[K]>[] };
+  /** An admitted item's tokens (its entry and separator). */
+  tokensOf: (kind: ItemKind, id: number | string) => number;
   /** excludedBefore plus what this fit left out (with reason budget or tier, and the tier). */
   excluded: Exclusion[];
   report: TruncationReport;
@@ -72,23 +47,10 @@ export interface BlockOutput {
   commands?: VerificationCommand[];
 }
 
-/**
- * Each kind of item as the block shows it, one row a kind: its entry and the separator after it
- * (what the fit sizes), and its section's heading for a count (packages have their own header, with
- * the zone and what is available). A new kind of item is a row here and its section in render.ts.
- */
-const KIND_SHOWN: Readonly<Record<ItemKind, { entry: (item: never) => string; separator: string; header: ((count: number) => string) | null }>> = {
-  package: { entry: (p: RankedPackage) => renderPackageEntry(p), separator: '\n\n', header: null },
-  reasoning: { entry: (e: ReasoningItem) => renderReasoningEntry(e), separator: '\n', header: reasoningHeader },
-  error_pattern: { entry: (p: ErrorPatternItem) => renderErrorPattern(p), separator: '\n\n', header: errorPatternsHeader },
-  strategy: { entry: (s: StrategyItem) => renderStrategy(s), separator: '\n', header: strategiesHeader },
-  memory: { entry: (m: MemoryItem) => m.line, separator: '\n', header: memoriesHeader },
-};
-
 /** The text an item adds to its section (entry and separator): what the fit sizes. */
 function entryText(kind: ItemKind, item: unknown): string {
-  const shown = KIND_SHOWN[kind];
-  return shown.entry(item as never) + shown.separator;
+  const row = kindRow(kind);
+  return row.entry(item) + row.separator;
 }
 
 const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
@@ -102,22 +64,17 @@ const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
 function fixedLines(input: BlockInput): string {
   const parts: string[] = [];
   const available = availableText(input.totalAvailable, input.totalCapped);
-  parts.push(renderPackageHeader(input.zone, input.packages.length, available, input.priorityUsed) + '\n\n');
+  parts.push(renderPackageHeader(input.zone, input.items.package.length, available, input.priorityUsed) + '\n\n');
   parts.push(NO_PACKAGE_LINES.reduce((a, b) => (a.length >= b.length ? a : b)) + '\n\n');
   if (ZONE_RULES[input.zone].showsOverflow) parts.push(overflowLine(available, input.totalCapped) + '\n\n');
   if (purposeRules(input.purpose).handoffLayout) {
     for (const heading of HANDOFF_HEADINGS) parts.push(`${heading}\n\n${NONE_RECORDED}\n\n`);
-    for (const c of verificationCommands({ ...input, artifacts: input.artifacts })) parts.push(renderCommand(c) + '\n');
+    for (const c of commandsOf(input.items, input.artifacts)) parts.push(renderCommand(c) + '\n');
     return parts.join('');
   }
-  const counts: Readonly<Record<Exclude<ItemKind, 'package'>, number>> = {
-    reasoning: input.reasoning.length,
-    error_pattern: input.errorPatterns.length,
-    strategy: input.strategies.length,
-    memory: (input.memories ?? []).length,
-  };
-  for (const [kind, count] of Object.entries(counts) as [Exclude<ItemKind, 'package'>, number][]) {
-    const header = KIND_SHOWN[kind].header;
+  for (const kind of ITEM_KINDS) {
+    const header = kindRow(kind).header;
+    const count = input.items[kind].length;
     if (count > 0 && header) parts.push(header(count) + '\n\n');
   }
   return parts.join('');
@@ -156,13 +113,13 @@ function rememberingCounter(counter: TokenCounter): TokenCounter {
 
 export function fitBlock(input: BlockInput): BlockOutput {
   const counter = rememberingCounter(input.counter);
-  const items: (FitItem & { id: number | string; source: unknown })[] = [
-    ...input.packages.map((p) => ({ kind: 'package' as const, id: p.id, tier: p.tier, source: p })),
-    ...input.reasoning.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: e.tier, source: e })),
-    ...input.errorPatterns.map((p) => ({ kind: 'error_pattern' as const, id: p.pattern_hash, tier: p.tier, source: p })),
-    ...input.strategies.map((s) => ({ kind: 'strategy' as const, id: s.strategy_id, tier: s.tier, source: s })),
-    ...(input.memories ?? []).map((m) => ({ kind: 'memory' as const, id: m.id, tier: m.tier, source: m })),
-  ].map((i) => ({ ...i, key: keyOf(i.kind, i.id), text: entryText(i.kind, i.source) }));
+  const items = ITEM_KINDS.flatMap((kind) => {
+    const row = kindRow(kind);
+    return (input.items[kind] as readonly (unknown & { tier: Tier })[]).map((item): FitItem & { id: number | string } => {
+      const id = row.id(item);
+      return { kind, id, tier: item.tier, key: keyOf(kind, id), text: entryText(kind, item) };
+    });
+  });
   const ordered = fitOrder(items, input.purpose);
   // The fixed lines and the report are sized like the items: on a bound while everything fits,
   // counted as soon as something is left out (a decision then depends on their size), so the
@@ -235,25 +192,25 @@ export function fitBlock(input: BlockInput): BlockOutput {
     }
   }
   const admitted = result.admitted;
-  const sized = (kind: ItemKind, id: number | string): Sized | undefined => admitted.get(keyOf(kind, id));
-  const keep = <T>(list: readonly T[], kind: ItemKind, id: (t: T) => number | string) => list.filter((t) => sized(kind, id(t)) !== undefined);
-  const packages = keep(input.packages, 'package', (p) => p.id).map((p) => ({ ...p, tokens: (sized('package', p.id) as Sized).tokens }));
-  const reasoning = keep(input.reasoning, 'reasoning', (e) => e.id).map((e) => ({ ...e, tokens: (sized('reasoning', e.id) as Sized).tokens }));
-  const errorPatterns = keep(input.errorPatterns, 'error_pattern', (p) => p.pattern_hash);
-  const strategies = keep(input.strategies, 'strategy', (s) => s.strategy_id);
-  const memories = keep(input.memories ?? [], 'memory', (m) => m.id);
+  const keep = <K extends ItemKind>(kind: K): Tiered<ItemOf[K]>[] => {
+    const row = kindRow(kind);
+    return (input.items[kind] as readonly Tiered<ItemOf[K]>[]).filter((item) => admitted.has(keyOf(kind, row.id(item))));
+  };
+  const kept = { package: keep('package'), reasoning: keep('reasoning'), error_pattern: keep('error_pattern'), strategy: keep('strategy'), memory: keep('memory') };
   return {
-    packages,
-    reasoning,
-    errorPatterns,
-    strategies,
-    memories,
-    ...(purposeRules(input.purpose).handoffLayout ? { commands: verificationCommands({ packages, artifacts: input.artifacts, reasoning, errorPatterns, strategies }) } : {}),
+    items: kept,
+    tokensOf: (kind, id) => (admitted.get(keyOf(kind, id)) as Sized).tokens,
+    ...(purposeRules(input.purpose).handoffLayout ? { commands: commandsOf(kept, input.artifacts) } : {}),
     excluded: [...input.excludedBefore, ...leftOutExclusions(ordered, result)],
     report,
     exact: fixed.exact && result.exact && (reportSize?.exact ?? true),
     itemsExact: result.exact,
   };
+}
+
+/** Purpose handoff: the verification commands these items quote (and the packages' artifacts). */
+function commandsOf(items: ItemsByKind, artifacts: ReadonlyMap<number, string> | undefined): VerificationCommand[] {
+  return verificationCommands({ packages: items.package, artifacts, reasoning: items.reasoning, errorPatterns: items.error_pattern, strategies: items.strategy });
 }
 
 function leftOutExclusions(ordered: readonly (FitItem & { id: number | string })[], result: ReturnType<typeof fitTiers>): Exclusion[] {

@@ -5,13 +5,20 @@
  */
 import type { Zone } from '../config.ts';
 import type { AssemblyDoc, ErrorPatternItem, ExclusionReason, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
-import { reasoningLine } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
-import { purposeRules } from './tiers.ts';
+import { ITEM_KINDS, purposeRules, type ItemKind } from './tiers.ts';
+import { KINDS, kindRow, renderErrorPattern, renderPackageEntry, renderReasoningEntry, renderStrategy } from './kinds.ts';
 
-export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary'>): string {
-  return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id})\n> ${p.summary}`;
-}
+export {
+  errorPatternsHeader,
+  memoriesHeader,
+  reasoningHeader,
+  renderErrorPattern,
+  renderPackageEntry,
+  renderReasoningEntry,
+  renderStrategy,
+  strategiesHeader,
+} from './kinds.ts';
 
 /** The available count as shown: "1000+" when the count stopped at its cap. */
 export const availableText = (available: number, capped = false) => `${available}${capped ? '+' : ''}`;
@@ -28,26 +35,6 @@ export function renderPackageSection(header: string, entries: readonly string[])
   return entries.length === 0 ? header : `${header}\n\n${entries.join('\n\n')}`;
 }
 
-export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>): string {
-  return reasoningLine(e.agent_type, e.phase, e.content);
-}
-
-export function renderErrorPattern(p: ErrorPatternItem): string {
-  return [
-    `⚠️ **Known Issue**: "${p.error_type}: ${p.message_pattern}"`,
-    `> **Solution**: ${p.solution}`,
-    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} times)`,
-  ].join('\n');
-}
-
-export function renderStrategy(s: StrategyItem): string {
-  return `- **${s.topic}** (helpful ${s.helpfulness}×): ${s.insight}`;
-}
-
-export const reasoningHeader = (n: number) => `### Prior Agent Reasoning (${n} entries)`;
-export const errorPatternsHeader = (n: number) => `### Error Patterns (${n} matches)`;
-export const strategiesHeader = (n: number) => `### Strategies That Worked (${n})`;
-export const memoriesHeader = (n: number) => `### Project Memory (${n})`;
 export const overflowLine = (overflow: number | string, capped = false) =>
   `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available (re-invoke with higher limit to expand)`;
 
@@ -67,8 +54,6 @@ const REASON_TEXT: Readonly<Record<ExclusionReason, string>> = {
   'redaction-emptied': 'emptied by redaction',
 };
 
-const KIND_TEXT: Readonly<Record<string, string>> = { package: 'package', reasoning: 'reasoning', error_pattern: 'error pattern', strategy: 'strategy', memory: 'memory' };
-
 /** The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget, and the most relevant ids. */
 export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers'>): string {
   const lines = ['### Left out', ''];
@@ -82,7 +67,7 @@ export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' |
   if (counts.length > 0) lines.push(`- ${counts.join(', ')}`);
   if (r.most_relevant.length > 0) {
     // An error pattern's id is a 64-digit hash: its first 12 digits name it here (the JSON has it whole).
-    const name = (i: TruncationReport['most_relevant'][number]) => `${KIND_TEXT[i.kind] ?? i.kind} ${i.kind === 'error_pattern' ? String(i.id).slice(0, 12) : i.id}`;
+    const name = (i: TruncationReport['most_relevant'][number]) => (KINDS[i.kind] ? `${KINDS[i.kind].label} ${KINDS[i.kind].shortId(i.id)}` : `${i.kind} ${i.id}`);
     const hint = r.most_relevant.some((i) => i.kind === 'package') ? ' (`fetch <id>` prints a package)' : '';
     lines.push(`- Most relevant left out: ${r.most_relevant.map(name).join(', ')}${hint}`);
   }
@@ -191,7 +176,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     out.push('', ...rules.body);
     return out.join('\n') + '\n';
   }
-  const packages = doc.packages ?? doc.candidates ?? [];
+  const packages = KINDS.package.shown(doc);
   const available = doc.total_available ?? packages.length;
   if (purposeRules(doc.purpose).handoffLayout) out.push(...renderHandoff(doc, packages));
   else {
@@ -208,25 +193,13 @@ export function renderMarkdown(doc: AssemblyDoc): string {
               : NONE_FIT_TEXT;
       out.push('', why);
     }
-    const reasoning = doc.reasoning;
-    if (reasoning && reasoning.entries.length > 0) {
-      out.push('', reasoningHeader(reasoning.entries.length), '');
-      out.push(reasoning.entries.map(renderReasoningEntry).join('\n'));
-    }
-    const patterns = doc.error_patterns ?? [];
-    if (patterns.length > 0) {
-      out.push('', errorPatternsHeader(patterns.length), '');
-      out.push(patterns.map(renderErrorPattern).join('\n\n'));
-    }
-    const strategies = doc.strategies ?? [];
-    if (strategies.length > 0) {
-      out.push('', strategiesHeader(strategies.length), '');
-      out.push(strategies.map(renderStrategy).join('\n'));
-    }
-    const memories = doc.memories ?? [];
-    if (memories.length > 0 && doc.step !== 'rank') {
-      out.push('', memoriesHeader(memories.length), '');
-      out.push(memories.map((m) => m.line).join('\n'));
+    // Then a section a kind, in the table's order, each under its heading.
+    for (const kind of ITEM_KINDS) {
+      const row = kindRow(kind);
+      const items = row.shown(doc);
+      if (row.header === null || items.length === 0) continue;
+      out.push('', row.header(items.length), '');
+      out.push(items.map(row.entry).join(row.separator));
     }
   }
   const overflow = doc.overflow_count ?? 0;
@@ -235,13 +208,13 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   return out.join('\n') + '\n';
 }
 
-type Entry = { kind: 'package' | 'reasoning' | 'error_pattern' | 'strategy' | 'memory'; text: string };
+type Entry = { kind: ItemKind; text: string };
 
 /** Entries of one section: a run of one kind joined as its own section joins them, runs apart by a blank line. */
 function sectionBody(entries: readonly Entry[]): string {
   const out: string[] = [];
   entries.forEach((e, i) => {
-    if (i > 0) out.push(e.kind === entries[i - 1]?.kind && (e.kind === 'reasoning' || e.kind === 'strategy' || e.kind === 'memory') ? '\n' : '\n\n');
+    if (i > 0) out.push(e.kind === entries[i - 1]?.kind ? KINDS[e.kind].separator : '\n\n');
     out.push(e.text);
   });
   return out.join('');
@@ -275,7 +248,7 @@ function renderHandoff(doc: AssemblyDoc, packages: readonly RankedPackage[]): st
       ...reasoning.filter((e) => !placedPhases.includes(e.phase) || (e.phase === 'completion' && e !== newest)).map((e): Entry => ({ kind: 'reasoning', text: renderReasoningEntry(e) })),
       ...(doc.error_patterns ?? []).map((p): Entry => ({ kind: 'error_pattern', text: renderErrorPattern(p) })),
       ...(doc.strategies ?? []).map((s): Entry => ({ kind: 'strategy', text: renderStrategy(s) })),
-      ...(doc.step !== 'rank' ? (doc.memories ?? []) : []).map((m): Entry => ({ kind: 'memory', text: m.line })),
+      ...KINDS.memory.shown(doc).map((m): Entry => ({ kind: 'memory', text: m.line })),
     ],
   ];
   const commands = doc.verification_commands ?? verificationCommands({ packages, reasoning, errorPatterns: doc.error_patterns ?? [], strategies: doc.strategies ?? [] });

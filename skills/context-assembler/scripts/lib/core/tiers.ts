@@ -164,9 +164,11 @@ const ix = (tier: Tier) => (tier - 1) as 0 | 1 | 2;
 /** Items in the order they are considered: by tier, then by the purpose's kind order, then as given. */
 export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'>>(items: readonly T[], purpose: Purpose): T[] {
   const kinds = KIND_ORDER[purpose];
+  // A kind the purpose's order does not name goes after those it names.
+  const place = (kind: ItemKind) => (kinds.includes(kind) ? kinds.indexOf(kind) : kinds.length);
   return items
     .map((item, at) => ({ item, at }))
-    .sort((a, b) => a.item.tier - b.item.tier || kinds.indexOf(a.item.kind) - kinds.indexOf(b.item.kind) || a.at - b.at)
+    .sort((a, b) => a.item.tier - b.item.tier || place(a.item.kind) - place(b.item.kind) || a.at - b.at)
     .map((x) => x.item);
 }
 
