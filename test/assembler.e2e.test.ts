@@ -369,6 +369,8 @@ describe('consumption (§3.7)', () => {
   });
 });
 
+const STEP_ORDER = ['zone.ts', 'rank.ts', 'pack.ts', 'reasoning.ts', 'consume.ts'];
+
 describe('the step pipe equals assemble (§2)', () => {
   const fx = sharedFixture();
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -396,6 +398,57 @@ describe('the step pipe equals assemble (§2)', () => {
     expect(direct.code).toBe(0);
     expect(piped.stdout).toBe(direct.stdout);
     expect(JSON.parse(piped.stdout).step).toBe('consume');
+  });
+
+  // A document of version 1 (before doc_version): no doc_version, purpose, summary_cap, and a request
+  // without purpose and texts. Read into this version's shape (upgrade.ts), the steps after it give
+  // the bytes they give the current document.
+  const asVersion1 = (json: string) => {
+    const d = JSON.parse(json);
+    for (const k of ['doc_version', 'purpose', 'summary_cap']) delete d[k];
+    for (const k of ['purpose', 'task', 'error', 'scope', 'lang', 'framework']) if (d.request[k] === null) delete d.request[k];
+    return JSON.stringify(d);
+  };
+  it.each([
+    { from: 'zone.ts', next: ['rank.ts', 'pack.ts', 'reasoning.ts'] },
+    { from: 'rank.ts', next: ['pack.ts', 'reasoning.ts'] },
+    { from: 'reasoning.ts', next: [] as string[] },
+  ])('a version 1 document after $from continues as the current one does', ({ from, next }) => {
+    const p = fx.get();
+    const root = ['--project-root', p.root];
+    // Each boundary's document, made by the steps up to it.
+    const upTo = (script: string) => {
+      let out = run('zone.ts', req(p)).stdout;
+      for (const s of ['rank.ts', 'pack.ts', 'reasoning.ts']) {
+        if (STEP_ORDER.indexOf(s) > STEP_ORDER.indexOf(script)) break;
+        out = run(s, root, { input: out }).stdout;
+      }
+      return out;
+    };
+    const current = upTo(from);
+    expect(JSON.parse(current).doc_version).toBe(2);
+    let a = current;
+    let b = asVersion1(current);
+    expect(JSON.parse(b).doc_version).toBeUndefined();
+    for (const s of [...next, 'consume.ts']) {
+      const args = s === 'consume.ts' ? [...root, '--dry-run'] : root;
+      const ra = run(s, args, { input: a });
+      const rb = run(s, args, { input: b });
+      expect(rb.stderr).toBe('');
+      expect(rb.code).toBe(0);
+      a = ra.stdout;
+      b = rb.stdout;
+      // The same document (its keys may stand in another order: the upgrade adds what was absent).
+      expect(JSON.parse(b)).toEqual(JSON.parse(a));
+    }
+  });
+
+  it('a document of a newer version is refused, naming the field and the versions read', () => {
+    const p = fx.get();
+    const d = JSON.parse(run('zone.ts', req(p)).stdout);
+    const r = run('rank.ts', ['--project-root', p.root], { input: JSON.stringify({ ...d, doc_version: 3 }) });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr).error).toContain('field "doc_version" must be an integer from 1 to 2, got 3 (written by a newer version of context-assembler');
   });
 
   it.each(['rank.ts', 'pack.ts', 'reasoning.ts', 'consume.ts'])('%s given request flags starts from them and does not read stdin', (script) => {

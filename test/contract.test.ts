@@ -1,7 +1,9 @@
 /** validateDoc: a piped document is checked where a typo would otherwise change the block silently. */
 import { describe, expect, it } from 'vitest';
 import { BazingaError } from '../skills/bazinga-db/scripts/lib/index.ts';
-import { validateDoc } from '../skills/context-assembler/scripts/lib/contract.ts';
+import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
+import { DOC_VERSION, validateDoc } from '../skills/context-assembler/scripts/lib/contract.ts';
+import { upgradeDoc } from '../skills/context-assembler/scripts/lib/upgrade.ts';
 
 const doc = (over: Record<string, unknown> = {}, request: Record<string, unknown> = {}) => ({
   step: 'zone',
@@ -39,9 +41,63 @@ describe('validateDoc', () => {
     expect(refusal(value)).toContain(says);
   });
 
-  it('takes a document from an older version without summary_cap (the shell fills it from the config)', () => {
+  it('takes a document from an older version without summary_cap (upgradeDoc fills it from the config)', () => {
     const old = doc();
     delete (old as Record<string, unknown>).summary_cap;
     expect(validateDoc(old, 'stdin').summary_cap).toBeUndefined();
+  });
+
+  it.each([
+    ['a newer version', 3, 'field "doc_version" must be an integer from 1 to 2, got 3 (written by a newer version of context-assembler'],
+    ['version 0', 0, 'field "doc_version" must be an integer from 1 to 2, got 0'],
+    ['a version as text', '2', 'field "doc_version" must be an integer from 1 to 2, got "2"'],
+  ])('refuses %s', (_label, version, says) => {
+    expect(refusal(doc({ doc_version: version }))).toContain(says);
+  });
+});
+
+describe('upgradeDoc', () => {
+  const pkg = (id: number, package_type: string, group_id: string | null) => ({
+    id,
+    priority: 'medium',
+    package_type,
+    file_path: `bazinga/artifacts/${id}.md`,
+    summary: 's',
+    group_id,
+    created_at: null,
+    score: 1,
+    tokens: 10,
+  });
+  const truncation = { purpose: 'implementation', budget: 200, used: 50, overrun: 0, tiers: [], left_out: {}, most_relevant: [], shown: false };
+
+  it('reads a version 1 zone document into this version: purpose, summary cap and the request\'s absent texts', () => {
+    const old = doc();
+    delete (old as Record<string, unknown>).summary_cap;
+    const up = upgradeDoc(validateDoc(old, 'stdin'), DEFAULT_CONFIG);
+    expect(up.doc_version).toBe(DOC_VERSION);
+    expect(up.summary_cap).toBe(DEFAULT_CONFIG.summary_caps.Normal);
+    expect(up.purpose).toBe('implementation');
+    expect(up.request).toMatchObject({ purpose: null, task: null, error: null, scope: null, lang: null, framework: null });
+    // The request's explicit purpose wins over the agent's.
+    expect(upgradeDoc(validateDoc(doc({}, { purpose: 'review' }), 'stdin'), DEFAULT_CONFIG).purpose).toBe('review');
+  });
+
+  it('gives a version 1 packed document without its pool one, from what it kept, tiered by the tier table', () => {
+    const packed = validateDoc(
+      doc({ step: 'pack', packages: [pkg(1, 'failures', 'AUTH'), pkg(2, 'research', 'CART')], packages_tokens: 20, overflow_count: 0, truncation, total_available: 2, priority_used: null }),
+      'stdin',
+    );
+    const up = upgradeDoc(packed, DEFAULT_CONFIG);
+    expect(up.block_pool?.packages.map((p) => [p.id, p.tier])).toEqual([
+      [1, 1],
+      [2, 3],
+    ]);
+    expect(up.block_pool).toMatchObject({ error_patterns: [], strategies: [], memories: [], excluded: [] });
+    expect(up).toMatchObject({ error_patterns: [], strategies: [], excluded: [] });
+  });
+
+  it('leaves a current document as it is', () => {
+    const once = upgradeDoc(validateDoc(doc({ step: 'rank', candidates: [pkg(1, 'failures', 'AUTH')], total_available: 1, priority_used: null }), 'stdin'), DEFAULT_CONFIG);
+    expect(upgradeDoc(validateDoc(JSON.parse(JSON.stringify(once)), 'stdin'), DEFAULT_CONFIG)).toEqual(once);
   });
 });

@@ -26,6 +26,7 @@ const memory = (id: number, line: string): MemoryItem => ({ id, type: 'decision'
 
 function doc(over: Partial<AssemblyDoc>): AssemblyDoc {
   return {
+    doc_version: 2,
     step: 'reasoning',
     request: { session: 's', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 1, limit: 3, include_reasoning: true, reasoning_level: 'medium', now: '2025-12-02T12:00:00Z', task: null, error: null, scope: null, lang: null, framework: null },
     zone: 'Normal',

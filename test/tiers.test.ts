@@ -221,6 +221,7 @@ function blockInput(store: Store, budget: number, purpose: Purpose, counter: Tok
 /** A document holding the fit's output, rendered as the assembler renders it. */
 function rendered(input: BlockInput, out: ReturnType<typeof fitBlock>): string {
   const doc: AssemblyDoc = {
+    doc_version: 2,
     step: 'reasoning',
     request: { session: 's', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 1, limit: 3, include_reasoning: true, reasoning_level: 'medium', now: '2025-12-02T12:00:00Z', task: null, error: null, scope: null, lang: null, framework: null },
     zone: 'Normal',

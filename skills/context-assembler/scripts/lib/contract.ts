@@ -196,11 +196,19 @@ export interface Counting {
   exact: boolean;
 }
 
-export interface AssemblyDoc {
+/**
+ * The shape of the document this code writes. A document without `doc_version` is version 1 (before
+ * it was stamped); upgradeDoc (upgrade.ts) reads every older shape into this one, at the edge, so
+ * the steps see only the current shape.
+ */
+export const DOC_VERSION = 2;
+
+/** Step 1 (zone): the zone, the budgets and the request's config-dependent defaults. */
+export interface ZoneDoc {
+  doc_version: number;
   /** The last step that ran. */
   step: Step;
   request: AssemblyRequest;
-  // zone
   zone: Zone;
   usage_pct: number;
   /** Characters a package summary is cut to in this zone; null where no summaries are shown. */
@@ -210,57 +218,93 @@ export interface AssemblyDoc {
   context_budget: number;
   limit: number;
   include_reasoning: boolean;
-  /** The purpose resolved (explicit, else the agent's default); absent in a document of an older version. */
-  purpose?: Purpose;
-  // rank
+  /** The purpose resolved (explicit, else the agent's default). */
+  purpose: Purpose;
+}
+
+/** What step 2 (rank) adds. */
+export interface RankFields {
   project_id?: string;
   query?: QueryInfo;
-  total_available?: number;
+  total_available: number;
   /** True when total_available is a lower bound: the count stopped at its cap (shown as "N+"). */
   total_capped?: boolean;
-  priority_used?: string | null;
-  candidates?: RankedPackage[];
-  error_patterns?: ErrorPatternItem[];
-  strategies?: StrategyItem[];
+  priority_used: string | null;
+  candidates: RankedPackage[];
+  error_patterns: ErrorPatternItem[];
+  strategies: StrategyItem[];
   /** Project memories relevant to the task (rank), those the block kept (pack). */
   memories?: MemoryItem[];
-  excluded?: Exclusion[];
-  // pack
-  packages?: PackedPackage[];
-  packages_tokens?: number;
-  overflow_count?: number;
-  // reasoning
-  reasoning?: ReasoningSection;
+  excluded: Exclusion[];
+}
+
+/**
+ * Set by pack, removed by reasoning: every candidate of the block, tiered (packages prepared,
+ * patterns, strategies, memories within their share) and the exclusions made before the fit,
+ * so that reasoning fits the whole block once more with its entries in it.
+ */
+export interface BlockPool {
+  packages: (RankedPackage & { tier: Tier })[];
+  error_patterns: (ErrorPatternItem & { tier: Tier })[];
+  strategies: (StrategyItem & { tier: Tier })[];
+  memories: (MemoryItem & { tier: Tier })[];
+  excluded: Exclusion[];
+}
+
+/** What step 3 (pack) adds (it drops the candidates: the packages are what is shown). */
+export interface PackFields {
+  packages: PackedPackage[];
+  packages_tokens: number;
+  overflow_count: number;
   /** Set by pack and reasoning (and the output) once token figures exist. */
   counting?: Counting;
-  /**
-   * Set by pack, removed by reasoning: every candidate of the block, tiered (packages prepared,
-   * patterns, strategies, memories within their share) and the exclusions made before the fit,
-   * so that reasoning fits the whole block once more with its entries in it.
-   */
-  block_pool?: {
-    packages: (RankedPackage & { tier: Tier })[];
-    error_patterns: (ErrorPatternItem & { tier: Tier })[];
-    strategies: (StrategyItem & { tier: Tier })[];
-    memories: (MemoryItem & { tier: Tier })[];
-    excluded: Exclusion[];
-  };
-  /** Set by pack, completed by reasoning: what the block left out, and the budget per tier. */
+  block_pool?: BlockPool;
+  /** Set by pack, completed by reasoning: what the block left out, and the budget per tier (absent where the zone shows no packages). */
   truncation?: TruncationReport;
   /** Purpose handoff: the test and build commands the delivered items quote (their artifacts included), with where each was found. */
   verification_commands?: { command: string; source: string }[];
-  // consume
-  consumed?: number[];
-  consumption?: 'recorded' | 'unrecorded' | 'dry-run' | 'skipped-zone' | 'nothing-delivered';
 }
 
-/** A document that arrived on stdin, checked enough that the next step can trust its shape. */
-export function validateDoc(value: unknown, source: string): AssemblyDoc {
+/** What step 4 (reasoning) adds. */
+export interface ReasoningFields {
+  reasoning: ReasoningSection;
+}
+
+/** What step 5 (consume) adds. */
+export interface ConsumeFields {
+  consumed: number[];
+  consumption: 'recorded' | 'unrecorded' | 'dry-run' | 'skipped-zone' | 'nothing-delivered';
+}
+
+/** The document after each step: what each step takes and gives. */
+export type RankDoc = ZoneDoc & RankFields;
+export type PackDoc = ZoneDoc & Omit<RankFields, 'candidates'> & PackFields;
+export type ReasoningDoc = ZoneDoc & Omit<RankFields, 'candidates'> & Omit<PackFields, 'block_pool'> & ReasoningFields;
+export type ConsumeDoc = ReasoningDoc & ConsumeFields;
+
+/** A document after any step: what is printed, piped and rendered. */
+export type AssemblyDoc = ZoneDoc & Partial<RankFields & PackFields & ReasoningFields & ConsumeFields>;
+
+/** A piped document as validated: the shape of any version (upgradeDoc reads it into this version's). */
+export type PipedDoc = Omit<AssemblyDoc, 'doc_version' | 'purpose' | 'summary_cap' | 'request'> & {
+  doc_version?: number;
+  purpose?: Purpose;
+  summary_cap?: number | null;
+  request: Omit<AssemblyRequest, OptionalRequestField> & Partial<Pick<AssemblyRequest, OptionalRequestField>>;
+};
+type OptionalRequestField = 'purpose' | 'task' | 'error' | 'scope' | 'lang' | 'framework';
+
+/** A document that arrived on stdin, checked enough that upgradeDoc and the next step can trust its shape. */
+export function validateDoc(value: unknown, source: string): PipedDoc {
   const fail = (problem: string): never => {
     throw invalid(`${source}: ${problem}`);
   };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('expected a JSON object from a previous step');
   const doc = value as Record<string, unknown>;
+  if (doc.doc_version !== undefined && !(Number.isInteger(doc.doc_version) && (doc.doc_version as number) >= 1 && (doc.doc_version as number) <= DOC_VERSION)) {
+    const newer = typeof doc.doc_version === 'number' && doc.doc_version > DOC_VERSION;
+    return fail(`field "doc_version" must be an integer from 1 to ${DOC_VERSION}, got ${JSON.stringify(doc.doc_version)}${newer ? ' (written by a newer version of context-assembler: run the steps of one version)' : ''}`);
+  }
   if (!STEPS.includes(doc.step as Step)) return fail(`field "step" must be one of ${STEPS.join(', ')}, got ${JSON.stringify(doc.step)}`);
   const req = doc.request as Record<string, unknown> | undefined;
   if (!req || typeof req !== 'object') return fail('field "request" is missing');
@@ -277,18 +321,16 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
   oneOf('request.agent', req.agent, SPAWNED_AGENTS);
   oneOf('request.reasoning_level', req.reasoning_level, REASONING_LEVELS);
   oneOf('zone', doc.zone, ZONES);
-  // Optional texts: absent (a document from an older version) means not given.
-  if (req.purpose === undefined) req.purpose = null;
-  else if (req.purpose !== null) oneOf('request.purpose', req.purpose, PURPOSES);
+  // Optional texts: absent (a document from an older version) means not given (upgradeDoc).
+  if (req.purpose !== undefined && req.purpose !== null) oneOf('request.purpose', req.purpose, PURPOSES);
   if (doc.purpose !== undefined) oneOf('purpose', doc.purpose, PURPOSES);
   for (const k of ['task', 'error', 'scope', 'lang', 'framework'] as const) {
-    if (req[k] === undefined) req[k] = null;
-    else if (req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);
+    if (req[k] !== undefined && req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);
   }
   for (const k of ['zone', 'usage_pct', 'remaining_budget', 'context_budget', 'limit', 'include_reasoning'] as const) {
     if (doc[k] === undefined) fail(`field "${k}" is missing`);
   }
-  // summary_cap: absent in a document from an older version; the shell fills it from the config.
+  // summary_cap: absent in a document from an older version (upgradeDoc fills it from the config).
   if (doc.summary_cap !== undefined) {
     if (doc.summary_cap !== null && !(typeof doc.summary_cap === 'number' && doc.summary_cap >= 0)) fail('field "summary_cap" must be a non-negative number or null');
     if (doc.summary_cap === null && ZONE_RULES[doc.zone as Zone].queries) fail(`field "summary_cap" must be a number in zone ${doc.zone}`);
@@ -330,5 +372,5 @@ export function validateDoc(value: unknown, source: string): AssemblyDoc {
   if (at >= STEPS.indexOf('rank') && !Array.isArray(doc.candidates) && !Array.isArray(doc.packages)) fail('field "candidates" is missing');
   if (at >= STEPS.indexOf('pack') && !Array.isArray(doc.packages)) fail('field "packages" is missing');
   if (at >= STEPS.indexOf('reasoning') && (doc.reasoning === null || typeof doc.reasoning !== 'object')) fail('field "reasoning" is missing');
-  return value as AssemblyDoc;
+  return value as PipedDoc;
 }

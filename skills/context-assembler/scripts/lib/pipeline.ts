@@ -31,7 +31,25 @@ import {
   type ReasoningRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { purposeOf, splitOf, type Config, type Zone } from './config.ts';
-import { STEPS, type AssemblyDoc, type AssemblyRequest, type Counting, type Exclusion, type MemoryItem, type PackedPackage, type ReasoningItem, type Step } from './contract.ts';
+import {
+  DOC_VERSION,
+  STEPS,
+  type AssemblyDoc,
+  type AssemblyRequest,
+  type BlockPool,
+  type ConsumeDoc,
+  type Counting,
+  type Exclusion,
+  type MemoryItem,
+  type PackDoc,
+  type PackFields,
+  type PackedPackage,
+  type RankDoc,
+  type ReasoningFields,
+  type RankedPackage,
+  type Step,
+  type ZoneDoc,
+} from './contract.ts';
 import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
 import { purposeRules, tierOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
 import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
@@ -66,10 +84,11 @@ const queries = (zone: Zone) => ZONE_RULES[zone].queries;
 export const AVAILABLE_CAP = 1000;
 
 /** Step 1: zone and budgets; resolves the config-dependent defaults of the request. */
-export function zoneStep(request: AssemblyRequest, config: Config): AssemblyDoc {
+export function zoneStep(request: AssemblyRequest, config: Config): ZoneDoc {
   const z = computeZone(request.model, request.current_tokens, request.agent, config);
   const limits = config.retrieval_limits;
   return {
+    doc_version: DOC_VERSION,
     step: 'zone',
     request,
     zone: z.zone,
@@ -84,11 +103,8 @@ export function zoneStep(request: AssemblyRequest, config: Config): AssemblyDoc 
   };
 }
 
-/** The document's purpose (a document from an older version has none: the request's, else the agent's). */
-const purposeIn = (doc: AssemblyDoc, config: Config): Purpose => doc.purpose ?? purposeOf(config, doc.request.agent, doc.request.purpose);
-
 /** Step 2: eligible packages ranked and cut to the limit; error patterns and strategies chosen. */
-export function rankStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const r = doc.request;
   if (!queries(doc.zone)) {
     return { ...doc, step: 'rank', total_available: 0, priority_used: null, candidates: [], error_patterns: [], strategies: [], excluded: [] };
@@ -249,15 +265,14 @@ function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, sho
  * redacted and shortened, the error patterns and strategies; what is left out is excluded with its
  * reason, and the truncation report written.
  */
-export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
-  const { candidates = [], ...rest } = doc;
-  const total = doc.total_available ?? 0;
+export function packStep(doc: RankDoc, deps: Deps): PackDoc {
+  const { candidates, ...rest } = doc;
   // summary_cap is null exactly where the zone shows no packages (validateDoc checks a piped one).
   const summaryCap = doc.summary_cap;
   if (!queries(doc.zone) || summaryCap === null) {
     return { ...rest, step: 'pack', packages: [], packages_tokens: 0, overflow_count: 0 };
   }
-  const purpose = purposeIn(doc, deps.config);
+  const purpose = doc.purpose;
   const r = doc.request;
   const prepared = preparePackages(candidates, summaryCap, deps.redact);
   const memories = withinMemoryShare(doc.memories ?? [], doc.context_budget, deps);
@@ -265,16 +280,14 @@ export function packStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
   // entries, so what pack leaves out can still come back (one fit of everything, not two).
   const pool: BlockPool = {
     packages: tiered('package', prepared.packages, r, purpose),
-    error_patterns: tiered('error_pattern', doc.error_patterns ?? [], r, purpose),
-    strategies: tiered('strategy', doc.strategies ?? [], r, purpose),
+    error_patterns: tiered('error_pattern', doc.error_patterns, r, purpose),
+    strategies: tiered('strategy', doc.strategies, r, purpose),
     memories: tiered('memory', memories.kept, r, purpose),
-    excluded: [...(doc.excluded ?? []), ...prepared.excluded, ...memories.excluded],
+    excluded: [...doc.excluded, ...prepared.excluded, ...memories.excluded],
   };
   const block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
-  return { ...withBlock({ ...rest, step: 'pack', purpose }, block, deps.counter), block_pool: pool };
+  return { ...withBlock({ ...rest, step: 'pack' }, block, deps.counter), block_pool: pool };
 }
-
-type BlockPool = NonNullable<AssemblyDoc['block_pool']>;
 
 /** Items of one kind with their tiers for this request (the kind's row says what the tier rules look at). */
 function tiered<K extends ItemKind, T extends ItemOf[K]>(kind: K, items: readonly T[], r: AssemblyRequest, purpose: Purpose): (T & { tier: Tier })[] {
@@ -283,7 +296,7 @@ function tiered<K extends ItemKind, T extends ItemOf[K]>(kind: K, items: readonl
 }
 
 /** The block's input for this document: the pool's candidates and these reasoning entries. */
-function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoning: BlockInput['items']['reasoning'], excluded: readonly Exclusion[], deps: Deps): BlockInput {
+function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: BlockPool, reasoning: BlockInput['items']['reasoning'], excluded: readonly Exclusion[], deps: Deps): BlockInput {
   const items: BlockInput['items'] = {
     package: pool.packages,
     reasoning,
@@ -296,9 +309,9 @@ function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoni
     split: splitOf(deps.config, purpose),
     budget: doc.context_budget,
     zone: doc.zone,
-    totalAvailable: doc.total_available ?? 0,
+    totalAvailable: doc.total_available,
     totalCapped: doc.total_capped ?? false,
-    priorityUsed: doc.priority_used ?? null,
+    priorityUsed: doc.priority_used,
     items,
     excludedBefore: excluded,
     artifacts: purposeRules(purpose).readsArtifacts ? artifactTexts(pool.packages, deps) : undefined,
@@ -307,10 +320,10 @@ function blockInput(doc: AssemblyDoc, purpose: Purpose, pool: BlockPool, reasoni
 }
 
 /** The document with a block fit's result in it: items, exclusions, report and the package section's figure. */
-function withBlock(doc: AssemblyDoc, block: ReturnType<typeof fitBlock>, counter: TokenCounter): AssemblyDoc {
-  const total = doc.total_available ?? 0;
+function withBlock<D extends Omit<RankDoc, 'candidates'> & Partial<PackFields>>(doc: D, block: ReturnType<typeof fitBlock>, counter: TokenCounter): D & PackFields {
+  const total = doc.total_available;
   const packages = block.items.package.map((p) => ({ ...p, tokens: block.tokensOf('package', p.id) }));
-  const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
+  const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used);
   const section = packageSectionTokens(header, packages, counter, doc.context_budget);
   const memories = block.items.memory;
   return {
@@ -339,19 +352,17 @@ function artifactTexts(packages: readonly Pick<PackedPackage, 'id' | 'file_path'
   return out;
 }
 
-/** A package's tier for this request. */
-function packageTier(p: Pick<PackedPackage, 'group_id' | 'package_type' | 'priority'>, r: AssemblyRequest, purpose: Purpose): Tier {
-  return tierOf({ kind: 'package', sameGroup: (p.group_id ?? 'global') === r.group, packageType: p.package_type, priority: p.priority }, purpose);
-}
+/** A ranked document, packed or not (the relevance eval reasons over rank's candidates without packing them). */
+type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?: RankedPackage[] };
 
 /** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
-export function reasoningStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+export function reasoningStep(doc: Ranked, deps: Deps): Ranked & ReasoningFields {
   const { block_pool: pooled, ...rest } = doc;
   return reasoningWithPool(rest, pooled, deps);
 }
 
 /** Step 4 on a document without its pool (the pool, pack's candidates, is used here and not passed on). */
-function reasoningWithPool(doc: AssemblyDoc, pooled: AssemblyDoc['block_pool'], deps: Deps): AssemblyDoc {
+function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | undefined, deps: Deps): Ranked & ReasoningFields {
   const r = doc.request;
   const budget = deps.config.reasoning.level_budgets[r.reasoning_level];
   const empty = { included: false, level: r.reasoning_level, budget, used_tokens: 0, entries: [] };
@@ -392,21 +403,17 @@ function reasoningWithPool(doc: AssemblyDoc, pooled: AssemblyDoc['block_pool'], 
     ...(score ? { score } : {}),
   });
   const section = { included: true, level: r.reasoning_level, budget, used_tokens: selected.used_tokens, entries: selected.entries };
-  const excluded = [...(doc.excluded ?? []), ...selected.excluded];
-  // A document packed by an older version has no block fit to join: its sections stand as they are.
+  const excluded = [...doc.excluded, ...selected.excluded];
+  // A document without a block fit to join (ranked and not packed, as the relevance eval reasons, or
+  // packed by a version before the fit): its sections stand as they are.
   if (doc.truncation === undefined) return { ...doc, step: 'reasoning', counting: countingAfter(doc, selected.exact), reasoning: section, excluded };
   // The block fitted again with the entries in it: a Tier 1 or Tier 2 entry may displace a package
   // or a learning of a lower tier that pack admitted.
-  const purpose = purposeIn(doc, deps.config);
-  // The pool pack kept (every candidate, tiered) and the exclusions made before its fit; a
-  // document packed without one (piped from an older version) refits what it kept.
-  const pool: BlockPool = pooled ?? {
-    packages: (doc.packages ?? []).map((p) => ({ ...p, tier: p.tier ?? packageTier(p, r, purpose) })),
-    error_patterns: (doc.error_patterns ?? []).map((p) => ({ ...p, tier: p.tier ?? 2 })),
-    strategies: (doc.strategies ?? []).map((s) => ({ ...s, tier: s.tier ?? 2 })),
-    memories: (doc.memories ?? []).map((m) => ({ ...m, tier: m.tier ?? 3 })),
-    excluded: doc.excluded ?? [],
-  };
+  // The pool pack kept (every candidate, tiered) and the exclusions made before its fit (upgradeDoc
+  // rebuilds it for a document packed without one).
+  const purpose = doc.purpose;
+  if (pooled === undefined) throw new Error('a packed document without its block pool (block_pool)');
+  const pool = pooled;
   const reasoning = tiered('reasoning', selected.entries, r, purpose);
   const block = fitBlock(blockInput(doc, purpose, pool, reasoning, [...pool.excluded, ...selected.excluded], deps));
   const packed = withBlock({ ...doc, step: 'reasoning', counting: countingAfter(doc, selected.exact) }, block, deps.counter);
@@ -570,10 +577,12 @@ function countingAfter(doc: AssemblyDoc, exact: boolean): Counting {
   return { tokenizer_loaded: doc.counting?.tokenizer_loaded ?? false, exact: (doc.counting?.exact ?? true) && exact };
 }
 
+// advance runs the steps in order, and a piped document was validated and upgraded (upgrade.ts):
+// each step gets the fields its predecessor writes.
 const RUNNERS: Record<Exclude<Step, 'zone'>, (doc: AssemblyDoc, deps: Deps) => AssemblyDoc> = {
   rank: rankStep,
-  pack: packStep,
-  reasoning: reasoningStep,
+  pack: (doc, deps) => packStep(doc as RankDoc, deps),
+  reasoning: (doc, deps) => reasoningStep(doc as Ranked, deps),
   consume: consumeStep,
 };
 

@@ -27,7 +27,8 @@ import {
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { DEFAULT_CONFIG, lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
 import { guardIo } from './print.ts';
-import { STEPS, validateDoc, type AssemblyDoc, type AssemblyRequest, type Step } from './contract.ts';
+import { STEPS, validateDoc, type AssemblyDoc, type AssemblyRequest, type PipedDoc, type Step } from './contract.ts';
+import { upgradeDoc } from './upgrade.ts';
 import { renderDisabled, renderFallback, renderMarkdown } from './core/render.ts';
 import {
   COMMON_FLAGS,
@@ -124,7 +125,7 @@ const isParamError = (err: unknown): err is BazingaError => err instanceof Bazin
 /** Where a run starts: a request from flags, a previous step's document, or a previous fallback. */
 type Start =
   | { kind: 'request'; request: AssemblyRequest }
-  | { kind: 'doc'; doc: AssemblyDoc }
+  | { kind: 'doc'; doc: PipedDoc }
   | { kind: 'fallback'; agent: string }
   | { kind: 'disabled'; agent: string };
 
@@ -150,6 +151,11 @@ function pipedStart(io: ScriptIo, flags: ParsedFlags): Start | undefined {
     return { kind: 'disabled', agent: String((value as { agent?: unknown }).agent ?? 'agent') };
   }
   return { kind: 'doc', doc: validateDoc(value, 'stdin') };
+}
+
+/** The document with its request's texts replaced by their redacted forms. */
+function redactedRequest(doc: AssemblyDoc, redacted: (r: AssemblyRequest) => Pick<AssemblyRequest, 'task' | 'error' | 'scope'>): AssemblyDoc {
+  return { ...doc, request: { ...doc.request, ...redacted(doc.request) } };
 }
 
 /** The disabled block (or document); a step receiving one passes it on. */
@@ -334,19 +340,15 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     const redactedTexts = (r: AssemblyRequest) => ({ task: redactText(r.task), error: redactText(r.error), scope: redactText(r.scope) });
     const first =
       start.kind === 'doc'
-        ? // A document from an older version has no summary_cap: the zone's, from this config. Its
-          // request's texts are redacted here, at the edge, as a request from flags is: the search
-          // trusts them to be (a hand-written document can hold anything).
-          {
-            ...start.doc,
-            request: { ...start.doc.request, ...redactedTexts(start.doc.request) },
-            summary_cap: start.doc.summary_cap === undefined ? summaryCapOf(env.config, start.doc.zone) : start.doc.summary_cap,
-          }
+        ? // A piped document, read into this version's shape (upgrade.ts). Its request's texts are
+          // redacted here, at the edge, as a request from flags is: the search trusts them to be (a
+          // hand-written document can hold anything).
+          redactedRequest(upgradeDoc(start.doc, env.config), redactedTexts)
         : zoneStep(
             {
-              ...request,
+              ...start.request,
               iteration: iterationFromGroup ? Math.max(groupRevisionCount(made.deps.db(), request.group, request.session) ?? 0, retry ? 1 : 0) : request.iteration,
-              ...redactedTexts(request),
+              ...redactedTexts(start.request),
             },
             env.config,
           );
