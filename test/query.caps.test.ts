@@ -58,9 +58,52 @@ describe('query caps', () => {
     ['--max-rows', '-5', "--max-rows must be >= 1, got -5"],
     ['--max-bytes', 'x', "--max-bytes must be an integer, got 'x'"],
     ['--max-bytes', '1.5', "--max-bytes must be an integer, got '1.5'"],
+    ['--max-ms', '0', "--max-ms must be >= 1, got 0"],
   ])('%s %s: VALIDATION naming the flag and the value (the project\'s one integer rule)', (flag, value, message) => {
     const r = bazingaDbIn(project, ['query', 'SELECT 1', flag, value]);
     expect(r.code).toBe(1);
     expect(r.error).toEqual({ success: false, error: message, code: 'VALIDATION' });
+  });
+});
+
+/**
+ * The time bound: SQLite cannot be stopped from JavaScript, so the statement runs in the CLI run
+ * again as a child (relaunch.ts, its arguments on stdin) and is stopped at --max-ms. What the child
+ * prints is what the command prints; these cases are the ones a child could get wrong.
+ */
+describe('query time bound', () => {
+  it('a SELECT whose one row takes unbounded work (a count over an endless recursion) is stopped at --max-ms, the bound named; nothing on stdout', () => {
+    const r = bazingaDbIn(project, ['query', `SELECT count(*) AS n FROM (${ENDLESS})`, '--max-ms', '400']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.error).toEqual({ success: false, error: 'query stopped after 400 ms, the time bound (raise it with --max-ms N)', code: 'SQL_ERROR' });
+  });
+
+  it('within the bound: rows, bound parameters, blobs and a column named like a marker, as before', () => {
+    const r = bazingaDbIn(project, ['query', 'SELECT ? + 1 AS n, ? AS t, ? AS z, x\'0102\' AS b, x\'03\' AS "$blob"', '--params', '[41, "x", null]']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toEqual([{ n: 42, t: 'x', z: null, b: { 0: 1, 1: 2 }, $blob: { 0: 3 } }]);
+  });
+
+  it('a statement longer than one process argument may be (128 KiB) runs: the child gets its arguments on stdin', () => {
+    const long = 'x'.repeat(200_000);
+    const r = bazingaDbIn(project, ['query', `SELECT length('${long}') AS n`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toEqual([{ n: 200_000 }]);
+  });
+
+  it('many small rows up to the caps come through whole, with the cap warning', () => {
+    const r = bazingaDbIn(project, ['query', ENDLESS, '--max-rows', '50000']);
+    expect(r.code).toBe(0);
+    expect(r.json).toHaveLength(50000);
+    expect(r.json[49999]).toEqual({ x: 50000 });
+    expect(r.stderr).toBe('⚠ query stopped at 50000 rows, the row cap (raise it with --max-rows N)\n');
+  });
+
+  it('a statement that fails in SQLite while it runs is SQL_ERROR with its message', () => {
+    const r = bazingaDbIn(project, ['query', "SELECT json_extract('not json', '$.a') AS v"]);
+    expect(r.code).toBe(1);
+    expect(r.error.code).toBe('SQL_ERROR');
+    expect(r.error.error).toMatch(/malformed JSON/);
   });
 });

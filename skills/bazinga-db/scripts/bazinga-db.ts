@@ -9,7 +9,9 @@
  *         error `{"success":false,"error":…,"code":…}` as the last line of stderr (exit 2 for usage
  *         errors, 1 for the rest). Informational `✓`/`⚠` lines go to stderr unless --quiet.
  */
+import fs from 'node:fs';
 import { runCli } from './lib/cli.ts';
+import { CHILD_ENV, childArgv } from './lib/relaunch.ts';
 
 // A reader that stops early (`| head`) closes the pipe; that is not an error of ours.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -17,7 +19,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-process.exitCode = runCli(process.argv.slice(2), {
+// Run again as a child of itself (relaunch.ts), the arguments come on stdin.
+const argv = process.env[CHILD_ENV] === '1' ? childArgv(fs.readFileSync(0, 'utf8')) : process.argv.slice(2);
+
+process.exitCode = runCli(argv, {
   cwd: process.cwd(),
   env: process.env,
   stdout: (text) => process.stdout.write(text),

@@ -15,6 +15,8 @@ import { BazingaError, printError, usage } from './errors.ts';
 import { parseInteger } from './validate.ts';
 import { markRunComplete } from './runComplete.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
+import { defaultRelaunch, runChild } from './relaunch.ts';
+import { Relayed } from './commands/types.ts';
 
 export interface CliIo {
   cwd: string;
@@ -222,6 +224,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
         return db;
       },
       redactor: () => new Redactor((policy ??= redactionPolicy(ctx.paths().projectRoot))),
+      again: (o) => runChild(defaultRelaunch(), argv, { cwd: io.cwd, env: io.env, ...o }),
       readOnlyDb: () => {
         const conn = ctx.db();
         if (conn.readonly) {
@@ -247,6 +250,13 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     const args = tokenize(opts.rest, command.flags, command.maxPositionals);
     access = commandAccess(command.name, args);
     const result = command.run(args, ctx);
+    if (result instanceof Relayed) {
+      // Printed (and redacted) by the child: passed on as it is.
+      io.stdout(result.run.stdout);
+      io.stderr(result.run.stderr);
+      if (result.run.code === 0) markRunComplete();
+      return result.run.code;
+    }
     if (command.indexes && db) keepIndexInStep(db, ctx.paths().projectRoot, notice);
     const text = command.print?.(result);
     if (text !== undefined) io.stdout(redactText(text, printPolicy()));

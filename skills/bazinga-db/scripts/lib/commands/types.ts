@@ -4,6 +4,7 @@ import type { FlagKind, ParsedArgs } from '../args.ts';
 import type { ResolvedPaths } from '../paths.ts';
 import type { Redactor } from '../redact.ts';
 import { usage } from '../errors.ts';
+import type { ChildRun } from '../relaunch.ts';
 
 export interface CommandContext {
   /** Project root and database path (throws NO_PROJECT_ROOT). Never opens the database. */
@@ -18,6 +19,13 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** A warning line on stderr, also under --quiet (what a caller must know: a result was cut short). */
   warn: (line: string) => void;
+  /** This invocation run again in a child process (relaunch.ts), stopped after timeoutMs. */
+  again(opts: { timeoutMs: number; maxBytes: number }): ChildRun;
+}
+
+/** What a command returns when a child process printed its result: relayed as it is. */
+export class Relayed {
+  constructor(readonly run: ChildRun & { code: number }) {}
 }
 
 export interface Command {

@@ -5,7 +5,8 @@ import { stmt, writeTransaction } from '../statements.ts';
 import { redactExistingRows } from '../repo/redactExisting.ts';
 import { resetSearchIndex } from '../repo/searchIndex.ts';
 import { SEARCH_TABLES } from '../schema.ts';
-import { rejectProblem, type Command } from './types.ts';
+import { rejectProblem, Relayed, type Command, type CommandContext } from './types.ts';
+import { CHILD_ENV } from '../relaunch.ts';
 import { redactionPolicy } from '../settings.ts';
 import { parseInteger } from '../validate.ts';
 
@@ -32,6 +33,8 @@ function parseParams(text: string): Bindable[] {
 /** What `query` prints at most unless raised: rows, and bytes of the printed JSON (UTF-8, as indented; a blob as printed, up to 12 bytes a byte). */
 export const QUERY_MAX_ROWS = 1000;
 export const QUERY_MAX_BYTES = 10_000_000;
+/** How long the statement may run unless raised (--max-ms). */
+export const QUERY_MAX_MS = 10_000;
 
 /**
  * The bytes a row takes in the printed document (UTF-8, escaped, indented as cli.ts prints it, one
@@ -87,8 +90,8 @@ function capFlag(args: { values: Map<string, string> }, flag: string, fallback: 
 
 const query: Command = {
   name: 'query',
-  synopsis: `query <SELECT sql…> [--param V]… [--params JSON] [--max-rows N (${QUERY_MAX_ROWS})] [--max-bytes N (${QUERY_MAX_BYTES})]`,
-  flags: { '--param': 'multi', '--params': 'value', '--max-rows': 'value', '--max-bytes': 'value' },
+  synopsis: `query <SELECT sql…> [--param V]… [--params JSON] [--max-rows N (${QUERY_MAX_ROWS})] [--max-bytes N (${QUERY_MAX_BYTES})] [--max-ms N (${QUERY_MAX_MS})]`,
+  flags: { '--param': 'multi', '--params': 'value', '--max-rows': 'value', '--max-bytes': 'value', '--max-ms': 'value' },
   maxPositionals: Infinity,
   run(args, ctx) {
     rejectProblem(args);
@@ -100,6 +103,10 @@ const query: Command = {
     if (!sql.trim().toUpperCase().startsWith('SELECT')) throw invalid('Only SELECT queries allowed');
     const params: Bindable[] = jsonParams !== undefined ? parseParams(jsonParams) : (textParams ?? []);
     const caps = { rows: capFlag(args, '--max-rows', QUERY_MAX_ROWS), bytes: capFlag(args, '--max-bytes', QUERY_MAX_BYTES) };
+    const maxMs = capFlag(args, '--max-ms', QUERY_MAX_MS);
+    // SQLite cannot be stopped from JavaScript: the statement runs in this invocation run again as
+    // a child (relaunch.ts), stopped when the bound passes; the child prints what this would.
+    if (ctx.env[CHILD_ENV] !== '1') return boundedInTime(ctx, maxMs, caps.bytes);
     const db = ctx.readOnlyDb();
     let prepared;
     try {
@@ -119,6 +126,19 @@ const query: Command = {
     }
   },
 };
+
+/** Output a child may print beyond the byte cap: its warning lines and the error line. */
+const CHILD_SLACK_BYTES = 1 << 20;
+
+function boundedInTime(ctx: CommandContext, maxMs: number, maxBytes: number): Relayed {
+  const run = ctx.again({ timeoutMs: maxMs, maxBytes: maxBytes + CHILD_SLACK_BYTES });
+  if (run.code === null) throw new BazingaError('SQL_ERROR', `query stopped after ${maxMs} ms, the time bound (raise it with --max-ms N)`);
+  // A child that ended without its error line (killed by a signal, out of memory) is said so.
+  if (run.code !== 0 && !run.stderr.includes('"success":false')) {
+    throw new BazingaError('SQL_ERROR', `query's child process ended ${run.signal ? `by signal ${run.signal}` : `with exit code ${run.code}`} and no error line`);
+  }
+  return new Relayed({ ...run, code: run.code });
+}
 
 const integrityCheck: Command = {
   name: 'integrity-check',
