@@ -270,4 +270,34 @@ describe('bazinga-db under concurrent processes', () => {
     },
     300_000,
   );
+
+  it(
+    `${WRITERS} processes at once on an existing empty file, half of them failing: the others' writes are kept, the failures undo only their own`,
+    async () => {
+      const project = makeProject('ca-conc-empty-');
+      projects.push(project);
+      fs.mkdirSync(project.root + '/bazinga', { recursive: true });
+      fs.writeFileSync(project.dbPath, '');
+      const results = await Promise.all(
+        Array.from({ length: WRITERS }, (_, i) =>
+          bazingaDbAsync(project, i % 2 === 0 ? ['create-session', `sess_${i}`, 'simple', `requirements ${i}`] : ['update-strategy-helpfulness', `no_such_${i}`, '1']),
+        ),
+      );
+      results.forEach((r, i) => {
+        expect(r.stderr, `process ${i}`).not.toContain('database is locked');
+        if (i % 2 === 0) expectOk(r, `process ${i}`);
+        else expect(r.error, `process ${i}: ${r.stderr}`).toMatchObject({ code: 'NOT_FOUND', error: 'Strategy not found' });
+      });
+      const db = openRo(project.dbPath);
+      try {
+        expect((db.prepare('SELECT session_id FROM sessions ORDER BY session_id').all() as { session_id: string }[]).map((r) => r.session_id)).toEqual(['sess_0', 'sess_2', 'sess_4']);
+        expect(db.prepare('SELECT count(*) AS n FROM schema_version').get()).toEqual({ n: 1 });
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        db.close();
+      }
+    },
+    120_000,
+  );
 });

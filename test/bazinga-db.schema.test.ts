@@ -427,3 +427,56 @@ describe('refusing unusable files', () => {
     }
   });
 });
+
+/**
+ * A write that fails leaves a missing or empty database file as it found it: the schema it made
+ * is in the same transaction as its work (rollback journal), undone with it. (Found from outside:
+ * a failing write given `--db` on an existing empty file built the schema in it.)
+ */
+describe('a failing write on an empty file', () => {
+  const sideFiles = (dbPath: string) => ['-wal', '-shm', '-journal'].filter((s) => fs.existsSync(dbPath + s));
+
+  it.each([
+    ['update-strategy-helpfulness on a missing strategy', ['update-strategy-helpfulness', 'no_such', '1'], 'NOT_FOUND'],
+    ['update-error-confidence on a missing pattern', ['update-error-confidence', 'f'.repeat(64), 'proj', 'success'], 'NOT_FOUND'],
+    ['forget-memory of a missing memory', ['forget-memory', '42'], 'NOT_FOUND'],
+    ['save-reasoning for a missing session', ['save-reasoning', 'no_session', 'AUTH', 'developer', 'completion', 'done'], undefined],
+  ])('%s: the file stays empty, nothing beside it', (_name, args, code) => {
+    const project = makeProject('ca-empty-fail-');
+    try {
+      fs.mkdirSync(path.dirname(project.dbPath), { recursive: true });
+      fs.writeFileSync(project.dbPath, '');
+      const r = cli(project, args);
+      expect(r.code, r.stderr).not.toBe(0);
+      if (code) expect(r.error.code).toBe(code);
+      expect(fs.statSync(project.dbPath).size).toBe(0);
+      expect(sideFiles(project.dbPath)).toEqual([]);
+      // The file is as it was: the next write that succeeds makes it a database, and says so once.
+      const made = runBazingaDbInProcess(['--db', project.dbPath, '--project-root', project.root, 'create-session', S1, 'simple', 'req']);
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stderr).toBe(`✓ Created BAZINGA database (schema v19) at ${project.dbPath}\n`);
+      const db = openRo(project.dbPath);
+      try {
+        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+        expect(db.prepare('SELECT session_id FROM sessions').all()).toEqual([{ session_id: S1 }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      project.cleanup();
+    }
+  });
+
+  it('a missing file is left an empty file, not a database, and the creation is not announced', () => {
+    const project = makeProject('ca-missing-fail-');
+    try {
+      const r = runBazingaDbInProcess(['--db', project.dbPath, '--project-root', project.root, 'update-strategy-helpfulness', 'no_such', '1']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).not.toContain('Created BAZINGA database');
+      expect(fs.statSync(project.dbPath).size).toBe(0);
+      expect(sideFiles(project.dbPath)).toEqual([]);
+    } finally {
+      project.cleanup();
+    }
+  });
+});

@@ -7,7 +7,7 @@
 import 'better-sqlite3';
 import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
 import { tokenize, type ParsedArgs } from './args.ts';
-import { openDatabase, openReadOnly, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
+import { openDatabase, openReadOnly, settleFresh, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
 import { indexSettings, redactionPolicy } from './settings.ts';
 import { DEFAULT_POLICY, Redactor, redactJson, redactText, type RedactionPolicy } from './redact.ts';
 import { syncSearchIndex } from './repo/searchIndex.ts';
@@ -218,7 +218,8 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       paths: () => (paths ??= resolvePaths({ db: opts.db, projectRoot: opts.projectRoot, cwd: io.cwd, env: io.env })),
       db: () => {
         if (!db) {
-          db = openDatabase({ dbPath: ctx.paths().dbPath, busyTimeoutMs: opts.busyTimeoutMs, notice, readOnly: access === 'read' });
+          // A write's schema made in a missing or empty file is kept only when the command succeeds.
+          db = openDatabase({ dbPath: ctx.paths().dbPath, busyTimeoutMs: opts.busyTimeoutMs, notice, readOnly: access === 'read', holdFresh: access === 'write' });
           opened.push(db);
         }
         return db;
@@ -258,12 +259,15 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       return result.run.code;
     }
     if (command.indexes && db) keepIndexInStep(db, ctx.paths().projectRoot, notice);
+    if (db) settleFresh(db, true);
     const text = command.print?.(result);
     if (text !== undefined) io.stdout(redactText(text, printPolicy()));
     else io.stdout(JSON.stringify(redactJson(result, printPolicy(), PRODUCT_IDS).value, null, 2) + '\n');
     markRunComplete();
     return 0;
   } catch (err) {
+    // A schema this failed command made in an empty file is undone with its work.
+    for (const db of opened) settleFresh(db, false);
     return printError(io.stderr, err, { present: (json) => redactJson(json).value });
   } finally {
     for (const db of opened.reverse()) {

@@ -56,14 +56,21 @@ export function openDatabase(opts: OpenOptions): DB {
       conn.pragma('synchronous = NORMAL');
     });
     const toWal = () => retryBusy(conn, () => conn.pragma('journal_mode = WAL'));
+    const created = `✓ Created BAZINGA database (schema v${SCHEMA_VERSION}) at ${opts.dbPath}`;
     // A file with no tables at all is one being created (possibly by another process right now).
     if (fresh || retryBusy(conn, () => tableNames(conn).size === 0)) {
-      toWal();
-      if (createV19Schema(conn)) notice(`✓ Created BAZINGA database (schema v${SCHEMA_VERSION}) at ${opts.dbPath}`);
+      if (opts.holdFresh) {
+        // The schema and the caller's work in one transaction (settleFresh ends it).
+        retryBusy(conn, () => conn.exec('BEGIN IMMEDIATE'));
+        held.set(conn, { created: createV19Schema(conn) ? created : undefined, notice });
+      } else {
+        toWal();
+        if (createV19Schema(conn)) notice(created);
+      }
     }
     // Checked before anything persistent changes: a file that is refused is left as it was.
     retryBusy(conn, () => checkSchema(conn, opts.dbPath, notice));
-    toWal();
+    if (!held.has(conn)) toWal();
     ensureExtensions(conn);
     return conn;
   } catch (err) {
@@ -74,6 +81,29 @@ export function openDatabase(opts: OpenOptions): DB {
     }
     throw toBazingaError(err);
   }
+}
+
+/** Connections whose schema was made in a transaction still open (holdFresh), and the notice it earns. */
+const held = new WeakMap<DB, { created: string | undefined; notice: (line: string) => void }>();
+
+/**
+ * Ends the transaction a holdFresh open left open: committed when the caller's work succeeded
+ * (then the file switches to WAL and the creation is announced), else rolled back, which leaves
+ * the file as it was before the open (an empty file empty, SQLite's rollback journal restoring
+ * it). A connection without one is left alone.
+ */
+export function settleFresh(db: DB, succeeded: boolean): void {
+  const pending = held.get(db);
+  if (pending === undefined) return;
+  held.delete(db);
+  if (!db.inTransaction) return;
+  if (!succeeded) {
+    db.exec('ROLLBACK');
+    return;
+  }
+  retryBusy(db, () => db.exec('COMMIT'));
+  retryBusy(db, () => db.pragma('journal_mode = WAL'));
+  if (pending.created) pending.notice(pending.created);
 }
 
 /** SQLite (or the file system) refusing a write because the file, its folder or the mount is read-only. */

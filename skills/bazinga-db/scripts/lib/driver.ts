@@ -99,6 +99,12 @@ export interface OpenOptions {
   notice?: (line: string) => void;
   /** Create the database when the file is missing or empty (default true). When false, a missing file is DB_ERROR. */
   create?: boolean;
+  /**
+   * A file without tables (missing, empty, or being created) gets its schema inside a transaction
+   * left open, in the rollback journal: the caller's work joins it, and settleFresh commits it all
+   * (then switches to WAL) or rolls it back, which leaves the file as it was (an empty file empty).
+   */
+  holdFresh?: boolean;
   /** Pauses between busy retries of this connection (default 100, 250, 500 ms), within its budget. */
   retryBackoffMs?: readonly number[];
   /**
