@@ -22,16 +22,27 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
-import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
-import { SPAWNED_AGENTS, PACKAGE_TYPES, PRIORITIES, REASONING_PHASES } from '../skills/bazinga-db/scripts/lib/enums.ts';
-import { consumptionScopeId, errorPatternHash, normaliseErrorMessage } from '../skills/bazinga-db/scripts/lib/hashing.ts';
-import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
-import { findPackage, insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
-import { insertErrorPattern, setErrorConfidence } from '../skills/bazinga-db/scripts/lib/repo/errorPatterns.ts';
-import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
-import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
-import { upsertStrategy } from '../skills/bazinga-db/scripts/lib/repo/strategies.ts';
+import {
+  consumptionScopeId,
+  errorPatternHash,
+  findPackage,
+  insertConsumer,
+  insertErrorPattern,
+  insertPackage,
+  insertReasoning,
+  insertSession,
+  markPackageConsumed,
+  normaliseErrorMessage,
+  openDatabase,
+  PACKAGE_TYPES,
+  PRIORITIES,
+  pyJsonDumps,
+  REASONING_PHASES,
+  setErrorConfidence,
+  SPAWNED_AGENTS,
+  upsertStrategy,
+  writeTransaction,
+} from '../skills/bazinga-db/scripts/lib/index.ts';
 
 export const BENCH_SESSION = 'bench_session_0001';
 export const BENCH_PROJECT = 'bench-project';

@@ -4,7 +4,7 @@
  * linear; a backtracking rule would show 100 or more). Run alone: `tsx bench/redaction.ts [--help]`.
  */
 import { fileURLToPath } from 'node:url';
-import { redact } from '../skills/bazinga-db/scripts/lib/redact.ts';
+import { redact } from '../skills/bazinga-db/scripts/lib/index.ts';
 import { SECRET_CASES } from '../test/secrets/corpus.ts';
 
 /** Repeats `unit` to `bytes` characters. */

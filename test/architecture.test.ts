@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../skills/bazinga-db/scripts/lib/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -28,6 +29,36 @@ describe('layout', () => {
         .map((spec) => `${file}: ${spec}`),
     );
     expect(deep).toEqual([]);
+  });
+
+  it('the bench imports bazinga-db only through scripts/lib/index.ts', () => {
+    const deep = sources('bench')
+      .filter((f) => !f.startsWith(path.join('bench', 'out') + path.sep))
+      .flatMap((file) =>
+        [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(/(?:from|import\()\s*'([^']*bazinga-db\/scripts\/[^']*)'/g)]
+          .map((m) => m[1] as string)
+          .filter((spec) => !spec.endsWith('bazinga-db/scripts/lib/index.ts'))
+          .map((spec) => `${file}: ${spec}`),
+      );
+    expect(deep).toEqual([]);
+  });
+
+  it('the plain-JavaScript launchers, which run before anything is compiled, write the one error envelope ({success:false, error, code} with a known code)', () => {
+    const plain = ['skills/bazinga-db/bin', 'skills/context-assembler/bin', 'hooks', 'scripts'].flatMap((dir) =>
+      fs.readdirSync(path.join(ROOT, dir)).filter((n) => /\.(?:c|m)?js$/.test(n)).map((n) => path.join(dir, n)),
+    );
+    expect(plain.length).toBeGreaterThan(4);
+    const envelopes = plain.flatMap((file) => {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      return [...text.matchAll(/success:\s*false[^\n]*/g)].map((m) => ({ file, line: m[0] }));
+    });
+    // Both launchers build one (a missing dependency, an unknown step): nowhere else.
+    expect([...new Set(envelopes.map((e) => e.file))].sort()).toEqual(['skills/bazinga-db/bin/bazinga-db.cjs', 'skills/context-assembler/bin/context-assembler.cjs']);
+    for (const { file, line } of envelopes) {
+      const m = /^success:\s*false,\s*error(?::.*?)?,\s*code:\s*'([A-Z_]+)'\s*\}/.exec(line);
+      expect(m, `${file}: ${line}`).not.toBeNull();
+      expect(ERROR_CODES as readonly string[], `${file}: ${line}`).toContain(m?.[1]);
+    }
   });
 
   it('no script builds its own {"success":false} error line', () => {

@@ -73,3 +73,15 @@ export {
 } from './repo/searchIndex.ts';
 export { DEFAULT_SEARCH_WEIGHTS, memoryLine, searchScore, type SearchWeights } from './memory.ts';
 export { hasMemoryTables, parseMemory, selectMemories } from './repo/memories.ts';
+
+// Writing rows directly (the benchmarks' and the tests' generators: a database of 100,000 rows is
+// made in seconds, not through 100,000 commands). The commands stay the way the product writes.
+export { insertConsumer, insertPackage } from './repo/contextPackages.ts';
+export { insertErrorPattern, setErrorConfidence } from './repo/errorPatterns.ts';
+export { insertReasoning } from './repo/reasoning.ts';
+export { insertSession } from './repo/sessions.ts';
+export { upsertStrategy } from './repo/strategies.ts';
+export { consumptionScopeId, errorPatternHash } from './hashing.ts';
+export { pyJsonDumps } from './pyjson.ts';
+export { REASONING_PHASES } from './enums.ts';
+export { redact } from './redact.ts';
