@@ -52,7 +52,7 @@ export { markRunComplete } from './runComplete.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).
-export { MAX_RUN, countCl100k, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';
+export { MAX_RUN, countCl100k, scaleTokens, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';
 export { DEFAULT_REASONING_CONTENT_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shortenStored, shownTail, STORED_SUMMARY_CHARS, truncateAtWord } from './shown.ts';
 
 // Full-text search.

@@ -175,6 +175,12 @@ function mergedLength(bytes: string, ranks: Map<string, number>): number {
 }
 
 /**
+ * The project's one token rule: a cl100k count times a model's correction factor (cl100k
+ * undercounts Claude), rounded up. The assembler's counter and rehydrate both size by it.
+ */
+export const scaleTokens = (raw: number, factor: number): number => Math.ceil(raw * factor);
+
+/**
  * cl100k_base token count of `text`. Every token covers at least one UTF-8 byte, so the count never
  * exceeds `Buffer.byteLength(text)`: the upper bound callers use when they must not load the table.
  */

@@ -8,7 +8,7 @@
  * bytes, since every token covers at least one byte. Packing admits items on bounds while they fit
  * and counts only where a decision depends on it (core/pack.ts).
  */
-import { countCl100k, textHash } from '../../../bazinga-db/scripts/lib/index.ts';
+import { countCl100k, scaleTokens, textHash } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { Sized, TokenCounter } from './core/pack.ts';
 
 export { MAX_RUN, countCl100k, tokenizerLoaded, tokenizerSource } from '../../../bazinga-db/scripts/lib/index.ts';
@@ -31,7 +31,7 @@ function memoryCache(): TokenCountCache {
  * text is new and its count matters.
  */
 export function makeTokenCounter(factor: number, cache: TokenCountCache = memoryCache()): TokenCounter {
-  const scale = (raw: number) => Math.ceil(raw * factor);
+  const scale = (raw: number) => scaleTokens(raw, factor);
   const rawCount = (text: string): number => {
     if (text === '') return 0;
     const key = textHash(text);

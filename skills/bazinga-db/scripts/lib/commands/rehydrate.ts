@@ -8,7 +8,7 @@ import { SEVERITIES, sqliteMs, sqliteTime, memoryLine } from '../memory.ts';
 import { hasMemoryTables, parseMemory, selectMemories, touchMemories } from '../repo/memories.ts';
 import { continuity, latestProject } from '../repo/memorySources.ts';
 import { memorySettings } from '../settings.ts';
-import { countCl100k } from '../tokens.ts';
+import { countCl100k, scaleTokens } from '../tokens.ts';
 import { parseInteger } from '../validate.ts';
 import { rejectProblem, type Command } from './types.ts';
 import { nowOf } from './memoryArgs.ts';
@@ -74,7 +74,7 @@ export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens:
       ? `_Last session ended ${c.last_session_end.slice(0, 16)} UTC (${ago(Math.max(0, nowMs - sqliteMs(c.last_session_end)))}); ${c.sessions} session${c.sessions === 1 ? '' : 's'} so far._`
       : `_${c.sessions} session${c.sessions === 1 ? '' : 's'} so far._`,
   );
-  const count = (text: string) => Math.ceil(countCl100k(text) * tokenFactor);
+  const count = (text: string) => scaleTokens(countCl100k(text), tokenFactor);
   const limit = maxChars === Infinity ? `${maxTokens} tokens` : `${maxTokens} tokens and ${maxChars} characters`;
   const tailOf = (n: number) => `\n_${n} more left out for the budget of ${limit}: search-memories ${projectId} finds them._\n`;
   // Room for the closing line saying what was left out, at its widest.
