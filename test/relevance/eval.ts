@@ -195,7 +195,7 @@ export type Section = (typeof SECTIONS)[number];
 export type Shown = Record<Section, string[]>;
 
 /** Runs the rank and reasoning steps for the case under one mode; returns what was shown. */
-export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weights?: Partial<Config['ranking']['weights']>): Shown {
+export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weights?: Partial<Config['ranking']['weights']>, limit: number | null = null): Shown {
   const implicit = mode.endsWith('implicit');
   const request: AssemblyRequest = {
     session: SESSION,
@@ -204,7 +204,7 @@ export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weigh
     model: 'sonnet',
     current_tokens: 0,
     iteration: c.request.iteration,
-    limit: null,
+    limit,
     include_reasoning: true,
     reasoning_level: 'medium',
     now: new Date(nowMs).toISOString(),
@@ -364,6 +364,118 @@ export function formatTable(result: EvalResult): string {
   return lines.join('\n') + '\n';
 }
 
+// ---------------------------------------------------------------------------------------------
+// The crowded store: each case's items beside those of three unrelated tasks of the same session
+// ---------------------------------------------------------------------------------------------
+
+/** The three cases whose items crowd case `i`: spread over the set, so never a neighbour of the same topic. */
+export const crowdersOf = (i: number, n: number): number[] => [11, 22, 33].map((d) => (i + d) % n);
+
+/**
+ * Case `c` with the items of `others` added to its session: their groups (renamed `X<j>_<id>`)
+ * become other groups of the session, their group packages and reasoning belong to those groups,
+ * their session-wide packages stay session-wide, their error patterns and strategies join the
+ * project's. Keys are prefixed (`x<j>:`); the labels stay the case's own.
+ */
+export function crowded(c: Case, others: readonly Case[]): Case {
+  const out: Case = structuredClone(c);
+  out.other_groups = [...(c.other_groups ?? [])];
+  others.forEach((o, j) => {
+    const rename = (g: string | null) => (g === null ? null : `X${j}_${g}`);
+    for (const g of [o.group, ...(o.other_groups ?? [])]) out.other_groups!.push({ ...g, id: rename(g.id) as string });
+    const key = (k: string) => `x${j}:${k}`;
+    out.packages.push(...o.packages.map((p) => ({ ...p, key: key(p.key), group: rename(p.group) })));
+    out.reasoning.push(...o.reasoning.map((r) => ({ ...r, key: key(r.key), group: rename(r.group) })));
+    out.patterns.push(...o.patterns.map((e) => ({ ...e, key: key(e.key) })));
+    out.strategies.push(...o.strategies.map((st) => ({ ...st, key: key(st.key) })));
+  });
+  return out;
+}
+
+/** A seeded shuffle (mulberry32), the same order for the same seed. */
+function shuffled<T>(items: readonly T[], seedText: string): T[] {
+  let seed = 0;
+  for (const ch of seedText) seed = (Math.imul(seed, 31) + ch.charCodeAt(0)) | 0;
+  const next = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+export const BASELINES = ['this product', 'BM25 (task + error text)', 'random'] as const;
+export type Baseline = (typeof BASELINES)[number];
+
+/** The packages each system puts first (the top 5) for a case's explicit request. */
+function firstFive(c: Case, built: CaseDb, system: Baseline, nowMs: number): string[] {
+  if (system === 'this product') return showFor(c, built, 'combined', nowMs, undefined, 5).packages;
+  if (system === 'BM25 (task + error text)') return showFor(c, built, 'fts', nowMs, undefined, 5).packages;
+  // Every eligible package (the heuristic's full order), shuffled by the case's name.
+  return shuffled(showFor(c, built, 'heuristic', nowMs, undefined, 10_000).packages, c.name).slice(0, 5);
+}
+
+export interface StoreFigures {
+  recall: number;
+  precision: number;
+  /** Cases with labelled packages (the mean's n). */
+  n: number;
+}
+
+/** Package recall@5 and precision@5 of each system, on the plain and on the crowded stores. */
+export function crowdedEvaluation(cases: readonly Case[]): Record<Baseline, { plain: StoreFigures; crowded: StoreFigures }> {
+  const nowMs = Math.floor(Date.now() / DAY) * DAY + DAY / 2;
+  const zero = (): StoreFigures => ({ recall: 0, precision: 0, n: 0 });
+  const acc = Object.fromEntries(BASELINES.map((b) => [b, { plain: zero(), crowded: zero() }])) as Record<Baseline, { plain: StoreFigures; crowded: StoreFigures }>;
+  cases.forEach((c, i) => {
+    const relevant = new Set(c.relevant.filter((k) => c.packages.some((p) => p.key === k)));
+    if (relevant.size === 0) return;
+    const stores = { plain: c, crowded: crowded(c, crowdersOf(i, cases.length).map((j) => cases[j] as Case)) };
+    for (const [store, variant] of Object.entries(stores) as ['plain' | 'crowded', Case][]) {
+      const built = buildCaseDb(variant, nowMs);
+      try {
+        for (const b of BASELINES) {
+          const sc = scoreList(firstFive(variant, built, b, nowMs), relevant, 5);
+          const t = acc[b][store];
+          t.recall += sc.recall;
+          t.precision += sc.precision;
+          t.n += 1;
+        }
+      } finally {
+        built.close();
+      }
+    }
+  });
+  for (const b of BASELINES) {
+    for (const store of ['plain', 'crowded'] as const) {
+      const t = acc[b][store];
+      t.recall /= t.n || 1;
+      t.precision /= t.n || 1;
+    }
+  }
+  return acc;
+}
+
+export function formatCrowded(r: ReturnType<typeof crowdedEvaluation>): string {
+  const lines = [
+    'Packages put first (recall@5 / precision@5), on each case\'s store and on the same store crowded with three unrelated tasks of the session:',
+    '',
+    '| system | plain store | crowded store | mean recall@5 |',
+    '|---|---|---|---|',
+  ];
+  for (const b of BASELINES) {
+    const { plain, crowded: busy } = r[b];
+    lines.push(`| ${b} | ${f3(plain.recall)} / ${f3(plain.precision)} | ${f3(busy.recall)} / ${f3(busy.precision)} | ${f3((plain.recall + busy.recall) / 2)} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
 const HELP = `eval.ts: score the assembler's choices against the labelled relevance set (test/relevance/cases)
 
 Usage: tsx test/relevance/eval.ts [--json] [--tokenizers] [--sweep] [--case NAME]
@@ -402,6 +514,7 @@ function main(argv: string[]): number {
     process.stdout.write(JSON.stringify({ ...result, perCase: caseIndex === -1 ? undefined : result.perCase }, null, 2) + '\n');
   } else {
     process.stdout.write(formatTable(result));
+    if (caseIndex === -1) process.stdout.write('\n' + formatCrowded(crowdedEvaluation(cases)));
     if (caseIndex !== -1) {
       const c = cases[0] as Case;
       process.stdout.write(`\nlabelled: ${c.relevant.join(', ')}\n`);
