@@ -96,6 +96,14 @@ describe('upgradeDoc', () => {
     expect(up).toMatchObject({ error_patterns: [], strategies: [], excluded: [] });
   });
 
+  it('a hand-written rank document: without its count, what it holds was available; without candidates, none', () => {
+    const ranked = upgradeDoc(validateDoc(doc({ step: 'rank', candidates: [pkg(1, 'failures', 'AUTH'), pkg(2, 'research', null)], priority_used: null }), 'stdin'), DEFAULT_CONFIG);
+    expect(ranked.total_available).toBe(2);
+    const packagesOnly = upgradeDoc(validateDoc(doc({ step: 'rank', packages: [pkg(1, 'failures', 'AUTH')], total_available: 13 }), 'stdin'), DEFAULT_CONFIG);
+    expect(packagesOnly.candidates).toEqual([]);
+    expect(packagesOnly.total_available).toBe(13);
+  });
+
   it('leaves a current document as it is', () => {
     const once = upgradeDoc(validateDoc(doc({ step: 'rank', candidates: [pkg(1, 'failures', 'AUTH')], total_available: 1, priority_used: null }), 'stdin'), DEFAULT_CONFIG);
     expect(upgradeDoc(validateDoc(JSON.parse(JSON.stringify(once)), 'stdin'), DEFAULT_CONFIG)).toEqual(once);

@@ -3,6 +3,8 @@
  * are read one at a time and reading stops at --max-rows or --max-bytes, the rows before the cap
  * printed, one warning line on stderr (also under --quiet) naming the cap and the flag that raises it.
  */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bazingaDbIn } from './inProcess.ts';
 import { copyFixture, type Project } from './helpers.ts';
@@ -106,4 +108,26 @@ describe('query time bound', () => {
     expect(r.error.code).toBe('SQL_ERROR');
     expect(r.error.error).toMatch(/malformed JSON/);
   });
+
+  it('a stopped statement leaves no -wal or -shm beside a WAL database that had none', () => {
+    const wal = copyFixture('ca-query-wal-');
+    try {
+      const db = new Database(wal.dbPath);
+      db.pragma('journal_mode = WAL');
+      db.close();
+      const side = () => ['-wal', '-shm'].filter((s) => fs.existsSync(wal.dbPath + s));
+      expect(side()).toEqual([]);
+      const r = bazingaDbIn(wal, ['query', `SELECT count(*) AS n FROM (${ENDLESS})`, '--max-ms', '400']);
+      expect(r.error?.code).toBe('SQL_ERROR');
+      expect(side()).toEqual([]);
+    } finally {
+      wal.cleanup();
+    }
+  });
+
+  it('BAZINGA_DB_CHILD in a user\'s environment changes nothing: the statement is still bounded', () => {
+    const r = bazingaDbIn(project, ['query', `SELECT count(*) AS n FROM (${ENDLESS})`, '--max-ms', '300'], { env: { BAZINGA_DB_CHILD: '1' } });
+    expect(r.error).toEqual({ success: false, error: 'query stopped after 300 ms, the time bound (raise it with --max-ms N)', code: 'SQL_ERROR' });
+  });
+
 });

@@ -11,7 +11,8 @@
  */
 import fs from 'node:fs';
 import { runCli } from './lib/cli.ts';
-import { CHILD_ENV, childArgv } from './lib/relaunch.ts';
+import { usage, printError } from './lib/errors.ts';
+import { childArgv, isChild } from './lib/relaunch.ts';
 
 // A reader that stops early (`| head`) closes the pipe; that is not an error of ours.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -20,9 +21,11 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 // Run again as a child of itself (relaunch.ts), the arguments come on stdin.
-const argv = process.env[CHILD_ENV] === '1' ? childArgv(fs.readFileSync(0, 'utf8')) : process.argv.slice(2);
+const argv = isChild(process.env) ? childArgv(fs.readFileSync(0, 'utf8')) : process.argv.slice(2);
 
-process.exitCode = runCli(argv, {
+process.exitCode = argv === undefined
+  ? printError((t) => process.stderr.write(t), usage('started as a child process, but stdin held no JSON array of arguments'), { exit: 2 })
+  : runCli(argv, {
   cwd: process.cwd(),
   env: process.env,
   stdout: (text) => process.stdout.write(text),

@@ -102,7 +102,13 @@ export function settleFresh(db: DB, succeeded: boolean): void {
     return;
   }
   retryBusy(db, () => db.exec('COMMIT'));
-  retryBusy(db, () => db.pragma('journal_mode = WAL'));
+  // Committed: the command succeeded. A file another connection holds open cannot switch now; the
+  // next writer's open switches it (every open does), so that is no failure of this command.
+  try {
+    retryBusy(db, () => db.pragma('journal_mode = WAL'));
+  } catch {
+    // left in the rollback journal until the next open
+  }
   if (pending.created) pending.notice(pending.created);
 }
 

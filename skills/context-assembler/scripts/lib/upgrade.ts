@@ -4,9 +4,10 @@
  *
  * Version 1 (no `doc_version`): the request may lack purpose, task, error, scope, lang and
  * framework (none given); the document may lack its purpose (the request's, else the agent's) and
- * summary_cap (the zone's, from this config); a ranked document may lack the learnings, the
- * exclusions and the counts (none); a packed one may lack the block pool (rebuilt from what it
- * kept, with the tiers it carries or the tier table's).
+ * summary_cap (the zone's, from this config); a ranked document may lack the learnings and the
+ * exclusions (none), its candidates (none) and its available count (the packages it holds); a
+ * packed one may lack the block pool (rebuilt from what it kept, with the tiers it carries or the
+ * tier table's).
  */
 import { purposeOf, type Config } from './config.ts';
 import { DOC_VERSION, STEPS, type AssemblyDoc, type BlockPool, type PipedDoc, type Step } from './contract.ts';
@@ -38,9 +39,10 @@ export function upgradeDoc(piped: PipedDoc, config: Config): AssemblyDoc {
   if (!reached(doc, 'rank')) return doc;
   const ranked: AssemblyDoc = {
     ...doc,
-    // A rank document always has its candidates; from pack on the packages are what is shown.
-    ...(doc.step === 'rank' ? { candidates: doc.candidates ?? doc.packages ?? [] } : {}),
-    total_available: doc.total_available ?? 0,
+    // A rank document always has its candidates (none when it lacks them: pack shows nothing of it).
+    ...(doc.step === 'rank' ? { candidates: doc.candidates ?? [] } : {}),
+    // Without a count, what the document holds is what was available (as the block always said).
+    total_available: doc.total_available ?? (doc.packages ?? doc.candidates ?? []).length,
     priority_used: doc.priority_used ?? null,
     error_patterns: doc.error_patterns ?? [],
     strategies: doc.strategies ?? [],

@@ -20,7 +20,7 @@ export interface CommandContext {
   /** A warning line on stderr, also under --quiet (what a caller must know: a result was cut short). */
   warn: (line: string) => void;
   /** This invocation run again in a child process (relaunch.ts), stopped after timeoutMs. */
-  again(opts: { timeoutMs: number; maxBytes: number }): ChildRun;
+  again(opts: { timeoutMs: number }): ChildRun;
 }
 
 /** What a command returns when a child process printed its result: relayed as it is. */

@@ -6,7 +6,9 @@ import { redactExistingRows } from '../repo/redactExisting.ts';
 import { resetSearchIndex } from '../repo/searchIndex.ts';
 import { SEARCH_TABLES } from '../schema.ts';
 import { rejectProblem, Relayed, type Command, type CommandContext } from './types.ts';
-import { CHILD_ENV } from '../relaunch.ts';
+import type { ChildRun } from '../relaunch.ts';
+import { isChild, watchOver } from '../relaunch.ts';
+import { sidecarKeeper } from '../reader.ts';
 import { redactionPolicy } from '../settings.ts';
 import { parseInteger } from '../validate.ts';
 
@@ -106,7 +108,9 @@ const query: Command = {
     const maxMs = capFlag(args, '--max-ms', QUERY_MAX_MS);
     // SQLite cannot be stopped from JavaScript: the statement runs in this invocation run again as
     // a child (relaunch.ts), stopped when the bound passes; the child prints what this would.
-    if (ctx.env[CHILD_ENV] !== '1') return boundedInTime(ctx, maxMs, caps.bytes);
+    if (!isChild(ctx.env)) return boundedInTime(ctx, maxMs);
+    // The child ends itself should its parent be gone or fail to stop it.
+    watchOver(maxMs);
     const db = ctx.readOnlyDb();
     let prepared;
     try {
@@ -127,11 +131,21 @@ const query: Command = {
   },
 };
 
-/** Output a child may print beyond the byte cap: its warning lines and the error line. */
-const CHILD_SLACK_BYTES = 1 << 20;
-
-function boundedInTime(ctx: CommandContext, maxMs: number, maxBytes: number): Relayed {
-  const run = ctx.again({ timeoutMs: maxMs, maxBytes: maxBytes + CHILD_SLACK_BYTES });
+function boundedInTime(ctx: CommandContext, maxMs: number): Relayed {
+  // A WAL database without -wal and -shm: this process makes them (a keeper, as a reader would) and
+  // removes them when it closes, so a child stopped at the bound leaves none behind.
+  let keeper: ReturnType<typeof sidecarKeeper>;
+  try {
+    keeper = sidecarKeeper(ctx.paths().dbPath);
+  } catch {
+    keeper = undefined; // no project or no database here: the child says so
+  }
+  let run: ChildRun;
+  try {
+    run = ctx.again({ timeoutMs: maxMs });
+  } finally {
+    keeper?.close();
+  }
   if (run.code === null) throw new BazingaError('SQL_ERROR', `query stopped after ${maxMs} ms, the time bound (raise it with --max-ms N)`);
   // A child that ended without its error line (killed by a signal, out of memory) is said so.
   if (run.code !== 0 && !run.stderr.includes('"success":false')) {
