@@ -73,7 +73,7 @@ describe('score = 4·priority + 2·same_group + 1.5·affinity + 1·0.5^(age/72h)
   it('explain adds the components, which recombine to the score', () => {
     const out = rank([cand({ priority: 'high', group_id: 'g1', package_type: 'handoff', created_at: ago(36) })], { explain: true });
     const p = out.selected[0];
-    expect(p?.components).toEqual({ priority: 3, same_group: 1, type_affinity: 0.25, recency: 0.707107, relevance: 0, scope: 0 });
+    expect(p?.components).toEqual({ priority: 3, same_group: 1, type_affinity: 0.25, recency: 0.707107, relevance: 0, scope: 0, match: 0 });
     expect(rank([cand({})]).selected[0]?.components).toBeUndefined();
   });
 });
@@ -168,17 +168,33 @@ describe('relevance', () => {
     ]);
   });
 
-  it('with a map, w_relevance 12 × relevance is added and can reorder', () => {
+  it('with a map, w_relevance 100 × relevance and w_match 20 for a match are added and can reorder', () => {
     const relevance = new Map([
       [802, 1],
       [801, 0.25],
     ]);
     const out = rank(rows(), { relevance, explain: true });
     expect(out.selected.map((p) => [p.id, p.score])).toEqual([
-      [802, 22],
-      [801, 15],
+      [802, 10 + 100 + 20],
+      [801, 12 + 25 + 20],
     ]);
-    expect(out.selected.find((p) => p.id === 802)?.components?.relevance).toBe(1);
+    expect(out.selected.find((p) => p.id === 802)?.components).toMatchObject({ relevance: 1, match: 1 });
+  });
+
+  it('a package that matches nothing of the query ranks below every one that matches, whatever its priority and group', () => {
+    const critical = cand({ id: 901, priority: 'critical', group_id: 'g1', package_type: 'failures', created_at: ago(0) }); // 16 + 2 + 1.5 + 1
+    const weak = cand({ id: 902, priority: 'low', group_id: null, package_type: 'misc', created_at: null }); // 4
+    const below = cand({ id: 903, priority: 'critical', group_id: 'g1', package_type: 'failures', created_at: ago(0) });
+    // 902 matches at 0.15 of the best (at least match_threshold 0.1); 903 at 0.05, under it: no match.
+    const out = rank([critical, weak, below, cand({ id: 904, priority: 'low', group_id: null, package_type: 'misc', created_at: null })], {
+      relevance: new Map([
+        [904, 1],
+        [902, 0.15],
+        [903, 0.05],
+      ]),
+      limit: 4,
+    });
+    expect(out.selected.map((p) => p.id)).toEqual([904, 902, 903, 901]);
   });
 
   it('with a scope map, w_scope 3 × scope is added (no relevance map needed)', () => {

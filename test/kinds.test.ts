@@ -87,6 +87,23 @@ describe('the item-kinds table', () => {
     expect(subjects.map((s) => tierOf(s, 'implementation'))).toEqual([2, 1, 2]);
   });
 
+  it('the package row tells the tier rules which failures package is the newest of the group (only that one is Tier 1)', () => {
+    const pkg = (id: number, created_at: string, group_id: string | null) => ({
+      id,
+      priority: 'high',
+      package_type: 'failures',
+      file_path: `f${id}.md`,
+      summary: 's',
+      group_id,
+      created_at,
+      score: 1,
+    });
+    const items = [pkg(1, '2025-12-01 10:00:00', 'AUTH'), pkg(2, '2025-12-01 12:00:00', 'AUTH'), pkg(3, '2025-12-01 13:00:00', 'CART')];
+    const subjects = KINDS.package.subjects(items, { group: 'AUTH', error: null, iteration: 1 });
+    expect(subjects.map((s) => s.latestOfType)).toEqual([false, true, false]);
+    expect(subjects.map((s) => tierOf(s, 'implementation'))).toEqual([2, 1, 2]);
+  });
+
   it('a kind no rule and no kind order names is Tier 3 and goes last within its tier', () => {
     const imaginary = 'test_result' as ItemKind;
     expect(tierOf({ kind: imaginary, sameGroup: true }, 'implementation')).toBe(3);

@@ -278,6 +278,8 @@ describe('error patterns without an error text are read top-N', () => {
             solutionChars: config.error_patterns.solution_chars,
             lang,
             error: null,
+            // --lang is the group's stack: its patterns go before the project-wide ones.
+            stack: new Set(lang === null ? [] : [lang]),
             redact: (t) => t,
           });
           expect(shown.map((p) => p.pattern_hash)).toEqual(expected.map((p) => p.pattern_hash));

@@ -22,7 +22,8 @@ describe('the tier table', () => {
   const pkg = (over: Partial<TierSubject>): TierSubject => ({ kind: 'package', sameGroup: true, packageType: 'research', priority: 'medium', ...over });
   const why = (over: Partial<TierSubject>): TierSubject => ({ kind: 'reasoning', sameGroup: true, phase: 'understanding', latestOfPhase: false, iterationsBack: 0, ...over });
   it.each([
-    { name: 'failures of this group', s: pkg({ packageType: 'failures', priority: 'low' }), tier: 1 },
+    { name: 'the newest failures of this group', s: pkg({ packageType: 'failures', priority: 'low', latestOfType: true }), tier: 1 },
+    { name: 'an older failures package of this group', s: pkg({ packageType: 'failures', priority: 'medium', latestOfType: false }), tier: 2 },
     { name: 'decisions of this group', s: pkg({ packageType: 'decisions' }), tier: 1 },
     { name: 'a critical package of this group', s: pkg({ priority: 'critical' }), tier: 1 },
     { name: 'failures of another group', s: pkg({ sameGroup: false, packageType: 'failures', priority: 'medium' }), tier: 3 },
@@ -76,18 +77,32 @@ function items(raw: { tier: Tier; kind: FitItem['kind']; text: string }[], purpo
 }
 
 describe('fitTiers: property', () => {
-  it('Tier 1 whole; within budget unless Tier 1 overran; Tier 3 never takes room Tier 2 could use; every item admitted or left out once', () => {
+  it('Tier 1 bounded (its count and share; the first item whole); within budget unless that item overran; Tier 3 never takes room Tier 2 could use; every item admitted or left out once', () => {
+    let demotions = 0;
     fc.assert(
-      fc.property(arbItems, fc.integer({ min: 0, max: 600 }), arbSplit, fc.constantFrom(...PURPOSES), (raw, budget, split, purpose) => {
+      fc.property(arbItems, fc.integer({ min: 0, max: 600 }), arbSplit, fc.constantFrom(...PURPOSES), fc.constantFrom(1, 2, 4, Infinity), (raw, budget, split, purpose, maxItems) => {
         const list = items(raw, purpose);
-        const out = fitTiers(list, budget, split, quarter);
+        const out = fitTiers(list, budget, split, quarter, maxItems);
         const size = (i: FitItem) => quarter.count(i.text);
-        const of = (tier: Tier) => list.filter((i) => i.tier === tier);
+        // The tier each item was fitted as: a Tier 1 item past Tier 1's bound competes as Tier 2.
+        const as = (i: FitItem): Tier => (i.tier === 1 && out.demoted.has(i.key) ? 2 : i.tier);
+        const of = (tier: Tier) => list.filter((i) => as(i) === tier);
         const used = (tier: Tier) => of(tier).filter((i) => out.admitted.has(i.key)).reduce((s, i) => s + size(i), 0);
-        // Every Tier 1 item, whatever the budget.
-        for (const i of of(1)) expect(out.admitted.has(i.key)).toBe(true);
+        const rulesTier1 = list.filter((i) => i.tier === 1);
+        demotions += out.demoted.size;
+        // Only Tier 1 items are demoted, and only after the ones kept (Tier 1 closes at the first it has no room for).
+        for (const key of out.demoted) expect(rulesTier1.some((i) => i.key === key)).toBe(true);
+        const kept = rulesTier1.filter((i) => !out.demoted.has(i.key));
+        expect(rulesTier1.slice(0, kept.length)).toEqual(kept);
+        // What stays in Tier 1 is admitted whole: the first item always, the others within the count and the share.
+        if (rulesTier1.length > 0) expect(kept[0]).toBe(rulesTier1[0]);
+        for (const i of kept) expect(out.admitted.has(i.key)).toBe(true);
+        expect(kept.length).toBeLessThanOrEqual(Math.max(1, maxItems));
         const tier1 = used(1);
+        if (kept.length > 1) expect(tier1).toBeLessThanOrEqual(split[0] * budget + 1e-9);
         expect(out.overrun).toBe(Math.max(0, tier1 - budget));
+        // An overrun only when the first Tier 1 item alone passes the budget.
+        if (out.overrun > 0) expect(kept.length).toBe(1);
         expect(out.used).toBe(used(1) + used(2) + used(3));
         if (out.overrun === 0) expect(out.used).toBeLessThanOrEqual(budget);
         else expect(used(2) + used(3)).toBe(0);
@@ -106,6 +121,8 @@ describe('fitTiers: property', () => {
       }),
       { numRuns: 400, seed: 13 },
     );
+    // Not vacuous: the bound was reached.
+    expect(demotions).toBeGreaterThan(20);
   });
 
   it('lazy counting (bounds first) admits exactly what counting every item admits', () => {
@@ -265,15 +282,26 @@ describe('fitBlock: property', () => {
           ...input.items.error_pattern.map((p) => ({ key: `error_pattern:${p.pattern_hash}`, tier: p.tier, text: p.solution })),
           ...input.items.strategy.map((s) => ({ key: `strategy:${s.strategy_id}`, tier: s.tier, text: s.insight })),
         ];
-        // Tier 1: always there, and whole (the fit never changes an item's text).
-        for (const item of all.filter((i) => i.tier === 1)) expect(kept.has(item.key)).toBe(true);
+        // Tier 1's first item always there, and whole (the fit never changes an item's text); one
+        // past Tier 1's bound is shown or left out as Tier 2.
+        const shownTier = new Map([...out.items.package.map((p) => [`package:${p.id}`, p.tier] as const), ...out.items.reasoning.map((e) => [`reasoning:${e.id}`, e.tier] as const)]);
+        const firstTier1 = all.find((i) => i.tier === 1);
+        if (firstTier1 && input.budget >= 0) expect(kept.has(firstTier1.key) || out.excluded.some((e) => `${e.kind}:${e.id}` === firstTier1.key && e.tier === 2)).toBe(true);
+        for (const item of all.filter((i) => i.tier === 1 && !kept.has(i.key))) {
+          expect(out.excluded.find((e) => `${e.kind}:${e.id}` === item.key)?.tier).toBe(2);
+        }
+        for (const [key, tier] of shownTier) expect([tier === 2 ? 1 : tier, tier]).toContain(all.find((i) => i.key === key)?.tier);
         const md = rendered(input, out);
         for (const p of out.items.package) expect(md).toContain(`> ${p.summary}\n`);
         // The report: exactly the missing items, with the rank's exclusions, counted per reason.
         const missing = all.filter((i) => !kept.has(i.key)).map((i) => i.key).sort();
         const fitExcluded = out.excluded.filter((e) => e.reason === 'budget' || e.reason === 'tier');
         expect(fitExcluded.map((e) => `${e.kind}:${e.id}`).sort()).toEqual(missing);
-        for (const e of fitExcluded) expect(e.tier).toBe(all.find((i) => i.key === `${e.kind}:${e.id}`)?.tier);
+        for (const e of fitExcluded) {
+          const tier = all.find((i) => i.key === `${e.kind}:${e.id}`)?.tier;
+          // Left out as the tier it was fitted as: its own, or Tier 2 for a Tier 1 item past Tier 1's bound.
+          expect(e.tier === tier || (tier === 1 && e.tier === 2)).toBe(true);
+        }
         const counts = (reason: string) => out.excluded.filter((e) => e.reason === reason).length;
         expect(out.report.left_out).toEqual(Object.fromEntries(['budget', 'tier', 'limit'].map((r) => [r, counts(r)]).filter(([, n]) => (n as number) > 0)));
         // Shown in the markdown exactly when the report says so, and then it names the best left out.
@@ -286,8 +314,11 @@ describe('fitBlock: property', () => {
           overran++;
           const tier1 = out.report.tiers[0]!.used > 0;
           expect(md).toContain(`- Over budget by ${out.report.overrun} tokens (${out.report.used} of ${budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's headings alone pass the budget"}`);
-          // Past the budget only by Tier 1 or by the headings: nothing else is admitted then.
-          if (tier1) expect(out.report.tiers[1]!.used + out.report.tiers[2]!.used).toBe(0);
+          // Past the budget only by Tier 1's one item or by the headings: nothing else is admitted then.
+          if (tier1) {
+            expect(out.report.tiers[1]!.used + out.report.tiers[2]!.used).toBe(0);
+            expect(out.report.tiers[0]!.items).toBe(1);
+          }
           expect(out.report.overrun).toBe(out.report.used - budget);
         }
       }),

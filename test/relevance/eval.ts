@@ -34,7 +34,7 @@ import { SEARCH_TOKENIZER } from '../../skills/bazinga-db/scripts/lib/searchText
 import { redactText } from '../../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG, type Config } from '../../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyDoc, AssemblyRequest } from '../../skills/context-assembler/scripts/lib/contract.ts';
-import { rankStep, reasoningStep, zoneStep, type Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
+import { advance, rankStep, reasoningStep, zoneStep, type Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
 import { exactCounter } from '../../skills/context-assembler/scripts/lib/core/pack.ts';
 
 export const CASES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cases');
@@ -183,7 +183,7 @@ function configFor(mode: Mode, weights?: Partial<Config['ranking']['weights']>):
     base.ranking.weights.scope = 0;
   }
   if (mode === 'fts' || mode === 'fts-implicit') {
-    base.ranking.weights = { priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 1, scope: 0 };
+    base.ranking.weights = { priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 1, scope: 0, match: 0 };
   }
   return base;
 }
@@ -418,7 +418,7 @@ function firstFive(c: Case, built: CaseDb, system: Baseline, nowMs: number): str
   if (system === 'this product') return showFor(c, built, 'combined', nowMs, undefined, 5).packages;
   if (system === 'BM25 (task + error text)') return showFor(c, built, 'fts', nowMs, undefined, 5).packages;
   // Every eligible package (the heuristic's full order), shuffled by the case's name.
-  return shuffled(showFor(c, built, 'heuristic', nowMs, undefined, 10_000).packages, c.name).slice(0, 5);
+  return shuffled(showFor(c, built, 'heuristic', nowMs, undefined, 10_000).packages.sort(), c.name).slice(0, 5);
 }
 
 export interface StoreFigures {
@@ -460,6 +460,129 @@ export function crowdedEvaluation(cases: readonly Case[]): Record<Baseline, { pl
     }
   }
   return acc;
+}
+
+/** What the whole block holds at a tight budget, per store: the budget held or a stated Tier 1 overrun. */
+export interface BudgetFigures {
+  blocks: number;
+  /** Mean packages and counted tokens of the block (truncation.used). */
+  packages: number;
+  tokens: number;
+  /** Blocks past the budget without a stated overrun (must be 0), and blocks with one. */
+  unstated: number;
+  overruns: number;
+}
+
+export const TIGHT_BUDGET = 400;
+
+/** Every case's block (zone → reasoning, dry run) at a budget of TIGHT_BUDGET tokens, on the plain and the crowded stores, explicit and session-wide. */
+export function budgetEvaluation(cases: readonly Case[]): { plain: BudgetFigures; crowded: BudgetFigures } {
+  const nowMs = Math.floor(Date.now() / DAY) * DAY + DAY / 2;
+  const zero = (): BudgetFigures => ({ blocks: 0, packages: 0, tokens: 0, unstated: 0, overruns: 0 });
+  const out = { plain: zero(), crowded: zero() };
+  cases.forEach((c, i) => {
+    const stores = { plain: c, crowded: crowded(c, crowdersOf(i, cases.length).map((j) => cases[j] as Case)) };
+    for (const [store, variant] of Object.entries(stores) as ['plain' | 'crowded', Case][]) {
+      const built = buildCaseDb(variant, nowMs);
+      try {
+        for (const group of [variant.group.id, 'global']) {
+          const request: AssemblyRequest = {
+            session: SESSION,
+            group,
+            agent: variant.request.agent as AssemblyRequest['agent'],
+            model: 'sonnet',
+            current_tokens: 0,
+            iteration: variant.request.iteration,
+            limit: null,
+            include_reasoning: true,
+            reasoning_level: 'medium',
+            now: new Date(nowMs).toISOString(),
+            task: variant.request.task === null ? null : redactText(variant.request.task),
+            error: variant.request.error === null ? null : redactText(variant.request.error),
+            scope: variant.request.scope,
+            lang: null,
+            framework: null,
+          };
+          const deps: Deps = {
+            config: DEFAULT_CONFIG,
+            counter: exactCounter((text) => Math.ceil(text.length / 4)),
+            redact: (t) => redactText(t),
+            db: () => built.db,
+            projectRoot: built.root,
+            explain: false,
+            dryRun: true,
+            warn: () => {},
+          };
+          const doc = advance({ ...zoneStep(request, DEFAULT_CONFIG), context_budget: TIGHT_BUDGET }, 'reasoning', deps);
+          const t = doc.truncation;
+          const f = out[store];
+          f.blocks += 1;
+          f.packages += (doc.packages ?? []).length;
+          f.tokens += t?.used ?? 0;
+          if (t && t.used > t.budget) {
+            if (t.overrun > 0 && t.tiers[0] && t.tiers[0].items === 1) f.overruns += 1;
+            else f.unstated += 1;
+          }
+        }
+      } finally {
+        built.close();
+      }
+    }
+  });
+  for (const f of [out.plain, out.crowded]) {
+    f.packages /= f.blocks || 1;
+    f.tokens /= f.blocks || 1;
+  }
+  return out;
+}
+
+export function formatBudget(r: ReturnType<typeof budgetEvaluation>): string {
+  const row = (name: string, f: BudgetFigures) =>
+    `| ${name} | ${f.blocks} | ${f.packages.toFixed(1)} | ${f.tokens.toFixed(0)} | ${f.unstated} | ${f.overruns} |`;
+  return [
+    `The whole block at a budget of ${TIGHT_BUDGET} tokens (each case's task and its group, and the same request session-wide):`,
+    '',
+    '| store | blocks | packages (mean) | tokens used (mean) | past the budget, unstated | stated Tier 1 overruns (one item) |',
+    '|---|---:|---:|---:|---:|---:|',
+    row('plain', r.plain),
+    row('crowded', r.crowded),
+  ].join('\n') + '\n';
+}
+
+/**
+ * On the crowded stores: how often the first error pattern or strategy shown is another task's
+ * (a key of a crowding case), per mode: the explicit request, the implicit task, relevance off.
+ */
+export function crowdedLeads(cases: readonly Case[]): { mode: Mode; cases: number; patterns: number; strategies: number }[] {
+  const nowMs = Math.floor(Date.now() / DAY) * DAY + DAY / 2;
+  const modes: Mode[] = ['combined', 'combined-implicit', 'heuristic'];
+  const out = modes.map((mode) => ({ mode, cases: 0, patterns: 0, strategies: 0 }));
+  cases.forEach((c, i) => {
+    const variant = crowded(c, crowdersOf(i, cases.length).map((j) => cases[j] as Case));
+    const built = buildCaseDb(variant, nowMs);
+    try {
+      modes.forEach((mode, m) => {
+        const shown = showFor(variant, built, mode, nowMs);
+        const o = out[m] as (typeof out)[number];
+        o.cases += 1;
+        if ((shown.patterns[0] ?? '').startsWith('x')) o.patterns += 1;
+        if ((shown.strategies[0] ?? '').startsWith('x')) o.strategies += 1;
+      });
+    } finally {
+      built.close();
+    }
+  });
+  return out;
+}
+
+export function formatLeads(rows: ReturnType<typeof crowdedLeads>): string {
+  return [
+    "Crowded stores: cases whose first error pattern or strategy shown is another task's:",
+    '',
+    '| mode | cases | pattern led by another task | strategy led by another task |',
+    '|---|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.mode} | ${r.cases} | ${r.patterns} | ${r.strategies} |`),
+  ].join('\n') + '\n';
 }
 
 export function formatCrowded(r: ReturnType<typeof crowdedEvaluation>): string {
@@ -514,7 +637,7 @@ function main(argv: string[]): number {
     process.stdout.write(JSON.stringify({ ...result, perCase: caseIndex === -1 ? undefined : result.perCase }, null, 2) + '\n');
   } else {
     process.stdout.write(formatTable(result));
-    if (caseIndex === -1) process.stdout.write('\n' + formatCrowded(crowdedEvaluation(cases)));
+    if (caseIndex === -1) process.stdout.write('\n' + formatCrowded(crowdedEvaluation(cases)) + '\n' + formatLeads(crowdedLeads(cases)) + '\n' + formatBudget(budgetEvaluation(cases)));
     if (caseIndex !== -1) {
       const c = cases[0] as Case;
       process.stdout.write(`\nlabelled: ${c.relevant.join(', ')}\n`);
@@ -523,7 +646,7 @@ function main(argv: string[]): number {
   }
   if (argv.includes('--sweep')) {
     process.stdout.write('\n| w_relevance | w_scope | combined R / nDCG | combined-implicit R / nDCG |\n|---:|---:|---|---|\n');
-    for (const relevance of [3, 6, 9, 12, 16]) {
+    for (const relevance of [12, 40, 60, 100, 150]) {
       for (const scope of [0, 1.5, 3]) {
         const r = evaluate(cases, { modes: ['combined', 'combined-implicit'], weights: { relevance, scope } });
         const cell = (m: ModeResult) => `${f3(m.overall.recall)} / ${f3(m.overall.ndcg)}`;

@@ -3068,6 +3068,65 @@ export const SECRET_CASES: readonly SecretCase[] = [
     secrets: ['Zq3 X9v L2m'],
     keeps: ['a: 1', 'client_secret: '],
   },
+  // ---- the last held-out formats: wrapped tokens, base64-wrapped credentials, export lines, quoted
+  // and repeated assignments, prose ------------------------------------------------------------------
+  {
+    id: 'github-token-wrapped-in-log',
+    family: 'wrapped',
+    text: 'clone failed with key ghp_R7mK2pQ9xL4vN8tB3w\nY6zC1dF5hJ0sA2eG7k\nretrying in 5s',
+    secrets: ['ghp_R7mK2pQ9xL4vN8tB3w', 'Y6zC1dF5hJ0sA2eG7k'],
+    keeps: ['clone failed with key', 'retrying in 5s'],
+  },
+  {
+    id: 'stripe-key-wrapped-in-fence',
+    family: 'wrapped',
+    text: '```\nsk_live_51HqJ2xKlmNoPqRsAb\nTuVwXyZ0123456789cdEf\n```',
+    secrets: ['sk_live_51HqJ2xKlmNoPqRsAb', 'TuVwXyZ0123456789cdEf'],
+    keeps: ['```'],
+  },
+  {
+    id: 'k8s-secret-data-base64-github-token',
+    family: 'base64',
+    text: 'apiVersion: v1\nkind: Secret\ndata:\n  gh: Z2hwX1I3bUsycFE5eEw0dk44dEIzd1k2ekMxZEY1aEowc0EyZUc3aw==\n',
+    secrets: ['Z2hwX1I3bUsycFE5eEw0dk44dEIzd1k2ekMxZEY1aEowc0EyZUc3aw=='],
+    keeps: ['kind: Secret', 'data:', 'gh:'],
+  },
+  {
+    id: 'base64-encoded-aws-config',
+    family: 'base64',
+    text: 'the encoded config is YXdzX2FjY2Vzc19rZXlfaWQgPSBBS0lBWjdRWDJNNE42UDhSM1Q1VgpyZWdpb24gPSBldS13ZXN0LTEK (decode it with base64 -d)',
+    secrets: ['YXdzX2FjY2Vzc19rZXlfaWQgPSBBS0lBWjdRWDJNNE42UDhSM1Q1VgpyZWdpb24gPSBldS13ZXN0LTEK'],
+    keeps: ['the encoded config is', '(decode it with base64 -d)'],
+  },
+  {
+    id: 'export-line-secret-key',
+    family: 'assignment',
+    text: 'export DJANGO_SECRET_KEY=9x#k2m!p9q@w3e4r5t6y7u8i9o0z\nexport DEBUG=false',
+    secrets: ['9x#k2m!p9q@w3e4r5t6y7u8i9o0z'],
+    keeps: ['export DJANGO_SECRET_KEY=', 'export DEBUG=false'],
+  },
+  {
+    id: 'single-quoted-password-in-code',
+    family: 'assignment',
+    text: "db = connect(host='db.internal', user='shop', password='Tr0ub4dor&3xyz')",
+    secrets: ['Tr0ub4dor&3xyz'],
+    keeps: ["host='db.internal'", "user='shop'", 'password='],
+  },
+  {
+    id: 'same-key-twice-on-one-line',
+    family: 'assignment',
+    text: 'token=Qw3rTy7UiOp9AsDfGhJkL2zX old token=Zx8Qp2LmN7vR4tY9wK3sD6fH',
+    secrets: ['Qw3rTy7UiOp9AsDfGhJkL2zX', 'Zx8Qp2LmN7vR4tY9wK3sD6fH'],
+    keeps: ['token=', 'old token='],
+  },
+  {
+    id: 'prose-secret-colon',
+    family: 'prose',
+    text: 'For the staging box the secret: hunter2hunter2 (rotate it after the demo).',
+    secrets: ['hunter2hunter2'],
+    keeps: ['For the staging box the secret:', '(rotate it after the demo).'],
+  },
+
 ];
 
 export const BENIGN_CASES: readonly BenignCase[] = [
@@ -3913,4 +3972,10 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     family: 'layout',
     text: '    Args:\n        password: The user password.\n        token: Optional token for the API.\nmysql dumps: find /backups -name "*.sql" -print\nDo docker login and then docker compose -p project2 up',
   },
+  // ---- look-alikes of the wrapped and base64 formats -------------------------------------------------
+  { id: 'base64-png-pixel', family: 'base64', text: 'icon: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==' },
+  { id: 'base64-of-prose', family: 'base64', text: 'payload: VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZywgdHdpY2UgYSBkYXku' },
+  { id: 'identifiers-on-two-lines', family: 'wrapped', text: 'const ghp_lookup_table_name = 1;\nnext_identifier_on_line\n' },
+  { id: 'prose-secret-word', family: 'prose', text: 'The secret: it lives in the vault, ask the on-call.' },
+
 ];

@@ -10,7 +10,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { BazingaError, toBazingaError } from './errors.ts';
 import { SCHEMA_VERSION } from './schema.ts';
 import { retryBusy, type DB } from './statements.ts';

@@ -57,7 +57,7 @@ export { DEFAULT_REASONING_CONTENT_CHARS, oneLine, OMISSION_MARKER, reasoningLin
 
 // Full-text search.
 export { pathsInText } from './searchText.ts';
-export { planScopeMatch, planTermMatches, planTextQuery, type QueryLimits, type TextMatch, type TextQuery } from './repo/textQuery.ts';
+export { planScopeMatch, planTextQuery, type QueryLimits, type TextMatch, type TextQuery } from './repo/textQuery.ts';
 export {
   DEFAULT_ARTIFACT_INDEX_BYTES,
   DEFAULT_INDEX_BUDGET_MS,
@@ -65,7 +65,6 @@ export {
   highlightTexts,
   indexedArtifactText,
   listPackagePaths,
-  matchLearning,
   scorePackage,
   searchIndexBehind,
   searchReasoning,

@@ -1,5 +1,4 @@
 /** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
-import type Database from 'better-sqlite3';
 import { BazingaError } from './errors.ts';
 import { resetSearchIndex } from './repo/searchIndex.ts';
 import { CA_DDL, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';

@@ -1,7 +1,6 @@
 /** The read-only reader: the file opened read-only and never changed; what it lacks of this layer's derived objects worked around for that connection alone (in memory), and no -wal/-shm of its own left behind (a query_only keeper). Part of opening a database (db.ts). */
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import type Database from 'better-sqlite3';
 import { BazingaError, toBazingaError } from './errors.ts';
 import { syncSearchIndex } from './repo/searchIndex.ts';
 import { CA_DDL, CA_OBJECTS, SEARCH_TABLES } from './schema.ts';

@@ -23,7 +23,7 @@
 import { DEFAULT_POLICY, HOLD_CLOSE, HOLD_OPEN, Redaction, RedactionPolicy, Run, marker } from './redact/rules.ts';
 import { removePrivate } from './redact/private.ts';
 import { redactKeyBlocks } from './redact/keyBlocks.ts';
-import { redactTokens } from './redact/tokens.ts';
+import { redactBase64Wrapped, redactTokens, redactWrappedTokens } from './redact/tokens.ts';
 import { redactUrlsHeadersCli } from './redact/urls.ts';
 import { ValueSpan, classifyKey, isAlreadyRedacted, isSecretValue, redactAssignments, redactContinuations } from './redact/assignments.ts';
 import { holdPublicBlocks, redactHighEntropy } from './redact/entropy.ts';
@@ -50,7 +50,9 @@ export function redact(text: string, policy: RedactionPolicy = DEFAULT_POLICY): 
   }
   if (policy.mode !== 'entropy') {
     work = redactKeyBlocks(work, run);
+    work = redactWrappedTokens(work, run);
     work = redactTokens(work, run);
+    work = redactBase64Wrapped(work, run);
     work = redactUrlsHeadersCli(work, run);
     work = redactAssignments(work, run);
     work = redactContinuations(work, run);

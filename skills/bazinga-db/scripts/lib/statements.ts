@@ -6,7 +6,7 @@
  * budget and absent indexes here), so every repository can depend on this without a circle.
  */
 import type Database from 'better-sqlite3';
-import { BazingaError, isBusyError, toBazingaError } from './errors.ts';
+import { isBusyError, toBazingaError } from './errors.ts';
 
 export type DB = Database.Database;
 

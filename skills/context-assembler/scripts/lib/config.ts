@@ -21,7 +21,6 @@ import type { ReasoningLevel } from './contract.ts';
 import { PURPOSES, type Purpose } from './core/tiers.ts';
 
 export { ZONES, type Zone } from './vocabulary.ts';
-import { ZONES, type Zone } from './vocabulary.ts';
 
 /** A table by model name: `default` answers for a model no other key names (parseConfig keeps it). */
 export type ModelTable = { default: number } & Record<string, number>;
@@ -83,9 +82,13 @@ const DECLARED = {
       same_group: key('number', 2),
       type_affinity: key('number', 1.5),
       recency: key('nonnegative', 1),
-      relevance: key('nonnegative', 12),
+      relevance: key('nonnegative', 100),
       scope: key('nonnegative', 3),
+      /** With a query: added to a package that matches it (relevance at least match_threshold) or falls under the scope, so one that does neither ranks below every one that does. */
+      match: key('nonnegative', 20),
     },
+    /** The relevance (of the request's best match, 1) from which a package counts as matching the task. */
+    match_threshold: key('unit', 0.1),
     priority_weights: key<Record<string, number>>('map:number', { critical: 4, high: 3, medium: 2, low: 1 }),
     recency_half_life_hours: key('positive', 72),
     type_affinity: key<Record<string, Record<string, number>>>('map:map:unit', {
@@ -159,7 +162,9 @@ const DECLARED = {
       investigator: 'design',
       requirements_engineer: 'design',
     }),
-    /** Percent of the block's budget per tier [Tier 1, Tier 2, Tier 3], summing to 100. */
+    /** Items Tier 1 holds at most; past it (or past Tier 1's share of the split) an essential item competes as Tier 2. */
+    tier1_max_items: key('positive-int', 4),
+    /** Percent of the block's budget per tier [Tier 1, Tier 2, Tier 3], summing to 100 (Tier 1's is also its bound). */
     splits: {
       design: key<[number, number, number]>('split', [50, 30, 20]),
       implementation: key<[number, number, number]>('split', [60, 25, 15]),

@@ -7,7 +7,7 @@
 import { invalid, SPAWNED_AGENTS, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
 import { ZONES, type Zone } from './config.ts';
 import { ZONE_RULES } from './core/zone.ts';
-import { ITEM_KINDS, PURPOSES, type ItemKind, type Purpose, type Tier, type TierUsage } from './core/tiers.ts';
+import { PURPOSES, type ItemKind, type Purpose, type Tier, type TierUsage } from './core/tiers.ts';
 
 export const STEPS = ['zone', 'rank', 'pack', 'reasoning', 'consume'] as const;
 export type Step = (typeof STEPS)[number];
@@ -52,6 +52,8 @@ export interface ScoreComponents {
   relevance: number;
   /** 1 when the package's path, a path in its artifact text, or its group's component path falls under the scope. */
   scope: number;
+  /** 1 when, with a query, the package matches it (relevance ≥ ranking.match_threshold) or the scope: weighted by ranking.weights.match. */
+  match?: number;
 }
 
 /** Where the query matched a package (with --explain). */

@@ -22,11 +22,9 @@ import {
   listReasoningByIds,
   listRecentReasoningOf,
   listStrategies,
-  matchLearning,
   searchReasoning,
   writeTransaction,
   type DB,
-  type TextMatch,
   type ErrorPatternRow,
   type ReasoningRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
@@ -37,7 +35,6 @@ import {
   type AssemblyDoc,
   type AssemblyRequest,
   type BlockPool,
-  type ConsumeDoc,
   type Counting,
   type Exclusion,
   type MemoryItem,
@@ -58,7 +55,7 @@ import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
 import { availableText, renderPackageHeader } from './core/render.ts';
-import { normaliseBm25, parseStringList, scopeSignal, termScores } from './core/relevance.ts';
+import { normaliseBm25, parseStringList, scopeSignal, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
@@ -148,25 +145,18 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config), new Map()) : new Map();
   const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;
-  // Each term asked for on its own: which of the project's rows hold it.
-  const learned = (table: 'patterns' | 'strategies', terms: readonly TextMatch[]) => {
-    if (terms.length === 0) return undefined;
-    return guarded(
-      deps,
-      () => {
-        const m = matchLearning(db, table, projectId, terms);
-        return termScores(m.perTerm, m.total);
-      },
-      undefined,
-    );
-  };
-  const patternRelevance = learned('patterns', plan.errorTerms);
-  // Without an error to rank them by, the few shown are the first valid ones in confidence order:
-  // read only those, not the project's whole table.
+  // Error patterns by the error text and the task, strategies by the task, both also by the group's
+  // name and component path: their words matched in memory on the project's rows (a few hundred),
+  // so the order never depends on how far the index has come, and holds with relevance off.
+  const text = plan.taskText;
+  // Without a text to rank them by or a group's stack to prefer, the few shown are the first valid
+  // ones in confidence order: read only those, not the project's whole table.
   const patternRows =
-    r.error === null && patternRelevance === undefined
+    r.error === null && text === null && plan.stack.size === 0
       ? firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), ep.max, (row) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang))
       : listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
+  const maxTerms = deps.config.relevance.max_query_terms;
+  const patternRelevance = wordScores(text, patternRows.map((row) => ({ key: row.pattern_hash, text: `${row.signature_json}\n${row.solution}` })), maxTerms);
   const patterns = selectErrorPatterns({
     rows: patternRows,
     nowMs,
@@ -176,14 +166,15 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     lang: r.lang,
     error: r.error,
     ...(patternRelevance ? { relevance: patternRelevance } : {}),
+    stack: plan.stack,
     redact: deps.redact,
   });
   const st = deps.config.strategies;
-  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: plan.terms.length === 0 ? st.max : -1 });
-  const strategyRelevance = learned('strategies', plan.terms);
+  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : -1 });
+  const strategyRelevance = wordScores(text, strategyRows.map((row) => ({ key: row.strategy_id, text: `${row.topic}\n${row.insight}` })), maxTerms);
   const strategies = prepareStrategies(
     strategyRows,
-    { max: st.max, insightChars: st.insight_chars, redact: deps.redact, relevanceFirst: plan.info.source === 'explicit', ...(strategyRelevance ? { relevance: strategyRelevance } : {}) },
+    { max: st.max, insightChars: st.insight_chars, redact: deps.redact, relevanceFirst: plan.info.source === 'explicit', stack: plan.stack, ...(strategyRelevance ? { relevance: strategyRelevance } : {}) },
   );
   const mem = deps.config.memory;
   const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps), []) : [];
@@ -308,6 +299,7 @@ function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: Bl
     purpose,
     split: splitOf(deps.config, purpose),
     budget: doc.context_budget,
+    tier1MaxItems: deps.config.purposes.tier1_max_items,
     zone: doc.zone,
     totalAvailable: doc.total_available,
     totalCapped: doc.total_capped ?? false,

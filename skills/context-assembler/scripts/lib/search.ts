@@ -14,7 +14,6 @@ import {
   listPackagesNaming,
   listTaskGroups,
   planScopeMatch,
-  planTermMatches,
   planTextQuery,
   scorePackage,
   searchIndexBehind,
@@ -50,8 +49,6 @@ export interface SearchPlan {
   packagePostings: number;
   /** One match per term within the package index's postings budget (strategies are scored term by term on these). */
   terms: TextMatch[];
-  /** One match per term of the --error text (error patterns are scored term by term). */
-  errorTerms: TextMatch[];
   /** Packages whose summary, artifact text or path names a scope path as a phrase. */
   scopeInSession: TextMatch | null;
   scopes: string[][];
@@ -59,6 +56,10 @@ export interface SearchPlan {
   groupPaths: ReadonlyMap<string, string>;
   /** Every task group of the session, oldest first (an empty list: none, or no such session). */
   groupIds: readonly string[];
+  /** The languages and frameworks of the request's group: its specializations' names, --lang and --framework, lower-cased. */
+  stack: ReadonlySet<string>;
+  /** The query's text (explicit or implicit, redacted) and the group's name and component path: what error patterns and strategies are matched on (in memory, index or not). */
+  taskText: string | null;
 }
 
 /**
@@ -107,8 +108,9 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
   if (source === 'implicit' && text !== null) text = redact(text);
   const limits = { maxTerms: config.relevance.max_query_terms, maxPostings: config.relevance.max_postings };
   const query = planTextQuery(db, enabled ? text : null, limits);
-  const errorTerms = enabled ? planTermMatches(r.error, config.relevance.max_query_terms) : [];
 
+  // The group's own words: what its learnings are told apart by from another group's.
+  const groupText = [typeof own?.name === 'string' ? own.name : null, groupPaths.get(r.group) ?? null].filter((t): t is string => t !== null && t.trim() !== '').join('\n') || null;
   const scopeText = r.scope ?? groupPaths.get(r.group) ?? null;
   const scopes = scopeText === null ? [] : parseScope(scopeText);
   const scopeAny = enabled ? planScopeMatch(scopes) : null;
@@ -125,12 +127,19 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
     packagePostings: query.packagePostings,
     reasoningInSession: query.reasoning,
     terms: query.perTerm,
-    errorTerms,
     scopeInSession: scopeAny,
     scopes,
     groupPaths,
     groupIds: groups.map((g) => g.id),
+    stack: stackOf(own?.specializations, r),
+    taskText: [text, groupText].filter((t): t is string => t !== null && t.trim() !== '').join('\n') || null,
   };
+}
+
+/** The group's stack: the names of its specializations (`bazinga/templates/specializations/typescript.md` → typescript), --lang, --framework. */
+function stackOf(specializations: unknown, r: AssemblyRequest): Set<string> {
+  const names = parseStringList(specializations).map((s) => (s.split('/').pop() ?? '').replace(/\.[A-Za-z0-9]+$/, ''));
+  return new Set([...names, r.lang ?? '', r.framework ?? ''].map((n) => n.trim().toLowerCase()).filter((n) => n !== ''));
 }
 
 /**

@@ -41,7 +41,6 @@ import {
   type ParsedFlags,
 } from './params.ts';
 import { advance, zoneStep, type Deps } from './pipeline.ts';
-import { summaryCapOf } from './core/zone.ts';
 import { makeTokenCounter, tokenizerLoaded, type TokenCountCache } from './tokens.ts';
 
 export interface ScriptIo {

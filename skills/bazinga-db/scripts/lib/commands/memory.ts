@@ -9,7 +9,6 @@ import { writeTransaction } from '../statements.ts';
 import { invalid, notFound, usage } from '../errors.ts';
 import { checkContent, CONTENT_FIELDS, lifecycleRuleFor, searchScore, TITLE_MAX_CHARS, type MemoryContent, type MemoryType } from '../memory.ts';
 import { deleteMemory, getMemoryRow, hasMemoryTables, linkSupersession, listProjectMemories, parseMemory, rememberMemory, selectMemories, setArchived, type MemoryDraft, type MemoryRow, type SaveResult } from '../repo/memories.ts';
-import { sourceSession } from '../repo/memorySources.ts';
 import { readContentFile } from '../contentFile.ts';
 import { memorySettings } from '../settings.ts';
 import { parseInteger, rejectSecret } from '../validate.ts';

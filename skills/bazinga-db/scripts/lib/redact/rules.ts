@@ -47,7 +47,8 @@ export const TRAILING_RULES: readonly RuleDoc[] = [
   doc('api_key', 'a token-like value of a key naming an API, access, account or signing key', '"apiKey": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"', 'apiKeyHeader: "X-API-Key"'),
   doc('token', 'a token-like value of a key naming a token (access_token, API_TOKEN, _authToken, …)', 'GITHUB_TOKEN: abcd1234efgh5678ijkl', 'tokenizer: cl100k_base and max_tokens: 4096'),
   doc('credential', 'a token-like value of a key naming credentials, auth or a signature', 'DOCKER_AUTH=dXNlcjpwYXNzd29yZDEyMw', 'auth: true'),
-  doc('continuation', 'the tail of a redacted value wrapped onto the next line (a `\\` continuation, a key broken in a code fence)', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDEN\\\nG/bPxRfiCYzq8LmNoP12', 'API_KEY=[REDACTED:api_key]\nLOG_LEVEL=info'),
+  doc('base64_credential', 'a base64 run whose decoded text holds a provider token (a Kubernetes secret, an encoded config); runs that decode to binary or to text without one stay', 'data:\n  token: Z2hwXzAxMjM0NTY3ODlhYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ekFC', 'icon: iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='),
+  doc('continuation', 'the tail of a redacted value wrapped onto the next line (a `\\` continuation, a key broken in a code fence), and of a provider token cut by a line break (its head becomes the provider\'s marker)', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDEN\\\nG/bPxRfiCYzq8LmNoP12', 'API_KEY=[REDACTED:api_key]\nLOG_LEVEL=info'),
   doc('high_entropy', 'a long random-looking token (base64-like over 4.5 bits/char, or hex after a key word) that is not a UUID, hash, path or base64 prose', 'the secret was Zq3X9vL2mN8pR4tW7yB1cF6hJ0kS5dG', 'commit 3f9a2c7e1b8d4f6a0c5e9b2d7f1a4c8e6b3d9f2a'),
 ];
 

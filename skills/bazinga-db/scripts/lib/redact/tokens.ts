@@ -45,3 +45,57 @@ export function redactTokens(text: string, run: Run): string {
   }
   return out;
 }
+
+/**
+ * A provider token wrapped at a line's end (a width-limited log, a key pasted into a fence): a run
+ * of token characters ending one line and a next line holding nothing but another run, whose
+ * joined text a token rule matches across the break where the first part alone does not. The token's part on
+ * the first line becomes its marker, the rest a continuation marker; the break stays.
+ */
+const WRAPPED = /(?<![A-Za-z0-9_\-])([A-Za-z0-9_\-]{6,512})(\r?\n[ \t]{0,64})([A-Za-z0-9_\-]{4,512})(?=[ \t]{0,64}["'`]?[ \t]{0,64}(?:\r?\n|$))/g;
+
+export function redactWrappedTokens(text: string, run: Run): string {
+  if (!text.includes('\n')) return text;
+  return text.replace(WRAPPED, (m, head: string, gap: string, tail: string) => {
+    const joined = head + tail;
+    const lower = joined.toLowerCase();
+    if (!ALL_NEEDLES.some((n) => lower.includes(n))) return m;
+    for (const { rule, regex } of COMPILED_TOKEN_RULES) {
+      const re = new RegExp(regex.source, regex.flags.replace('g', ''));
+      const hit = re.exec(joined);
+      // Only a token that the break cut: it starts on the first line and ends on the second, and
+      // the first line's part alone is no such token (else the next line is a line of its own).
+      if (!hit || hit.index >= head.length || hit.index + hit[0].length <= head.length) continue;
+      if (new RegExp(regex.source, regex.flags.replace('g', '')).test(head)) continue;
+      run.hit(rule.id);
+      run.hit('continuation');
+      const end = hit.index + hit[0].length - head.length;
+      return head.slice(0, hit.index) + marker(rule.id) + gap + marker('continuation') + tail.slice(end);
+    }
+    return m;
+  });
+}
+
+/** A base64 run long enough to wrap a credential (a 16-character key is 24 characters of base64). */
+const BASE64_RUN = /(?<![A-Za-z0-9+/=_\-])([A-Za-z0-9+/]{24,16384}={0,2})(?![A-Za-z0-9+/=_\-])/g;
+
+/**
+ * A known credential wrapped in base64 (a Kubernetes secret's data, a Basic header pasted alone,
+ * an encoded config): a base64 run whose decoded bytes are text and hold a provider token is
+ * replaced whole. Runs that decode to binary (images, hashes) or to text without a token stay.
+ */
+export function redactBase64Wrapped(text: string, run: Run): string {
+  return text.replace(BASE64_RUN, (m, b64: string) => {
+    if (b64.length % 4 !== 0 || !/[a-z]/.test(b64) || !/[A-Z]/.test(b64)) return m;
+    const bytes = Buffer.from(b64, 'base64');
+    let printable = 0;
+    for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 0x0a || b === 0x0d || b === 0x09) printable++;
+    if (bytes.length === 0 || printable < bytes.length) return m;
+    const decoded = bytes.toString('latin1');
+    const inner = new Run();
+    const redacted = redactTokens(redactWrappedTokens(decoded, inner), inner);
+    if (redacted === decoded) return m;
+    run.hit('base64_credential');
+    return marker('base64_credential');
+  });
+}

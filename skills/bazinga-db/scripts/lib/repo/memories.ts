@@ -14,7 +14,6 @@ import {
   mergeContent,
   withDefaults,
   normaliseMemoryText,
-  similarity,
   type MemoryContent,
   type MemoryType,
 } from '../memory.ts';

@@ -18,6 +18,8 @@ export interface BlockInput {
   split: Split;
   /** The block's budget (context_budget). */
   budget: number;
+  /** Tier 1 holds at most this many items (purposes.tier1_max_items); absent, no count bound. */
+  tier1MaxItems?: number;
   zone: Zone;
   totalAvailable: number;
   totalCapped: boolean;
@@ -130,7 +132,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
   };
   const fixedText = fixedLines(input);
   const decides = (r: FitResult) => r.leftOut.size > 0 || r.overrun > 0;
-  const fit = (fixed: Sized, reserve: number) => fitTiers(ordered, input.budget - fixed.tokens - reserve, input.split, counter);
+  const fit = (fixed: Sized, reserve: number) => fitTiers(ordered, input.budget - fixed.tokens - reserve, input.split, counter, input.tier1MaxItems);
   let fixed = size(fixedText, false);
   let result = fit(fixed, 0);
   if (decides(result) && !fixed.exact) {
@@ -192,9 +194,12 @@ export function fitBlock(input: BlockInput): BlockOutput {
     }
   }
   const admitted = result.admitted;
+  // An item Tier 1 had no room for was admitted (or not) as Tier 2: it says so.
   const keep = <K extends ItemKind>(kind: K): Tiered<ItemOf[K]>[] => {
     const row = kindRow(kind);
-    return (input.items[kind] as readonly Tiered<ItemOf[K]>[]).filter((item) => admitted.has(keyOf(kind, row.id(item))));
+    return (input.items[kind] as readonly Tiered<ItemOf[K]>[])
+      .filter((item) => admitted.has(keyOf(kind, row.id(item))))
+      .map((item) => (result.demoted.has(keyOf(kind, row.id(item))) ? { ...item, tier: 2 as const } : item));
   };
   const kept = { package: keep('package'), reasoning: keep('reasoning'), error_pattern: keep('error_pattern'), strategy: keep('strategy'), memory: keep('memory') };
   return {
@@ -217,7 +222,7 @@ function leftOutExclusions(ordered: readonly (FitItem & { id: number | string })
   const out: Exclusion[] = [];
   for (const item of ordered) {
     const reason = result.leftOut.get(item.key);
-    if (reason !== undefined) out.push({ kind: item.kind, id: item.id, reason, tier: item.tier });
+    if (reason !== undefined) out.push({ kind: item.kind, id: item.id, reason, tier: result.demoted.has(item.key) ? 2 : item.tier });
   }
   return out;
 }

@@ -90,6 +90,17 @@ function newestOfPhase(entries: readonly ItemOf['reasoning'][], request: Pick<As
   return new Set([...newest.values()].map((e) => e.id));
 }
 
+/** The newest package of each type among a request's packages of its own group (ties: the higher id). */
+function newestOfType(packages: readonly ItemOf['package'][], request: Pick<AssemblyRequest, 'group'>): Set<number> {
+  const newest = new Map<string, ItemOf['package']>();
+  for (const p of packages) {
+    if (!ownGroup(p.group_id, request)) continue;
+    const seen = newest.get(p.package_type);
+    if (!seen || (p.created_at ?? '') > (seen.created_at ?? '') || ((p.created_at ?? '') === (seen.created_at ?? '') && p.id > seen.id)) newest.set(p.package_type, p);
+  }
+  return new Set([...newest.values()].map((p) => p.id));
+}
+
 const asIs = (id: number | string) => String(id);
 
 export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
@@ -100,7 +111,10 @@ export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
     entry: renderPackageEntry,
     separator: '\n\n',
     header: null,
-    subjects: (items, r) => items.map((p) => ({ kind: 'package', sameGroup: ownGroup(p.group_id, r), packageType: p.package_type, priority: p.priority })),
+    subjects: (items, r) => {
+      const newest = newestOfType(items, r);
+      return items.map((p) => ({ kind: 'package', sameGroup: ownGroup(p.group_id, r), packageType: p.package_type, priority: p.priority, latestOfType: newest.has(p.id) }));
+    },
     shown: (doc) => doc.packages ?? doc.candidates ?? [],
     pool: 'packages',
   },

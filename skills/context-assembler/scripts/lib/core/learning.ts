@@ -22,9 +22,23 @@ export interface SelectPatternsInput {
   solutionChars: number;
   lang: string | null;
   error: string | null;
-  /** Full-text relevance of each pattern (by hash) to the error text, when there is one. */
+  /** Full-text relevance of each pattern (by hash) to the error text and the task, when there is one. */
   relevance?: ReadonlyMap<string, number>;
+  /** The request's group's languages and frameworks (its specializations, --lang, --framework), lower-cased. */
+  stack?: ReadonlySet<string>;
   redact: (text: string) => string;
+}
+
+/**
+ * How a pattern's or strategy's language and framework stand to the request's group: 2 its own
+ * (one of them is in the group's stack), 1 project-wide (neither set, or the group's stack is
+ * unknown), 0 another group's work.
+ */
+export function stackAffinity(item: { lang?: string | null; framework?: string | null }, stack: ReadonlySet<string> | undefined): 0 | 1 | 2 {
+  const named = [item.lang, item.framework].filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim().toLowerCase());
+  // A group whose stack is unknown tells no item apart.
+  if (named.length === 0 || stack === undefined || stack.size === 0) return 1;
+  return named.some((v) => stack.has(v)) ? 2 : 0;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -66,12 +80,15 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
       const pattern = sig.message_pattern.toLowerCase();
       const exact = wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern));
       const relevance = exact ? 1 : round2(input.relevance?.get(r.pattern_hash) ?? 0);
-      return { r, sig, exact, relevance, matched: exact || relevance > 0 };
+      return { r, sig, exact, relevance, matched: exact || relevance > 0, affinity: stackAffinity(r, input.stack) };
     })
+    // The error text and the task first, then the group's language, then confidence: another
+    // group's pattern leads only where it matches the request better.
     .sort(
       (a, b) =>
         Number(b.exact) - Number(a.exact) ||
         b.relevance - a.relevance ||
+        b.affinity - a.affinity ||
         round2(b.r.confidence) - round2(a.r.confidence) ||
         b.r.occurrences - a.r.occurrences ||
         (a.r.last_seen === b.r.last_seen ? 0 : a.r.last_seen < b.r.last_seen ? 1 : -1) ||
@@ -96,6 +113,8 @@ export interface StrategyRowInput {
   topic: string;
   insight: string;
   helpfulness: number;
+  lang?: string | null;
+  framework?: string | null;
 }
 
 export interface PrepareStrategiesOptions {
@@ -109,19 +128,28 @@ export interface PrepareStrategiesOptions {
    * implicit task, a weaker guess at what the agent does).
    */
   relevanceFirst?: boolean;
+  /** The request's group's languages and frameworks, lower-cased (stackAffinity). */
+  stack?: ReadonlySet<string>;
 }
 
 /**
  * Strategies arrive ordered (helpfulness, last seen). With an explicit task the most relevant come
- * first (relevance to two decimals, then that order); with the implicit task relevance only orders
- * strategies of equal helpfulness. The first `max` are redacted and cut.
+ * first (relevance to two decimals, then the group's stack, then that order); with the implicit
+ * task, or none, the group's own and project-wide strategies come before another group's
+ * (stackAffinity), then the more helpful, relevance breaking ties. The first `max` are redacted and cut.
  */
+/** Without an explicit task, a strategy this relevant (of the best match, 1) to the implicit task or the group's words goes before the more helpful ones. */
+const STRATEGY_MATCH = 0.3;
+
 export function prepareStrategies(rows: readonly StrategyRowInput[], opts: PrepareStrategiesOptions): StrategyItem[] {
   const rel = (r: StrategyRowInput) => round2(opts.relevance?.get(r.strategy_id) ?? 0);
-  const first = opts.relevanceFirst ?? true;
+  const first = (opts.relevanceFirst ?? true) && opts.relevance !== undefined;
+  const aff = (r: StrategyRowInput) => stackAffinity(r, opts.stack);
   const order = (a: { r: StrategyRowInput; i: number }, b: { r: StrategyRowInput; i: number }) =>
-    first ? rel(b.r) - rel(a.r) || a.i - b.i : b.r.helpfulness - a.r.helpfulness || rel(b.r) - rel(a.r) || a.i - b.i;
-  const ordered = opts.relevance ? rows.map((r, i) => ({ r, i })).sort(order).map((x) => x.r) : rows;
+    first
+      ? rel(b.r) - rel(a.r) || aff(b.r) - aff(a.r) || a.i - b.i
+      : Math.min(aff(b.r), 1) - Math.min(aff(a.r), 1) || Number(rel(b.r) >= STRATEGY_MATCH) - Number(rel(a.r) >= STRATEGY_MATCH) || b.r.helpfulness - a.r.helpfulness || rel(b.r) - rel(a.r) || aff(b.r) - aff(a.r) || a.i - b.i;
+  const ordered = rows.map((r, i) => ({ r, i })).sort(order).map((x) => x.r);
   return ordered.slice(0, opts.max).map((r) => ({
     strategy_id: r.strategy_id,
     topic: opts.redact(oneLine(r.topic)),

@@ -108,9 +108,17 @@ export function rawScoreOf(k: ScoreComponents, config: Config, withRelevance: bo
     w.same_group * k.same_group +
     w.type_affinity * k.type_affinity +
     w.recency * k.recency +
-    (withRelevance ? w.relevance * k.relevance : 0) +
+    (withRelevance ? w.relevance * k.relevance + w.match * matchOf(k, config) : 0) +
     w.scope * k.scope
   );
+}
+
+/**
+ * 1 when a package matches the request's query (relevance at least ranking.match_threshold) or
+ * falls under its scope: with a query, the task text and scope decide before priority and type.
+ */
+export function matchOf(k: Pick<ScoreComponents, 'relevance' | 'scope'>, config: Config): 0 | 1 {
+  return (k.relevance > 0 && k.relevance >= config.ranking.match_threshold) || k.scope > 0 ? 1 : 0;
 }
 
 function scoreOf(k: ScoreComponents, config: Config, withRelevance: boolean): number {
@@ -136,7 +144,8 @@ export interface BucketTail {
  * True when no package left unread can belong in the selection. A package not read lies in a
  * bucket that was read to its bound (its tail is given) and is older than that bucket's last
  * package read, so its score is at most tail.heuristic + w_relevance × relevanceBound (+ w_scope
- * when it could be in scope), and it loses every tie with the tail. It cannot displace the last
+ * when it could be in scope, + w_match when that bound or the scope could make it match), and it
+ * loses every tie with the tail. It cannot displace the last
  * selected package when that bound ranks after it in the selection order.
  */
 export function provesExact(
@@ -161,7 +170,9 @@ export function provesExact(
       if (rank > 0) continue;
       if (rank < 0) return false;
     }
-    const bound = round6(t.heuristic + w.relevance * relevanceBound + (t.scopePossible ? w.scope : 0));
+    // An unread package may match (a relevance up to the bound, or the scope): the match weight too.
+    const matchPossible = matchOf({ relevance: relevanceBound, scope: t.scopePossible ? 1 : 0 }, config);
+    const bound = round6(t.heuristic + w.relevance * relevanceBound + (t.scopePossible ? w.scope : 0) + w.match * matchPossible);
     if (bound < last.score) continue;
     if (bound > last.score) return false;
     // Equal scores: the unread package is older than the tail; the tail must not rank before the last selected.
@@ -225,7 +236,7 @@ export function rankPackages(input: RankInput): RankOutput {
         group_id: c.group_id,
         created_at: c.created_at,
         score: score[i] as number,
-        ...(input.explain ? { components: roundComponents(componentsAt(c, parseSqliteTime(c.created_at), input)) } : {}),
+        ...(input.explain ? { components: roundComponents(componentsAt(c, parseSqliteTime(c.created_at), input), input) } : {}),
       });
     } else if (ladder === null) excluded.push({ kind: 'package', id: c.id, reason: 'limit' });
   }
@@ -246,7 +257,7 @@ export function rankPackages(input: RankInput): RankOutput {
   };
 }
 
-function roundComponents(k: ScoreComponents): ScoreComponents {
+function roundComponents(k: ScoreComponents, input: RankInput): ScoreComponents {
   return {
     priority: k.priority,
     same_group: k.same_group,
@@ -254,5 +265,7 @@ function roundComponents(k: ScoreComponents): ScoreComponents {
     recency: round6(k.recency),
     relevance: round6(k.relevance),
     scope: k.scope,
+    // Counted only with a query (no query, no match term).
+    match: input.relevance === undefined ? 0 : matchOf(k, input.config),
   };
 }

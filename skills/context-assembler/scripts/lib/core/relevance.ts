@@ -77,6 +77,32 @@ export function termScores<K>(perTerm: readonly (readonly K[])[], total: number)
   return out;
 }
 
+/** Words too common in a task to tell items apart. */
+const STOP_WORDS = new Set(
+  'the and for with that this from into when then than not but are was were has have had its our your their his her will would should could can may might must all any each per via use used using add adds added fix fixes fixed make makes made get gets set sets new old one two also only just more most less some such what which who how why where there here them they you out off yet'.split(' '),
+);
+
+/** The words of a text that can match: lower-cased runs of letters and digits of 3 or more, stop words left out. */
+export function wordsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]{3,}/gu)) if (!STOP_WORDS.has(m[0])) out.add(m[0]);
+  return out;
+}
+
+/**
+ * Relevance of a few hundred rows read whole (a project's error patterns and strategies), without
+ * the full-text index: the query's first `maxTerms` words each count once per item that holds
+ * them, scored as termScores does; items sharing no word are absent.
+ */
+export function wordScores<K>(query: string | null, items: readonly { key: K; text: string }[], maxTerms = Infinity): Map<K, number> | undefined {
+  if (query === null) return undefined;
+  // The query's first words, as the index's query keeps them (the most specific text comes first).
+  const terms = [...wordsOf(query)].slice(0, maxTerms);
+  if (terms.length === 0) return undefined;
+  const words = items.map((i) => ({ key: i.key, words: wordsOf(i.text) }));
+  return termScores(terms.map((t) => words.filter((w) => w.words.has(t)).map((w) => w.key)), items.length);
+}
+
 /** The segments of a path: `./src\\auth/` → [src, auth]. */
 function pathSegments(p: string): string[] {
   return p.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');

@@ -3,8 +3,11 @@
  * strategy) gets a tier from one table (TIER_RULES); the block's budget is split between the
  * tiers by the purpose of the spawn, and items are admitted tier by tier:
  *
- * - Tier 1 is admitted whole, always. When it alone needs more than the budget it is still
- *   emitted, and the overrun is reported (the one permitted overrun).
+ * - Tier 1 is small: at most `purposes.tier1_max_items` items and the purpose's Tier 1 share of
+ *   the budget; an item the rules call essential past either competes as Tier 2. What stays in
+ *   Tier 1 is admitted whole, always; only its first item can be larger than the share, so the
+ *   block passes its budget only when that one item alone does, and the overrun is reported (the
+ *   one permitted overrun).
  * - Tier 2 may use its share plus what Tier 1 left of its own; Tier 3 gets whatever is left. So
  *   what Tier 1 takes beyond its share comes out of Tier 3 first, then Tier 2 (under pressure
  *   Tier 3 goes first), and unused budget only ever flows down.
@@ -62,6 +65,8 @@ export interface TierSubject {
   sameGroup: boolean;
   packageType?: string;
   priority?: string;
+  /** A package: the newest of its type among this request's candidates of its group. */
+  latestOfType?: boolean;
   /** A reasoning entry's phase. */
   phase?: string;
   /** A reasoning entry: the newest of its phase among this request's candidates of its group. */
@@ -88,7 +93,7 @@ const ownPackage = (s: TierSubject, type?: string) => s.kind === 'package' && s.
 
 /** The one table: the first rule that matches gives the tier. The references print it. */
 export const TIER_RULES: readonly TierRule[] = [
-  { tier: 1, what: 'blocking failures of this group (its failures packages)', test: (s) => ownPackage(s, 'failures') },
+  { tier: 1, what: "blocking failures of this group (its newest failures package)", test: (s) => ownPackage(s, 'failures') && s.latestOfType === true },
   { tier: 1, what: 'active decisions of this group (its decisions packages)', test: (s) => ownPackage(s, 'decisions') },
   { tier: 1, what: 'critical packages of this group', test: (s) => ownPackage(s) && s.priority === 'critical' },
   { tier: 1, what: 'the error pattern matching --error', test: (s) => s.kind === 'error_pattern' && s.matchedError === true },
@@ -157,18 +162,29 @@ export interface FitResult {
   overrun: number;
   /** Every admitted figure is a count. */
   exact: boolean;
+  /** Items the rules put in Tier 1 that the fit took as Tier 2 (past Tier 1's count or share). */
+  demoted: Set<string>;
 }
 
 const ix = (tier: Tier) => (tier - 1) as 0 | 1 | 2;
 
-/** Items in the order they are considered: by tier, then by the purpose's kind order, then as given. */
+/**
+ * Tier 1's own order, whatever the purpose: the kinds in the order the tier table names them (the
+ * group's failures, decisions and critical packages, the error pattern matching --error, then the
+ * current state's reasoning), so that a bounded Tier 1 keeps what the table puts first.
+ */
+export const TIER1_KIND_ORDER: readonly ItemKind[] = ['package', 'error_pattern', 'reasoning'];
+
+/** Items in the order they are considered: by tier, then by the kind order (Tier 1's own, else the purpose's), then as given. */
 export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'>>(items: readonly T[], purpose: Purpose): T[] {
-  const kinds = KIND_ORDER[purpose];
-  // A kind the purpose's order does not name goes after those it names.
-  const place = (kind: ItemKind) => (kinds.includes(kind) ? kinds.indexOf(kind) : kinds.length);
+  // A kind the order does not name goes after those it names.
+  const place = (kind: ItemKind, tier: Tier) => {
+    const kinds = tier === 1 ? TIER1_KIND_ORDER : KIND_ORDER[purpose];
+    return kinds.includes(kind) ? kinds.indexOf(kind) : kinds.length;
+  };
   return items
     .map((item, at) => ({ item, at }))
-    .sort((a, b) => a.item.tier - b.item.tier || place(a.item.kind) - place(b.item.kind) || a.at - b.at)
+    .sort((a, b) => a.item.tier - b.item.tier || place(a.item.kind, a.item.tier) - place(b.item.kind, b.item.tier) || a.at - b.at)
     .map((x) => x.item);
 }
 
@@ -176,8 +192,9 @@ export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'>>(items: readon
  * Admits `items` (already in fitOrder) into `budget` tokens by tier (see the module comment).
  * `budget` is what the items may use: the block's budget less its fixed parts (headings).
  */
-export function fitTiers(items: readonly FitItem[], budget: number, split: Split, counter: TokenCounter): FitResult {
+export function fitTiers(items: readonly FitItem[], budget: number, split: Split, counter: TokenCounter, tier1MaxItems = Infinity): FitResult {
   const used: [number, number, number] = [0, 0, 0];
+  const demoted = new Set<string>();
   const placed: { key: string; tier: Tier; text: string; size: Sized }[] = [];
   const leftOut = new Map<string, FitReason>();
   const counts: [number, number, number] = [0, 0, 0];
@@ -201,19 +218,37 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
   };
   for (const item of items) {
     let size = counter.bound(item.text);
-    let r = room(item.tier);
+    let tier = item.tier;
+    // Tier 1 is bounded: past its count, or past its share of the budget, an item the rules call
+    // essential competes as Tier 2 (the first one always stays: the one permitted overrun).
+    if (tier === 1 && counts[0] > 0) {
+      // Closed at the first item it has no room for: the rest compete as Tier 2 too, so nothing is
+      // added to Tier 1 after Tier 2 was given room by what Tier 1 left.
+      if (counts[0] >= tier1MaxItems || demoted.size > 0) tier = 2;
+      else {
+        const share = split[0] * budget;
+        // Decided on counts: bounds that pass the share are counted first.
+        if (used[0] + size.tokens > share) {
+          settle();
+          if (!size.exact) size = { tokens: counter.count(item.text), exact: true };
+        }
+        if (used[0] + size.tokens > share) tier = 2;
+      }
+      if (tier === 2) demoted.add(item.key);
+    }
+    let r = room(tier);
     if (size.tokens > r.tier) {
       settle();
       if (!size.exact) size = { tokens: counter.count(item.text), exact: true };
-      r = room(item.tier);
+      r = room(tier);
     }
     if (size.tokens <= r.tier) {
-      placed.push({ key: item.key, tier: item.tier, text: item.text, size });
-      used[ix(item.tier)] += size.tokens;
-      counts[ix(item.tier)]++;
+      placed.push({ key: item.key, tier, text: item.text, size });
+      used[ix(tier)] += size.tokens;
+      counts[ix(tier)]++;
     } else {
       leftOut.set(item.key, size.tokens <= r.block ? 'tier' : 'budget');
-      dropped[ix(item.tier)]++;
+      dropped[ix(tier)]++;
     }
   }
   // The overrun is stated on counts, never on bounds.
@@ -231,5 +266,6 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     // Only Tier 1 items can pass the budget: with none, nothing overran (a budget below 0 just leaves everything out).
     overrun: used[0] > 0 ? Math.max(0, used[0] - budget) : 0,
     exact: placed.every((p) => p.size.exact),
+    demoted,
   };
 }
