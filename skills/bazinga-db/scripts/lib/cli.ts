@@ -117,7 +117,7 @@ function helpText(): string {
  */
 function keepIndexInStep(db: DB, projectRoot: string, notice: (line: string) => void): void {
   try {
-    writeTransaction(db, () => syncSearchIndex(db, { projectRoot, ...indexSettings(projectRoot) }));
+    writeTransaction(db, () => syncSearchIndex(db, { projectRoot, ...indexSettings(projectRoot), scrub: redactionPolicy(projectRoot) }));
   } catch (err) {
     notice(`⚠ search index not updated (${(err as Error).message}); the next assembly catches up`);
   }

@@ -26,7 +26,7 @@ import {
   type SearchedPackage,
   type TextMatch,
 } from '../../../bazinga-db/scripts/lib/index.ts';
-import type { Config, Zone } from './config.ts';
+import { redactionPolicyOf, type Config, type Zone } from './config.ts';
 import type { AssemblyRequest, MatchInfo, QueryInfo } from './contract.ts';
 import { rankPackages, parseSqliteTime, provesExact, rawScoreOf, scoreComponents, type BucketTail, type RankInput, type RankOutput } from './core/rank.ts';
 import {
@@ -154,7 +154,8 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
   try {
     if (searchIndexBehind(db).length === 0) return;
     const report = writeTransaction(db, () =>
-      syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: config.relevance.index_budget_ms }),
+      // Rows other tools wrote are redacted in place as they are first indexed.
+      syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: config.relevance.index_budget_ms, scrub: redactionPolicyOf(config) }),
     );
     if (report.backlog > 0) warn(`context-assembler: search index still has ${report.backlog} rows to index; later calls continue`);
   } catch (err) {

@@ -126,3 +126,55 @@ export function redactExistingRows(db: DB, policy: RedactionPolicy, opts: { dryR
   }
   return result;
 }
+
+/** The tables the search index reads, whose rows are scrubbed as they are first indexed. */
+export type IndexedTable = 'context_packages' | 'orchestration_logs' | 'error_patterns' | 'strategies';
+
+/**
+ * Redacts rows in place as the search index first sees them (rows the original tool or BAZINGA's
+ * own CLI wrote, which redact less or nothing): `rowids` (or the rowid range (from, to]) of one
+ * indexed table, every redactable column, under the caller's transaction. Returns each changed
+ * row's new values by column, so the caller indexes what is now stored.
+ */
+export function scrubRows(
+  db: DB,
+  table: IndexedTable,
+  rows: { from: number; to: number } | readonly number[],
+  policy: RedactionPolicy,
+): Map<number, Record<string, string>> {
+  const changed = new Map<number, Record<string, string>>();
+  const spec = REDACTABLE.find((s) => s.table === table);
+  if (spec === undefined) return changed;
+  const present = existingColumns(db, table);
+  const columns = spec.columns.filter((c) => present.has(c.name));
+  if (columns.length === 0) return changed;
+  const select = `SELECT rowid AS rid, ${columns.map((c) => quoteId(c.name)).join(', ')} FROM ${quoteId(table)}`;
+  const read = Array.isArray(rows)
+    ? rows.length === 0
+      ? []
+      : (db.prepare(`${select} WHERE rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rows)) as Record<string, unknown>[])
+    : (db.prepare(`${select} WHERE rowid > ? AND rowid <= ?`).all((rows as { from: number }).from, (rows as { to: number }).to) as Record<string, unknown>[]);
+  const flag = spec.flag !== undefined && present.has(spec.flag) ? spec.flag : undefined;
+  const update = db.prepare(
+    `UPDATE ${quoteId(table)} SET ${[...columns.map((c) => `${quoteId(c.name)} = ?`), ...(flag ? [`${quoteId(flag)} = 1`] : [])].join(', ')} WHERE rowid = ?`,
+  );
+  for (const row of read) {
+    const redactor = new Redactor(policy);
+    const next: Record<string, string> = {};
+    let any = false;
+    const values = columns.map((c) => {
+      const value = row[c.name];
+      if (typeof value !== 'string') return value;
+      const out = redactStored(redactor, value, c.json === true);
+      if (out !== value) {
+        any = true;
+        next[c.name] = out;
+      }
+      return out;
+    });
+    if (!any) continue;
+    update.run(...(values as (string | null)[]), row.rid as number);
+    changed.set(row.rid as number, next);
+  }
+  return changed;
+}

@@ -18,7 +18,8 @@ import { createHash } from 'node:crypto';
 import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { stmt, type DB } from '../statements.ts';
 import type { TextMatch } from './textQuery.ts';
-import { redactText } from '../redact.ts';
+import { redactText, type RedactionPolicy } from '../redact.ts';
+import { scrubRows } from './redactExisting.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
 import { sessionIdRange } from './contextPackages.ts';
 
@@ -40,6 +41,12 @@ export interface IndexOptions {
   budgetMs?: number;
   /** The clock the budget is measured with (tests pass a fake one). */
   clock?: () => number;
+  /**
+   * A writer's policy: every row is redacted in place before it is first indexed (rows the
+   * original tool or BAZINGA's own CLI wrote), in the same transaction; absent (a reader's index
+   * in memory), rows are indexed as stored.
+   */
+  scrub?: RedactionPolicy;
 }
 
 /**
@@ -189,8 +196,12 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
   const clock = opts.clock ?? (() => performance.now());
   const deadline = clock() + (opts.budgetMs ?? Infinity);
   const report: SyncReport = { packages: 0, reasoning: 0, patterns: 0, strategies: 0, backlog: 0 };
-  const index = (part: keyof typeof RANGES, from: number, to: number) =>
-    part === 'packages' ? indexPackages(db, from, to, opts) : indexReasoning(db, from, to);
+  // Rows scrubbed as they are first seen: the freed bytes are overwritten (secure_delete).
+  if (opts.scrub) db.pragma('secure_delete = ON');
+  const index = (part: keyof typeof RANGES, from: number, to: number) => {
+    if (opts.scrub) scrubRows(db, part === 'packages' ? 'context_packages' : 'orchestration_logs', { from, to }, opts.scrub);
+    return part === 'packages' ? indexPackages(db, from, to, opts) : indexReasoning(db, from, to);
+  };
   let batches = 0;
   for (const part of ['packages', 'reasoning'] as const) {
     const keys = RANGES[part];
@@ -214,7 +225,7 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
     report.backlog += (lo > 0 ? left(0, lo) : 0) + (hi < max ? left(hi, max) : 0);
   }
   for (const part of ['patterns', 'strategies'] as const) {
-    const r = syncLearning(db, part, () => clock() < deadline);
+    const r = syncLearning(db, part, () => clock() < deadline, opts.scrub);
     report[part] = r.indexed;
     report.backlog += r.backlog;
   }
@@ -254,6 +265,8 @@ const LEARNING = {
     /** The whole-table fingerprint of layout 1, dropped when the part is indexed again. */
     legacy: 'search.patterns.fingerprint',
     columns: 'rowid AS rid, pattern_hash AS id, project_id, signature_json AS first, solution AS second',
+    firstColumn: 'signature_json',
+    secondColumn: 'solution',
     insert: 'INSERT OR REPLACE INTO ca_fts_patterns (rowid, signature, solution, pattern_hash, project_id) VALUES (?, ?, ?, ?, ?)',
     /** The source row `e` is the one entry `f` was made from. */
     same: 'e.pattern_hash = f.pattern_hash AND e.project_id = f.project_id',
@@ -266,6 +279,8 @@ const LEARNING = {
     mark: 'search.strategies.mark',
     legacy: 'search.strategies.fingerprint',
     columns: 'rowid AS rid, strategy_id AS id, project_id, topic AS first, insight AS second',
+    firstColumn: 'topic',
+    secondColumn: 'insight',
     insert: 'INSERT OR REPLACE INTO ca_fts_strategies (rowid, topic, insight, strategy_id, project_id) VALUES (?, ?, ?, ?, ?)',
     same: 'e.strategy_id = f.strategy_id AND e.project_id = f.project_id',
     first: (topic: string) => topic,
@@ -422,13 +437,20 @@ function rowsWithoutEntry(db: DB, part: LearningPart, hi: number, lo: number): L
  * and the backlog indexed in batches (at least one per call). Reads rows by rowid ranges and by
  * last_seen through `idx_patterns_ttl`, never the whole table.
  */
-function syncLearning(db: DB, part: LearningPart, inBudget: () => boolean): { indexed: number; backlog: number } {
+function syncLearning(db: DB, part: LearningPart, inBudget: () => boolean, scrub: RedactionPolicy | undefined): { indexed: number; backlog: number } {
   const t = LEARNING[part];
   const seen = learningSeen(db, part);
   const insert = stmt(db, t.insert);
   let indexed = 0;
   const index = (rows: readonly LearningRow[]) => {
-    for (const r of rows) insert.run(r.rid, indexableText(t.first(r.first)), indexableText(r.second), r.id, r.project_id);
+    // Scrubbed in place first (a row rewritten since is scrubbed again), and indexed as now stored.
+    const scrubbed = scrub ? scrubRows(db, t.table, rows.map((r) => r.rid), scrub) : new Map<number, Record<string, string>>();
+    for (const r of rows) {
+      const now = scrubbed.get(r.rid) ?? {};
+      const first = now[t.firstColumn] ?? r.first;
+      const second = now[t.secondColumn] ?? r.second;
+      insert.run(r.rid, indexableText(t.first(first)), indexableText(second), r.id, r.project_id);
+    }
     indexed += rows.length;
   };
   let mark = readMark(db, part);
