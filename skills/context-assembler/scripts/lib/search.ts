@@ -308,13 +308,13 @@ export function selectPackages(input: SelectInput): PackageSelection {
       });
     }
     const exhausted = !hitsTruncated && !scopeTruncated && [...perKey.values()].every((list) => list.length < perBucket);
-    if (exhausted || provesExact(ranked.selected, input.limit, tails, relevanceBound, input.zone, config)) {
+    if (exhausted || provesExact(ranked.selected, input.limit, tails, relevanceBound, input.zone, config, relevance !== undefined)) {
       return { ranked, hits: hits.length, rounds: round };
     }
     // Read further where it helps: more hits lower the relevance bound of everything unread; more
     // of each bucket only helps when the check fails even without any relevance left unread.
     if (hitsTruncated || scopeTruncated) k *= 4;
-    if (!(hitsTruncated || scopeTruncated) || !provesExact(ranked.selected, input.limit, tails.map((t) => ({ ...t, scopePossible: false })), 0, input.zone, config)) {
+    if (!(hitsTruncated || scopeTruncated) || !provesExact(ranked.selected, input.limit, tails.map((t) => ({ ...t, scopePossible: false })), 0, input.zone, config, relevance !== undefined)) {
       perBucket *= 4;
     }
   }

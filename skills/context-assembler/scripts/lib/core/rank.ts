@@ -155,6 +155,8 @@ export function provesExact(
   relevanceBound: number,
   zone: Zone,
   config: Config,
+  /** Whether the ranking had a relevance map (the match term counts only then). */
+  withRelevance = true,
 ): boolean {
   const ladder = ZONE_RULES[zone].ladder;
   const live = tails.filter((t) => ladder === null || ladder.includes(t.priority));
@@ -171,7 +173,7 @@ export function provesExact(
       if (rank < 0) return false;
     }
     // An unread package may match (a relevance up to the bound, or the scope): the match weight too.
-    const matchPossible = matchOf({ relevance: relevanceBound, scope: t.scopePossible ? 1 : 0 }, config);
+    const matchPossible = withRelevance ? matchOf({ relevance: relevanceBound, scope: t.scopePossible ? 1 : 0 }, config) : 0;
     const bound = round6(t.heuristic + w.relevance * relevanceBound + (t.scopePossible ? w.scope : 0) + w.match * matchPossible);
     if (bound < last.score) continue;
     if (bound > last.score) return false;
