@@ -298,10 +298,16 @@ describe('purpose blocks: each purpose × zone', () => {
     const blocks = new Map(PURPOSE_LIST.map((p) => [p, run(p, 0).stdout]));
     expect(new Set(blocks.values()).size).toBe(PURPOSE_LIST.length);
     // Design holds the group's research as essential; implementation does not.
-    const json = (purpose: string) => JSON.parse(assemble([...request(0), '--config', config, '--purpose', purpose, '--format', 'json']).stdout);
+    // At the default budget, with room in Tier 1 for all it is given (its count raised): what each
+    // purpose holds essential (a bounded Tier 1 keeps the table's first rules, research after them).
+    const roomy = path.join(fixture.root, 'roomy-tier1.json');
+    fs.writeFileSync(roomy, JSON.stringify({ context_engineering: { purposes: { tier1_max_items: 20 } } }));
+    const json = (purpose: string) => JSON.parse(assemble([...request(0), '--config', roomy, '--purpose', purpose, '--format', 'json']).stdout);
     const tierOfPackage = (doc: any, id: number) => doc.packages.find((p: any) => p.id === id)?.tier ?? doc.excluded.find((e: any) => e.kind === 'package' && e.id === id)?.tier;
     expect(tierOfPackage(json('design'), 1)).toBe(1);
     expect(tierOfPackage(json('implementation'), 1)).toBe(2);
+    // purposes.tier1_max_items as shipped (4): the research comes after four items the table puts first, so it competes as Tier 2.
+    expect(tierOfPackage(JSON.parse(assemble([...request(0), '--purpose', 'design', '--format', 'json']).stdout), 1)).toBe(2);
     // The agent's default purpose is its purposes.by_agent entry.
     expect(JSON.parse(assemble([...request(0), '--format', 'json']).stdout).purpose).toBe('implementation');
   });

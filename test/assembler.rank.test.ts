@@ -168,15 +168,15 @@ describe('relevance', () => {
     ]);
   });
 
-  it('with a map, w_relevance 100 × relevance and w_match 20 for a match are added and can reorder', () => {
+  it('with a map, w_relevance 100 × relevance and w_match 30 for a match are added and can reorder', () => {
     const relevance = new Map([
       [802, 1],
       [801, 0.25],
     ]);
     const out = rank(rows(), { relevance, explain: true });
     expect(out.selected.map((p) => [p.id, p.score])).toEqual([
-      [802, 10 + 100 + 20],
-      [801, 12 + 25 + 20],
+      [802, 10 + 100 + 30],
+      [801, 12 + 25 + 30],
     ]);
     expect(out.selected.find((p) => p.id === 802)?.components).toMatchObject({ relevance: 1, match: 1 });
   });

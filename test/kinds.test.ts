@@ -104,6 +104,24 @@ describe('the item-kinds table', () => {
     expect(subjects.map((s) => tierOf(s, 'implementation'))).toEqual([2, 1, 2]);
   });
 
+  it('a bounded Tier 1 keeps what the tier table puts first: the group\'s newest failures before decisions ranked above it', () => {
+    const items = [
+      { kind: 'package' as const, tier: 1 as const, key: 'package:10' }, // a decisions package, ranked first
+      { kind: 'package' as const, tier: 1 as const, key: 'package:11' }, // another decisions package
+      { kind: 'reasoning' as const, tier: 1 as const, key: 'reasoning:5' }, // the newest completion
+      { kind: 'package' as const, tier: 1 as const, key: 'package:2' }, // the newest failures, ranked last
+    ];
+    const essential = new Map([
+      ['package:10', 1],
+      ['package:11', 1],
+      ['reasoning:5', 4],
+      ['package:2', 0],
+    ]);
+    expect(fitOrder(items, 'review', essential).map((i) => i.key)).toEqual(['package:2', 'package:10', 'package:11', 'reasoning:5']);
+    // Without the rules, Tier 1 goes by kind and rank.
+    expect(fitOrder(items, 'review').map((i) => i.key)).toEqual(['package:10', 'package:11', 'package:2', 'reasoning:5']);
+  });
+
   it('a kind no rule and no kind order names is Tier 3 and goes last within its tier', () => {
     const imaginary = 'test_result' as ItemKind;
     expect(tierOf({ kind: imaginary, sameGroup: true }, 'implementation')).toBe(3);

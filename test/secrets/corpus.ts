@@ -3127,6 +3127,20 @@ export const SECRET_CASES: readonly SecretCase[] = [
     keeps: ['For the staging box the secret:', '(rotate it after the demo).'],
   },
 
+  {
+    id: 'docker-config-base64-wrapped-76',
+    family: 'base64',
+    text: 'data:\n  .dockerconfigjson: |\neyJhdXRocyI6IHsiZ2hjci5pbyI6IHsiYXV0aCI6ICJiV1U2WjJod1gxSTNiVXN5Y0ZFNWVFdzBk\nazQ0ZEVJemQxazJla014WkVZMWFFb3djMEV5WlVjM2F3PT0iLCAiZW1haWwiOiAibWVAZXhhbXBs\nZS5jb20ifX19\n',
+    secrets: ["eyJhdXRocyI6IHsiZ2hjci5pbyI6IHsiYXV0aCI6ICJiV1U2WjJod1gxSTNiVXN5Y0ZFNWVFdzBk", "azQ0ZEVJemQxazJla014WkVZMWFFb3djMEV5WlVjM2F3PT0iLCAiZW1haWwiOiAibWVAZXhhbXBs", "ZS5jb20ifX19"],
+    keeps: ['.dockerconfigjson'],
+  },
+  {
+    id: 'base64-utf8-text-with-token',
+    family: 'base64',
+    text: 'note: Y2zDqTogZ2hwX1I3bUsycFE5eEw0dk44dEIzd1k2ekMxZEY1aEowc0EyZUc3aw==',
+    secrets: ['Y2zDqTogZ2hwX1I3bUsycFE5eEw0dk44dEIzd1k2ekMxZEY1aEowc0EyZUc3aw=='],
+    keeps: ['note:'],
+  },
 ];
 
 export const BENIGN_CASES: readonly BenignCase[] = [

@@ -84,8 +84,8 @@ const DECLARED = {
       recency: key('nonnegative', 1),
       relevance: key('nonnegative', 100),
       scope: key('nonnegative', 3),
-      /** With a query: added to a package that matches it (relevance at least match_threshold) or falls under the scope, so one that does neither ranks below every one that does. */
-      match: key('nonnegative', 20),
+      /** With a query: added to a package that matches it (relevance at least match_threshold) or falls under the scope; with the other weights' range (at most 30.5 without it), one that does neither ranks below every one that does. */
+      match: key('nonnegative', 30),
     },
     /** The relevance (of the request's best match, 1) from which a package counts as matching the task. */
     match_threshold: key('unit', 0.1),

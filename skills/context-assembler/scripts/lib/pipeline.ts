@@ -48,14 +48,14 @@ import {
   type ZoneDoc,
 } from './contract.ts';
 import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
-import { purposeRules, tierOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
+import { purposeRules, tierOf, tierRuleOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
 import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
-import { isShowablePattern, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
+import { isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
 import { availableText, renderPackageHeader } from './core/render.ts';
-import { normaliseBm25, parseStringList, scopeSignal, wordScores } from './core/relevance.ts';
+import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
@@ -76,6 +76,9 @@ export interface Deps {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 const queries = (zone: Zone) => ZONE_RULES[zone].queries;
+
+/** Words of --error a pattern's type and message must share with it to match it (the words of any error left out: wordsOf). */
+const ERROR_MATCH_WORDS = 1;
 
 /** Designated packages counted at most, per half (group, session-wide); past it the block says "N+". */
 export const AVAILABLE_CAP = 1000;
@@ -156,7 +159,11 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
       ? firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), ep.max, (row) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang))
       : listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
   const maxTerms = deps.config.relevance.max_query_terms;
-  const patternRelevance = wordScores(text, patternRows.map((row) => ({ key: row.pattern_hash, text: `${row.signature_json}\n${row.solution}` })), maxTerms);
+  const patternTexts = patternRows.map((row) => ({ key: row.pattern_hash, ...patternText(row) }));
+  const patternRelevance = wordScores(text, patternTexts.map((p) => ({ key: p.key, text: p.all })), maxTerms);
+  const errorMatched = new Set(
+    [...wordMatches(r.error, patternTexts.map((p) => ({ key: p.key, text: p.signature })), maxTerms)].filter(([, n]) => n >= ERROR_MATCH_WORDS).map(([key]) => key),
+  );
   const patterns = selectErrorPatterns({
     rows: patternRows,
     nowMs,
@@ -166,6 +173,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     lang: r.lang,
     error: r.error,
     ...(patternRelevance ? { relevance: patternRelevance } : {}),
+    errorMatched,
     stack: plan.stack,
     redact: deps.redact,
   });
@@ -305,10 +313,25 @@ function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: Bl
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used,
     items,
+    essential: essentialRules(items, doc.request, purpose),
     excludedBefore: excluded,
     artifacts: purposeRules(purpose).readsArtifacts ? artifactTexts(pool.packages, deps) : undefined,
     counter: deps.counter,
   };
+}
+
+/** Each Tier 1 item's tier rule (what made it essential), by `${kind}:${id}`, for the order a bounded Tier 1 keeps. */
+function essentialRules(items: BlockInput['items'], r: AssemblyRequest, purpose: Purpose): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const kind of Object.keys(items) as ItemKind[]) {
+    const row = KINDS[kind] as KindRow<ItemOf[ItemKind]>;
+    const list = items[kind] as readonly (ItemOf[ItemKind] & { tier: Tier })[];
+    const subjects = row.subjects(list, r);
+    list.forEach((item, i) => {
+      if (item.tier === 1) out.set(`${kind}:${row.id(item)}`, tierRuleOf(subjects[i] as TierSubject, purpose));
+    });
+  }
+  return out;
 }
 
 /** The document with a block fit's result in it: items, exclusions, report and the package section's figure. */

@@ -5,12 +5,14 @@ import { Run, marker } from './rules.ts';
 export interface CompiledTokenRule {
   rule: TokenRule;
   regex: RegExp;
+  /** The same, matching once (no `g`): for one string at a time. */
+  once: RegExp;
 }
 
 export const COMPILED_TOKEN_RULES: readonly CompiledTokenRule[] = TOKEN_RULES.map((rule) => {
   const b = rule.boundary ?? 'A-Za-z0-9_';
   const source = b === '' ? `(?:${rule.pattern})` : `(?<![${b}])(?:${rule.pattern})(?![${b}])`;
-  return { rule, regex: new RegExp(source, rule.caseInsensitive ? 'gi' : 'g') };
+  return { rule, regex: new RegExp(source, rule.caseInsensitive ? 'gi' : 'g'), once: new RegExp(source, rule.caseInsensitive ? 'i' : '') };
 });
 
 export const ALL_NEEDLES = [...new Set(TOKEN_RULES.flatMap((r) => r.needles))].sort((a, b) => b.length - a.length);
@@ -60,13 +62,12 @@ export function redactWrappedTokens(text: string, run: Run): string {
     const joined = head + tail;
     const lower = joined.toLowerCase();
     if (!ALL_NEEDLES.some((n) => lower.includes(n))) return m;
-    for (const { rule, regex } of COMPILED_TOKEN_RULES) {
-      const re = new RegExp(regex.source, regex.flags.replace('g', ''));
-      const hit = re.exec(joined);
+    for (const { rule, once } of COMPILED_TOKEN_RULES) {
+      const hit = once.exec(joined);
       // Only a token that the break cut: it starts on the first line and ends on the second, and
       // the first line's part alone is no such token (else the next line is a line of its own).
       if (!hit || hit.index >= head.length || hit.index + hit[0].length <= head.length) continue;
-      if (new RegExp(regex.source, regex.flags.replace('g', '')).test(head)) continue;
+      if (once.test(head)) continue;
       run.hit(rule.id);
       run.hit('continuation');
       const end = hit.index + hit[0].length - head.length;
@@ -76,24 +77,31 @@ export function redactWrappedTokens(text: string, run: Run): string {
   });
 }
 
-/** A base64 run long enough to wrap a credential (a 16-character key is 24 characters of base64). */
-const BASE64_RUN = /(?<![A-Za-z0-9+/=_\-])([A-Za-z0-9+/]{24,16384}={0,2})(?![A-Za-z0-9+/=_\-])/g;
+/**
+ * A base64 run long enough to wrap a credential (a 16-character key is 24 characters of base64),
+ * on one line or wrapped as the `base64` tool and PEM-like files wrap it (lines of 64 or 76).
+ */
+const BASE64_RUN =
+  /(?<![A-Za-z0-9+/=_\-])((?:(?:[A-Za-z0-9+/]{76}|[A-Za-z0-9+/]{64})\r?\n[ \t]{0,64}){1,256}[A-Za-z0-9+/]{1,76}={0,2}|[A-Za-z0-9+/]{24,16384}={0,2})(?![A-Za-z0-9+/=_\-])/g;
 
 /**
  * A known credential wrapped in base64 (a Kubernetes secret's data, a Basic header pasted alone,
- * an encoded config): a base64 run whose decoded bytes are text and hold a provider token is
+ * an encoded config, a Docker config whose `auth` is base64 again): a base64 run whose decoded
+ * bytes are UTF-8 text and hold a provider token (also inside one more level of base64) is
  * replaced whole. Runs that decode to binary (images, hashes) or to text without a token stay.
  */
-export function redactBase64Wrapped(text: string, run: Run): string {
-  return text.replace(BASE64_RUN, (m, b64: string) => {
+export function redactBase64Wrapped(text: string, run: Run, depth = 0): string {
+  return text.replace(BASE64_RUN, (m, wrapped: string) => {
+    const b64 = wrapped.replace(/\s+/g, '');
     if (b64.length % 4 !== 0 || !/[a-z]/.test(b64) || !/[A-Z]/.test(b64)) return m;
     const bytes = Buffer.from(b64, 'base64');
-    let printable = 0;
-    for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 0x0a || b === 0x0d || b === 0x09) printable++;
-    if (bytes.length === 0 || printable < bytes.length) return m;
-    const decoded = bytes.toString('latin1');
+    // Text only (UTF-8, no control characters but line breaks and tabs): binary stays as it is.
+    const decoded = bytes.toString('utf8');
+    if (bytes.length === 0 || !Buffer.from(decoded, 'utf8').equals(bytes) || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/.test(decoded)) return m;
     const inner = new Run();
-    const redacted = redactTokens(redactWrappedTokens(decoded, inner), inner);
+    let redacted = redactTokens(redactWrappedTokens(decoded, inner), inner);
+    // Base64 inside base64 (a Docker config's `auth`): one level further.
+    if (redacted === decoded && depth < 1) redacted = redactBase64Wrapped(decoded, inner, depth + 1);
     if (redacted === decoded) return m;
     run.hit('base64_credential');
     return marker('base64_credential');

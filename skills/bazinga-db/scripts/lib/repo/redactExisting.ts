@@ -131,6 +131,19 @@ export function redactExistingRows(db: DB, policy: RedactionPolicy, opts: { dryR
 export type IndexedTable = 'context_packages' | 'orchestration_logs' | 'error_patterns' | 'strategies';
 
 /**
+ * What a scrub redacts: the free-text columns the index reads, of the rows it reads (reasoning
+ * rows of the log). Paths, ids and event payloads are left as the other tool wrote them: a
+ * generated name (a ULID, a random suffix) reads like a token, and the row must still point at
+ * its file. `redact-existing` goes further, on a user's word.
+ */
+const SCRUBBED: Readonly<Record<IndexedTable, TableSpec & { where?: string }>> = {
+  context_packages: { table: 'context_packages', columns: [{ name: 'summary' }] },
+  orchestration_logs: { table: 'orchestration_logs', columns: [{ name: 'content' }], flag: 'redacted', where: "log_type = 'reasoning'" },
+  error_patterns: { table: 'error_patterns', columns: [{ name: 'signature_json', json: true }, { name: 'solution' }] },
+  strategies: { table: 'strategies', columns: [{ name: 'insight' }, { name: 'topic' }] },
+};
+
+/**
  * Redacts rows in place as the search index first sees them (rows the original tool or BAZINGA's
  * own CLI wrote, which redact less or nothing): `rowids` (or the rowid range (from, to]) of one
  * indexed table, every redactable column, under the caller's transaction. Returns each changed
@@ -143,8 +156,7 @@ export function scrubRows(
   policy: RedactionPolicy,
 ): Map<number, Record<string, string>> {
   const changed = new Map<number, Record<string, string>>();
-  const spec = REDACTABLE.find((s) => s.table === table);
-  if (spec === undefined) return changed;
+  const spec = SCRUBBED[table];
   const present = existingColumns(db, table);
   const columns = spec.columns.filter((c) => present.has(c.name));
   if (columns.length === 0) return changed;
@@ -153,7 +165,7 @@ export function scrubRows(
     ? rows.length === 0
       ? []
       : (db.prepare(`${select} WHERE rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rows)) as Record<string, unknown>[])
-    : (db.prepare(`${select} WHERE rowid > ? AND rowid <= ?`).all((rows as { from: number }).from, (rows as { to: number }).to) as Record<string, unknown>[]);
+    : (db.prepare(`${select} WHERE rowid > ? AND rowid <= ?${spec.where ? ` AND ${spec.where}` : ''}`).all((rows as { from: number }).from, (rows as { to: number }).to) as Record<string, unknown>[]);
   const flag = spec.flag !== undefined && present.has(spec.flag) ? spec.flag : undefined;
   const update = db.prepare(
     `UPDATE ${quoteId(table)} SET ${[...columns.map((c) => `${quoteId(c.name)} = ?`), ...(flag ? [`${quoteId(flag)} = 1`] : [])].join(', ')} WHERE rowid = ?`,

@@ -192,6 +192,9 @@ function indexReasoning(db: DB, from: number, to: number): number {
  * call). Call inside a write transaction: the ranges are read and advanced in it, so two processes
  * never index a row twice. Returns what it indexed and what is left.
  */
+/** Rows a scrubbing index run redacts and indexes at a time (each batch checks the time budget). */
+const SCRUB_BATCH = 250;
+
 export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
   const clock = opts.clock ?? (() => performance.now());
   const deadline = clock() + (opts.budgetMs ?? Infinity);
@@ -203,18 +206,20 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
     return part === 'packages' ? indexPackages(db, from, to, opts) : indexReasoning(db, from, to);
   };
   let batches = 0;
+  // Scrubbing redacts every row of a batch: smaller batches keep one within the time budget.
+  const batchOf = (part: keyof typeof RANGES) => (opts.scrub ? Math.min(RANGES[part].batch, SCRUB_BATCH) : RANGES[part].batch);
   for (const part of ['packages', 'reasoning'] as const) {
     const keys = RANGES[part];
     let { lo, hi, max, fresh } = range(db, part);
     if (fresh) clearPart(db, part);
     while (hi < max && (batches === 0 || clock() < deadline)) {
-      const next = Math.min(max, hi + keys.batch);
+      const next = Math.min(max, hi + batchOf(part));
       report[part] += index(part, hi, next);
       hi = next;
       batches++;
     }
     while (lo > 0 && hi === max && (batches === 0 || clock() < deadline)) {
-      const next = Math.max(0, lo - keys.batch);
+      const next = Math.max(0, lo - batchOf(part));
       report[part] += index(part, next, lo);
       lo = next;
       batches++;

@@ -20,6 +20,8 @@ export interface BlockInput {
   budget: number;
   /** Tier 1 holds at most this many items (purposes.tier1_max_items); absent, no count bound. */
   tier1MaxItems?: number;
+  /** For Tier 1 items, by `${kind}:${id}`: the tier rule that made each essential (tierRuleOf); Tier 1 keeps the lower first. */
+  essential?: ReadonlyMap<string, number>;
   zone: Zone;
   totalAvailable: number;
   totalCapped: boolean;
@@ -122,7 +124,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
       return { kind, id, tier: item.tier, key: keyOf(kind, id), text: entryText(kind, item) };
     });
   });
-  const ordered = fitOrder(items, input.purpose);
+  const ordered = fitOrder(items, input.purpose, input.essential);
   // The fixed lines and the report are sized like the items: on a bound while everything fits,
   // counted as soon as something is left out (a decision then depends on their size), so the
   // block holds exactly what counting everything would give it.

@@ -24,6 +24,8 @@ export interface SelectPatternsInput {
   error: string | null;
   /** Full-text relevance of each pattern (by hash) to the error text and the task, when there is one. */
   relevance?: ReadonlyMap<string, number>;
+  /** Patterns (by hash) whose error type and message share at least two words with --error: they match it. */
+  errorMatched?: ReadonlySet<string>;
   /** The request's group's languages and frameworks (its specializations, --lang, --framework), lower-cased. */
   stack?: ReadonlySet<string>;
   redact: (text: string) => string;
@@ -53,6 +55,13 @@ export function isExpired(lastSeen: string, ttlDays: number, nowMs: number): boo
   return seenDay + ttlDays < today;
 }
 
+/** A pattern's words as it is matched: its error type and message (the signature's values, not its JSON keys) and its solution. */
+export function patternText(row: Pick<ErrorPatternRowInput, 'signature_json' | 'solution'>): { signature: string; all: string } {
+  const sig = parseSignature(row.signature_json);
+  const signature = `${sig.error_type}\n${sig.message_pattern}`;
+  return { signature, all: `${signature}\n${row.solution}` };
+}
+
 function parseSignature(json: string): { error_type: string; message_pattern: string } {
   try {
     const s = JSON.parse(json) as { error_type?: unknown; message_pattern?: unknown };
@@ -80,7 +89,9 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
       const pattern = sig.message_pattern.toLowerCase();
       const exact = wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern));
       const relevance = exact ? 1 : round2(input.relevance?.get(r.pattern_hash) ?? 0);
-      return { r, sig, exact, relevance, matched: exact || relevance > 0, affinity: stackAffinity(r, input.stack) };
+      // Matched: the same message, or the error's words in its type and message (the task's words only rank it).
+      const matched = exact || (input.errorMatched?.has(r.pattern_hash) ?? false);
+      return { r, sig, exact, relevance, matched, affinity: stackAffinity(r, input.stack) };
     })
     // The error text and the task first, then the group's language, then confidence: another
     // group's pattern leads only where it matches the request better.

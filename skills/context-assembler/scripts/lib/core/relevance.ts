@@ -79,7 +79,9 @@ export function termScores<K>(perTerm: readonly (readonly K[])[], total: number)
 
 /** Words too common in a task to tell items apart. */
 const STOP_WORDS = new Set(
-  'the and for with that this from into when then than not but are was were has have had its our your their his her will would should could can may might must all any each per via use used using add adds added fix fixes fixed make makes made get gets set sets new old one two also only just more most less some such what which who how why where there here them they you out off yet'.split(' '),
+  ('the and for with that this from into when then than not but are was were has have had its our your their his her will would should could can may might must all any each per via use used using add adds added fix fixes fixed make makes made get gets set sets new old one two also only just more most less some such what which who how why where there here them they you out off yet ' +
+    // The words of any error: they tell no error from another.
+    'error errors failed failure fails exception uncaught unexpected unknown cannot found line').split(' '),
 );
 
 /** The words of a text that can match: lower-cased runs of letters and digits of 3 or more, stop words left out. */
@@ -101,6 +103,19 @@ export function wordScores<K>(query: string | null, items: readonly { key: K; te
   if (terms.length === 0) return undefined;
   const words = items.map((i) => ({ key: i.key, words: wordsOf(i.text) }));
   return termScores(terms.map((t) => words.filter((w) => w.words.has(t)).map((w) => w.key)), items.length);
+}
+
+/** How many distinct words of the query (its first `maxTerms`) each item holds; items holding none are absent. */
+export function wordMatches<K>(query: string | null, items: readonly { key: K; text: string }[], maxTerms = Infinity): Map<K, number> {
+  const out = new Map<K, number>();
+  if (query === null) return out;
+  const terms = [...wordsOf(query)].slice(0, maxTerms);
+  for (const item of items) {
+    const words = wordsOf(item.text);
+    const n = terms.filter((t) => words.has(t)).length;
+    if (n > 0) out.set(item.key, n);
+  }
+  return out;
 }
 
 /** The segments of a path: `./src\\auth/` → [src, auth]. */

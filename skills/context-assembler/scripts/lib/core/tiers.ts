@@ -118,11 +118,17 @@ export const TIER_RULES: readonly TierRule[] = [
 ];
 
 export function tierOf(subject: TierSubject, purpose: Purpose): Tier {
-  for (const rule of TIER_RULES) {
+  const at = tierRuleOf(subject, purpose);
+  return TIER_RULES[at]?.tier ?? 3;
+}
+
+/** The index in TIER_RULES of the rule that gives the subject its tier (how essential it is: lower first). */
+export function tierRuleOf(subject: TierSubject, purpose: Purpose): number {
+  for (const [i, rule] of TIER_RULES.entries()) {
     if (rule.purposes && !rule.purposes.includes(purpose)) continue;
-    if (rule.test(subject)) return rule.tier;
+    if (rule.test(subject)) return i;
   }
-  return 3;
+  return TIER_RULES.length;
 }
 
 /** The purpose's budget split as fractions of the block's budget, Tier 1 first (config: percentages). */
@@ -169,22 +175,28 @@ export interface FitResult {
 const ix = (tier: Tier) => (tier - 1) as 0 | 1 | 2;
 
 /**
- * Tier 1's own order, whatever the purpose: the kinds in the order the tier table names them (the
- * group's failures, decisions and critical packages, the error pattern matching --error, then the
- * current state's reasoning), so that a bounded Tier 1 keeps what the table puts first.
+ * Tier 1's own order, whatever the purpose: by the tier table's rule that made each item essential
+ * (the group's newest failures, then its decisions, its critical packages, the error pattern
+ * matching --error, the current state's reasoning, …), so that a bounded Tier 1 keeps what the
+ * table puts first; among items of one rule, the kinds in this order, each as ranked.
  */
 export const TIER1_KIND_ORDER: readonly ItemKind[] = ['package', 'error_pattern', 'reasoning'];
 
-/** Items in the order they are considered: by tier, then by the kind order (Tier 1's own, else the purpose's), then as given. */
-export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'>>(items: readonly T[], purpose: Purpose): T[] {
+/**
+ * Items in the order they are considered: by tier, then (Tier 1) by `essential` (each item's
+ * tier rule, by key; absent: after those given) and Tier 1's kind order, else by the purpose's
+ * kind order, then as given.
+ */
+export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'> & { key?: string }>(items: readonly T[], purpose: Purpose, essential?: ReadonlyMap<string, number>): T[] {
   // A kind the order does not name goes after those it names.
   const place = (kind: ItemKind, tier: Tier) => {
     const kinds = tier === 1 ? TIER1_KIND_ORDER : KIND_ORDER[purpose];
     return kinds.includes(kind) ? kinds.indexOf(kind) : kinds.length;
   };
+  const rule = (item: T) => (item.tier === 1 && essential !== undefined && item.key !== undefined ? (essential.get(item.key) ?? TIER_RULES.length) : 0);
   return items
     .map((item, at) => ({ item, at }))
-    .sort((a, b) => a.item.tier - b.item.tier || place(a.item.kind, a.item.tier) - place(b.item.kind, b.item.tier) || a.at - b.at)
+    .sort((a, b) => a.item.tier - b.item.tier || rule(a.item) - rule(b.item) || place(a.item.kind, a.item.tier) - place(b.item.kind, b.item.tier) || a.at - b.at)
     .map((x) => x.item);
 }
 
