@@ -19,10 +19,13 @@
 // config carries BAZINGA's shipped enable_fts5: false (relevance.mjs), and, in the client's cached
 // copy of the plugin, removes what only development needs (the devDependencies the client's
 // `npm ci` installed, test/ and bench/), so the copy holds what runs.
+// In a BAZINGA project with a database it then starts `bazinga-db index-search` as a detached,
+// low-priority process, so the search index is built outside the orchestrator's spawns.
 // Plain JavaScript with no dependencies: it has to run before any are installed.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyRelevance, planRelevance } from './relevance.mjs';
@@ -221,8 +224,33 @@ async function main() {
   }
 }
 
+/**
+ * Builds the session's search index outside the spawns: in a BAZINGA project with a database, once
+ * the dependencies are in place, `bazinga-db index-search` starts as a detached process at the
+ * lowest priority (the schema step and every row not yet indexed, in short transactions), so no
+ * spawn of the orchestrator pays for it. It ends by itself; a second one finds the first running.
+ */
+function indexInBackground() {
+  const project = process.env.CLAUDE_PROJECT_DIR;
+  if (!project || process.argv[2] !== undefined) return;
+  if (!fs.existsSync(path.join(project, 'bazinga', 'bazinga.db')) || dependencyState() !== 'ok') return;
+  const child = spawn(process.execPath, [path.join(root, 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs'), '--quiet', '--project-root', project, 'index-search'], {
+    cwd: project,
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.on('error', () => {});
+  try {
+    if (child.pid !== undefined) os.setPriority(child.pid, 19);
+  } catch {
+    // runs at the default priority
+  }
+  child.unref();
+}
+
 try {
   await main();
+  indexInBackground();
 } catch (err) {
   say(`bootstrap failed (${err instanceof Error ? err.message : String(err)}). Run by hand: cd "${root}" && npm ${installArgs.slice(0, 2).join(' ')}`);
 }

@@ -242,6 +242,18 @@ function relevance(project: string, dryRun: boolean): void {
   process.stdout.write(`${plan.line}\n`);
 }
 
+/**
+ * Builds the project's search index outside the orchestrator's spawns: with a database and the
+ * installed dependencies, the installed bazinga-db's `index-search --background` (a detached,
+ * lowest-priority process; it says nothing and ends by itself).
+ */
+function indexInBackground(project: string, depsInstalled: boolean): void {
+  if (!depsInstalled || !fs.existsSync(path.join(project, 'bazinga', 'bazinga.db'))) return;
+  const launcher = path.join(project, '.claude', 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs');
+  const r = spawnSync(process.execPath, [launcher, '--quiet', '--project-root', project, 'index-search', '--background'], { encoding: 'utf8', timeout: 30_000 });
+  if (r.status === 0) process.stdout.write('Search index: being built in the background (bazinga-db index-search), so no spawn pays for it.\n');
+}
+
 export function main(argv: readonly string[]): number {
   process.stdout.off('error', ignoreEpipe).on('error', ignoreEpipe);
   const flags = new Set(argv.filter((a) => a.startsWith('-')));
@@ -309,6 +321,7 @@ export function main(argv: readonly string[]): number {
     });
     if (r.status !== 0) return 1;
   }
+  indexInBackground(project, deps);
   process.stdout.write(`Done.\n${nextStep(flow, project, false, wireAsked)}`);
   return 0;
 }

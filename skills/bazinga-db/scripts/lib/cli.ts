@@ -15,7 +15,7 @@ import { BazingaError, printError, usage } from './errors.ts';
 import { parseInteger } from './validate.ts';
 import { markRunComplete } from './runComplete.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
-import { defaultRelaunch, runChild } from './relaunch.ts';
+import { defaultRelaunch, runChild, startDetached } from './relaunch.ts';
 import { Relayed } from './commands/types.ts';
 
 export interface CliIo {
@@ -159,6 +159,8 @@ export const COMMAND_ACCESS: Readonly<Record<string, Access | ((args: ParsedArgs
   'detect-paths': 'none',
   // Counting what would change writes nothing.
   'redact-existing': (args) => (args.bools.has('--dry-run') ? 'read' : 'write'),
+  // In the background it only starts itself again (the started process writes).
+  'index-search': (args) => (args.bools.has('--background') ? 'none' : 'write'),
   'save-memory': 'write',
   'get-memory': 'read',
   'search-memories': 'read',
@@ -226,6 +228,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       },
       redactor: () => new Redactor((policy ??= redactionPolicy(ctx.paths().projectRoot))),
       again: (o) => runChild(defaultRelaunch(), argv, { cwd: io.cwd, env: io.env, ...o }),
+      detach: (drop) => startDetached(defaultRelaunch(), argv.filter((a, i) => !(a === drop && i > argv.indexOf(opts.command ?? ''))), { cwd: io.cwd, env: io.env }),
       readOnlyDb: () => {
         const conn = ctx.db();
         if (conn.readonly) {

@@ -49,6 +49,7 @@ export { countSessions, findSession, getProjectId, listRecentSessionIds, session
 export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
 export { listQuotableTexts, readSpawnState, type SpawnState } from './repo/spawnState.ts';
 export { markRunComplete } from './runComplete.ts';
+export { indexerRunning } from './indexLock.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).

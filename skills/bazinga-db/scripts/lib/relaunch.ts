@@ -6,7 +6,8 @@
  * printed, or stops it when its time is up. A child never outlives its bound or its parent: a
  * watchdog thread of its own ends it (see watchOver).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,4 +91,22 @@ export function watchOver(boundMs: number): void {
     { eval: true, workerData: { ms: boundMs + CHILD_GRACE_MS, parent: process.ppid, self: process.pid } },
   );
   worker.unref();
+}
+
+/**
+ * Starts `argv` as a detached process of its own (its own session, no terminal, no output), at
+ * the lowest scheduling priority the system allows it, and leaves it running: a job that must not
+ * slow what the user waits for. Returns its process id.
+ */
+export function startDetached(command: readonly string[], argv: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): number {
+  const [program, ...prefix] = command as [string, ...string[]];
+  const child = spawn(program, [...prefix, ...argv], { cwd: opts.cwd, env: opts.env, detached: true, stdio: 'ignore' });
+  child.on('error', () => {}); // a program that cannot start: nothing to report to a caller that has moved on
+  try {
+    if (child.pid !== undefined) os.setPriority(child.pid, 19);
+  } catch {
+    // a priority it may not lower: it runs at the default one
+  }
+  child.unref();
+  return child.pid ?? 0;
 }

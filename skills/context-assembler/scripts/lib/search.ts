@@ -17,6 +17,7 @@ import {
   planTextQuery,
   scorePackage,
   searchIndexBehind,
+  indexerRunning,
   searchRequestPackages,
   syncSearchIndex,
   writeTransaction,
@@ -153,6 +154,12 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
   if (db.readonly) return;
   try {
     if (searchIndexBehind(db).length === 0) return;
+    // The whole index is being built in the background (index-search): the spawn leaves it to that
+    // process and ranks with what is indexed so far.
+    if (indexerRunning(db.name) !== undefined) {
+      warn('context-assembler: the search index is being built in the background; ranked with what is indexed so far');
+      return;
+    }
     const report = writeTransaction(db, () =>
       // Rows other tools wrote are redacted in place as they are first indexed.
       syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: config.relevance.index_budget_ms, scrub: redactionPolicyOf(config) }),

@@ -21,6 +21,8 @@ export interface CommandContext {
   warn: (line: string) => void;
   /** This invocation run again in a child process (relaunch.ts), stopped after timeoutMs. */
   again(opts: { timeoutMs: number }): ChildRun;
+  /** This invocation started again as a detached, low-priority process without `drop` among its arguments; its process id. */
+  detach(drop: string): number;
 }
 
 /** What a command returns when a child process printed its result: relayed as it is. */

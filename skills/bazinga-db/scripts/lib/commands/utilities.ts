@@ -1,15 +1,17 @@
 /** Commands: read-only query, integrity check, path detection, re-redaction of stored rows. */
+import fs from 'node:fs';
 import path from 'node:path';
-import { BazingaError, invalid, usage } from '../errors.ts';
+import { BazingaError, invalid, notFound, usage } from '../errors.ts';
 import { stmt, writeTransaction } from '../statements.ts';
 import { redactExistingRows } from '../repo/redactExisting.ts';
-import { resetSearchIndex } from '../repo/searchIndex.ts';
+import { resetSearchIndex, searchIndexBehind, syncSearchIndex } from '../repo/searchIndex.ts';
 import { SEARCH_TABLES } from '../schema.ts';
 import { rejectProblem, Relayed, type Command, type CommandContext } from './types.ts';
 import type { ChildRun } from '../relaunch.ts';
 import { isChild, watchOver } from '../relaunch.ts';
+import { indexLockOf, takeIndexLock } from '../indexLock.ts';
 import { sidecarKeeper } from '../reader.ts';
-import { redactionPolicy } from '../settings.ts';
+import { indexSettings, redactionPolicy } from '../settings.ts';
 import { parseInteger } from '../validate.ts';
 
 type Bindable = string | number | bigint | null;
@@ -221,4 +223,48 @@ const redactExisting: Command = {
   },
 };
 
-export const utilityCommands: Command[] = [query, integrityCheck, detectPaths, redactExisting];
+/** How long one transaction of a whole-index run may index (each batch its own short transaction, so no writer waits long). */
+export const INDEX_SLICE_MS = 200;
+
+
+const indexSearch: Command = {
+  name: 'index-search',
+  synopsis: 'index-search [--max-ms N] [--background]',
+  flags: { '--max-ms': 'value', '--background': 'bool' },
+  maxPositionals: 0,
+  run(args, ctx) {
+    rejectProblem(args);
+    const maxMs = args.values.has('--max-ms') ? parseInteger('--max-ms', args.values.get('--max-ms') as string, 1) : Infinity;
+    const dbPath = ctx.paths().dbPath;
+    if (args.bools.has('--background')) {
+      // Nothing to index where no database is; the started process does the rest (the schema step too).
+      if (!fs.existsSync(dbPath)) return { success: true, started: false, reason: `no database at ${dbPath}` };
+      return { success: true, started: true, pid: ctx.detach('--background') };
+    }
+    if (!fs.existsSync(dbPath)) throw notFound(`Database not found: ${dbPath} (create-session creates it)`);
+    const lock = indexLockOf(dbPath);
+    if (!takeIndexLock(lock)) return { success: true, complete: false, skipped: 'another index-search is running on this database' };
+    try {
+      const db = ctx.db();
+      const root = ctx.paths().projectRoot;
+      const settings = indexSettings(root);
+      const policy = redactionPolicy(root);
+      const started = performance.now();
+      const indexed = { packages: 0, reasoning: 0, patterns: 0, strategies: 0 };
+      let rounds = 0;
+      let backlog = 0;
+      do {
+        const r = writeTransaction(db, () => syncSearchIndex(db, { projectRoot: root, artifactBytes: settings.artifactBytes, budgetMs: INDEX_SLICE_MS, scrub: policy }));
+        for (const part of Object.keys(indexed) as (keyof typeof indexed)[]) indexed[part] += r[part];
+        backlog = r.backlog;
+        rounds++;
+      } while (searchIndexBehind(db).length > 0 && performance.now() - started < maxMs);
+      const complete = searchIndexBehind(db).length === 0;
+      return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(performance.now() - started) };
+    } finally {
+      fs.rmSync(lock, { force: true });
+    }
+  },
+};
+
+export const utilityCommands: Command[] = [query, integrityCheck, detectPaths, redactExisting, indexSearch];

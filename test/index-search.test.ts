@@ -1,0 +1,119 @@
+/**
+ * The search index built outside the spawns: `bazinga-db index-search` indexes every row not yet
+ * indexed in short transactions (one indexer at a time), `--background` starts it detached at the
+ * lowest priority, and the plugin's SessionStart hook starts it in a BAZINGA project. Real
+ * processes where the point is a process; the rest in process.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyFixture, makeProject, REPO_ROOT, type Project } from './helpers.ts';
+import { bazingaDbIn } from './inProcess.ts';
+
+const projects: Project[] = [];
+afterEach(() => {
+  for (const p of projects.splice(0)) p.cleanup();
+});
+const fixture = () => {
+  const p = copyFixture('ca-index-search-');
+  projects.push(p);
+  return p;
+};
+
+/** Rows indexed against rows stored (packages, reasoning rows). */
+function coverage(dbPath: string): { packages: [number, number]; reasoning: [number, number] } {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    const has = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'ca_fts_packages'").get() as { n: number }).n > 0;
+    return {
+      packages: [has ? n('SELECT count(*) AS n FROM ca_fts_packages') : 0, n('SELECT count(*) AS n FROM context_packages')],
+      reasoning: [has ? n('SELECT count(*) AS n FROM ca_fts_reasoning') : 0, n("SELECT count(*) AS n FROM orchestration_logs WHERE log_type = 'reasoning'")],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+async function until(ok: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (ok()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return ok();
+}
+
+describe('bazinga-db index-search', () => {
+  it('indexes every row of a database BAZINGA made (never indexed), then finds nothing left', () => {
+    const p = fixture();
+    const first = bazingaDbIn(p, ['index-search']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.json).toMatchObject({ success: true, complete: true, backlog: 0 });
+    const c = coverage(p.dbPath);
+    expect(c.packages[0]).toBe(c.packages[1]);
+    expect(c.reasoning[0]).toBe(c.reasoning[1]);
+    expect(first.json.indexed.packages).toBe(c.packages[1]);
+    const again = bazingaDbIn(p, ['index-search']);
+    expect(again.json).toMatchObject({ complete: true, indexed: { packages: 0, reasoning: 0, patterns: 0, strategies: 0 } });
+  });
+
+  it('one indexer at a time: a live holder of the lock is left alone, a dead one is taken over', () => {
+    const p = fixture();
+    const lock = `${p.dbPath}.index-search.pid`;
+    fs.writeFileSync(lock, String(process.pid));
+    expect(bazingaDbIn(p, ['index-search']).json).toEqual({ success: true, complete: false, skipped: 'another index-search is running on this database' });
+    expect(coverage(p.dbPath).packages[0]).toBe(0);
+    fs.writeFileSync(lock, '2147483646');
+    expect(bazingaDbIn(p, ['index-search']).json).toMatchObject({ complete: true });
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+
+  it.each([
+    [['index-search', '--max-ms', '0'], 'VALIDATION', '--max-ms must be >= 1, got 0'],
+    [['index-search', 'extra'], 'USAGE', "Unexpected argument 'extra'"],
+  ])('%j: %s', (args, code, message) => {
+    const r = bazingaDbIn(fixture(), args);
+    expect(r.error).toMatchObject({ code, error: message });
+  });
+
+  it('without a database: NOT_FOUND in the foreground, nothing started in the background', () => {
+    const p = makeProject('ca-index-none-');
+    projects.push(p);
+    fs.mkdirSync(path.dirname(p.dbPath), { recursive: true });
+    expect(bazingaDbIn(p, ['index-search']).error?.code).toBe('NOT_FOUND');
+    expect(bazingaDbIn(p, ['index-search', '--background']).json).toMatchObject({ success: true, started: false });
+    expect(fs.existsSync(p.dbPath)).toBe(false);
+  });
+
+  it('--background returns at once and the detached indexer completes the index', async () => {
+    const p = fixture();
+    const r = bazingaDbIn(p, ['index-search', '--background']);
+    expect(r.json).toMatchObject({ success: true, started: true });
+    expect(r.json.pid).toBeGreaterThan(0);
+    expect(await until(() => { const c = coverage(p.dbPath); return c.packages[0] === c.packages[1] && c.packages[1] > 0 && !fs.existsSync(`${p.dbPath}.index-search.pid`); }, 30_000)).toBe(true);
+  });
+
+  it("the plugin's SessionStart hook (bootstrap.mjs) starts it in the session's BAZINGA project and returns at once", async () => {
+    const p = fixture();
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'hooks', 'bootstrap.mjs')], { env: { ...process.env, CLAUDE_PROJECT_DIR: p.root }, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(0);
+    expect(await until(() => { const c = coverage(p.dbPath); return c.packages[0] === c.packages[1] && c.reasoning[0] === c.reasoning[1]; }, 30_000)).toBe(true);
+  });
+
+  it('a spawn while the indexer runs leaves the backlog to it: one stderr line, the block all the same', () => {
+    const p = fixture();
+    fs.writeFileSync(`${p.dbPath}.index-search.pid`, String(process.pid));
+    const r = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'), '--project-root', p.root, '--session', 'bazinga_20251201_090000', '--group', 'AUTH', '--agent', 'qa_expert'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^## Context for qa_expert\n/);
+    expect(r.stdout).not.toContain('Fallback Mode');
+    expect(r.stderr).toBe('⚠ context-assembler: the search index is being built in the background; ranked with what is indexed so far\n');
+    expect(coverage(p.dbPath).packages[0]).toBe(0);
+  });
+});
