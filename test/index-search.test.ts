@@ -70,6 +70,34 @@ describe('bazinga-db index-search', () => {
     expect(fs.existsSync(lock)).toBe(false);
   });
 
+  it('a lock no indexer touched for 30 s is stale, whoever holds its pid now (a killed indexer, a reused pid, a zombie)', () => {
+    const p = fixture();
+    const lock = `${p.dbPath}.index-search.pid`;
+    fs.writeFileSync(lock, String(process.pid)); // a live pid, but not an indexer's
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(lock, old, old);
+    expect(bazingaDbIn(p, ['index-search']).json).toMatchObject({ complete: true });
+    expect(fs.existsSync(lock)).toBe(false);
+    // A lock being written (empty, fresh) counts as held.
+    fs.writeFileSync(lock, '');
+    expect(bazingaDbIn(p, ['index-search']).json).toMatchObject({ skipped: 'another index-search is running on this database' });
+    expect(fs.readFileSync(lock, 'utf8')).toBe('');
+  });
+
+  it('nothing to do where relevance is off or the database file is empty (no schema made in it)', () => {
+    const off = fixture();
+    fs.writeFileSync(path.join(off.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { enable_fts5: false } }));
+    expect(bazingaDbIn(off, ['index-search']).json).toEqual({ success: true, complete: false, skipped: 'relevance is off (context_engineering.enable_fts5: false)' });
+    expect(bazingaDbIn(off, ['index-search', '--background']).json).toMatchObject({ started: false });
+    expect(coverage(off.dbPath).packages[0]).toBe(0);
+    const empty = makeProject('ca-index-empty-');
+    projects.push(empty);
+    fs.mkdirSync(path.dirname(empty.dbPath), { recursive: true });
+    fs.writeFileSync(empty.dbPath, '');
+    expect(bazingaDbIn(empty, ['index-search']).json).toMatchObject({ complete: false, skipped: expect.stringContaining('no database at') });
+    expect(fs.statSync(empty.dbPath).size).toBe(0);
+  });
+
   it.each([
     [['index-search', '--max-ms', '0'], 'VALIDATION', '--max-ms must be >= 1, got 0'],
     [['index-search', 'extra'], 'USAGE', "Unexpected argument 'extra'"],

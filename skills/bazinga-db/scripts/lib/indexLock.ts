@@ -1,21 +1,33 @@
 /**
  * The lock of a whole-index run (`index-search`): the file `<db>.index-search.pid` holds the
- * running indexer's process id. One indexer at a time; a spawn that finds one running leaves the
- * backlog to it.
+ * running indexer's process id, and the indexer touches it after every transaction. One indexer at
+ * a time; a spawn that finds one running leaves the backlog to it. A lock counts only while it is
+ * fresh (touched within LOCK_STALE_MS): an indexer killed without cleaning up (SIGTERM, OOM, a
+ * container stop) leaves a lock that expires, even when its pid is reused by another process or
+ * lingers as a zombie.
  */
 import fs from 'node:fs';
 
 export const indexLockOf = (dbPath: string) => `${dbPath}.index-search.pid`;
 
-/** The live process holding the lock of `dbPath`'s indexer, or undefined (none, or a dead one's). */
-export function indexerRunning(dbPath: string): number | undefined {
+/** How long a lock stays live without its indexer touching it (a transaction takes about 0.2 s). */
+export const LOCK_STALE_MS = 30_000;
+
+/** The process holding a live lock on `dbPath`'s indexer, or undefined (none, stale, or a dead holder's). */
+export function indexerRunning(dbPath: string, nowMs = Date.now()): number | undefined {
+  const file = indexLockOf(dbPath);
   let holder: number;
+  let mtime: number;
   try {
-    holder = Number(fs.readFileSync(indexLockOf(dbPath), 'utf8').trim());
+    mtime = fs.statSync(file).mtimeMs;
+    holder = Number(fs.readFileSync(file, 'utf8').trim());
   } catch {
     return undefined;
   }
-  if (!Number.isInteger(holder) || holder <= 0) return undefined;
+  if (nowMs - mtime > LOCK_STALE_MS) return undefined;
+  // Being written (created, its pid not yet in it): live while fresh.
+  if (holder === 0) return -1;
+  if (!Number.isInteger(holder) || holder < 0) return undefined;
   try {
     process.kill(holder, 0);
     return holder;
@@ -25,17 +37,37 @@ export function indexerRunning(dbPath: string): number | undefined {
   }
 }
 
-/** Takes the indexer's lock; false when another live indexer holds it. A dead holder's lock is taken over. */
+/** Takes the indexer's lock; false when a live indexer holds it. A stale or dead holder's lock is taken over. */
 export function takeIndexLock(file: string): boolean {
+  const dbPath = file.slice(0, -'.index-search.pid'.length);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return true; // a folder it cannot write: no lock to take, index anyway
-      if (indexerRunning(file.slice(0, -'.index-search.pid'.length)) !== undefined) return false;
+      if (indexerRunning(dbPath) !== undefined) return false;
       fs.rmSync(file, { force: true });
     }
   }
   return false;
+}
+
+/** Marks the lock as held a while longer (after each transaction). */
+export function touchIndexLock(file: string): void {
+  try {
+    const now = new Date();
+    fs.utimesSync(file, now, now);
+  } catch {
+    // gone or not ours to touch: the run goes on
+  }
+}
+
+/** Removes the lock if it is still this process's (another indexer may have taken over a lock it judged stale). */
+export function releaseIndexLock(file: string): void {
+  try {
+    if (Number(fs.readFileSync(file, 'utf8').trim()) === process.pid) fs.rmSync(file, { force: true });
+  } catch {
+    // already gone
+  }
 }

@@ -100,6 +100,11 @@ export function indexSettings(projectRoot: string): IndexSettings {
   return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: whole(r.index_budget_ms, defaults.budgetMs) };
 }
 
+/** Whether the project has relevance on (`context_engineering.enable_fts5`, true unless set false). */
+export function relevanceEnabled(projectRoot: string): boolean {
+  return configSection(projectRoot).enable_fts5 !== false;
+}
+
 /** Characters of a reasoning entry's content a block shows (the assembler's default when the file says nothing). */
 export function reasoningContentChars(projectRoot: string): number {
   const reasoning = configSection(projectRoot).reasoning;

@@ -9,9 +9,9 @@ import { SEARCH_TABLES } from '../schema.ts';
 import { rejectProblem, Relayed, type Command, type CommandContext } from './types.ts';
 import type { ChildRun } from '../relaunch.ts';
 import { isChild, watchOver } from '../relaunch.ts';
-import { indexLockOf, takeIndexLock } from '../indexLock.ts';
+import { indexLockOf, releaseIndexLock, takeIndexLock, touchIndexLock } from '../indexLock.ts';
 import { sidecarKeeper } from '../reader.ts';
-import { indexSettings, redactionPolicy } from '../settings.ts';
+import { indexSettings, redactionPolicy, relevanceEnabled } from '../settings.ts';
 import { parseInteger } from '../validate.ts';
 
 type Bindable = string | number | bigint | null;
@@ -236,17 +236,25 @@ const indexSearch: Command = {
     rejectProblem(args);
     const maxMs = args.values.has('--max-ms') ? parseInteger('--max-ms', args.values.get('--max-ms') as string, 1) : Infinity;
     const dbPath = ctx.paths().dbPath;
+    const root = ctx.paths().projectRoot;
+    // Nothing to index where relevance is off, or no database (or an empty file) is.
+    const idle = !relevanceEnabled(root)
+      ? 'relevance is off (context_engineering.enable_fts5: false)'
+      : !fs.existsSync(dbPath) || fs.statSync(dbPath).size === 0
+        ? `no database at ${dbPath}`
+        : undefined;
     if (args.bools.has('--background')) {
-      // Nothing to index where no database is; the started process does the rest (the schema step too).
-      if (!fs.existsSync(dbPath)) return { success: true, started: false, reason: `no database at ${dbPath}` };
-      return { success: true, started: true, pid: ctx.detach('--background') };
+      if (idle !== undefined) return { success: true, started: false, reason: idle };
+      // The started process does the rest (the schema step too).
+      const pid = ctx.detach('--background');
+      return pid > 0 ? { success: true, started: true, pid } : { success: true, started: false, reason: 'the process could not be started' };
     }
-    if (!fs.existsSync(dbPath)) throw notFound(`Database not found: ${dbPath} (create-session creates it)`);
+    if (idle !== undefined && !fs.existsSync(dbPath)) throw notFound(`Database not found: ${dbPath} (create-session creates it)`);
+    if (idle !== undefined) return { success: true, complete: false, skipped: idle };
     const lock = indexLockOf(dbPath);
     if (!takeIndexLock(lock)) return { success: true, complete: false, skipped: 'another index-search is running on this database' };
     try {
       const db = ctx.db();
-      const root = ctx.paths().projectRoot;
       const settings = indexSettings(root);
       const policy = redactionPolicy(root);
       const started = performance.now();
@@ -258,11 +266,12 @@ const indexSearch: Command = {
         for (const part of Object.keys(indexed) as (keyof typeof indexed)[]) indexed[part] += r[part];
         backlog = r.backlog;
         rounds++;
+        touchIndexLock(lock);
       } while (searchIndexBehind(db).length > 0 && performance.now() - started < maxMs);
       const complete = searchIndexBehind(db).length === 0;
       return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(performance.now() - started) };
     } finally {
-      fs.rmSync(lock, { force: true });
+      releaseIndexLock(lock);
     }
   },
 };
