@@ -194,29 +194,34 @@ export type Section = (typeof SECTIONS)[number];
 /** The case keys each section showed, in order. */
 export type Shown = Record<Section, string[]>;
 
-/** Runs the rank and reasoning steps for the case under one mode; returns what was shown. */
-export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weights?: Partial<Config['ranking']['weights']>, limit: number | null = null): Shown {
-  const implicit = mode.endsWith('implicit');
-  const request: AssemblyRequest = {
+/**
+ * The case's request as the orchestrator would make it: its agent and iteration, for `group`;
+ * with `implicit`, without the task, error and scope (what a BAZINGA orchestrator passes).
+ */
+function requestFor(c: Case, opts: { group: string; implicit: boolean; limit: number | null }, nowMs: number): AssemblyRequest {
+  return {
     session: SESSION,
-    group: c.group.id,
+    group: opts.group,
     agent: c.request.agent as AssemblyRequest['agent'],
     model: 'sonnet',
     current_tokens: 0,
     iteration: c.request.iteration,
-    limit,
+    limit: opts.limit,
     include_reasoning: true,
     reasoning_level: 'medium',
     now: new Date(nowMs).toISOString(),
     // Redacted at the edge, as the scripts' shell does (the request's texts are redacted: assembly-document.md).
-    task: implicit || c.request.task === null ? null : redactText(c.request.task),
-    error: implicit || c.request.error === null ? null : redactText(c.request.error),
-    scope: implicit ? null : c.request.scope,
+    task: opts.implicit || c.request.task === null ? null : redactText(c.request.task),
+    error: opts.implicit || c.request.error === null ? null : redactText(c.request.error),
+    scope: opts.implicit ? null : c.request.scope,
     lang: null,
     framework: null,
   };
-  const config = configFor(mode, weights);
-  const deps: Deps = {
+}
+
+/** The steps' dependencies on a case's database: a dry run, one token per four characters. */
+function depsFor(built: CaseDb, config: Config): Deps {
+  return {
     config,
     counter: exactCounter((text) => Math.ceil(text.length / 4)),
     redact: (t) => redactText(t),
@@ -226,6 +231,14 @@ export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weigh
     dryRun: true,
     warn: () => {},
   };
+}
+
+/** Runs the rank and reasoning steps for the case under one mode; returns what was shown. */
+export function showFor(c: Case, built: CaseDb, mode: Mode, nowMs: number, weights?: Partial<Config['ranking']['weights']>, limit: number | null = null): Shown {
+  const implicit = mode.endsWith('implicit');
+  const request = requestFor(c, { group: c.group.id, implicit, limit }, nowMs);
+  const config = configFor(mode, weights);
+  const deps = depsFor(built, config);
   let doc: AssemblyDoc = zoneStep(request, config);
   doc = reasoningStep(rankStep(doc, deps), deps);
   return {
@@ -486,33 +499,8 @@ export function budgetEvaluation(cases: readonly Case[]): { plain: BudgetFigures
       const built = buildCaseDb(variant, nowMs);
       try {
         for (const group of [variant.group.id, 'global']) {
-          const request: AssemblyRequest = {
-            session: SESSION,
-            group,
-            agent: variant.request.agent as AssemblyRequest['agent'],
-            model: 'sonnet',
-            current_tokens: 0,
-            iteration: variant.request.iteration,
-            limit: null,
-            include_reasoning: true,
-            reasoning_level: 'medium',
-            now: new Date(nowMs).toISOString(),
-            task: variant.request.task === null ? null : redactText(variant.request.task),
-            error: variant.request.error === null ? null : redactText(variant.request.error),
-            scope: variant.request.scope,
-            lang: null,
-            framework: null,
-          };
-          const deps: Deps = {
-            config: DEFAULT_CONFIG,
-            counter: exactCounter((text) => Math.ceil(text.length / 4)),
-            redact: (t) => redactText(t),
-            db: () => built.db,
-            projectRoot: built.root,
-            explain: false,
-            dryRun: true,
-            warn: () => {},
-          };
+          const request = requestFor(variant, { group, implicit: false, limit: null }, nowMs);
+          const deps = depsFor(built, DEFAULT_CONFIG);
           const doc = advance({ ...zoneStep(request, DEFAULT_CONFIG), context_budget: TIGHT_BUDGET }, 'reasoning', deps);
           const t = doc.truncation;
           const f = out[store];
