@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 
-export const indexLockOf = (dbPath: string) => `${dbPath}.index-search.pid`;
+const indexLockOf = (dbPath: string) => `${dbPath}.index-search.pid`;
 
 /** How long a lock stays live without its indexer touching it (a transaction takes about 0.2 s). */
 export const LOCK_STALE_MS = 30_000;
@@ -37,9 +37,9 @@ export function indexerRunning(dbPath: string, nowMs = Date.now()): number | und
   }
 }
 
-/** Takes the indexer's lock; false when a live indexer holds it. A stale or dead holder's lock is taken over. */
-export function takeIndexLock(file: string): boolean {
-  const dbPath = file.slice(0, -'.index-search.pid'.length);
+/** Takes the lock of `dbPath`'s indexer; false when a live indexer holds it. A stale or dead holder's lock is taken over. */
+export function takeIndexLock(dbPath: string): boolean {
+  const file = indexLockOf(dbPath);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
@@ -54,17 +54,18 @@ export function takeIndexLock(file: string): boolean {
 }
 
 /** Marks the lock as held a while longer (after each transaction). */
-export function touchIndexLock(file: string): void {
+export function touchIndexLock(dbPath: string): void {
   try {
     const now = new Date();
-    fs.utimesSync(file, now, now);
+    fs.utimesSync(indexLockOf(dbPath), now, now);
   } catch {
     // gone or not ours to touch: the run goes on
   }
 }
 
 /** Removes the lock if it is still this process's (another indexer may have taken over a lock it judged stale). */
-export function releaseIndexLock(file: string): void {
+export function releaseIndexLock(dbPath: string): void {
+  const file = indexLockOf(dbPath);
   try {
     if (Number(fs.readFileSync(file, 'utf8').trim()) === process.pid) fs.rmSync(file, { force: true });
   } catch {

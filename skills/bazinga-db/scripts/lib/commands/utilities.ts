@@ -9,7 +9,7 @@ import { SEARCH_TABLES } from '../schema.ts';
 import { rejectProblem, Relayed, type Command, type CommandContext } from './types.ts';
 import type { ChildRun } from '../relaunch.ts';
 import { isChild, watchOver } from '../relaunch.ts';
-import { indexLockOf, releaseIndexLock, takeIndexLock, touchIndexLock } from '../indexLock.ts';
+import { releaseIndexLock, takeIndexLock, touchIndexLock } from '../indexLock.ts';
 import { sidecarKeeper } from '../reader.ts';
 import { indexSettings, redactionPolicy, relevanceEnabled } from '../settings.ts';
 import { parseInteger } from '../validate.ts';
@@ -224,8 +224,7 @@ const redactExisting: Command = {
 };
 
 /** How long one transaction of a whole-index run may index (each batch its own short transaction, so no writer waits long). */
-export const INDEX_SLICE_MS = 200;
-
+const INDEX_SLICE_MS = 200;
 
 const indexSearch: Command = {
   name: 'index-search',
@@ -234,7 +233,7 @@ const indexSearch: Command = {
   maxPositionals: 0,
   run(args, ctx) {
     rejectProblem(args);
-    const maxMs = args.values.has('--max-ms') ? parseInteger('--max-ms', args.values.get('--max-ms') as string, 1) : Infinity;
+    const maxMs = capFlag(args, '--max-ms', Infinity);
     const dbPath = ctx.paths().dbPath;
     const root = ctx.paths().projectRoot;
     // Nothing to index where relevance is off, or no database (or an empty file) is.
@@ -251,8 +250,7 @@ const indexSearch: Command = {
     }
     if (idle !== undefined && !fs.existsSync(dbPath)) throw notFound(`Database not found: ${dbPath} (create-session creates it)`);
     if (idle !== undefined) return { success: true, complete: false, skipped: idle };
-    const lock = indexLockOf(dbPath);
-    if (!takeIndexLock(lock)) return { success: true, complete: false, skipped: 'another index-search is running on this database' };
+    if (!takeIndexLock(dbPath)) return { success: true, complete: false, skipped: 'another index-search is running on this database' };
     try {
       const db = ctx.db();
       const settings = indexSettings(root);
@@ -266,12 +264,12 @@ const indexSearch: Command = {
         for (const part of Object.keys(indexed) as (keyof typeof indexed)[]) indexed[part] += r[part];
         backlog = r.backlog;
         rounds++;
-        touchIndexLock(lock);
+        touchIndexLock(dbPath);
       } while (searchIndexBehind(db).length > 0 && performance.now() - started < maxMs);
       const complete = searchIndexBehind(db).length === 0;
       return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(performance.now() - started) };
     } finally {
-      releaseIndexLock(lock);
+      releaseIndexLock(dbPath);
     }
   },
 };
