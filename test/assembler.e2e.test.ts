@@ -24,7 +24,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
 import { runScript, type ScriptSpec } from '../skills/context-assembler/scripts/lib/shell.ts';
-import { REPO_ROOT, S1, S2, copyFixture, envWithoutRootHints, makeProject, type Project } from './helpers.ts';
+import { REPO_ROOT, S1, S2, envWithoutRootHints, makeProject, type Project } from './helpers.ts';
+import { copyIndexedFixture } from './inProcess.ts';
 
 const SCRIPTS = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts');
 /** tsx by absolute URL, so a process can run from a folder outside the repository. */
@@ -136,8 +137,11 @@ const excludedAs = (doc: any, reason: string): number[] =>
   doc.excluded.filter((e: any) => e.kind === 'package' && e.reason === reason).map((e: any) => e.id).sort((a: number, b: number) => a - b);
 
 function query<T = Record<string, unknown>>(dbPath: string, sql: string, ...params: unknown[]): T[] {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  // Read-write with query_only: as the last connection to close it removes the -wal/-shm files a
+  // read-only connection to a WAL database would leave behind (and changes no byte).
+  const db = new Database(dbPath, { fileMustExist: true });
   try {
+    db.pragma('query_only = ON');
     return db.prepare(sql).all(...params) as T[];
   } finally {
     db.close();
@@ -173,7 +177,7 @@ const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileS
 function sharedFixture(): { get: () => Project } {
   let project: Project | undefined;
   beforeAll(() => {
-    project = copyFixture('ca-e2e-ro-');
+    project = copyIndexedFixture('ca-e2e-ro-');
   });
   afterAll(() => project?.cleanup());
   return { get: () => project as Project };
@@ -181,7 +185,7 @@ function sharedFixture(): { get: () => Project } {
 
 /** A fixture copy for one test, removed afterwards. */
 function withFixture<T>(fn: (p: Project) => T): T {
-  const p = copyFixture('ca-e2e-rw-');
+  const p = copyIndexedFixture('ca-e2e-rw-');
   try {
     return fn(p);
   } finally {
@@ -309,8 +313,7 @@ describe('consumption (§3.7)', () => {
       expect(doc.consumption).toBe('dry-run');
       expect(snapshotRows(p.dbPath)).toEqual(rowsBefore);
       // The first open may add the port's own ca_* objects (and switch the file to WAL); after that
-      // a dry run leaves the file alone. (Our own read-only snapshot above, a plain better-sqlite3
-      // connection, leaves -wal/-shm behind; the assembler's next run removes them, so take the listing after a run.)
+      // a dry run leaves the file alone.
       assembleMarkdown(p, { iteration: 1 }, ['--dry-run']);
       const bytes = sha256(p.dbPath);
       const files = fs.readdirSync(path.dirname(p.dbPath)).sort();

@@ -19,8 +19,10 @@ import { claimPackages } from '../skills/bazinga-db/scripts/lib/consume.ts';
 import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { PACKAGE_TYPES, PRIORITIES } from '../skills/bazinga-db/scripts/lib/enums.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
+import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import { COMMON_FLAGS, parseFlags, requestFromFlags } from '../skills/context-assembler/scripts/lib/params.ts';
 import { advance, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
 import { loadEnvironment, makeDeps } from '../skills/context-assembler/scripts/lib/shell.ts';
@@ -85,6 +87,8 @@ function seed(project: Project): void {
         insertConsumer(db, id, 'qa_expert');
       }
     });
+    // Indexed, as the plugin's background indexer leaves a project: the read-only steps never index.
+    writeTransaction(db, () => syncSearchIndex(db, { projectRoot: project.root, artifactBytes: DEFAULT_CONFIG.relevance.artifact_index_bytes }));
   } finally {
     db.close();
   }

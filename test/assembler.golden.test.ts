@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capturingIo } from './inProcess.ts';
+import { capturingIo, copyIndexedFixture } from './inProcess.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
 
@@ -80,7 +80,7 @@ function expectGolden(name: string, actual: string): void {
 
 let fixture: Project;
 beforeAll(() => {
-  fixture = copyFixture('ca-golden-');
+  fixture = copyIndexedFixture('ca-golden-');
 });
 afterAll(() => fixture.cleanup());
 

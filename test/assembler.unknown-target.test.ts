@@ -14,8 +14,8 @@ import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { GROUPS_NAMED, SESSIONS_COUNTED, SESSIONS_NAMED, unknownTargetWarning } from '../skills/context-assembler/scripts/lib/unknownTarget.ts';
-import { REPO_ROOT, S1, S2, copyFixture, makeProject, type Project } from './helpers.ts';
-import { capturingIo } from './inProcess.ts';
+import { REPO_ROOT, S1, S2, makeProject, type Project } from './helpers.ts';
+import { capturingIo, copyIndexedFixture } from './inProcess.ts';
 
 const NOW = '2025-12-02T12:00:00Z';
 const ASSEMBLE_SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' } as const;
@@ -30,7 +30,7 @@ function assemble(project: Project, flags: readonly string[]): { code: number; s
 describe('on the v19 fixture (sessions S1 with AUTH, CART; S2 with CHK)', () => {
   let p: Project;
   beforeAll(() => {
-    p = copyFixture('ca-unknown-');
+    p = copyIndexedFixture('ca-unknown-');
   });
   afterAll(() => p.cleanup());
 

@@ -7,7 +7,7 @@
  */
 import { runCli } from '../skills/bazinga-db/scripts/lib/cli.ts';
 import type { ScriptIo } from '../skills/context-assembler/scripts/lib/shell.ts';
-import { REPO_ROOT, bazingaDb, toResult, type Project, type RunOptions, type RunResult } from './helpers.ts';
+import { REPO_ROOT, bazingaDb, copyFixture, toResult, type Project, type RunOptions, type RunResult } from './helpers.ts';
 
 export function bazingaDbInProcess(project: Project, args: readonly string[]): { code: number; out: string; err: string } {
   let out = '';
@@ -68,4 +68,19 @@ export function capturingIo(
     now: () => (opts.now === undefined ? new Date() : new Date(opts.now)),
   };
   return { io, out: () => out, err: () => err };
+}
+
+/**
+ * A temporary copy of the v19 fixture whose search index is built (`bazinga-db index-search`, in
+ * process), as a project is once the plugin's SessionStart hook or install-skills has run: a read
+ * never indexes, so a dry run on the raw fixture ranks without relevance and says so.
+ */
+export function copyIndexedFixture(prefix = 'ca-fixture-'): Project {
+  const project = copyFixture(prefix);
+  const r = bazingaDbInProcess(project, ['index-search']);
+  if (r.code !== 0) {
+    project.cleanup();
+    throw new Error(`index-search on the fixture copy failed (exit ${r.code}): ${r.err}`);
+  }
+  return project;
 }

@@ -9,13 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bazingaDbInProcess, capturingIo } from './inProcess.ts';
+import { bazingaDbInProcess, capturingIo, copyIndexedFixture } from './inProcess.ts';
 import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
 import { searchIndexBehind } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
-import { copyFixture, makeProject, REPO_ROOT, S1, writeArtifact, type Project } from './helpers.ts';
+import { makeProject, REPO_ROOT, S1, writeArtifact, type Project } from './helpers.ts';
 
 const projects: Project[] = [];
 afterEach(() => {
@@ -152,8 +152,8 @@ describe('rows written by another tool are indexed on the next read', () => {
     after.close();
   });
 
-  it('dropping every ca_* object is harmless: the next open recreates them and the next read indexes everything again', () => {
-    const project = track(copyFixture());
+  it('dropping every ca_* object is harmless: the next open recreates them and the next recording call indexes everything again', () => {
+    const project = track(copyIndexedFixture());
     const first = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', 'clock skew tolerance', '--explain']).doc;
     const conn = new Database(project.dbPath);
     // Every ca_* object but FTS5's own shadow tables (dropped with their table).
@@ -164,7 +164,7 @@ describe('rows written by another tool are indexed on the next read', () => {
     for (const o of objects.filter((o) => o.type === 'index')) conn.exec(`DROP INDEX IF EXISTS "${o.name}"`);
     expect(conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\'").get()).toEqual({ n: 0 });
     conn.close();
-    const again = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', 'clock skew tolerance', '--explain']).doc;
+    const again = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', 'clock skew tolerance', '--explain'], undefined, { record: true }).doc;
     expect(again.packages.map((p: any) => [p.id, p.score])).toEqual(first.packages.map((p: any) => [p.id, p.score]));
     expect(again.packages[0].components.relevance).toBe(1);
   });
@@ -191,7 +191,7 @@ describe('the index is derived data: damage to it never costs the block', () => 
   });
 
   it('a corrupt full-text index: ranked without relevance, said on stderr, never the fallback block', () => {
-    const project = track(copyFixture());
+    const project = track(copyIndexedFixture());
     assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer'], undefined, { record: true });
     const conn = new Database(project.dbPath);
     conn.unsafeMode(true); // FTS5's shadow tables are read-only otherwise
@@ -226,7 +226,7 @@ describe('the index is derived data: damage to it never costs the block', () => 
 
 describe('relevance on the bundled fixture', () => {
   it('explicit, implicit and error queries are recorded in the document', () => {
-    const project = track(copyFixture());
+    const project = track(copyIndexedFixture());
     const explicit = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'refresh token reuse returns 500']).doc;
     expect(explicit.query).toMatchObject({ source: 'explicit', text: 'refresh token reuse returns 500', scope: [], scope_source: 'none' });
     const implicit = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1']).doc;
@@ -242,7 +242,7 @@ describe('relevance on the bundled fixture', () => {
   });
 
   it('--task, --error and --scope are redacted wherever they are echoed', () => {
-    const project = track(copyFixture());
+    const project = track(copyIndexedFixture());
     const token = 'ghp_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8';
     const out = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--task', `deploy with ${token}`, '--error', `401 for ${token}`, '--scope', `src/${token}`]);
     expect(out.stdout).not.toContain(token.slice(4, 20));
@@ -250,7 +250,7 @@ describe('relevance on the bundled fixture', () => {
   });
 
   it('a paraphrased error still finds its pattern first; an unrelated one is not marked as matched', () => {
-    const project = track(copyFixture());
+    const project = track(copyIndexedFixture());
     const doc = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--error', "module 'jose' could not be found from src/auth/index.ts"]).doc;
     expect(doc.error_patterns[0].error_type).toBe('ModuleNotFound');
     expect(doc.error_patterns[0].matched_error).toBe(true);
@@ -275,7 +275,7 @@ describe('relevance on the bundled fixture', () => {
 
 describe('the real command', () => {
   it('assemble --task --explain prints relevance and matched terms; the markdown block is unchanged in form', () => {
-    const project = track(copyFixture());
+    const project = track(copyIndexedFixture());
     const bin = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts', 'assemble.ts');
     const r = spawnSync(process.execPath, ['--import', 'tsx', bin, '--project-root', project.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--now', '2025-12-02T12:00:00Z', '--dry-run', '--task', 'refresh token reuse returns 500', '--format', 'json', '--explain'], { encoding: 'utf8', cwd: REPO_ROOT });
     expect(r.status).toBe(0);
@@ -348,7 +348,7 @@ describe('every relevance key does something', () => {
   });
 
   it('reasoning.weights: with --task, a relevant older entry beats the newest when relevance weighs; recency alone keeps the newest', () => {
-    const project = track(copyFixture());
+    const project = track(copyIndexedFixture());
     const args = ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--task', 'RS256 signing keys'];
     const ids = (config: object) => (assemble(project, args, config).doc.reasoning.entries as any[]).map((e) => e.id).sort((a, b) => a - b);
     // Entry 1 (the developer's first understanding, "Need RS256 JWT …") is older than entries 3 and 5.

@@ -249,6 +249,15 @@ describe('spawns of one group, as the orchestrator makes them', () => {
     const again = spawnPrompt('qa_expert', 'AUTH');
     expect(again.builder).toContain('17/17 tests pass');
     expect(onlyContextChanged(again.builder, again.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n')).toContain('17/17 tests pass');
+    // The hook's assembly is the spawn's writer of the search index: the package the original tool
+    // wrote since the last spawn is indexed (it ranks with relevance), while nothing is recorded before the block is placed.
+    const db = new Database(project.dbPath, { readonly: true });
+    try {
+      const newest = (db.prepare('SELECT max(id) AS id FROM context_packages').get() as { id: number }).id;
+      expect(db.prepare("SELECT value FROM ca_meta WHERE key = 'search.packages.hi'").get()).toEqual({ value: String(newest) });
+    } finally {
+      db.close();
+    }
   });
 
   it('a second hook run on a prompt it already served (no rebuild) changes no byte', () => {

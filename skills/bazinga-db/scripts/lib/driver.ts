@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { BazingaError } from './errors.ts';
-import { type IndexOptions } from './repo/searchIndex.ts';
 import { setBusyBudget, type DB } from './statements.ts';
 
 /**
@@ -114,11 +113,11 @@ export interface OpenOptions {
   readOnly?: boolean;
   /**
    * A reader that uses this layer's derived tables (the assembler: search index, count cache) gets
-   * those its file lacks in memory, for this connection alone; with `searchIndex`, the index is
-   * filled with these options (relevance ranks as a writer's would), else it starts empty. Without
-   * `derived` (bazinga-db's reads) a reader sees the file's own tables only.
+   * those its file lacks in memory, for this connection alone, empty: a reader never builds an
+   * index (a throw-away one cost seconds per dry run); what is not indexed ranks without relevance.
+   * Without `derived` (bazinga-db's reads) a reader sees the file's own tables only.
    */
-  derived?: { searchIndex?: IndexOptions };
+  derived?: boolean;
   /**
    * A writer whose file or folder cannot be written (a read-only file, folder or mount) opens as a
    * reader instead and calls this, rather than failing. Without it such a writer fails as before.

@@ -2,9 +2,8 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { BazingaError, toBazingaError } from './errors.ts';
-import { syncSearchIndex } from './repo/searchIndex.ts';
 import { CA_DDL, CA_OBJECTS, SEARCH_TABLES } from './schema.ts';
-import { holdingLock, retryBusy, setAbsentIndexes, stmt, type DB } from './statements.ts';
+import { retryBusy, setAbsentIndexes, stmt, type DB } from './statements.ts';
 import { connect, OpenOptions, firstWait, budgetBusy, writable } from './driver.ts';
 import { tableNames, staleSearchTables, checkSchema } from './migrate.ts';
 
@@ -17,10 +16,9 @@ export const SEARCH_OBJECTS: readonly string[] = ['ca_meta', ...SEARCH_TABLES, '
  * is NOT_FOUND: a read never creates a database. What a database never opened by a writer of this
  * product lacks is worked around for this connection alone: hints naming absent `ca_idx_*`
  * indexes are left out of its statements (stmt), and the search index, the count cache and their
- * bookkeeping are made, when `opts.derived` asks, as TEMP tables (in memory, for this connection;
- * TEMP names are looked up first, so they stand in for the file's own when those are absent, stale
- * or behind), the index filled within its time budget. Writing anything but those fails: the file
- * is read-only.
+ * bookkeeping are made, when `opts.derived` asks, as empty TEMP tables (in memory, for this
+ * connection; TEMP names are looked up first, so they stand in for the file's own when those are
+ * absent or stale). Writing anything but those fails: the file is read-only.
  */
 export function openReader(opts: OpenOptions, notice: (line: string) => void, openedAt: number): DB {
   let size: number | undefined;
@@ -160,13 +158,13 @@ export function makeReaderObjects(db: DB, derived: OpenOptions['derived']): void
   const absent = CA_OBJECTS.filter((name) => name.startsWith('ca_idx_') && !present.has(name));
   if (absent.length > 0) setAbsentIndexes(db, new Set(absent));
   if (!derived) return;
-  const index = derived.searchIndex;
   // An index a writer made is used as that writer left it, also when rows were written since (by
-  // the original tool, between two recording assemblies): rebuilding the whole index in memory on
-  // every dry run or step would cost a second each, and a reader cannot bring it up to date. Those
-  // newest rows then rank without relevance until the next recording assembly indexes them. Only a
-  // database no writer of this product indexed (or one of another index definition) gets its own,
-  // in memory, within the index budget.
+  // the original tool, between two recording assemblies): a reader cannot bring it up to date, and
+  // building one in memory cost seconds on every dry run or step. Those rows, and every row of a
+  // database no writer of this product indexed (or one of another index definition, whose tables
+  // are stood in for by empty ones here), rank without relevance, and the assembler says so; the
+  // index is built by `bazinga-db index-search` (started in the background by the plugin's hook
+  // and by install-skills) or a recording assembly.
   const searchUsable = SEARCH_OBJECTS.every((name) => present.has(name)) && staleSearchTables(db).length === 0;
   const temp: string[] = [];
   for (const ddl of CA_DDL) {
@@ -175,14 +173,5 @@ export function makeReaderObjects(db: DB, derived: OpenOptions['derived']): void
     if (name === 'ca_token_counts' ? present.has(name) : searchUsable || !SEARCH_OBJECTS.includes(name)) continue;
     temp.push(ddl.replace(/^CREATE TABLE IF NOT EXISTS /, 'CREATE TEMP TABLE IF NOT EXISTS ').replace(/^CREATE VIRTUAL TABLE IF NOT EXISTS /, 'CREATE VIRTUAL TABLE IF NOT EXISTS temp.'));
   }
-  if (temp.length === 0) return;
-  // A read transaction: once its first read has the shared lock (a wait for it counts), the lock
-  // is held throughout, so filling the index spends no wait.
-  db.transaction(() => {
-    stmt(db, 'SELECT count(*) FROM sqlite_master').get();
-    holdingLock(db, () => {
-      for (const ddl of temp) db.exec(ddl);
-      if (!searchUsable && index) syncSearchIndex(db, index);
-    });
-  })();
+  for (const ddl of temp) db.exec(ddl);
 }

@@ -149,11 +149,19 @@ function stackOf(specializations: unknown, r: AssemblyRequest): Set<string> {
  * long) the request goes on with the index as it is, and says so.
  */
 export function refreshSearchIndex(db: DB, projectRoot: string | null, config: Config, warn: (m: string) => void): void {
-  // A read-only connection (a dry run, a read-only step, a file that cannot be written) uses the
-  // index as the last writer left it: it cannot write, and must not.
-  if (db.readonly) return;
   try {
-    if (searchIndexBehind(db).length === 0) return;
+    const behind = searchIndexBehind(db);
+    if (behind.length === 0) return;
+    // A read-only connection (a dry run, a read-only step, a file that cannot be written) uses the
+    // index as the last writer left it: it cannot write, and must not. Patterns and strategies are
+    // matched in memory, so only packages and reasoning rank differently.
+    if (db.readonly) {
+      const ranked = behind.filter((part) => part === 'packages' || part === 'reasoning');
+      if (ranked.length > 0) {
+        warn(`context-assembler: the search index does not cover every row of ${ranked.join(' and ')} (a read never indexes: \`bazinga-db index-search\` or a recording call does); those rank without relevance`);
+      }
+      return;
+    }
     // The whole index is being built in the background (index-search): the spawn leaves it to that
     // process and ranks with what is indexed so far.
     if (indexerRunning(db.name) !== undefined) {

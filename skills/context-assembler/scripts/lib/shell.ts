@@ -54,6 +54,12 @@ export interface ScriptIo {
   now: () => Date;
   /** Handed the final document before it is printed (the prompt hook asks whether the block shows anything). */
   document?: (doc: AssemblyDoc) => void;
+  /**
+   * The run brings the search index up to date (the rows written since the last call) though it
+   * records nothing: the prompt hook assembles with --dry-run and records with consume --ids once
+   * the prompt holds the block, so its assembly is the spawn's one writer of the index.
+   */
+  indexes?: boolean;
 }
 
 export interface ScriptSpec {
@@ -207,11 +213,11 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
 
 /**
  * Builds the dependencies of the steps for one process run. A run that records consumption
- * (`writes`) opens the database read-write; any other run (zone, rank, pack, reasoning, a dry run,
- * fetch) opens it read-only and changes nothing in it: no WAL switch, no `ca_*` objects, no index
- * catch-up, no cached counts (a database never opened by a writer gets its search index in memory
- * for the run). A writer whose file, folder or mount is read-only runs as a dry run and says so in
- * one line. Token counts go through the database's count cache when the database can be opened
+ * (`writes`) or brings the index up to date (`indexes`: the prompt hook's dry run) opens the
+ * database read-write; any other run (zone, rank, pack, reasoning, a dry run, fetch) opens it
+ * read-only and changes nothing in it: no WAL switch, no `ca_*` objects, no index catch-up, no
+ * cached counts (what is not indexed ranks without relevance, said in one line). A recording run
+ * whose file, folder or mount is read-only runs as a dry run and says so in one line. Token counts go through the database's count cache when the database can be opened
  * (best effort: a step that needs no database still works without it); `close` saves a writer's
  * new counts and closes the database. `redactString` redacts each item (the script's
  * redactionMemo from guardIo, shared with the door).
@@ -222,15 +228,16 @@ export function makeDeps(
   flags: ParsedFlags,
   warn: (m: string) => void,
   redactString: TextRedaction = redactText,
-  options: { writes?: boolean } = {},
+  options: { writes?: boolean; indexes?: boolean } = {},
 ): { deps: Deps; close: () => void } {
   const dryRunFlag = flags.bools.has('--dry-run');
   const writes = (options.writes ?? false) && !dryRunFlag;
+  // Opened read-write: to record, or only to bring the search index (and the count cache) up to date.
+  const writer = writes || (options.indexes ?? false);
   // Each wait for a lock short, and the run's whole wait bounded: a locked database falls back well within 2 s.
   const BUSY_BUDGET_MS = 1500;
   let readOnlyHere = false;
   let db: DB | undefined;
-  const relevance = env.config.relevance;
   const openDb = () =>
     (db ??= openDatabase({
       dbPath: env.dbPath,
@@ -238,14 +245,10 @@ export function makeDeps(
       busyTimeoutMs: BUSY_TIMEOUT_MS,
       busyBudgetMs: BUSY_BUDGET_MS,
       retryBackoffMs: RETRY_BACKOFF_MS,
-      readOnly: !writes,
-      derived: {
-        searchIndex: env.config.enable_fts5
-          ? { projectRoot: env.projectRoot, artifactBytes: relevance.artifact_index_bytes, budgetMs: relevance.index_budget_ms }
-          : undefined,
-      },
+      readOnly: !writer,
+      derived: true,
       onReadOnly: () => {
-        if (!readOnlyHere) warn('context-assembler: the database is read-only here; consumption not recorded');
+        if (!readOnlyHere && writes) warn('context-assembler: the database is read-only here; consumption not recorded');
         readOnlyHere = true;
       },
     }));
@@ -285,7 +288,7 @@ export function makeDeps(
   };
   const close = () => {
     if (!db) return;
-    if (fresh.size > 0 && cacheUsable && writes && !readOnlyHere) {
+    if (fresh.size > 0 && cacheUsable && writer && !readOnlyHere) {
       try {
         const conn = db;
         writeTransaction(conn, () => saveTokenCounts(conn, fresh));
@@ -332,7 +335,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     const env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
-    const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume' });
+    const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume', indexes: io.indexes === true });
     close = made.close;
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));

@@ -279,6 +279,8 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string } {
     readStdin: () => undefined,
     now: io.now,
     document: (d) => (doc = d),
+    // The spawn's one writer of the index (the rows written since the last spawn); it records nothing.
+    indexes: true,
   };
   const code = runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' }, scriptIo);
   if (err.trim() !== '') io.stderr(err);
