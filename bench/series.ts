@@ -16,7 +16,8 @@
  *
  * A third baseline, the floor of each of this release's series (bench/floor.ts): the statements of
  * its first timed call, recorded after the warm-up on a copy of its project, replayed with that
- * call's output in a bare process on another copy, timed interleaved like the other two.
+ * call's output in a bare process on another copy (its writes committed and the database closed,
+ * as the call does; the copy put back untimed after each replay), timed interleaved like the other two.
  *
  * Every call is the orchestrator's command, `context-assembler.mjs --project-root R --session S
  * --group G --agent A --iteration K --format json`, never a dry run: it records what it hands out.
@@ -252,6 +253,17 @@ async function timeBaseline(file: string, args: string[], cwd: string): Promise<
   return r.ms;
 }
 
+/**
+ * One replay of a floor: its wall time less what the child spent putting the database back for the
+ * next replay (it says how long on stderr: `restore-ms N`).
+ */
+async function timeFloor(db: string, trace: string, cwd: string): Promise<number> {
+  const r = await timed(process.execPath, [FLOOR_CHILD, db, trace], cwd);
+  const restore = /^restore-ms ([\d.]+)$/m.exec(r.stderr);
+  if (r.status !== 0 || !restore) throw new Error(`floor replay failed (exit ${r.status}): ${r.stderr.slice(0, 300)}`);
+  return r.ms - Number(restore[1]);
+}
+
 /** Runs every series at one scale; `cycles` timed developer → QA → tech lead cycles each. */
 export async function runScale(
   g: BenchDb,
@@ -285,7 +297,7 @@ export async function runScale(
       else if (item === 'bare') bare.push(await timeBaseline(process.execPath, ['-e', BARE, barePath], opts.repoRoot));
       else if (typeof item === 'string') {
         const f = floors[Number(item.slice('floor'.length))] as (typeof floors)[number];
-        f.ms.push(await timeBaseline(process.execPath, [FLOOR_CHILD, f.db, f.trace], opts.repoRoot));
+        f.ms.push(await timeFloor(f.db, f.trace, opts.repoRoot));
       } else {
         const o = await orchestrate(specs[item] as SeriesSpec, projects[item] as string, sp, mode === 'rss');
         const st = state[item] as (typeof state)[number];

@@ -14,7 +14,8 @@
 // chunks (measured: 124 → 117 ms, `node -e 0` 54 ms). import.meta.url (createRequire in the
 // sources) is the bundle's own file URL there. doctor stays ESM with split chunks: it uses
 // top-level await and dynamic imports, and it is not on the hot path.
-// better-sqlite3 (native) and js-tiktoken (its rank table loads lazily) stay external.
+// js-tiktoken (its rank table loads lazily) stays external, and so does better-sqlite3's native
+// addon (its JavaScript is bundled into the CommonJS bundles, external in doctor's).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -62,11 +63,22 @@ const common = {
   logLevel: 'warning',
   legalComments: 'none',
 };
+/** The version of better-sqlite3 whose JavaScript the CommonJS bundles take in (the one installed here). */
+function bundledSqliteVersion() {
+  return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')).version;
+}
 const formats = {
   cjs: {
     format: 'cjs',
+    // better-sqlite3's JavaScript is bundled in, so its code is compiled once and cached with the
+    // rest (loading it from node_modules cost about a tenth of a call: its module resolution and
+    // compilation on every start); its native addon stays in node_modules, loaded by path
+    // (driver.ts), and `bindings`, its fallback lookup of the addon, stays external.
+    // (driver.ts), and `bindings`, its fallback lookup of the addon, stays external. The version
+    // bundled is defined for driver.ts, which loads the installed JavaScript where it differs.
+    external: ['bindings', 'js-tiktoken', 'js-tiktoken/*'],
     outExtension: { '.js': '.cjs' },
-    define: { 'import.meta.url': '__importMetaUrl' },
+    define: { 'import.meta.url': '__importMetaUrl', __BUNDLED_BETTER_SQLITE3__: JSON.stringify(bundledSqliteVersion()) },
     // "use strict" first: the sources are ES modules (strict), and a directive after the banner would not count.
     banner: { js: '"use strict";\nconst __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
     // Any other import.meta property would be empty in CommonJS: fail the build instead.
@@ -115,7 +127,11 @@ for (const { skill, scripts, esm } of targets) {
       outdir: staging,
     });
     for (const s of names) entries[s] = `${s}${formats[format].outExtension['.js']}`;
-    for (const p of Object.keys(result.metafile.inputs)) inputs.add(path.relative(outdir, path.resolve(root, p)).split(path.sep).join('/'));
+    // The project's own sources: a dependency bundled in (better-sqlite3's JavaScript) is not one,
+    // and an install keeps node_modules elsewhere (driver.ts checks the version bundled instead).
+    for (const p of Object.keys(result.metafile.inputs)) {
+      if (!p.split(/[\\/]/).includes('node_modules')) inputs.add(path.relative(outdir, path.resolve(root, p)).split(path.sep).join('/'));
+    }
   }
   if (skill === 'bazinga-db') await writeRanks(staging);
   fs.writeFileSync(path.join(staging, 'inputs.json'), JSON.stringify({ entries, inputs: [...inputs].sort() }, null, 2) + '\n');

@@ -166,3 +166,52 @@ describe('the code cache of a bundle', () => {
     expect(second.stdout).toBe(first.stdout);
   });
 });
+
+describe("better-sqlite3's JavaScript bundled in", () => {
+  /**
+   * A copy of the built skills whose node_modules holds every package of this repository but a
+   * better-sqlite3 of `version` (its native addon the real one; its JavaScript the real one behind
+   * an entry that says on stderr that it was loaded).
+   */
+  function installWith(version: string): string {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-launcher-sqlite-'));
+    fs.cpSync(path.join(tree, 'skills'), path.join(root, 'skills'), { recursive: true, preserveTimestamps: true, filter: (src) => !src.includes('.code-cache') });
+    const modules = path.join(root, 'node_modules');
+    fs.mkdirSync(modules);
+    const real = path.join(REPO_ROOT, 'node_modules');
+    for (const name of fs.readdirSync(real)) {
+      if (name !== 'better-sqlite3') fs.symlinkSync(path.join(real, name), path.join(modules, name));
+    }
+    const pkg = path.join(modules, 'better-sqlite3');
+    fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
+    const manifest = JSON.parse(fs.readFileSync(path.join(real, 'better-sqlite3', 'package.json'), 'utf8'));
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ ...manifest, version }));
+    fs.symlinkSync(path.join(real, 'better-sqlite3', 'build'), path.join(pkg, 'build'));
+    fs.writeFileSync(
+      path.join(pkg, 'lib', 'index.js'),
+      `process.stderr.write('installed better-sqlite3 JavaScript\\n');\nmodule.exports = require(${JSON.stringify(path.join(real, 'better-sqlite3', 'lib', 'index.js'))});\n`,
+    );
+    return root;
+  }
+
+  it.each([
+    { name: 'the version bundled installed: the bundled JavaScript runs', same: true },
+    { name: 'another version installed (node_modules changed after the build): the installed JavaScript runs', same: false },
+  ])('$name', ({ same }) => {
+    const bundled = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')).version as string;
+    const root = installWith(same ? bundled : '0.0.0-other');
+    try {
+      const r = spawnSync(process.execPath, [path.join(root, 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs'), '--project-root', project.root, 'list-sessions'], {
+        cwd: project.root,
+        env: { ...process.env, CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1' },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain('launch: bazinga-db.cjs (bundle)');
+      expect(JSON.parse(r.stdout).length).toBeGreaterThan(0);
+      expect(r.stderr.includes('installed better-sqlite3 JavaScript')).toBe(!same);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

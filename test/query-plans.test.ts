@@ -100,8 +100,11 @@ function planProblems(db: DB, seen: Map<string, unknown[]>): string[] {
   return problems;
 }
 
-/** Runs one assembly with every prepared statement recorded with the parameters it first ran with. */
-function captureAssembly(db: DB, projectRoot: string, config: Config, request: Partial<AssemblyRequest>): Map<string, unknown[]> {
+/**
+ * Runs one assembly with every prepared statement recorded with the parameters it first ran with
+ * (and, in `rounds` when given, every distinct set of parameters it ran with).
+ */
+function captureAssembly(db: DB, projectRoot: string, config: Config, request: Partial<AssemblyRequest>, rounds?: Map<string, string[]>): Map<string, unknown[]> {
   const seen = new Map<string, unknown[]>();
   const prepare = db.prepare.bind(db);
   const watched = new Proxy(db, {
@@ -117,7 +120,12 @@ function captureAssembly(db: DB, projectRoot: string, config: Config, request: P
             const v = Reflect.get(t, k, t);
             if (typeof v !== 'function') return v;
             return (...args: unknown[]) => {
-              if (['all', 'get', 'run', 'iterate'].includes(String(k)) && !seen.has(sql)) seen.set(sql, args);
+              if (['all', 'get', 'run', 'iterate'].includes(String(k))) {
+                if (!seen.has(sql)) seen.set(sql, args);
+                const key = JSON.stringify(args);
+                const list = rounds?.get(sql) ?? [];
+                if (rounds && !list.includes(key)) rounds.set(sql, [...list, key]);
+              }
               const r = v.apply(t, args);
               return r === t ? st : r;
             };
@@ -158,6 +166,39 @@ describe('query plans of the hot path', () => {
       config.enable_fts5 = fts;
       const seen = captureAssembly(db, project.root, config, request);
       expect(planProblems(db, seen)).toEqual([]);
+    } finally {
+      db.close();
+      project.cleanup();
+    }
+  });
+
+  it('the exactness rounds: a second round of the full-text and scope searches and of the bucket heads stays in the session band', () => {
+    const project = makeProject('ca-plans-');
+    const db = openDatabase({ dbPath: project.dbPath });
+    try {
+      seed(db, project);
+      const config = structuredClone(DEFAULT_CONFIG);
+      // One candidate read at first, and a task some packages match better than others: the check
+      // cannot prove the first round's selection, so a second round reads four times as many.
+      config.relevance.candidates = 1;
+      const rounds = new Map<string, string[]>();
+      const seen = captureAssembly(db, project.root, config, { task: '7 13 21 29 login', scope: 'src/auth', limit: 3 }, rounds);
+      const runs = (part: RegExp) => [...rounds].filter(([sql]) => part.test(sql)).flatMap(([sql, argSets]) => argSets.map((a) => [sql, JSON.parse(a)] as [string, unknown[]]));
+      const search = runs(/bm25\(ca_fts_packages/);
+      const scoped = runs(/0\.0 AS bm25 FROM ca_fts_packages/);
+      const heads = runs(/INDEXED BY ca_idx_cp_group_bucket[\s\S]*INDEXED BY ca_idx_cp_scope_bucket/);
+      // Each ran more than once, with a larger bound each round.
+      for (const [name, list] of [['search', search], ['scope search', scoped]] as const) {
+        expect(new Set(list.map(([, a]) => (a[0] as { limit: number }).limit)).size, name).toBeGreaterThan(1);
+      }
+      expect(heads.length).toBeGreaterThanOrEqual(1);
+      // Every round's plan: the band of row ids in the full-text match, bucket indexes for the heads.
+      for (const [sql, args] of [...search, ...scoped, ...heads]) {
+        expect(planProblems(db, new Map(seen).set(sql, args))).toEqual([]);
+      }
+      const headPlan = (db.prepare(`EXPLAIN QUERY PLAN ${heads[0]?.[0]}`).all(...(heads[0]?.[1] as [])) as { detail: string }[]).map((p) => p.detail).join('\n');
+      expect(headPlan).toContain('USING INDEX ca_idx_cp_group_bucket');
+      expect(headPlan).toContain('USING INDEX ca_idx_cp_scope_bucket');
     } finally {
       db.close();
       project.cleanup();

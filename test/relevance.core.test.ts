@@ -4,12 +4,14 @@
  * implicit task, and the exactness check of the fast candidate read.
  */
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SEARCH_TOKENIZER, buildMatch, camelParts, indexableText, pathsInText, pruneTerms, queryTerms } from '../skills/bazinga-db/scripts/lib/searchText.ts';
 import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { RankedPackage } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { provesExact, type BucketTail } from '../skills/context-assembler/scripts/lib/core/rank.ts';
 import {
+  holdsWord,
   implicitTask,
   markedTerms,
   normaliseBm25,
@@ -17,6 +19,7 @@ import {
   parseStringList,
   scopeSignal,
   underScope,
+  wordsOf,
 } from '../skills/context-assembler/scripts/lib/core/relevance.ts';
 
 /** A real FTS5 table with the index's tokenizer and the given documents (indexed as the index does). */
@@ -217,5 +220,34 @@ describe('provesExact: an unread package cannot displace the last selected one',
     expect(provesExact(crit, 1, [tail(30, '2025-12-01 11:00:00', 3, { priority: 'low' })], 1, 'Conservative', DEFAULT_CONFIG)).toBe(true);
     const high = [sel(10, '2025-12-01 10:00:00', 9, 'high')];
     expect(provesExact(high, 1, [tail(5, '2025-12-01 11:00:00', 3, { priority: 'critical' })], 0, 'Conservative', DEFAULT_CONFIG)).toBe(false);
+  });
+});
+
+describe('holdsWord: a word found by searching, as wordsOf would split it', () => {
+  // Letters and digits of several scripts (astral ones included), separators, and case changes.
+  const piece = fc.constantFrom('auth', 'Auth', 'token', 'tok', 'en', '𝐀𝐁', 'İ', 'ß', 'ǅ', '日本', '42', '_', '-', ' ', '/', '.', '\u0301', '\ud835', 'é');
+  const text = fc.array(piece, { maxLength: 14 }).map((parts) => parts.join(''));
+
+  it('agrees with wordsOf(text).has(word) for every word of the text and for others', () => {
+    fc.assert(
+      fc.property(text, fc.array(fc.constantFrom('auth', 'token', 'tok', 'authtoken', '42auth', '日本', '𝐚𝐛', 'i̇', 'ss', 'ǆ'), { maxLength: 4 }), (t, others) => {
+        const words = wordsOf(t);
+        for (const w of new Set([...words, ...others])) {
+          // wordsOf's words are runs of 3 or more letters and digits; the others are asked as they are.
+          if (!/^[\p{L}\p{N}]{3,}$/u.test(w)) continue;
+          expect(holdsWord(t.toLowerCase(), w), `${JSON.stringify(t)} / ${w}`).toBe(words.has(w));
+        }
+      }),
+      { numRuns: 2000, seed: 27 },
+    );
+  });
+
+  it('cases by hand: inside a longer word it is not held, beside punctuation or an astral letter it is told apart', () => {
+    expect(holdsWord('refresh token rotation', 'token')).toBe(true);
+    expect(holdsWord('refreshtoken rotation', 'token')).toBe(false);
+    expect(holdsWord('tokens', 'token')).toBe(false);
+    expect(holdsWord('(token)', 'token')).toBe(true);
+    expect(holdsWord('𝐀token', 'token')).toBe(false);
+    expect(holdsWord('token𝐀 token', 'token')).toBe(true);
   });
 });

@@ -3,8 +3,9 @@
  * argument is checked before the database is opened, so a malformed call never creates or
  * touches a file.
  */
-// The driver is loaded on first open; the CLI needs it, so a missing package stops it here, at load.
-import 'better-sqlite3';
+// The driver, handed over at load: a missing package stops the CLI here, where the launcher names the fix.
+import Database from 'better-sqlite3';
+import { useDriver } from './driver.ts';
 import { COMMANDS, COMMANDS_BY_NAME, UNSUPPORTED_COMMANDS, type CommandContext } from './commands/index.ts';
 import { tokenize, type ParsedArgs } from './args.ts';
 import { openDatabase, openReadOnly, settleFresh, writeTransaction, DEFAULT_BUSY_TIMEOUT_MS, type DB } from './db.ts';
@@ -17,6 +18,8 @@ import { markRunComplete } from './runComplete.ts';
 import { resolvePaths, type ResolvedPaths } from './paths.ts';
 import { defaultRelaunch, runChild, startDetached } from './relaunch.ts';
 import { Relayed } from './commands/types.ts';
+
+useDriver(Database);
 
 export interface CliIo {
   cwd: string;

@@ -8,6 +8,7 @@
  * for that connection only (see openReader), and leaves no `-wal`/`-shm` it made. The busy timeout
  * is the whole wait of a connection, retries included, as a deadline (see BusyBudget).
  */
+import { monotonicMs } from './clock.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BazingaError, toBazingaError } from './errors.ts';
@@ -19,7 +20,7 @@ import { openReader } from './reader.ts';
 
 export type { DB } from './statements.ts';
 export { stmt, writeTransaction } from './statements.ts';
-export { DEFAULT_BUSY_TIMEOUT_MS, nativeBindingError, type OpenOptions } from './driver.ts';
+export { DEFAULT_BUSY_TIMEOUT_MS, nativeBindingError, useDriver, type OpenOptions } from './driver.ts';
 export { inspectSchema } from './migrate.ts';
 
 /**
@@ -30,7 +31,7 @@ export { inspectSchema } from './migrate.ts';
  */
 export function openDatabase(opts: OpenOptions): DB {
   const notice = opts.notice ?? (() => {});
-  const openedAt = performance.now();
+  const openedAt = monotonicMs();
   if (opts.readOnly) return openReader(opts, notice, openedAt);
   let size: number | undefined;
   try {

@@ -7,23 +7,48 @@ import { BazingaError } from './errors.ts';
 import { setBusyBudget, type DB } from './statements.ts';
 
 /**
- * The driver, loaded when the first database is opened, so this library (its errors, redaction,
- * paths) can be imported where better-sqlite3 is missing: doctor reports that instead of failing
- * to start. The scripts that open a database import better-sqlite3 up front (cli.ts, shell.ts), so
- * a missing package still stops them at load, where the launcher names the fix.
+ * The driver. This library (its errors, redaction, paths) can be imported where better-sqlite3 is
+ * missing: doctor reports that instead of failing to start. The scripts that open a database
+ * import better-sqlite3 up front and hand it over with useDriver (cli.ts, shell.ts): a missing
+ * package stops them at load, where the launcher names the fix, and in their prebuilt bundles
+ * better-sqlite3's JavaScript is bundled in, compiled code cached with the rest (only its native
+ * addon is loaded from node_modules, by path). Anything else loads it on the first open.
  */
 export let driver: { Database: typeof Database; options: Database.Options; packageDir: string } | undefined;
 
 export function loadDriver(): { Database: typeof Database; options: Database.Options; packageDir: string } {
-  if (driver) return driver;
+  return driver ?? useDriver(createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+}
+
+/**
+ * Makes `Driver` (better-sqlite3's export, as the caller imported it) the driver. Where the
+ * package is not installed this throws MODULE_NOT_FOUND naming it, as its import would: a bundle
+ * holds better-sqlite3's JavaScript but not its addon.
+ */
+export function useDriver(Driver: typeof Database): { Database: typeof Database; options: Database.Options; packageDir: string } {
   const require = createRequire(import.meta.url);
-  const Driver = require('better-sqlite3') as typeof Database;
   const packageDir = path.resolve(path.dirname(require.resolve('better-sqlite3')), '..');
+  // A bundle's copy of the JavaScript must match the installed addon: another installed version
+  // (node_modules changed after the build) is loaded as installed instead.
+  if (typeof __BUNDLED_BETTER_SQLITE3__ === 'string' && installedVersion(packageDir) !== __BUNDLED_BETTER_SQLITE3__) {
+    Driver = require('better-sqlite3') as typeof Database;
+  }
   // The addon's path given directly skips the `bindings` package's search of the file system on
   // every open (about 1.4 ms of a start, measured); an unusual build keeps the default lookup.
   const addon = path.join(packageDir, 'build', 'Release', 'better_sqlite3.node');
   driver = { Database: Driver, options: fs.existsSync(addon) ? { nativeBinding: addon } : {}, packageDir };
   return driver;
+}
+
+/** The version of better-sqlite3 whose JavaScript the build bundled in (scripts/build.mjs defines it; absent in the sources). */
+declare const __BUNDLED_BETTER_SQLITE3__: string | undefined;
+
+function installedVersion(packageDir: string): string | undefined {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the addon has read SQLITE_USE_URI (it does once, when the first connection is made). */

@@ -8,7 +8,7 @@
 export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from './errors.ts';
 
 // Opening a database, transactions.
-export { inspectSchema, nativeBindingError, openDatabase, openReadOnly, writeTransaction, type DB } from './db.ts';
+export { inspectSchema, nativeBindingError, openDatabase, openReadOnly, useDriver, writeTransaction, type DB } from './db.ts';
 export { resolvePaths } from './paths.ts';
 export { locateArtifact } from './artifacts.ts';
 // The one atomic file write (plain JavaScript: the launchers and the plugin's hooks use it too).

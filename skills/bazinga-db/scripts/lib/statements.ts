@@ -5,6 +5,7 @@
  * reader's file lacks. No module here opens a database (db.ts does, and registers a connection's
  * budget and absent indexes here), so every repository can depend on this without a circle.
  */
+import { monotonicMs } from './clock.ts';
 import type Database from 'better-sqlite3';
 import { isBusyError, toBazingaError } from './errors.ts';
 
@@ -24,7 +25,7 @@ export function sleepSync(ms: number): void {
 export interface BusyBudget {
   /** The longest one statement waits (the per-statement timeout). */
   waitMs: number;
-  /** performance.now() by which every wait of this connection ends. */
+  /** monotonicMs() by which every wait of this connection ends. */
   deadline: number;
   /** The busy timeout last given to SQLite, so the pragma is set only when it moved. */
   armedMs: number;
@@ -49,7 +50,7 @@ const REARM_SLACK_MS = 20;
  * lock is held.
  */
 function armBusy(db: DB, budget: BusyBudget): number {
-  const leftMs = Math.max(0, Math.floor(budget.deadline - performance.now()));
+  const leftMs = Math.max(0, Math.floor(budget.deadline - monotonicMs()));
   if (budget.holding > 0) return leftMs;
   const want = Math.min(budget.waitMs, leftMs);
   if (Math.abs(want - budget.armedMs) > REARM_SLACK_MS || (want === 0 && budget.armedMs !== 0) || (want === budget.waitMs && budget.armedMs !== want)) {
@@ -88,13 +89,13 @@ export function retryBusy<T>(db: DB, fn: () => T): T {
 export function holdingLock<T>(db: DB, fn: () => T): T {
   const budget = busyBudgets.get(db);
   if (!budget) return fn();
-  const started = performance.now();
+  const started = monotonicMs();
   budget.holding++;
   try {
     return fn();
   } finally {
     budget.holding--;
-    if (budget.holding === 0) budget.deadline += performance.now() - started;
+    if (budget.holding === 0) budget.deadline += monotonicMs() - started;
   }
 }
 

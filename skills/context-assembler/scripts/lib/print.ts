@@ -34,14 +34,18 @@ export function redactPrinted(text: string, policy: RedactionPolicy, redactStrin
 /**
  * Wraps stdout and stderr so that nothing leaves unredacted; `setPolicy` applies the project's
  * policy once known. `redactString` is the script's redactionMemo: hand it to whatever redacts
- * the items, so that the texts printed were mostly seen already.
+ * the items, so that the texts printed were mostly seen already. `printJson` prints a document
+ * the script holds as a value (indented, one line break after): each string redacted as
+ * redactPrinted would, without serialising it first and parsing it back (the memo then meets the
+ * very strings it redacted, not copies it would have to hash and compare again).
  */
-export function guardIo<T extends PrintIo>(io: T): { io: T; setPolicy: (policy: RedactionPolicy) => void; redactString: TextRedaction } {
+export function guardIo<T extends PrintIo>(io: T): { io: T; setPolicy: (policy: RedactionPolicy) => void; redactString: TextRedaction; printJson: (value: unknown) => void } {
   let policy = DEFAULT_POLICY;
   const redactString = redactionMemo();
   return {
     io: { ...io, stdout: (t: string) => io.stdout(redactPrinted(t, policy, redactString)), stderr: (t: string) => io.stderr(redactPrinted(t, policy, redactString)) },
     redactString,
+    printJson: (value) => io.stdout(JSON.stringify(redactJsonValue(value, policy, redactString), null, 2) + '\n'),
     setPolicy: (p) => {
       policy = p;
     },

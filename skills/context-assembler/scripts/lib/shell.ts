@@ -6,9 +6,9 @@
  * exit 0.
  */
 import path from 'node:path';
-// The driver is loaded on first open; every script through this shell needs it, so a missing
-// package stops it here, at load, where the launcher names the fix.
-import 'better-sqlite3';
+// The driver, handed over at load (useDriver below): every script through this shell needs it, so
+// a missing package stops it here, where the launcher names the fix.
+import Database from 'better-sqlite3';
 import {
   BazingaError,
   findTokenCount,
@@ -24,6 +24,7 @@ import {
   writeTransaction,
   type DB,
   type TextRedaction,
+  useDriver,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { DEFAULT_CONFIG, lookupByModel, parseConfig, redactionPolicyOf, type Config } from './config.ts';
 import { guardIo } from './print.ts';
@@ -42,6 +43,8 @@ import {
 } from './params.ts';
 import { advance, zoneStep, type Deps } from './pipeline.ts';
 import { makeTokenCounter, tokenizerLoaded, type TokenCountCache } from './tokens.ts';
+
+useDriver(Database);
 
 export interface ScriptIo {
   argv: readonly string[];
@@ -169,9 +172,10 @@ function disabled(io: ScriptIo, format: OutputFormat, agent: string): number {
   return 0;
 }
 
-function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc): void {
+function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc, printJson: (value: unknown) => void): void {
   io.document?.(doc);
-  io.stdout(format === 'markdown' ? renderMarkdown(doc) : JSON.stringify(withCounting(doc), null, 2) + '\n');
+  if (format === 'markdown') io.stdout(renderMarkdown(doc));
+  else printJson(withCounting(doc));
 }
 
 /** From the pack step on, the document says whether this process (or an earlier step's) loaded the rank table. */
@@ -354,7 +358,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
             },
             env.config,
           );
-    output(io, format, advance(first, spec.step, made.deps));
+    output(io, format, advance(first, spec.step, made.deps), guarded.printJson);
     markRunComplete();
     return 0;
   } catch (err) {

@@ -1,4 +1,5 @@
 /** Commands: read-only query, integrity check, path detection, re-redaction of stored rows. */
+import { monotonicMs } from '../clock.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BazingaError, invalid, notFound, usage } from '../errors.ts';
@@ -255,7 +256,7 @@ const indexSearch: Command = {
       const db = ctx.db();
       const settings = indexSettings(root);
       const policy = redactionPolicy(root);
-      const started = performance.now();
+      const started = monotonicMs();
       const indexed = { packages: 0, reasoning: 0, patterns: 0, strategies: 0 };
       let rounds = 0;
       let backlog = 0;
@@ -265,9 +266,9 @@ const indexSearch: Command = {
         backlog = r.backlog;
         rounds++;
         touchIndexLock(dbPath);
-      } while (searchIndexBehind(db).length > 0 && performance.now() - started < maxMs);
+      } while (searchIndexBehind(db).length > 0 && monotonicMs() - started < maxMs);
       const complete = searchIndexBehind(db).length === 0;
-      return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(performance.now() - started) };
+      return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(monotonicMs() - started) };
     } finally {
       releaseIndexLock(dbPath);
     }

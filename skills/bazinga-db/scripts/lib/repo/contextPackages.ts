@@ -192,30 +192,36 @@ const DESIGNATED_AND_UNCONSUMED = `${DESIGNATED} AND ${NOT_CONSUMED_AT_ITERATION
  * packages by score over all buckets are always among these.
  */
 export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: number }, perBucket: number): CandidatePackage[] {
-  const group = stmt(
+  // One statement: for each bucket (in PRIORITIES × PACKAGE_TYPES order, the group's half before
+  // the session-wide one) its newest rows, each read by its bucket index and stopped at the limit.
+  return stmt(
     db,
-    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
-     WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND cp.priority = @priority AND cp.package_type = @packageType
-       AND ${DESIGNATED_AND_UNCONSUMED}
-     ORDER BY cp.created_at DESC, cp.id DESC LIMIT @perBucket`,
-  );
-  const global = stmt(
-    db,
-    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
-     WHERE cp.session_id = @sessionId AND cp.scope = 'global' AND cp.priority = @priority AND cp.package_type = @packageType
-       AND (cp.group_id IS NULL OR cp.group_id <> @groupId)
-       AND ${DESIGNATED_AND_UNCONSUMED}
-     ORDER BY cp.created_at DESC, cp.id DESC LIMIT @perBucket`,
-  );
-  const rows: CandidatePackage[] = [];
-  for (const priority of PRIORITIES) {
-    for (const packageType of PACKAGE_TYPES) {
-      const params = { ...q, priority, packageType, perBucket };
-      rows.push(...(group.all(params) as CandidatePackage[]), ...(global.all(params) as CandidatePackage[]));
-    }
-  }
-  return rows;
+    `WITH bucket(ord, priority, package_type) AS MATERIALIZED (
+       SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@buckets))
+     SELECT ${HEAD_COLUMNS} FROM (
+     SELECT ${CANDIDATE_COLUMNS}, b.ord AS ord, 0 AS half FROM bucket b CROSS JOIN context_packages cp
+     WHERE cp.id IN (
+       SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_group_bucket
+       WHERE p.session_id = @sessionId AND p.group_id = @groupId AND p.priority = b.priority AND p.package_type = b.package_type
+         AND ${DESIGNATED_AND_UNCONSUMED.replaceAll('cp.', 'p.')}
+       ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket)
+     UNION ALL
+     SELECT ${CANDIDATE_COLUMNS}, b.ord AS ord, 1 AS half FROM bucket b CROSS JOIN context_packages cp
+     WHERE cp.id IN (
+       SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_scope_bucket
+       WHERE p.session_id = @sessionId AND p.scope = 'global' AND p.priority = b.priority AND p.package_type = b.package_type
+         AND (p.group_id IS NULL OR p.group_id <> @groupId)
+         AND ${DESIGNATED_AND_UNCONSUMED.replaceAll('cp.', 'p.')}
+       ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket))
+     ORDER BY ord, half, created_at DESC, id DESC`,
+  ).all({ ...q, buckets: BUCKETS, perBucket }) as CandidatePackage[];
 }
+
+/** The candidate columns of a row of the heads' inner select. */
+const HEAD_COLUMNS = CANDIDATE_COLUMNS.replaceAll('cp.', '') + ', 0 AS consumed';
+
+/** Every (priority, package type) bucket, in the order the heads are read (JSON, bound as a parameter). */
+const BUCKETS = JSON.stringify(PRIORITIES.flatMap((priority) => PACKAGE_TYPES.map((type) => [priority, type])));
 
 /**
  * Eligible packages at @iteration whose summary, path or indexed artifact paths contain one of

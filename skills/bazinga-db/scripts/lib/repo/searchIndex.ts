@@ -14,6 +14,7 @@
  * are indexed (summaries, reasoning, patterns and strategies were redacted when they were stored).
  * Package and reasoning entries hold terms only (contentless tables).
  */
+import { monotonicMs } from '../clock.ts';
 import { createHash } from 'node:crypto';
 import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { stmt, type DB } from '../statements.ts';
@@ -196,7 +197,7 @@ function indexReasoning(db: DB, from: number, to: number): number {
 const SCRUB_BATCH = 250;
 
 export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
-  const clock = opts.clock ?? (() => performance.now());
+  const clock = opts.clock ?? (() => monotonicMs());
   const deadline = clock() + (opts.budgetMs ?? Infinity);
   const report: SyncReport = { packages: 0, reasoning: 0, patterns: 0, strategies: 0, backlog: 0 };
   // Rows scrubbed as they are first seen: the freed bytes are overwritten (secure_delete).

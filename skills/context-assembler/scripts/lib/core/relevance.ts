@@ -91,6 +91,29 @@ export function wordsOf(text: string): Set<string> {
   return out;
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * Whether `lowered` (a lower-cased text) holds `word` (one of wordsOf's words) as a whole word:
+ * exactly what `wordsOf(text).has(word)` says, found by searching for the word instead of
+ * splitting the whole text into words (a project's few hundred patterns on every call).
+ */
+export function holdsWord(lowered: string, word: string): boolean {
+  for (let at = lowered.indexOf(word); at !== -1; at = lowered.indexOf(word, at + 1)) {
+    // The characters around it (whole code points) are not letters or digits.
+    let before = at - 1;
+    if (before > 0 && isLowSurrogate(lowered.charCodeAt(before)) && isHighSurrogate(lowered.charCodeAt(before - 1))) before--;
+    if (before >= 0 && WORD_CHAR.test(String.fromCodePoint(lowered.codePointAt(before) as number))) continue;
+    const after = at + word.length;
+    if (after < lowered.length && WORD_CHAR.test(String.fromCodePoint(lowered.codePointAt(after) as number))) continue;
+    return true;
+  }
+  return false;
+}
+
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
 /**
  * Relevance of a few hundred rows read whole (a project's error patterns and strategies), without
  * the full-text index: the query's first `maxTerms` words each count once per item that holds
@@ -101,8 +124,8 @@ export function wordScores<K>(query: string | null, items: readonly { key: K; te
   // The query's first words, as the index's query keeps them (the most specific text comes first).
   const terms = [...wordsOf(query)].slice(0, maxTerms);
   if (terms.length === 0) return undefined;
-  const words = items.map((i) => ({ key: i.key, words: wordsOf(i.text) }));
-  return termScores(terms.map((t) => words.filter((w) => w.words.has(t)).map((w) => w.key)), items.length);
+  const lowered = items.map((i) => ({ key: i.key, text: i.text.toLowerCase() }));
+  return termScores(terms.map((t) => lowered.filter((i) => holdsWord(i.text, t)).map((i) => i.key)), items.length);
 }
 
 /** How many distinct words of the query (its first `maxTerms`) each item holds; items holding none are absent. */
@@ -111,8 +134,8 @@ export function wordMatches<K>(query: string | null, items: readonly { key: K; t
   if (query === null) return out;
   const terms = [...wordsOf(query)].slice(0, maxTerms);
   for (const item of items) {
-    const words = wordsOf(item.text);
-    const n = terms.filter((t) => words.has(t)).length;
+    const text = item.text.toLowerCase();
+    const n = terms.filter((t) => holdsWord(text, t)).length;
     if (n > 0) out.set(item.key, n);
   }
   return out;
@@ -143,8 +166,10 @@ export function underScope(path: string, scope: readonly string[]): boolean {
 
 /** True when the text names a path under any of the scopes. */
 function textTouchesScope(text: string, scopes: readonly string[][]): boolean {
-  if (scopes.length === 0) return false;
-  return pathsInText(text).some((p) => scopes.some((s) => underScope(p, s)));
+  // A path under a scope holds the scope's last segment: a text without any of them names none.
+  const named = scopes.filter((s) => s.length === 0 || text.includes(s[s.length - 1] as string));
+  if (named.length === 0) return false;
+  return pathsInText(text).some((p) => named.some((s) => underScope(p, s)));
 }
 
 /** Scope signal of an item: 1 when its own path, a path in its text, or its group's component path falls under a scope. */
