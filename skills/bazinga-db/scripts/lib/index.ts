@@ -22,7 +22,19 @@ export { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER, SPAWNED_AGENTS, type Priorit
 export { normaliseErrorMessage } from './hashing.ts';
 
 // Redaction.
-export { DEFAULT_POLICY, redactJson, redactJsonValue, redactionMemo, redactText, type RedactionMode, type RedactionPolicy, type TextRedaction } from './redact.ts';
+export {
+  DEFAULT_POLICY,
+  redactJson,
+  redactJsonValue,
+  redactionMemo,
+  redactText,
+  settledKey,
+  type RedactionMemo,
+  type RedactionMode,
+  type RedactionPolicy,
+  type SettledTexts,
+  type TextRedaction,
+} from './redact.ts';
 export { redactExistingRows } from './repo/redactExisting.ts';
 
 // Reading and marking context.
@@ -51,6 +63,7 @@ export { listQuotableTexts, readSpawnState, type SpawnState } from './repo/spawn
 export { markRunComplete } from './runComplete.ts';
 export { indexerRunning } from './indexLock.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
+export { isSettledText, saveSettledTexts } from './repo/redactionSettled.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).
 export { MAX_RUN, countCl100k, scaleTokens, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';

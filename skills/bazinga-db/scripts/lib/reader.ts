@@ -7,6 +7,9 @@ import { retryBusy, setAbsentIndexes, stmt, type DB } from './statements.ts';
 import { connect, OpenOptions, firstWait, budgetBusy, writable } from './driver.ts';
 import { tableNames, staleSearchTables, checkSchema } from './migrate.ts';
 
+/** The caches a reader consults (token counts, texts found settled), made empty in memory where the file lacks them. */
+const CACHE_TABLES: readonly string[] = ['ca_token_counts', 'ca_redaction_settled'];
+
 /** This layer's tables a reader needs for relevance; absent (or of another definition), it gets its own in memory. */
 export const SEARCH_OBJECTS: readonly string[] = ['ca_meta', ...SEARCH_TABLES, 'ca_term_df', 'ca_package_paths'];
 
@@ -170,7 +173,7 @@ export function makeReaderObjects(db: DB, derived: OpenOptions['derived']): void
   for (const ddl of CA_DDL) {
     const name = /^CREATE (?:VIRTUAL )?TABLE IF NOT EXISTS (\w+)/.exec(ddl)?.[1];
     if (name === undefined) continue; // an index on the original's tables: TEMP cannot hold one
-    if (name === 'ca_token_counts' ? present.has(name) : searchUsable || !SEARCH_OBJECTS.includes(name)) continue;
+    if (CACHE_TABLES.includes(name) ? present.has(name) : searchUsable || !SEARCH_OBJECTS.includes(name)) continue;
     temp.push(ddl.replace(/^CREATE TABLE IF NOT EXISTS /, 'CREATE TEMP TABLE IF NOT EXISTS ').replace(/^CREATE VIRTUAL TABLE IF NOT EXISTS /, 'CREATE VIRTUAL TABLE IF NOT EXISTS temp.'));
   }
   for (const ddl of temp) db.exec(ddl);

@@ -20,6 +20,7 @@
  * scanner consumes what it reads, so no input makes the engine backtrack for long (see
  * bench/redaction.ts). Pure functions: text in, text out.
  */
+import { createHash } from 'node:crypto';
 import { DEFAULT_POLICY, HOLD_CLOSE, HOLD_OPEN, Redaction, RedactionPolicy, Run, marker } from './redact/rules.ts';
 import { removePrivate } from './redact/private.ts';
 import { redactKeyBlocks } from './redact/keyBlocks.ts';
@@ -70,6 +71,39 @@ export const redactText = (text: string, policy: RedactionPolicy = DEFAULT_POLIC
 export type TextRedaction = (text: string, policy: RedactionPolicy) => string;
 
 /**
+ * The version of the engine's behaviour, part of the key a settled text is kept under across runs
+ * (settledKey). test/redaction-version.test.ts pins it to a digest of the engine's sources: any
+ * change to them fails that test until this number is raised, so no text is taken as settled under
+ * rules that no longer hold.
+ */
+export const REDACTION_VERSION = 1;
+
+/**
+ * Texts a policy is known to leave unchanged, found by earlier runs (the assembler keeps them in
+ * the database: ca_redaction_settled). `has` may say no when it cannot tell; `add` records a text
+ * this run found settled.
+ */
+export interface SettledTexts {
+  has(text: string, policy: RedactionPolicy): boolean;
+  add(text: string, policy: RedactionPolicy): void;
+}
+
+/** The key a settled text is kept under: 32 hex of the SHA-256 of the engine's version, the policy (mode, allowlist) and the text. */
+export function settledKey(text: string, policy: RedactionPolicy): string {
+  const rules = JSON.stringify([REDACTION_VERSION, policy.mode, policy.allowlist.map((r) => [r.source, r.flags])]);
+  return createHash('sha256').update(`${rules}\n${text}`, 'utf8').digest('hex').slice(0, 32);
+}
+
+/** redactionMemo's function, which can also be given the texts earlier runs found settled. */
+export interface RedactionMemo extends TextRedaction {
+  /** Texts `store` knows to be settled are returned as they are, unredacted; texts found settled are added to it. */
+  useSettled(store: SettledTexts): void;
+}
+
+/** A UTC time as Date#toISOString writes it. */
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
+
+/**
  * redactText with a memory, for one process that redacts the same texts more than once: an
  * assembly redacts each item before it is counted and packed, then the whole printed document
  * again at the door (print.ts), and some texts (the query of a request) on several steps. What a
@@ -78,25 +112,45 @@ export type TextRedaction = (text: string, policy: RedactionPolicy) => string;
  * redacted already costs a lookup each, and a text that a second pass changes is redacted again
  * there, as without the memo. Texts are remembered per policy object, up to `maxChars`
  * characters in all (keys and results), then only computed.
+ *
+ * With a store of settled texts (useSettled), a text an earlier run found unchanged by the same
+ * engine version and policy is not redacted again: stored rows are redacted when written, so on
+ * most calls every text is one of those, and the engine (its first use in a process costs a few
+ * milliseconds) is not run at all.
  */
-export function redactionMemo(maxChars = 4_000_000): TextRedaction {
+export function redactionMemo(maxChars = 4_000_000): RedactionMemo {
   const byPolicy = new WeakMap<RedactionPolicy, Map<string, string>>();
   let stored = 0;
-  return (text, policy) => {
-    let memo = byPolicy.get(policy);
-    const known = memo?.get(text);
-    if (known !== undefined) return known;
-    const out = redact(text, policy).text;
-    const settled = out === text || redact(out, policy).text === out;
+  let settledTexts: SettledTexts | undefined;
+  const remember = (policy: RedactionPolicy, text: string, out: string, settled: boolean) => {
     const cost = text.length + (settled && out !== text ? out.length : 0);
-    if (stored + cost <= maxChars) {
-      if (memo === undefined) byPolicy.set(policy, (memo = new Map()));
-      memo.set(text, out);
-      if (settled && out !== text) memo.set(out, out);
-      stored += cost;
+    if (stored + cost > maxChars) return;
+    let memo = byPolicy.get(policy);
+    if (memo === undefined) byPolicy.set(policy, (memo = new Map()));
+    memo.set(text, out);
+    if (settled && out !== text) memo.set(out, out);
+    stored += cost;
+  };
+  const memoized = (text: string, policy: RedactionPolicy): string => {
+    const known = byPolicy.get(policy)?.get(text);
+    if (known !== undefined) return known;
+    // An ISO time (a document's `now`, new on every call) is left as it is by every rule: the
+    // engine need not start for it (test/secrets.engine.test.ts checks that it is left).
+    if (ISO_TIME.test(text)) return text;
+    if (settledTexts?.has(text, policy)) {
+      remember(policy, text, text, true);
+      return text;
     }
+    const out = redact(text, policy).text;
+    if (out === text) settledTexts?.add(text, policy);
+    remember(policy, text, out, out === text || redact(out, policy).text === out);
     return out;
   };
+  return Object.assign(memoized, {
+    useSettled: (store: SettledTexts) => {
+      settledTexts = store;
+    },
+  });
 }
 
 /**

@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 7;
+export const CA_SCHEMA_VERSION = 8;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
@@ -354,6 +354,12 @@ export const CA_DDL: readonly string[] = [
   text_hash TEXT PRIMARY KEY,
   tokens INTEGER NOT NULL CHECK(tokens >= 0),
   created_at TEXT DEFAULT (datetime('now'))) WITHOUT ROWID`,
+  // v8: texts the redaction engine leaves unchanged, keyed by a hash of the engine's version, the
+  // policy and the text (redact.ts settledKey), so that emitting a stored text again needs no
+  // engine. Derived data: deleting the table only costs redacting again.
+  `CREATE TABLE IF NOT EXISTS ca_redaction_settled (
+  text_hash TEXT PRIMARY KEY,
+  created_at TEXT DEFAULT (datetime('now'))) WITHOUT ROWID`,
   // v2: indexes that serve the assembler's reads. Named ca_* (additive, droppable); they only add
   // orderings the original's indexes lack.
   // Newest eligible packages of one (group, priority, type) bucket, and of the session-wide ones.
@@ -383,6 +389,7 @@ export const CA_DDL: readonly string[] = [
 export const CA_OBJECTS = [
   'ca_meta',
   'ca_token_counts',
+  'ca_redaction_settled',
   'ca_idx_cp_group_bucket',
   'ca_idx_cp_scope_bucket',
   'ca_idx_consumption_package',

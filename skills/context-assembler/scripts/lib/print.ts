@@ -4,7 +4,7 @@
  * fetch, an echoed --task or --error, a warning, an error line). Items are also redacted one by
  * one before packing, so that budgets count what is printed; this is the guarantee at the door.
  */
-import { DEFAULT_POLICY, redactJsonValue, redactionMemo, redactText, type RedactionPolicy, type TextRedaction } from '../../../bazinga-db/scripts/lib/index.ts';
+import { DEFAULT_POLICY, redactJsonValue, redactionMemo, redactText, type RedactionMemo, type RedactionPolicy, type TextRedaction } from '../../../bazinga-db/scripts/lib/index.ts';
 
 export interface PrintIo {
   stdout: (text: string) => void;
@@ -39,7 +39,7 @@ export function redactPrinted(text: string, policy: RedactionPolicy, redactStrin
  * redactPrinted would, without serialising it first and parsing it back (the memo then meets the
  * very strings it redacted, not copies it would have to hash and compare again).
  */
-export function guardIo<T extends PrintIo>(io: T): { io: T; setPolicy: (policy: RedactionPolicy) => void; redactString: TextRedaction; printJson: (value: unknown) => void } {
+export function guardIo<T extends PrintIo>(io: T): { io: T; setPolicy: (policy: RedactionPolicy) => void; redactString: RedactionMemo; printJson: (value: unknown) => void } {
   let policy = DEFAULT_POLICY;
   const redactString = redactionMemo();
   return {

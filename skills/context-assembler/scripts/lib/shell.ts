@@ -13,6 +13,7 @@ import {
   BazingaError,
   findTokenCount,
   groupRevisionCount,
+  isSettledText,
   invalid,
   markRunComplete,
   openDatabase,
@@ -20,9 +21,12 @@ import {
   readConfigFile,
   redactText,
   resolvePaths,
+  saveSettledTexts,
   saveTokenCounts,
+  settledKey,
   writeTransaction,
   type DB,
+  type SettledTexts,
   type TextRedaction,
   useDriver,
 } from '../../../bazinga-db/scripts/lib/index.ts';
@@ -222,9 +226,11 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
  * read-only and changes nothing in it: no WAL switch, no `ca_*` objects, no index catch-up, no
  * cached counts (what is not indexed ranks without relevance, said in one line). A recording run
  * whose file, folder or mount is read-only runs as a dry run and says so in one line. Token counts go through the database's count cache when the database can be opened
- * (best effort: a step that needs no database still works without it); `close` saves a writer's
- * new counts and closes the database. `redactString` redacts each item (the script's
- * redactionMemo from guardIo, shared with the door).
+ * (best effort: a step that needs no database still works without it), and so does what the
+ * redaction engine is known to leave unchanged (`settled`, for the script's redactionMemo: a text
+ * an earlier run found settled is not redacted again, once the database is open); `close` saves a
+ * writer's new counts and settled texts and closes the database. `redactString` redacts each item
+ * (the script's redactionMemo from guardIo, shared with the door).
  */
 export function makeDeps(
   env: Environment,
@@ -233,7 +239,7 @@ export function makeDeps(
   warn: (m: string) => void,
   redactString: TextRedaction = redactText,
   options: { writes?: boolean; indexes?: boolean } = {},
-): { deps: Deps; close: () => void } {
+): { deps: Deps; close: () => void; settled: SettledTexts } {
   const dryRunFlag = flags.bools.has('--dry-run');
   const writes = (options.writes ?? false) && !dryRunFlag;
   // Opened read-write: to record, or only to bring the search index (and the count cache) up to date.
@@ -270,6 +276,23 @@ export function makeDeps(
     },
     put: (hash, tokens) => fresh.set(hash, tokens),
   };
+  const settledNow = new Set<string>();
+  let settledUsable = true;
+  const settled: SettledTexts = {
+    // Asked only once the database is open: printing an error about opening it opens nothing.
+    has: (text, policy) => {
+      if (db === undefined || !settledUsable) return false;
+      try {
+        return isSettledText(db, settledKey(text, policy));
+      } catch {
+        settledUsable = false;
+        return false;
+      }
+    },
+    add: (text, policy) => {
+      if (writer) settledNow.add(settledKey(text, policy));
+    },
+  };
   const policy = redactionPolicyOf(env.config);
   const deps: Deps = {
     config: env.config,
@@ -292,17 +315,20 @@ export function makeDeps(
   };
   const close = () => {
     if (!db) return;
-    if (fresh.size > 0 && cacheUsable && writer && !readOnlyHere) {
+    if ((fresh.size > 0 || settledNow.size > 0) && writer && !readOnlyHere) {
       try {
         const conn = db;
-        writeTransaction(conn, () => saveTokenCounts(conn, fresh));
+        writeTransaction(conn, () => {
+          if (cacheUsable) saveTokenCounts(conn, fresh);
+          if (settledUsable) saveSettledTexts(conn, settledNow);
+        });
       } catch {
         // Only a cache: the next run counts these texts again.
       }
     }
     db.close();
   };
-  return { deps, close };
+  return { deps, close, settled };
 }
 
 /** Runs one step script (or assemble, with step 'consume'); returns the exit code. */
@@ -341,6 +367,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
     const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume', indexes: io.indexes === true });
     close = made.close;
+    guarded.redactString.useSettled(made.settled);
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));
     const redactedTexts = (r: AssemblyRequest) => ({ task: redactText(r.task), error: redactText(r.error), scope: redactText(r.scope) });

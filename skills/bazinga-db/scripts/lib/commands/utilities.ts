@@ -224,8 +224,13 @@ const redactExisting: Command = {
   },
 };
 
-/** How long one transaction of a whole-index run may index (each batch its own short transaction, so no writer waits long). */
-const INDEX_SLICE_MS = 200;
+/**
+ * How long one transaction of a whole-index run may index, and the most rows of a batch (a batch
+ * is never cut short): short transactions, so that a spawn's claim of its packages waits for the
+ * lock only briefly while the index is built in the background.
+ */
+const INDEX_SLICE_MS = 25;
+const INDEX_BATCH = 50;
 
 const indexSearch: Command = {
   name: 'index-search',
@@ -261,7 +266,7 @@ const indexSearch: Command = {
       let rounds = 0;
       let backlog = 0;
       do {
-        const r = writeTransaction(db, () => syncSearchIndex(db, { projectRoot: root, artifactBytes: settings.artifactBytes, budgetMs: INDEX_SLICE_MS, scrub: policy }));
+        const r = writeTransaction(db, () => syncSearchIndex(db, { projectRoot: root, artifactBytes: settings.artifactBytes, budgetMs: INDEX_SLICE_MS, batch: INDEX_BATCH, scrub: policy }));
         for (const part of Object.keys(indexed) as (keyof typeof indexed)[]) indexed[part] += r[part];
         backlog = r.backlog;
         rounds++;

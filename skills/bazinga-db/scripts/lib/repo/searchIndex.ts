@@ -43,6 +43,12 @@ export interface IndexOptions {
   /** The clock the budget is measured with (tests pass a fake one). */
   clock?: () => number;
   /**
+   * The most packages or reasoning rows one batch indexes (default: 1,000 packages and 5,000
+   * reasoning rows, 250 of either when scrubbing). A batch is never cut short, so small ones keep
+   * a transaction short (index-search: no spawn waits long for the write lock).
+   */
+  batch?: number;
+  /**
    * A writer's policy: every row is redacted in place before it is first indexed (rows the
    * original tool or BAZINGA's own CLI wrote), in the same transaction; absent (a reader's index
    * in memory), rows are indexed as stored.
@@ -208,7 +214,7 @@ export function syncSearchIndex(db: DB, opts: IndexOptions): SyncReport {
   };
   let batches = 0;
   // Scrubbing redacts every row of a batch: smaller batches keep one within the time budget.
-  const batchOf = (part: keyof typeof RANGES) => (opts.scrub ? Math.min(RANGES[part].batch, SCRUB_BATCH) : RANGES[part].batch);
+  const batchOf = (part: keyof typeof RANGES) => Math.min(opts.batch ?? Infinity, opts.scrub ? Math.min(RANGES[part].batch, SCRUB_BATCH) : RANGES[part].batch);
   for (const part of ['packages', 'reasoning'] as const) {
     const keys = RANGES[part];
     let { lo, hi, max, fresh } = range(db, part);
