@@ -143,5 +143,30 @@ describe('bazinga-db index-search', () => {
     expect(r.stdout).not.toContain('Fallback Mode');
     expect(r.stderr).toBe('⚠ context-assembler: the search index is being built in the background; ranked with what is indexed so far\n');
     expect(coverage(p.dbPath).packages[0]).toBe(0);
+    // It asked the indexer to step aside while it wrote, and took the request back as it exited.
+    expect(fs.existsSync(`${p.dbPath}.index-search.yield`)).toBe(false);
+  });
+
+  it('the indexer steps aside while a spawn asks it to: no new transaction until the request is withdrawn or stale', () => {
+    const p = fixture();
+    // Rows of another tool to index, many transactions' worth.
+    const db = new Database(p.dbPath);
+    const insert = db.prepare("INSERT INTO orchestration_logs (session_id, agent_type, content, log_type, reasoning_phase, group_id) VALUES ('bazinga_20251201_090000', 'developer', ?, 'reasoning', 'approach', 'AUTH')");
+    db.transaction(() => {
+      for (let i = 0; i < 20_000; i++) insert.run(`step ${i} of the refresh rotation`);
+    })();
+    db.close();
+    const ask = `${p.dbPath}.index-search.yield`;
+    fs.writeFileSync(ask, '1');
+    // Within 400 ms the indexer does its first transaction, then waits on the fresh request.
+    const held = bazingaDbIn(p, ['index-search', '--max-ms', '400']);
+    expect(held.json).toMatchObject({ success: true, complete: false });
+    expect(held.json.rounds).toBe(1);
+    // A request older than YIELD_STALE_MS (2 s) is ignored: the run completes.
+    const old = new Date(Date.now() - 3_000);
+    fs.utimesSync(ask, old, old);
+    const free = bazingaDbIn(p, ['index-search']);
+    expect(free.json).toMatchObject({ success: true, complete: true });
+    expect(free.json.rounds).toBeGreaterThan(1);
   });
 });

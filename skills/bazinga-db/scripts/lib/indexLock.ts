@@ -72,3 +72,41 @@ export function releaseIndexLock(dbPath: string): void {
     // already gone
   }
 }
+
+/**
+ * A spawn that finds the indexer running asks it to step aside: the file `<db>.index-search.yield`
+ * holds the spawn's process id, and while it is fresh (YIELD_STALE_MS) the indexer starts no new
+ * transaction, so the spawn's own writes (its claim, its caches) get the lock at once instead of
+ * racing the indexer's next transaction for it. The spawn removes the file when it exits; a spawn
+ * killed before that leaves a file that expires.
+ */
+const yieldFileOf = (dbPath: string) => `${dbPath}.index-search.yield`;
+
+/** How long a request to step aside holds without its spawn (a spawn takes a few hundred milliseconds at most). */
+export const YIELD_STALE_MS = 2_000;
+
+/** Asks the indexer of `dbPath` to start no transaction until this process exits (best effort). */
+export function askIndexerToYield(dbPath: string): void {
+  const file = yieldFileOf(dbPath);
+  try {
+    fs.writeFileSync(file, String(process.pid));
+  } catch {
+    return; // a folder it cannot write: the spawn waits its turn for the lock, as without the file
+  }
+  process.once('exit', () => {
+    try {
+      if (Number(fs.readFileSync(file, 'utf8').trim()) === process.pid) fs.rmSync(file, { force: true });
+    } catch {
+      // already gone
+    }
+  });
+}
+
+/** Whether a spawn has asked the indexer of `dbPath` to step aside (a fresh request). */
+export function indexerShouldYield(dbPath: string, nowMs = Date.now()): boolean {
+  try {
+    return nowMs - fs.statSync(yieldFileOf(dbPath)).mtimeMs <= YIELD_STALE_MS;
+  } catch {
+    return false;
+  }
+}

@@ -18,6 +18,7 @@ import {
   scorePackage,
   searchIndexBehind,
   indexerRunning,
+  askIndexerToYield,
   searchRequestPackages,
   syncSearchIndex,
   writeTransaction,
@@ -165,6 +166,8 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
     // The whole index is being built in the background (index-search): the spawn leaves it to that
     // process and ranks with what is indexed so far.
     if (indexerRunning(db.name) !== undefined) {
+      // And it steps aside until this spawn has written what it writes.
+      askIndexerToYield(db.name);
       warn('context-assembler: the search index is being built in the background; ranked with what is indexed so far');
       return;
     }

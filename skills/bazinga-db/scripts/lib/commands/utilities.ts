@@ -10,7 +10,7 @@ import { SEARCH_TABLES } from '../schema.ts';
 import { rejectProblem, Relayed, type Command, type CommandContext } from './types.ts';
 import type { ChildRun } from '../relaunch.ts';
 import { isChild, watchOver } from '../relaunch.ts';
-import { releaseIndexLock, takeIndexLock, touchIndexLock } from '../indexLock.ts';
+import { indexerShouldYield, releaseIndexLock, takeIndexLock, touchIndexLock } from '../indexLock.ts';
 import { sidecarKeeper } from '../reader.ts';
 import { indexSettings, redactionPolicy, relevanceEnabled } from '../settings.ts';
 import { parseInteger } from '../validate.ts';
@@ -231,6 +231,13 @@ const redactExisting: Command = {
  */
 const INDEX_SLICE_MS = 25;
 const INDEX_BATCH = 50;
+/** How often a yielding indexer looks whether the spawn is done. */
+const YIELD_POLL_MS = 10;
+
+/** Sleeps the thread (the indexer has nothing else to do meanwhile). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
 
 const indexSearch: Command = {
   name: 'index-search',
@@ -271,6 +278,11 @@ const indexSearch: Command = {
         backlog = r.backlog;
         rounds++;
         touchIndexLock(dbPath);
+        // A spawn asked for the lock: no new transaction until it is done (its request expires).
+        while (indexerShouldYield(dbPath) && monotonicMs() - started < maxMs) {
+          pause(YIELD_POLL_MS);
+          touchIndexLock(dbPath);
+        }
       } while (searchIndexBehind(db).length > 0 && monotonicMs() - started < maxMs);
       const complete = searchIndexBehind(db).length === 0;
       return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(monotonicMs() - started) };
