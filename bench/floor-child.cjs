@@ -25,6 +25,11 @@ const addon = path.join(path.dirname(require.resolve('better-sqlite3')), '..', '
 const db = new Database(dbPath, { timeout: 5000, ...(fs.existsSync(addon) ? { nativeBinding: addon } : {}) });
 db.pragma('foreign_keys = ON');
 db.pragma('synchronous = NORMAL');
+// The restore below reads the old pages from the file before the close's checkpoint: no checkpoint
+// may run before that (a call's writes are far below the 1,000 pages that would start one), and
+// the database must be in WAL mode, as the product leaves it.
+db.pragma('wal_autocheckpoint = 0');
+if (db.pragma('journal_mode', { simple: true }) !== 'wal') throw new Error(`${dbPath} is not in WAL mode: the replay could not be undone`);
 const prepared = new Map();
 let writing = false;
 for (const { sql, method, args, rows } of trace.statements) {

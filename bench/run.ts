@@ -12,9 +12,14 @@
  *     step by step, with `node -e 0` and a bare better-sqlite3 open of the same database.
  *   - Share of calls whose output says the tokenizer was loaded (`counting.tokenizer_loaded`;
  *     "n/a" where outputs do not say), peak RSS of the orchestrator call at each scale.
+ *   - The one-off index build at 10k and 100k (bench/indexing.ts), on a copy as BAZINGA leaves a
+ *     database: `bazinga-db index-search` in the foreground, `--background` (what the plugin's
+ *     SessionStart hook runs) and recording spawns while it builds, a dry run on the never-indexed
+ *     database.
  *   - Kept from before: in-process rank + pack + render of 100k candidates, the in-process
  *     pipeline on the 100k database, counting 1 MB of text, redaction of 1 MB adversarial inputs,
- *     the first read of a never-indexed 100k database and the whole index build.
+ *     the first recording call on a never-indexed 100k database (no indexer running) and the whole
+ *     index build in process.
  * The working tree's skills/ are copied to bench/out/current/ and built there first, so that the
  * bundles measured stay the same while others edit the tree (and the launcher never silently falls
  * back to tsx half-way). Every timed command is spawned by a small helper process (bench/timer.ts):

@@ -71,11 +71,11 @@ const formats = {
   cjs: {
     format: 'cjs',
     // better-sqlite3's JavaScript is bundled in, so its code is compiled once and cached with the
-    // rest (loading it from node_modules cost about a tenth of a call: its module resolution and
-    // compilation on every start); its native addon stays in node_modules, loaded by path
-    // (driver.ts), and `bindings`, its fallback lookup of the addon, stays external.
-    // (driver.ts), and `bindings`, its fallback lookup of the addon, stays external. The version
-    // bundled is defined for driver.ts, which loads the installed JavaScript where it differs.
+    // rest (loading it from node_modules cost a few milliseconds of every start: its module
+    // resolution and compilation); its native addon stays in node_modules, loaded by path
+    // (driver.ts). The version bundled is defined for driver.ts, which loads the installed
+    // JavaScript where it differs or the addon is not where it looks (`bindings`, the default
+    // lookup, works only from the installed package, and stays external).
     external: ['bindings', 'js-tiktoken', 'js-tiktoken/*'],
     outExtension: { '.js': '.cjs' },
     define: { 'import.meta.url': '__importMetaUrl', __BUNDLED_BETTER_SQLITE3__: JSON.stringify(bundledSqliteVersion()) },
@@ -127,10 +127,10 @@ for (const { skill, scripts, esm } of targets) {
       outdir: staging,
     });
     for (const s of names) entries[s] = `${s}${formats[format].outExtension['.js']}`;
-    // The project's own sources: a dependency bundled in (better-sqlite3's JavaScript) is not one,
-    // and an install keeps node_modules elsewhere (driver.ts checks the version bundled instead).
+    // The project's own sources: better-sqlite3's JavaScript bundled in is not one (an install
+    // keeps node_modules elsewhere; driver.ts checks the version bundled against the installed one).
     for (const p of Object.keys(result.metafile.inputs)) {
-      if (!p.split(/[\\/]/).includes('node_modules')) inputs.add(path.relative(outdir, path.resolve(root, p)).split(path.sep).join('/'));
+      if (!/(^|[\\/])node_modules[\\/]better-sqlite3[\\/]/.test(p)) inputs.add(path.relative(outdir, path.resolve(root, p)).split(path.sep).join('/'));
     }
   }
   if (skill === 'bazinga-db') await writeRanks(staging);

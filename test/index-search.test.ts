@@ -11,6 +11,9 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyFixture, makeProject, REPO_ROOT, type Project } from './helpers.ts';
 import { bazingaDbIn } from './inProcess.ts';
+import { openDatabase } from '../skills/bazinga-db/scripts/lib/db.ts';
+import { ensureExtensions, extensionsCurrent } from '../skills/bazinga-db/scripts/lib/migrate.ts';
+import { CA_DDL, CA_OBJECTS } from '../skills/bazinga-db/scripts/lib/schema.ts';
 
 const projects: Project[] = [];
 afterEach(() => {
@@ -144,7 +147,7 @@ describe('bazinga-db index-search', () => {
     expect(r.stderr).toBe('⚠ context-assembler: the search index is being built in the background; ranked with what is indexed so far\n');
     expect(coverage(p.dbPath).packages[0]).toBe(0);
     // It asked the indexer to step aside while it wrote, and took the request back as it exited.
-    expect(fs.existsSync(`${p.dbPath}.index-search.yield`)).toBe(false);
+    expect(fs.readdirSync(path.dirname(p.dbPath)).filter((n) => n.includes('.index-search.yield.'))).toEqual([]);
   });
 
   it('the indexer steps aside while a spawn asks it to: no new transaction until the request is withdrawn or stale', () => {
@@ -156,8 +159,9 @@ describe('bazinga-db index-search', () => {
       for (let i = 0; i < 20_000; i++) insert.run(`step ${i} of the refresh rotation`);
     })();
     db.close();
-    const ask = `${p.dbPath}.index-search.yield`;
-    fs.writeFileSync(ask, '1');
+    // A live process's request (this test's own pid).
+    const ask = `${p.dbPath}.index-search.yield.${process.pid}`;
+    fs.writeFileSync(ask, '');
     // Within 400 ms the indexer does its first transaction, then waits on the fresh request.
     const held = bazingaDbIn(p, ['index-search', '--max-ms', '400']);
     expect(held.json).toMatchObject({ success: true, complete: false });
@@ -165,8 +169,76 @@ describe('bazinga-db index-search', () => {
     // A request older than YIELD_STALE_MS (2 s) is ignored: the run completes.
     const old = new Date(Date.now() - 3_000);
     fs.utimesSync(ask, old, old);
-    const free = bazingaDbIn(p, ['index-search']);
-    expect(free.json).toMatchObject({ success: true, complete: true });
+    const free = bazingaDbIn(p, ['index-search', '--max-ms', '400']);
     expect(free.json.rounds).toBeGreaterThan(1);
+    expect(fs.existsSync(ask)).toBe(false); // a request nobody holds is removed
+    // A fresh request of a process that is gone does not count either.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const orphan = `${p.dbPath}.index-search.yield.${gone}`;
+    fs.writeFileSync(orphan, '');
+    const rest = bazingaDbIn(p, ['index-search', '--max-ms', '60000']);
+    expect(rest.json).toMatchObject({ success: true, complete: true });
+    expect(fs.existsSync(orphan)).toBe(false);
+  });
+
+  it('the schema step a statement at a time: the tables in one transaction, then each index in its own with a pause between; cut short, the next open makes the rest', () => {
+    const p = fixture();
+    const objects = (dbPath: string) => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        return (db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+      } finally {
+        db.close();
+      }
+    };
+    const indexes = CA_DDL.filter((ddl) => /^CREATE INDEX/.test(ddl)).length;
+    expect(indexes).toBeGreaterThan(3);
+    // Cut short after the second index: what is made stays, and the version is not recorded.
+    const db = new Database(p.dbPath);
+    let pauses = 0;
+    expect(() =>
+      ensureExtensions(db as never, () => {
+        if (++pauses === 2) throw new Error('stopped');
+      }),
+    ).toThrow('stopped');
+    expect(extensionsCurrent(db as never)).toBe(false);
+    db.close();
+    expect(objects(p.dbPath).filter((n) => n.startsWith('ca_idx_'))).toHaveLength(2);
+    // The next open makes the rest, in one transaction.
+    openDatabase({ dbPath: p.dbPath, create: false }).close();
+    const whole = new Database(p.dbPath, { readonly: true });
+    expect(extensionsCurrent(whole as never)).toBe(true);
+    whole.close();
+    for (const name of CA_OBJECTS) expect(objects(p.dbPath)).toContain(name);
+    // Stepwise from the start: one pause per index.
+    const q = fixture();
+    const conn = new Database(q.dbPath);
+    pauses = 0;
+    ensureExtensions(conn as never, () => void pauses++);
+    expect(pauses).toBe(indexes);
+    expect(extensionsCurrent(conn as never)).toBe(true);
+    conn.close();
+    expect(objects(q.dbPath)).toEqual(objects(p.dbPath));
+  });
+
+  it('a spawn while the indexer makes the schema does not make it itself: it works around the missing objects, records, and leaves them to the indexer', () => {
+    const p = fixture();
+    fs.writeFileSync(`${p.dbPath}.index-search.pid`, String(process.pid));
+    const r = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'), '--project-root', p.root, '--session', 'bazinga_20251201_090000', '--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '3', '--format', 'json'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.packages.length).toBeGreaterThan(0);
+    expect(doc.consumption).toBe('recorded');
+    const db = new Database(p.dbPath, { readonly: true });
+    try {
+      expect((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'ca\\_%' ESCAPE '\\'").get() as { n: number }).n).toBe(0);
+      expect((db.prepare('SELECT count(*) AS n FROM consumption_scope WHERE agent_type = ? AND iteration = 3').get('qa_expert') as { n: number }).n).toBe(doc.packages.length);
+    } finally {
+      db.close();
+    }
   });
 });

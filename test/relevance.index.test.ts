@@ -127,6 +127,40 @@ describe('write commands keep the index in step', () => {
   });
 });
 
+describe('a read of rows the index does not cover', () => {
+  it('matches their scope without the index: an old package naming the scope beats the newer ones of its bucket, as with the index', () => {
+    const project = track(makeProject());
+    freshSession(project);
+    // Written as another tool writes: no index catch-up.
+    const conn = openDatabase({ dbPath: project.dbPath });
+    let scoped = 0;
+    writeTransaction(conn, () => {
+      for (let i = 0; i < 30; i++) {
+        const id = insertPackage(conn, {
+          sessionId: 'S',
+          groupId: 'AUTH',
+          scope: 'group',
+          packageType: 'research',
+          filePath: writeArtifact(project, 'S', `n${i}.md`, '# Notes\n'),
+          producerAgent: 'qa_expert',
+          priority: 'medium',
+          summary: i === 0 ? 'Key rotation touches src/billing/rotate.ts' : `note ${i}`,
+          sizeBytes: null,
+          createdAt: `2025-12-01 10:${String(i).padStart(2, '0')}:00`,
+        });
+        insertConsumer(conn, id, 'developer');
+        if (i === 0) scoped = id;
+      }
+    });
+    expect(searchIndexBehind(conn)).toContain('packages');
+    conn.close();
+    const run = assemble(project, ['--session', 'S', '--group', 'AUTH', '--agent', 'developer', '--scope', 'src/billing', '--limit', '1', '--explain']);
+    expect(run.stderr).toContain('the search index does not cover every row of packages');
+    expect(run.doc.packages.map((p: any) => p.id)).toEqual([scoped]);
+    expect(run.doc.packages[0].components.scope).toBe(1);
+  });
+});
+
 describe('rows written by another tool are indexed on the next read', () => {
   it('packages and reasoning inserted without this layer are found by the next assembly, and the watermark advances', () => {
     const project = track(makeProject());

@@ -15,8 +15,9 @@ import { BazingaError, toBazingaError } from './errors.ts';
 import { SCHEMA_VERSION } from './schema.ts';
 import { retryBusy, type DB } from './statements.ts';
 import { connect, DEFAULT_BUSY_TIMEOUT_MS, OpenOptions, firstWait, budgetBusy, writable } from './driver.ts';
-import { tableNames, createV19Schema, ensureExtensions, checkSchema } from './migrate.ts';
-import { openReader } from './reader.ts';
+import { tableNames, createV19Schema, ensureExtensions, extensionsCurrent, checkSchema } from './migrate.ts';
+import { makeReaderObjects, openReader } from './reader.ts';
+import { indexerRunning } from './indexLock.ts';
 
 export type { DB } from './statements.ts';
 export { stmt, writeTransaction } from './statements.ts';
@@ -71,7 +72,13 @@ export function openDatabase(opts: OpenOptions): DB {
     // Checked before anything persistent changes: a file that is refused is left as it was.
     retryBusy(conn, () => checkSchema(conn, opts.dbPath, notice));
     if (!held.has(conn)) toWal();
-    ensureExtensions(conn);
+    if (opts.derived && !retryBusy(conn, () => extensionsCurrent(conn)) && indexerRunning(opts.dbPath) !== undefined) {
+      // The background indexer is making them (on a large database, seconds of index builds): this
+      // connection works around their absence as a reader does, instead of waiting to make them itself.
+      retryBusy(conn, () => makeReaderObjects(conn, true));
+    } else {
+      ensureExtensions(conn, opts.betweenSchemaSteps);
+    }
     return conn;
   } catch (err) {
     db?.close();

@@ -1,4 +1,4 @@
-/** The driver and one connection: better-sqlite3 loaded on first use (its addon by path), a connection with its first wait armed, the wait budget started, what a missing native part means, whether a path can be written, and the open options. Part of opening a database (db.ts). */
+/** The driver and one connection: better-sqlite3 handed over by the scripts at load, or loaded on first use (its addon by path), a connection with its first wait armed, the wait budget started, what a missing native part means, whether a path can be written, and the open options. Part of opening a database (db.ts). */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -28,15 +28,18 @@ export function loadDriver(): { Database: typeof Database; options: Database.Opt
 export function useDriver(Driver: typeof Database): { Database: typeof Database; options: Database.Options; packageDir: string } {
   const require = createRequire(import.meta.url);
   const packageDir = path.resolve(path.dirname(require.resolve('better-sqlite3')), '..');
-  // A bundle's copy of the JavaScript must match the installed addon: another installed version
-  // (node_modules changed after the build) is loaded as installed instead.
-  if (typeof __BUNDLED_BETTER_SQLITE3__ === 'string' && installedVersion(packageDir) !== __BUNDLED_BETTER_SQLITE3__) {
-    Driver = require('better-sqlite3') as typeof Database;
-  }
   // The addon's path given directly skips the `bindings` package's search of the file system on
   // every open (about 1.4 ms of a start, measured); an unusual build keeps the default lookup.
   const addon = path.join(packageDir, 'build', 'Release', 'better_sqlite3.node');
-  driver = { Database: Driver, options: fs.existsSync(addon) ? { nativeBinding: addon } : {}, packageDir };
+  const byPath = fs.existsSync(addon);
+  // A bundle's copy of the JavaScript must match the installed addon, and the default lookup
+  // (`bindings`, which searches from its caller's file) works only from the installed package: for
+  // another installed version (node_modules changed after the build) or an addon elsewhere, the
+  // JavaScript is loaded as installed.
+  if (typeof __BUNDLED_BETTER_SQLITE3__ === 'string' && (!byPath || installedVersion(packageDir) !== __BUNDLED_BETTER_SQLITE3__)) {
+    Driver = require('better-sqlite3') as typeof Database;
+  }
+  driver = { Database: Driver, options: byPath ? { nativeBinding: addon } : {}, packageDir };
   return driver;
 }
 
@@ -143,6 +146,11 @@ export interface OpenOptions {
    * Without `derived` (bazinga-db's reads) a reader sees the file's own tables only.
    */
   derived?: boolean;
+  /**
+   * Make the extension objects a statement at a time, calling this between two (index-search: a
+   * spawn's request to step aside is honoured there). Without it they are made in one transaction.
+   */
+  betweenSchemaSteps?: () => void;
   /**
    * A writer whose file or folder cannot be written (a read-only file, folder or mount) opens as a
    * reader instead and calls this, rather than failing. Without it such a writer fails as before.

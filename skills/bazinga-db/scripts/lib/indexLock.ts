@@ -7,10 +7,11 @@
  * lingers as a zombie.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 
 const indexLockOf = (dbPath: string) => `${dbPath}.index-search.pid`;
 
-/** How long a lock stays live without its indexer touching it (a transaction takes about 0.2 s). */
+/** How long a lock stays live without its indexer touching it (a transaction takes about 25 ms; a pause for spawns at most YIELD_STALE_MS). */
 export const LOCK_STALE_MS = 30_000;
 
 /** The process holding a live lock on `dbPath`'s indexer, or undefined (none, stale, or a dead holder's). */
@@ -74,39 +75,65 @@ export function releaseIndexLock(dbPath: string): void {
 }
 
 /**
- * A spawn that finds the indexer running asks it to step aside: the file `<db>.index-search.yield`
- * holds the spawn's process id, and while it is fresh (YIELD_STALE_MS) the indexer starts no new
- * transaction, so the spawn's own writes (its claim, its caches) get the lock at once instead of
- * racing the indexer's next transaction for it. The spawn removes the file when it exits; a spawn
- * killed before that leaves a file that expires.
+ * A spawn that finds the indexer running asks it to step aside: it writes the file
+ * `<db>.index-search.yield.<pid>`, and while any such request is live (its process alive, the file
+ * touched within YIELD_STALE_MS) the indexer starts no new transaction, so the spawn's own writes
+ * (its claim, its caches) get the lock at once instead of racing the indexer's next transaction
+ * for it. Each spawn has its own file, removed when it exits; a spawn killed before that leaves a
+ * file that no longer counts (its process gone, or stale). While spawns keep asking, the index
+ * waits: spawns are seconds apart, a request lasts one spawn.
  */
-const yieldFileOf = (dbPath: string) => `${dbPath}.index-search.yield`;
+const YIELD_SUFFIX = '.index-search.yield.';
 
-/** How long a request to step aside holds without its spawn (a spawn takes a few hundred milliseconds at most). */
+/** How long a request to step aside holds at most (a spawn takes a few hundred milliseconds). */
 export const YIELD_STALE_MS = 2_000;
+
+const asked = new Set<string>();
 
 /** Asks the indexer of `dbPath` to start no transaction until this process exits (best effort). */
 export function askIndexerToYield(dbPath: string): void {
-  const file = yieldFileOf(dbPath);
+  const file = `${dbPath}${YIELD_SUFFIX}${process.pid}`;
   try {
-    fs.writeFileSync(file, String(process.pid));
+    fs.writeFileSync(file, '');
   } catch {
     return; // a folder it cannot write: the spawn waits its turn for the lock, as without the file
   }
-  process.once('exit', () => {
+  if (asked.has(file)) return;
+  asked.add(file);
+  process.once('exit', () => fs.rmSync(file, { force: true }));
+}
+
+/** Whether a live spawn has asked the indexer of `dbPath` to step aside. */
+export function indexerShouldYield(dbPath: string, nowMs = Date.now()): boolean {
+  const dir = path.dirname(dbPath);
+  const prefix = `${path.basename(dbPath)}${YIELD_SUFFIX}`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix));
+  } catch {
+    return false;
+  }
+  return names.some((name) => {
+    const pid = Number(name.slice(prefix.length));
+    const file = path.join(dir, name);
     try {
-      if (Number(fs.readFileSync(file, 'utf8').trim()) === process.pid) fs.rmSync(file, { force: true });
+      if (nowMs - fs.statSync(file).mtimeMs > YIELD_STALE_MS || !alive(pid)) {
+        fs.rmSync(file, { force: true }); // a request nobody holds any more
+        return false;
+      }
+      return true;
     } catch {
-      // already gone
+      return false;
     }
   });
 }
 
-/** Whether a spawn has asked the indexer of `dbPath` to step aside (a fresh request). */
-export function indexerShouldYield(dbPath: string, nowMs = Date.now()): boolean {
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
-    return nowMs - fs.statSync(yieldFileOf(dbPath)).mtimeMs <= YIELD_STALE_MS;
-  } catch {
-    return false;
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

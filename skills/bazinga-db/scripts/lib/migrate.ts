@@ -31,17 +31,27 @@ export function createV19Schema(db: DB): boolean {
   });
 }
 
-export function ensureExtensions(db: DB): void {
-  // Fast path: this version's objects are all there (the original's migrations may drop indexes).
+/** Whether this version's extension objects are all there (a file a later release extended counts: it is left as it is). */
+export function extensionsCurrent(db: DB): boolean {
+  // The original's migrations may drop indexes: every object is looked for.
   const present = db
     .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${CA_OBJECTS.map(() => '?').join(', ')})`)
     .get(...CA_OBJECTS) as { n: number };
-  const version =
-    present.n === CA_OBJECTS.length
-      ? (db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined)
-      : undefined;
-  // A file a later release extended (a higher ca_schema) is left as it is when this release's objects are there.
-  if (present.n === CA_OBJECTS.length && Number(version?.value) >= CA_SCHEMA_VERSION) return;
+  if (present.n !== CA_OBJECTS.length) return false;
+  const version = db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined;
+  return Number(version?.value) >= CA_SCHEMA_VERSION;
+}
+
+/**
+ * Makes the extension objects that are missing. In one transaction, or, with `between`, the
+ * tables in one and then each index in its own, `between` called after each: building the indexes
+ * of a large database takes seconds, and index-search runs it so that a spawn's writes are served
+ * between two of them. A run cut short leaves objects missing and `ca_schema` unset, so the next
+ * open makes the rest.
+ */
+export function ensureExtensions(db: DB, between?: () => void): void {
+  if (extensionsCurrent(db)) return;
+  const isIndex = (ddl: string) => /^CREATE INDEX/.test(ddl);
   writeTransaction(db, () => {
     // A search table made with another definition (an older tokenizer) is made again; one that has
     // to be (re)created starts empty, so the whole index and its watermarks start over.
@@ -51,18 +61,29 @@ export function ensureExtensions(db: DB): void {
     const searchTables = db
       .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${searchObjects.map(() => '?').join(', ')})`)
       .get(...searchObjects) as { n: number };
-    for (const ddl of CA_DDL) db.exec(ddl);
+    for (const ddl of CA_DDL) if (!between || !isIndex(ddl)) db.exec(ddl);
     // ca_memories made by an earlier definition gains the columns it lacks (this layer's own table).
     const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('ca_memories')").all() as { name: string }[]).map((c) => c.name));
     for (const [name, definition] of MEMORY_ADDED_COLUMNS) {
       if (!columns.has(name)) db.exec(`ALTER TABLE ca_memories ADD COLUMN ${name} ${definition}`);
     }
     if (searchTables.n < searchObjects.length) resetSearchIndex(db);
-    db.prepare(
-      `INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE
-       SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)), updated_at = datetime('now')`,
-    ).run(String(CA_SCHEMA_VERSION));
+    if (!between) setSchemaVersion(db);
   });
+  if (!between) return;
+  for (const ddl of CA_DDL.filter(isIndex)) {
+    writeTransaction(db, () => db.exec(ddl));
+    between();
+  }
+  writeTransaction(db, () => setSchemaVersion(db));
+}
+
+/** Records this version in `ca_meta` (never lowering a later release's). */
+function setSchemaVersion(db: DB): void {
+  db.prepare(
+    `INSERT INTO ca_meta (key, value) VALUES ('ca_schema', ?) ON CONFLICT(key) DO UPDATE
+     SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)), updated_at = datetime('now')`,
+  ).run(String(CA_SCHEMA_VERSION));
 }
 
 /** The search tables whose stored definition differs from this version's. */

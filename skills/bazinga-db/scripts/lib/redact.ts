@@ -72,25 +72,32 @@ export type TextRedaction = (text: string, policy: RedactionPolicy) => string;
 
 /**
  * The version of the engine's behaviour, part of the key a settled text is kept under across runs
- * (settledKey). test/redaction-version.test.ts pins it to a digest of the engine's sources: any
+ * (settledKey). test/redaction-settled.test.ts pins it to a digest of the engine's sources: any
  * change to them fails that test until this number is raised, so no text is taken as settled under
  * rules that no longer hold.
  */
-export const REDACTION_VERSION = 1;
+export const REDACTION_VERSION = 2;
 
 /**
  * Texts a policy is known to leave unchanged, found by earlier runs (the assembler keeps them in
  * the database: ca_redaction_settled). `has` may say no when it cannot tell; `add` records a text
- * this run found settled.
+ * this run found settled. A key is as trusted as the database that holds it: planting one takes
+ * the whole text, secret included, and whoever can write the database can write any text in a
+ * form no rule knows (redaction keeps accidents out of the block; it is no boundary against the
+ * database's own writers).
  */
 export interface SettledTexts {
   has(text: string, policy: RedactionPolicy): boolean;
   add(text: string, policy: RedactionPolicy): void;
 }
 
-/** The key a settled text is kept under: 32 hex of the SHA-256 of the engine's version, the policy (mode, allowlist) and the text. */
+/**
+ * The key a settled text is kept under: 32 hex of the SHA-256 of the engine's version, the
+ * Unicode version of the runtime (the rules' \p{…} classes and case mapping follow it), the policy
+ * (mode, allowlist) and the text.
+ */
 export function settledKey(text: string, policy: RedactionPolicy): string {
-  const rules = JSON.stringify([REDACTION_VERSION, policy.mode, policy.allowlist.map((r) => [r.source, r.flags])]);
+  const rules = JSON.stringify([REDACTION_VERSION, process.versions.unicode ?? '', policy.mode, policy.allowlist.map((r) => [r.source, r.flags])]);
   return createHash('sha256').update(`${rules}\n${text}`, 'utf8').digest('hex').slice(0, 32);
 }
 
@@ -142,7 +149,8 @@ export function redactionMemo(maxChars = 4_000_000): RedactionMemo {
       return text;
     }
     const out = redact(text, policy).text;
-    if (out === text) settledTexts?.add(text, policy);
+    // Items are one line; a whole block or document seldom comes back the same, and is not kept.
+    if (out === text && !text.includes('\n')) settledTexts?.add(text, policy);
     remember(policy, text, out, out === text || redact(out, policy).text === out);
     return out;
   };

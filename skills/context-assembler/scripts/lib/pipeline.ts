@@ -113,7 +113,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
   const fts = deps.config.enable_fts5;
-  if (fts) refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn);
+  const scopeByIndex = fts ? refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn) : false;
   const consumed = listConsumedPackages(db, query);
   // Counted up to AVAILABLE_CAP a half: the count then costs the cap, not the session's size.
   const designated = countDesignatedPackages(db, query, AVAILABLE_CAP);
@@ -134,12 +134,12 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   let plan: SearchPlan;
   let selection: ReturnType<typeof selectPackages>;
   try {
-    plan = planSearch(db, r, deps.config, deps.redact, fts);
+    plan = planSearch(db, r, deps.config, deps.redact, fts, scopeByIndex);
     selection = select(plan);
   } catch (err) {
     if (!fts) throw err;
     deps.warn(`context-assembler: relevance unavailable (${(err as Error).message}); ranked without it`);
-    plan = planSearch(db, r, deps.config, deps.redact, false);
+    plan = planSearch(db, r, deps.config, deps.redact, false, false);
     selection = select(plan);
   }
   const ranked = selection.ranked;

@@ -67,20 +67,24 @@ export interface SearchPlan {
 /**
  * Builds the request's query: --task (with --error) when given, else the implicit task from the
  * database. `redact` runs on every text before terms are taken from it, so the recorded query
- * holds no secret. With `enabled` false only the scope (which needs no index) is planned.
+ * holds no secret. With `enabled` false only the scope (which needs no index) is planned. With
+ * `scopeByIndex` false (the index does not cover every package: a read of a file never indexed,
+ * or a backlog) packages naming the scope are found without the index (listPackagesNaming), so
+ * none is missed; undefined takes the plan already made for the request, if any.
  */
-export function planSearch(db: DB, r: AssemblyRequest, config: Config, redact: (t: string) => string, enabled: boolean): SearchPlan {
+export function planSearch(db: DB, r: AssemblyRequest, config: Config, redact: (t: string) => string, enabled: boolean, scopeByIndex?: boolean): SearchPlan {
   // The steps of one in-process run share the request object: plan it once.
   const memo = plans.get(r);
-  if (memo && memo.enabled === enabled && memo.config === config) return memo.plan;
-  const plan = buildPlan(db, r, config, redact, enabled);
-  plans.set(r, { plan, enabled, config });
+  if (memo && memo.enabled === enabled && memo.config === config && (scopeByIndex === undefined || memo.scopeByIndex === scopeByIndex)) return memo.plan;
+  const byIndex = scopeByIndex ?? true;
+  const plan = buildPlan(db, r, config, redact, enabled, byIndex);
+  plans.set(r, { plan, enabled, config, scopeByIndex: byIndex });
   return plan;
 }
 
-const plans = new WeakMap<AssemblyRequest, { plan: SearchPlan; enabled: boolean; config: Config }>();
+const plans = new WeakMap<AssemblyRequest, { plan: SearchPlan; enabled: boolean; config: Config; scopeByIndex: boolean }>();
 
-function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: string) => string, enabled: boolean): SearchPlan {
+function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: string) => string, enabled: boolean, scopeByIndex: boolean): SearchPlan {
   const groups = listTaskGroups(db, r.session, null);
   const groupPaths = new Map<string, string>();
   for (const g of groups) {
@@ -115,7 +119,7 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
   const groupText = [typeof own?.name === 'string' ? own.name : null, groupPaths.get(r.group) ?? null].filter((t): t is string => t !== null && t.trim() !== '').join('\n') || null;
   const scopeText = r.scope ?? groupPaths.get(r.group) ?? null;
   const scopes = scopeText === null ? [] : parseScope(scopeText);
-  const scopeAny = enabled ? planScopeMatch(scopes) : null;
+  const scopeAny = enabled && scopeByIndex ? planScopeMatch(scopes) : null;
   return {
     info: {
       source: query.any === null ? 'none' : source,
@@ -147,12 +151,14 @@ function stackOf(specializations: unknown, r: AssemblyRequest): Set<string> {
 /**
  * Indexes rows that arrived since the index was last brought up to date (for example written by
  * the original tool). Derived data: when it cannot be written (a read-only file, a lock held too
- * long) the request goes on with the index as it is, and says so.
+ * long) the request goes on with the index as it is, and says so. Returns whether the index then
+ * covers every package (else their scope is matched without it).
  */
-export function refreshSearchIndex(db: DB, projectRoot: string | null, config: Config, warn: (m: string) => void): void {
+export function refreshSearchIndex(db: DB, projectRoot: string | null, config: Config, warn: (m: string) => void): boolean {
+  const packagesCovered = () => !searchIndexBehind(db).includes('packages');
   try {
     const behind = searchIndexBehind(db);
-    if (behind.length === 0) return;
+    if (behind.length === 0) return true;
     // A read-only connection (a dry run, a read-only step, a file that cannot be written) uses the
     // index as the last writer left it: it cannot write, and must not. Patterns and strategies are
     // matched in memory, so only packages and reasoning rank differently.
@@ -161,7 +167,7 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
       if (ranked.length > 0) {
         warn(`context-assembler: the search index does not cover every row of ${ranked.join(' and ')} (a read never indexes: \`bazinga-db index-search\` or a recording call does); those rank without relevance`);
       }
-      return;
+      return !ranked.includes('packages');
     }
     // The whole index is being built in the background (index-search): the spawn leaves it to that
     // process and ranks with what is indexed so far.
@@ -169,15 +175,17 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
       // And it steps aside until this spawn has written what it writes.
       askIndexerToYield(db.name);
       warn('context-assembler: the search index is being built in the background; ranked with what is indexed so far');
-      return;
+      return packagesCovered();
     }
     const report = writeTransaction(db, () =>
       // Rows other tools wrote are redacted in place as they are first indexed.
       syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: config.relevance.index_budget_ms, scrub: redactionPolicyOf(config) }),
     );
     if (report.backlog > 0) warn(`context-assembler: search index still has ${report.backlog} rows to index; later calls continue`);
+    return packagesCovered();
   } catch (err) {
     warn(`context-assembler: could not bring the search index up to date (${(err as Error).message}); relevance uses what is indexed`);
+    return false;
   }
 }
 

@@ -3,7 +3,8 @@ import { monotonicMs } from '../clock.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BazingaError, invalid, notFound, usage } from '../errors.ts';
-import { stmt, writeTransaction } from '../statements.ts';
+import { stmt, writeTransaction, type DB } from '../statements.ts';
+import { openDatabase } from '../db.ts';
 import { redactExistingRows } from '../repo/redactExisting.ts';
 import { resetSearchIndex, searchIndexBehind, syncSearchIndex } from '../repo/searchIndex.ts';
 import { SEARCH_TABLES } from '../schema.ts';
@@ -264,8 +265,26 @@ const indexSearch: Command = {
     if (idle !== undefined && !fs.existsSync(dbPath)) throw notFound(`Database not found: ${dbPath} (create-session creates it)`);
     if (idle !== undefined) return { success: true, complete: false, skipped: idle };
     if (!takeIndexLock(dbPath)) return { success: true, complete: false, skipped: 'another index-search is running on this database' };
+    // A spawn's request to step aside is honoured between any two transactions: the schema step's
+    // (one per index it builds) and the indexing's.
+    const stepAside = (started: number) => {
+      while (indexerShouldYield(dbPath) && monotonicMs() - started < maxMs) {
+        pause(YIELD_POLL_MS);
+        touchIndexLock(dbPath);
+      }
+    };
+    const opened = monotonicMs();
+    let db: DB | undefined;
     try {
-      const db = ctx.db();
+      const conn = openDatabase({
+        dbPath,
+        create: false,
+        betweenSchemaSteps: () => {
+          touchIndexLock(dbPath);
+          stepAside(opened);
+        },
+      });
+      db = conn;
       const settings = indexSettings(root);
       const policy = redactionPolicy(root);
       const started = monotonicMs();
@@ -273,20 +292,18 @@ const indexSearch: Command = {
       let rounds = 0;
       let backlog = 0;
       do {
-        const r = writeTransaction(db, () => syncSearchIndex(db, { projectRoot: root, artifactBytes: settings.artifactBytes, budgetMs: INDEX_SLICE_MS, batch: INDEX_BATCH, scrub: policy }));
+        const r = writeTransaction(conn, () => syncSearchIndex(conn, { projectRoot: root, artifactBytes: settings.artifactBytes, budgetMs: INDEX_SLICE_MS, batch: INDEX_BATCH, scrub: policy }));
         for (const part of Object.keys(indexed) as (keyof typeof indexed)[]) indexed[part] += r[part];
         backlog = r.backlog;
         rounds++;
         touchIndexLock(dbPath);
         // A spawn asked for the lock: no new transaction until it is done (its request expires).
-        while (indexerShouldYield(dbPath) && monotonicMs() - started < maxMs) {
-          pause(YIELD_POLL_MS);
-          touchIndexLock(dbPath);
-        }
-      } while (searchIndexBehind(db).length > 0 && monotonicMs() - started < maxMs);
-      const complete = searchIndexBehind(db).length === 0;
+        stepAside(started);
+      } while (searchIndexBehind(conn).length > 0 && monotonicMs() - started < maxMs);
+      const complete = searchIndexBehind(conn).length === 0;
       return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(monotonicMs() - started) };
     } finally {
+      db?.close();
       releaseIndexLock(dbPath);
     }
   },

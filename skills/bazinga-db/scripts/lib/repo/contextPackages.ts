@@ -203,7 +203,7 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
      WHERE cp.id IN (
        SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_group_bucket
        WHERE p.session_id = @sessionId AND p.group_id = @groupId AND p.priority = b.priority AND p.package_type = b.package_type
-         AND ${DESIGNATED_AND_UNCONSUMED.replaceAll('cp.', 'p.')}
+         AND ${asAlias(DESIGNATED_AND_UNCONSUMED, 'p')}
        ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket)
      UNION ALL
      SELECT ${CANDIDATE_COLUMNS}, b.ord AS ord, 1 AS half FROM bucket b CROSS JOIN context_packages cp
@@ -211,14 +211,17 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
        SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_scope_bucket
        WHERE p.session_id = @sessionId AND p.scope = 'global' AND p.priority = b.priority AND p.package_type = b.package_type
          AND (p.group_id IS NULL OR p.group_id <> @groupId)
-         AND ${DESIGNATED_AND_UNCONSUMED.replaceAll('cp.', 'p.')}
+         AND ${asAlias(DESIGNATED_AND_UNCONSUMED, 'p')}
        ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket))
      ORDER BY ord, half, created_at DESC, id DESC`,
   ).all({ ...q, buckets: BUCKETS, perBucket }) as CandidatePackage[];
 }
 
+/** A condition on the package alias `cp` (DESIGNATED and the like) written for another alias. */
+const asAlias = (condition: string, alias: string) => condition.replace(/\bcp\./g, `${alias}.`);
+
 /** The candidate columns of a row of the heads' inner select. */
-const HEAD_COLUMNS = CANDIDATE_COLUMNS.replaceAll('cp.', '') + ', 0 AS consumed';
+const HEAD_COLUMNS = `${CANDIDATE_COLUMNS.replace(/\bcp\./g, '')}, 0 AS consumed`;
 
 /** Every (priority, package type) bucket, in the order the heads are read (JSON, bound as a parameter). */
 const BUCKETS = JSON.stringify(PRIORITIES.flatMap((priority) => PACKAGE_TYPES.map((type) => [priority, type])));

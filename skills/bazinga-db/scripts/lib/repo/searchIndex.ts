@@ -50,8 +50,8 @@ export interface IndexOptions {
   batch?: number;
   /**
    * A writer's policy: every row is redacted in place before it is first indexed (rows the
-   * original tool or BAZINGA's own CLI wrote), in the same transaction; absent (a reader's index
-   * in memory), rows are indexed as stored.
+   * original tool or BAZINGA's own CLI wrote), in the same transaction; absent (tests, the bench's
+   * copies), rows are indexed as stored.
    */
   scrub?: RedactionPolicy;
 }
