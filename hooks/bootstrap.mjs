@@ -248,9 +248,29 @@ function indexInBackground() {
   child.unref();
 }
 
+/**
+ * Starts the warm assembler (`context-assembler serve`), so that each of the orchestrator's calls
+ * costs a Node start and a round trip instead of loading and warming the assembler: in a BAZINGA
+ * project, once the dependencies and the bundles are in place, detached. It stops by itself when
+ * idle (ten minutes) or when the bundles are rebuilt; a second one finds the first running.
+ */
+function serveInBackground() {
+  const project = process.env.CLAUDE_PROJECT_DIR;
+  if (!project || process.argv[2] !== undefined || process.env.CONTEXT_ASSEMBLER_NO_SERVER === '1') return;
+  if (!fs.existsSync(path.join(project, 'bazinga')) || dependencyState() !== 'ok' || !bundlesFresh()) return;
+  const child = spawn(process.execPath, [path.join(root, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'), 'serve'], {
+    cwd: project,
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.on('error', () => {});
+  child.unref();
+}
+
 try {
   await main();
   indexInBackground();
+  serveInBackground();
 } catch (err) {
   say(`bootstrap failed (${err instanceof Error ? err.message : String(err)}). Run by hand: cd "${root}" && npm ${installArgs.slice(0, 2).join(' ')}`);
 }

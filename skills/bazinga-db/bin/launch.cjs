@@ -179,15 +179,44 @@ function writeCodeCache(where, script, sourceDigest, trace) {
   }
 }
 
+/** Writes all of `text` to `fd` (a pipe the reader drains slowly may refuse part of it for a moment). */
+function writeAll(fd, text) {
+  let bytes = Buffer.from(text);
+  while (bytes.length > 0) {
+    try {
+      bytes = bytes.subarray(fs.writeSync(fd, bytes));
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
+}
+
+/** How long a call waits for the warm assembler's answer before it assembles itself. */
+const WARM_TIMEOUT_MS = 10_000;
+
 /**
  * Runs `script` of the skill in `skillDir`. When a dependency is missing, calls
- * `onMissing(packageName, installCommand)` instead of throwing (it should exit).
+ * `onMissing(packageName, installCommand)` instead of throwing (it should exit). With `warm`, the
+ * warm assembler (warmServer.cjs) answers when one runs for this build of the bundle
+ * (CONTEXT_ASSEMBLER_NO_SERVER=1: never).
  */
-async function launch(skillDir, script, onMissing) {
+async function launch(skillDir, script, options, onMissing) {
+  if (typeof options === 'function') [options, onMissing] = [{}, options];
   // CONTEXT_ASSEMBLER_LAUNCH_TRACE=1: which file runs, and how, on stderr.
   const trace = process.env.CONTEXT_ASSEMBLER_LAUNCH_TRACE === '1' ? (m) => process.stderr.write(`launch: ${m}\n`) : () => {};
   try {
     const bundle = freshBundle(path.join(skillDir, 'dist'), script);
+    if (bundle !== undefined && options.warm && process.env.CONTEXT_ASSEMBLER_NO_SERVER !== '1') {
+      const answer = await require('./warmServer.cjs').askServer(bundle, { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env }, WARM_TIMEOUT_MS);
+      if (answer !== undefined) {
+        trace(`${path.basename(bundle)} answered by the warm assembler`);
+        writeAll(1, answer.stdout);
+        writeAll(2, answer.stderr);
+        process.exitCode = answer.code;
+        return;
+      }
+    }
     if (bundle !== undefined) {
       if (bundle.endsWith('.cjs')) runWithCodeCache(bundle, trace);
       else {

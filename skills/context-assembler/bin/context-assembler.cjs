@@ -24,6 +24,7 @@ const STEP_LINES = {
   fetch: "prints a context package's artifact file, redacted, optionally shortened (fetch <package_id>)",
   doctor: 'checks that context-assembler can run here: Node, better-sqlite3, the project, database and config',
   'prompt-hook': "today's BAZINGA flow: puts the block in the prompt the prompt builder wrote (a PostToolUse hook; install-skills --wire)",
+  serve: "the warm assembler: answers assemble calls from one process, each a Node start and a round trip (the SessionStart hook starts it)",
 };
 const STEPS = new Set(Object.keys(STEP_LINES));
 const HELP = `context-assembler: the context block for an agent spawn, or any step of its assembly
@@ -67,7 +68,8 @@ function flagValue(args, name) {
 }
 
 const skillDir = path.resolve(__dirname, '..');
-launch(skillDir, script, (missing, install) => {
+// The orchestrator's call is answered by the warm assembler when one runs (serve).
+launch(skillDir, script, { warm: script === 'assemble' }, (missing, install) => {
   process.stderr.write(`⚠ context-assembler: dependencies are missing (${missing}); install the dependencies: ${install}\n`);
   if (script === 'fetch' || script === 'doctor') process.exit(1);
   // A hook leaves the prompt as the builder wrote it: nothing on stdout.

@@ -61,7 +61,7 @@ export { countSessions, findSession, getProjectId, listRecentSessionIds, session
 export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
 export { listQuotableTexts, readSpawnState, type SpawnState } from './repo/spawnState.ts';
 export { markRunComplete } from './runComplete.ts';
-export { askIndexerToYield, indexerRunning } from './indexLock.ts';
+export { askIndexerToYield, indexerRunning, withdrawYieldRequests } from './indexLock.ts';
 export { findTokenCount, saveTokenCounts } from './repo/tokenCounts.ts';
 export { isSettledText, saveSettledTexts } from './repo/redactionSettled.ts';
 

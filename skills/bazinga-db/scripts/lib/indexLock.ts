@@ -100,7 +100,13 @@ export function askIndexerToYield(dbPath: string): void {
   }
   if (asked.has(file)) return;
   asked.add(file);
-  process.once('exit', () => fs.rmSync(file, { force: true }));
+  if (asked.size === 1) process.once('exit', withdrawYieldRequests);
+}
+
+/** Withdraws this process's requests to step aside (at its exit; the warm assembler after each request). */
+export function withdrawYieldRequests(): void {
+  for (const file of asked) fs.rmSync(file, { force: true });
+  asked.clear();
 }
 
 /** Whether a live spawn has asked the indexer of `dbPath` to step aside. */

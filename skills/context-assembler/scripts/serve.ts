@@ -1,0 +1,82 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * serve.ts: the warm assembler: one process that answers the orchestrator's `assemble` calls
+ * (see ../../bazinga-db/bin/warmServer.cjs), so that a call costs a Node start and a round trip
+ *
+ * Usage:  context-assembler serve [--idle-ms N]       (the plugin's SessionStart hook starts it)
+ * Output: one line when it stops (why); nothing while it serves
+ * Exit:   0; 2 for invalid parameters
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { withdrawYieldRequests } from '../../bazinga-db/scripts/lib/index.ts';
+import { runScript } from './lib/shell.ts';
+// @ts-expect-error plain JavaScript shared with the launchers
+import warm from '../../bazinga-db/bin/warmServer.cjs';
+
+const HELP = `serve: the warm assembler: answers the orchestrator's assemble calls from one process
+
+Usage: context-assembler serve [--idle-ms N]
+
+  --idle-ms N   stop after N ms without a request (default 600000: ten minutes)
+
+One server per user and build of the bundle, on a Unix socket in <tmpdir>/context-assembler-<uid>/
+(a folder only that user can enter). The launcher of assemble uses it when it answers, and
+assembles in its own process otherwise. It stops when idle, when the bundle is rebuilt, or on
+SIGTERM. CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call from using it. It needs the prebuilt bundles.
+`;
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  fs.writeSync(1, HELP);
+  process.exit(0);
+}
+let idleMs = 600_000;
+for (let i = 0; i < args.length; i++) {
+  const a = args[i] as string;
+  const value = a === '--idle-ms' ? args[++i] : a.startsWith('--idle-ms=') ? a.slice('--idle-ms='.length) : undefined;
+  if (value !== undefined && /^[1-9]\d{0,9}$/.test(value)) idleMs = Number(value);
+  else {
+    fs.writeSync(2, JSON.stringify({ success: false, error: `${a.startsWith('--idle-ms') ? `--idle-ms must be a positive integer (milliseconds), got '${value ?? ''}'` : `unknown argument '${a}'`}; usage: context-assembler serve [--idle-ms N]`, code: 'USAGE' }) + '\n');
+    process.exit(2);
+  }
+}
+
+// The bundle the orchestrator's calls run, beside this one's (built together, from the same sources).
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bundle = path.join(here, 'assemble.cjs');
+if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
+  fs.writeSync(1, JSON.stringify({ success: true, serving: false, reason: 'no prebuilt bundle (npm run build makes them)' }) + '\n');
+  process.exit(0);
+}
+
+const SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' } as const;
+
+void (warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number; log: (m: string) => void }) => Promise<string>)(
+  bundle,
+  (request) => {
+    const r = request as { argv?: unknown; cwd?: unknown; env?: unknown };
+    if (!Array.isArray(r.argv) || !r.argv.every((a) => typeof a === 'string') || typeof r.cwd !== 'string' || typeof r.env !== 'object' || r.env === null) return undefined;
+    let stdout = '';
+    let stderr = '';
+    try {
+      const code = runScript(SPEC, {
+        argv: r.argv as string[],
+        cwd: r.cwd,
+        env: r.env as NodeJS.ProcessEnv,
+        stdout: (t) => (stdout += t),
+        stderr: (t) => (stderr += t),
+        readStdin: () => undefined,
+        now: () => new Date(),
+      });
+      return { code, stdout, stderr };
+    } finally {
+      withdrawYieldRequests();
+    }
+  },
+  { idleMs, log: (m) => fs.writeSync(2, `context-assembler serve: ${m}\n`) },
+).then((why) => {
+  fs.writeSync(1, JSON.stringify({ success: true, stopped: why }) + '\n');
+  process.exit(0);
+});
