@@ -27,7 +27,9 @@
  * the timed part. Only the orchestrator call is timed (spawn to exit, as the orchestrator waits), from
  * a small helper process (bench/timer.ts), as are the baselines.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_GROUPS, BENCH_HISTORY, BENCH_SESSION, benchPath, benchText, scaleName, type BenchDb } from './generate.ts';
@@ -44,6 +46,8 @@ export interface SeriesSpec {
   dbFile: string;
   /** ca_token_counts rows the release's CLI stores beside the generated entries (relevance.ts cliStoredCounts). */
   counts: readonly [string, number][];
+  /** Whether the release's warm assembler (`serve`, started for the scale) answers the calls; otherwise CONTEXT_ASSEMBLER_NO_SERVER=1. */
+  warm: boolean;
 }
 
 export interface CallRecord {
@@ -95,6 +99,8 @@ export interface ScaleResult {
   floors: FloorResult[];
   series: SeriesResult[];
   rss_method: string;
+  /** Peak RSS of the warm assembler over the scale's calls (KB), when one ran. */
+  server_peak_rss_kb: number | null;
   wall_ms: number;
   /** Time spent in the agents' writes (untimed). */
   writes_ms: number;
@@ -203,7 +209,7 @@ async function orchestrate(spec: SeriesSpec, project: string, sp: Spawn, rss: bo
   ];
   let file = process.execPath;
   let argv = args;
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: spec.warm ? '0' : '1' };
   let probeFile: string | undefined;
   if (rss && fs.existsSync(TIME)) {
     file = TIME;
@@ -253,6 +259,31 @@ async function timeBaseline(file: string, args: string[], cwd: string): Promise<
   return r.ms;
 }
 
+/** A release's warm assembler (`context-assembler serve`), once its socket answers. */
+async function startServer(release: Release): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [release.bin, 'serve', '--idle-ms', '3600000'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
+  const bundle = path.join(release.root, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
+  const socket = (createRequire(import.meta.url)(path.join(release.root, 'skills', 'bazinga-db', 'bin', 'warmServer.cjs')) as { socketPath: (b: string) => string }).socketPath(bundle);
+  for (let i = 0; i < 200 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!fs.existsSync(socket)) throw new Error(`${release.label}: the warm assembler did not start`);
+  return child;
+}
+
+/** Stops a warm assembler; its peak RSS (KB) as /proc says, or 0 where it cannot be read. */
+async function stopServer(child: ChildProcess): Promise<number> {
+  let kb = 0;
+  try {
+    kb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    // not Linux
+  }
+  if (child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  return kb;
+}
+
 /**
  * One replay of a floor: its wall time less what the child spent putting the database back for the
  * next replay (it says how long on stderr: `restore-ms N`).
@@ -285,6 +316,7 @@ export async function runScale(
   const bare: number[] = [];
   const BARE = "require('better-sqlite3')(process.argv[1],{readonly:true}).prepare('select 1').get()";
   const floors: (FloorResult & { db: string; trace: string })[] = [];
+  const serverRssKb: number[] = [];
   let step = 0;
   let writesMs = 0;
   const runStep = async (sp: Spawn, mode: 'warm' | 'timed' | 'rss') => {
@@ -311,27 +343,33 @@ export async function runScale(
     for (let i = 0; i < specs.length; i++) await write((specs[i] as SeriesSpec).release, projects[i] as string, sp);
     writesMs += performance.now() - w;
   };
-  for (const sp of plan.warm) await runStep(sp, 'warm');
-  opts.log(`    warm-up: ${plan.warm.length} spawns per series (${Math.round((performance.now() - started - copyMs) / 1000)} s)`);
-  // The floor of this release's first timed call, recorded on one copy of the series' project and
-  // replayed on another (taken before the recording wrote anything).
-  const first = plan.timed[0] as Spawn;
-  for (const [i, spec] of specs.entries()) {
-    if (spec.release.key !== 'current') continue;
-    const replayDir = path.join(dir, `${spec.key}-floor`);
-    const recordDir = path.join(dir, `${spec.key}-floor-recording`);
-    fs.cpSync(projects[i] as string, replayDir, { recursive: true });
-    fs.cpSync(projects[i] as string, recordDir, { recursive: true });
-    const trace = await recordFloorTrace(spec.release, recordDir, [
-      '--project-root', recordDir, '--session', BENCH_SESSION, '--group', first.group, '--agent', first.agent, '--iteration', String(first.iteration), '--format', 'json',
-    ]);
-    fs.rmSync(recordDir, { recursive: true, force: true });
-    const traceFile = path.join(dir, `${spec.key}-floor.json`);
-    writeFloorTrace(trace, traceFile);
-    floors.push({ key: spec.key, relevance: spec.relevance, statements: trace.statements.length, ms: [], median_ms: NaN, db: path.join(replayDir, 'bazinga', 'bazinga.db'), trace: traceFile });
+  // The warm assembler of each release whose series use it, as the SessionStart hook starts it.
+  const servers = await Promise.all([...new Set(specs.filter((s) => s.warm).map((s) => s.release))].map((release) => startServer(release)));
+  try {
+    for (const sp of plan.warm) await runStep(sp, 'warm');
+    opts.log(`    warm-up: ${plan.warm.length} spawns per series (${Math.round((performance.now() - started - copyMs) / 1000)} s)`);
+    // The floor of this release's first timed call, recorded on one copy of the series' project and
+    // replayed on another (taken before the recording wrote anything).
+    const first = plan.timed[0] as Spawn;
+    for (const [i, spec] of specs.entries()) {
+      if (spec.release.key !== 'current' || spec.warm) continue;
+      const replayDir = path.join(dir, `${spec.key}-floor`);
+      const recordDir = path.join(dir, `${spec.key}-floor-recording`);
+      fs.cpSync(projects[i] as string, replayDir, { recursive: true });
+      fs.cpSync(projects[i] as string, recordDir, { recursive: true });
+      const trace = await recordFloorTrace(spec.release, recordDir, [
+        '--project-root', recordDir, '--session', BENCH_SESSION, '--group', first.group, '--agent', first.agent, '--iteration', String(first.iteration), '--format', 'json',
+      ]);
+      fs.rmSync(recordDir, { recursive: true, force: true });
+      const traceFile = path.join(dir, `${spec.key}-floor.json`);
+      writeFloorTrace(trace, traceFile);
+      floors.push({ key: spec.key, relevance: spec.relevance, statements: trace.statements.length, ms: [], median_ms: NaN, db: path.join(replayDir, 'bazinga', 'bazinga.db'), trace: traceFile });
+    }
+    for (const sp of plan.timed) await runStep(sp, 'timed');
+    for (const sp of plan.rss) await runStep(sp, 'rss');
+  } finally {
+    for (const s of servers) serverRssKb.push(await stopServer(s));
   }
-  for (const sp of plan.timed) await runStep(sp, 'timed');
-  for (const sp of plan.rss) await runStep(sp, 'rss');
   const series = specs.map((spec, i): SeriesResult => {
     const st = state[i] as (typeof state)[number];
     const known = st.calls.filter((c) => c.tokenizer_loaded !== null);
@@ -362,6 +400,7 @@ export async function runScale(
     bare_median: median(bare),
     floors: floors.map(({ key, relevance, statements, ms }) => ({ key, relevance, statements, ms, median_ms: median(ms) })),
     series,
+    server_peak_rss_kb: serverRssKb.length ? Math.max(...serverRssKb) : null,
     rss_method: RSS_METHOD,
     wall_ms: Math.round(performance.now() - started),
     writes_ms: Math.round(writesMs),

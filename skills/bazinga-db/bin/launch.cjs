@@ -193,7 +193,7 @@ function writeAll(fd, text) {
 }
 
 /** How long a call waits for the warm assembler's answer before it assembles itself. */
-const WARM_TIMEOUT_MS = 10_000;
+const WARM_TIMEOUT_MS = 3_000;
 
 /**
  * Runs `script` of the skill in `skillDir`. When a dependency is missing, calls
