@@ -6,7 +6,8 @@
  *     in short transactions), its wall time and transactions;
  *   - how the user sees it: `bazinga-db index-search --background`, what the plugin's SessionStart
  *     hook and install-skills run, returns at once; while the detached build runs, recording spawns
- *     (developer → QA → tech lead) are timed, each beside a `node -e 0`;
+ *     (developer → QA → tech lead) are timed, each beside a `node -e 0`, answered by the warm
+ *     assembler the same hook starts (`context-assembler serve`);
  *   - a dry run on the never-indexed database (a read never indexes: it ranks without relevance).
  */
 import fs from 'node:fs';
@@ -14,7 +15,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BENCH_GROUPS, BENCH_HISTORY, BENCH_SESSION, type BenchDb } from './generate.ts';
 import { projectWith, type Release } from './relevance.ts';
-import { median } from './series.ts';
+import { median, startServer, stopServer } from './series.ts';
 import { timed } from './timer.ts';
 
 export interface IndexingBench {
@@ -99,6 +100,7 @@ export async function benchIndexing(release: Release, g: BenchDb, outDir: string
     // The background build, and recording spawns meanwhile.
     const bg = fresh('background');
     const dbPath = path.join(bg, 'bazinga', 'bazinga.db');
+    const server = await startServer(release);
     const started = await run(process.execPath, [db, '--project-root', bg, 'index-search', '--background'], bg);
     const spawns: IndexingBench['spawns_during_build'] = [];
     const agents = ['developer', 'qa_expert', 'tech_lead'];
@@ -112,6 +114,7 @@ export async function benchIndexing(release: Release, g: BenchDb, outDir: string
       spawns.push({ ms: r.ms, x_node: r.ms / node, warned: /being built in the background/.test(r.stderr) });
     }
     const outlasted = buildRunning(dbPath);
+    await stopServer(server);
     // Let the detached build finish before its folder is removed.
     for (let waited = 0; buildRunning(dbPath) && waited < 600_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
     return {

@@ -260,7 +260,7 @@ async function timeBaseline(file: string, args: string[], cwd: string): Promise<
 }
 
 /** A release's warm assembler (`context-assembler serve`), once its socket answers. */
-async function startServer(release: Release): Promise<ChildProcess> {
+export async function startServer(release: Release): Promise<ChildProcess> {
   const child = spawn(process.execPath, [release.bin, 'serve', '--idle-ms', '3600000'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
   const bundle = path.join(release.root, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
   const socket = (createRequire(import.meta.url)(path.join(release.root, 'skills', 'bazinga-db', 'bin', 'warmServer.cjs')) as { socketPath: (b: string) => string }).socketPath(bundle);
@@ -270,7 +270,7 @@ async function startServer(release: Release): Promise<ChildProcess> {
 }
 
 /** Stops a warm assembler; its peak RSS (KB) as /proc says, or 0 where it cannot be read. */
-async function stopServer(child: ChildProcess): Promise<number> {
+export async function stopServer(child: ChildProcess): Promise<number> {
   let kb = 0;
   try {
     kb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
