@@ -209,7 +209,8 @@ async function orchestrate(spec: SeriesSpec, project: string, sp: Spawn, rss: bo
   ];
   let file = process.execPath;
   let argv = args;
-  const env: NodeJS.ProcessEnv = { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: spec.warm ? '0' : '1' };
+  // A warm call says (launch trace) that the warm assembler answered it: a silent fallback would count as warm.
+  const env: NodeJS.ProcessEnv = { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: spec.warm ? '0' : '1', CONTEXT_ASSEMBLER_LAUNCH_TRACE: spec.warm ? '1' : '0' };
   let probeFile: string | undefined;
   if (rss && fs.existsSync(TIME)) {
     file = TIME;
@@ -238,6 +239,9 @@ async function orchestrate(spec: SeriesSpec, project: string, sp: Spawn, rss: bo
   } catch {
     throw new Error(`${spec.label}: output is not JSON: ${r.stdout.slice(0, 200)} ${stderr.slice(0, 200)}`);
   }
+  if (spec.warm && !stderr.includes('launch: assemble.cjs answered by the warm assembler')) {
+    throw new Error(`${spec.label}: the call at ${sp.group}/${sp.agent}/${sp.iteration} was not answered by the warm assembler: ${stderr.slice(0, 300)}`);
+  }
   const counting = doc.counting as { tokenizer_loaded?: unknown } | undefined;
   const warnings = stderr.split('\n').filter((l) => l.includes('⚠'));
   return {
@@ -261,11 +265,13 @@ async function timeBaseline(file: string, args: string[], cwd: string): Promise<
 
 /** A release's warm assembler (`context-assembler serve`), once its socket answers. */
 export async function startServer(release: Release): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [release.bin, 'serve', '--idle-ms', '3600000'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
   const bundle = path.join(release.root, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
   const socket = (createRequire(import.meta.url)(path.join(release.root, 'skills', 'bazinga-db', 'bin', 'warmServer.cjs')) as { socketPath: (b: string) => string }).socketPath(bundle);
-  for (let i = 0; i < 200 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!fs.existsSync(socket)) throw new Error(`${release.label}: the warm assembler did not start`);
+  if (fs.existsSync(`${socket}.pid`)) throw new Error(`${release.label}: a warm assembler of this build runs already (pid file ${socket}.pid); stop it first`);
+  // As the SessionStart hook starts it: its default idle time (the calls here are seconds apart).
+  const child = spawn(process.execPath, [release.bin, 'serve'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
+  for (let i = 0; i < 200 && !fs.existsSync(`${socket}.pid`); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!fs.existsSync(`${socket}.pid`)) throw new Error(`${release.label}: the warm assembler did not start`);
   return child;
 }
 

@@ -230,10 +230,8 @@ async function main() {
  * lowest priority (the schema step and every row not yet indexed, in short transactions), so no
  * spawn of the orchestrator pays for it. It ends by itself; a second one finds the first running.
  */
-function indexInBackground() {
-  const project = process.env.CLAUDE_PROJECT_DIR;
-  if (!project || process.argv[2] !== undefined) return;
-  if (!fs.existsSync(path.join(project, 'bazinga', 'bazinga.db')) || dependencyState() !== 'ok') return;
+function indexInBackground(project) {
+  if (!fs.existsSync(path.join(project, 'bazinga', 'bazinga.db'))) return;
   const child = spawn(process.execPath, [path.join(root, 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs'), '--quiet', '--project-root', project, 'index-search'], {
     cwd: project,
     detached: true,
@@ -254,10 +252,8 @@ function indexInBackground() {
  * project, once the dependencies and the bundles are in place, detached. It stops by itself when
  * idle (ten minutes) or when the bundles are rebuilt; a second one finds the first running.
  */
-function serveInBackground() {
-  const project = process.env.CLAUDE_PROJECT_DIR;
-  if (!project || process.argv[2] !== undefined || process.env.CONTEXT_ASSEMBLER_NO_SERVER === '1') return;
-  if (!fs.existsSync(path.join(project, 'bazinga')) || dependencyState() !== 'ok' || !bundlesFresh()) return;
+function serveInBackground(project) {
+  if (process.env.CONTEXT_ASSEMBLER_NO_SERVER === '1' || !bundlesFresh() || !assemblyEnabled(project)) return;
   const child = spawn(process.execPath, [path.join(root, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'), 'serve'], {
     cwd: project,
     detached: true,
@@ -267,10 +263,23 @@ function serveInBackground() {
   child.unref();
 }
 
+/** Whether the project's config leaves context assembly on (`context_engineering.enable_context_assembler`, default true). */
+function assemblyEnabled(project) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(project, 'bazinga', 'skills_config.json'), 'utf8'))?.context_engineering?.enable_context_assembler !== false;
+  } catch {
+    return true; // no or unreadable config: the defaults, assembly on
+  }
+}
+
 try {
   await main();
-  indexInBackground();
-  serveInBackground();
+  // In a BAZINGA project of this session, once the dependencies are in place (one probe for both).
+  const project = process.env.CLAUDE_PROJECT_DIR;
+  if (project && process.argv[2] === undefined && fs.existsSync(path.join(project, 'bazinga')) && dependencyState() === 'ok') {
+    indexInBackground(project);
+    serveInBackground(project);
+  }
 } catch (err) {
   say(`bootstrap failed (${err instanceof Error ? err.message : String(err)}). Run by hand: cd "${root}" && npm ${installArgs.slice(0, 2).join(' ')}`);
 }

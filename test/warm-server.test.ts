@@ -1,15 +1,19 @@
 /**
  * The warm assembler (context-assembler serve; skills/bazinga-db/bin/warmServer.cjs), in real
- * processes on a copy of the built skills: the launcher of assemble is answered by it (the same
- * bytes as assembling in its own process), assembles itself when there is none, when it answers
- * nothing usable or when the bundle was rebuilt since it started (it then stops), never trusts a
- * socket in a folder others can enter, and the server stops when idle.
+ * processes on a copy of the built skills, its sockets in a folder of the test's own
+ * (XDG_RUNTIME_DIR): the launcher of assemble is answered by it with the bytes it would print
+ * itself, recording calls are recorded once also when several arrive together, a server that
+ * takes a request and gives no answer is stopped and the call prints the fallback block, a socket
+ * in a folder others can enter is not used, a second server for the same build does not start and
+ * a rebuilt bundle is not served by the old one, the server stops when idle, and the SessionStart
+ * hook starts one where assembly is on.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, S1, type Project } from './helpers.ts';
 import { copyIndexedFixture } from './inProcess.ts';
@@ -17,159 +21,225 @@ import { copyIndexedFixture } from './inProcess.ts';
 import warm from '../skills/bazinga-db/bin/warmServer.cjs';
 
 let tree: string;
+let runtime: string;
 let project: Project;
-const servers: ChildProcess[] = [];
+const children: ChildProcess[] = [];
 
 beforeAll(() => {
   tree = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-warm-'));
-  // The built skills as they are (bundles fresh: timestamps kept), without their code caches.
-  fs.cpSync(path.join(REPO_ROOT, 'skills'), path.join(tree, 'skills'), { recursive: true, preserveTimestamps: true, filter: (src) => !src.includes('.code-cache') });
+  // The built skills and hooks as they are (bundles fresh: timestamps kept), without their code caches.
+  for (const dir of ['skills', 'hooks']) {
+    fs.cpSync(path.join(REPO_ROOT, dir), path.join(tree, dir), { recursive: true, preserveTimestamps: true, filter: (src) => !src.includes('.code-cache') });
+  }
+  fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(tree, 'package.json'));
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
+  runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-run-'));
+  fs.chmodSync(runtime, 0o700);
+  process.env.XDG_RUNTIME_DIR = runtime; // for warm.socketPath in this process
   project = copyIndexedFixture('ca-warm-project-');
 });
 
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    if (s.exitCode === null) {
-      s.kill('SIGTERM');
-      await new Promise((r) => s.once('exit', r));
+  for (const c of children.splice(0)) {
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGTERM');
+      await new Promise((r) => c.once('exit', r));
     }
   }
+  // What a stand-in left behind.
+  for (const f of [SOCKET(), `${SOCKET()}.pid`]) fs.rmSync(f, { force: true });
 });
 
 afterAll(() => {
   fs.rmSync(tree, { recursive: true, force: true });
+  fs.rmSync(runtime, { recursive: true, force: true });
   project.cleanup();
 });
 
 const LAUNCHER = () => path.join(tree, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
 const BUNDLE = () => path.join(tree, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
+const SOCKET = () => warm.socketPath(BUNDLE()) as string;
 const env = (extra: NodeJS.ProcessEnv = {}) => {
-  const e: NodeJS.ProcessEnv = { ...process.env, CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1', ...extra };
+  const e: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: runtime, CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1', ...extra };
   if (!('CONTEXT_ASSEMBLER_NO_SERVER' in extra)) delete e.CONTEXT_ASSEMBLER_NO_SERVER;
   return e;
 };
-const ARGS = () => ['--project-root', project.root, '--session', S1, '--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '1', '--dry-run', '--format', 'json', '--now', '2025-12-02T00:00:00Z'];
+const request = (extra: string[] = []) => ['--project-root', project.root, '--session', S1, '--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '1', '--format', 'json', '--now', '2025-12-02T00:00:00Z', ...extra];
+const served = (trace: string[]) => trace.includes('launch: assemble.cjs answered by the warm assembler');
 
-function call(extra: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [LAUNCHER(), ...ARGS()], { cwd: project.root, env: env(extra), encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('launch: ')).join('\n'), trace: r.stderr.split('\n').filter((l) => l.startsWith('launch: ')) };
+function split(r: { status: number | null; stdout: string; stderr: string }) {
+  const lines = r.stderr.split('\n');
+  return { code: r.status, stdout: r.stdout, stderr: lines.filter((l) => !l.startsWith('launch: ')).join('\n'), trace: lines.filter((l) => l.startsWith('launch: ')) };
 }
 
-/** Starts a server for the tree's bundle and waits until its socket answers. */
+function call(args: string[], extra: NodeJS.ProcessEnv = {}) {
+  return split(spawnSync(process.execPath, [LAUNCHER(), ...args], { cwd: project.root, env: env(extra), encoding: 'utf8' }));
+}
+
+function callAsync(args: string[]): Promise<ReturnType<typeof split>> {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [LAUNCHER(), ...args], { cwd: project.root, env: env() });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d) => (stdout += d));
+    c.stderr.on('data', (d) => (stderr += d));
+    c.on('close', (status) => resolve(split({ status, stdout, stderr })));
+  });
+}
+
+async function waitFor(ok: () => boolean, ms = 10_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (ok()) return true;
+  return ok();
+}
+
+/** Starts a server for the tree's bundle and waits until its socket is in place. */
 async function startServer(idleMs = 30_000): Promise<ChildProcess> {
   const s = spawn(process.execPath, [LAUNCHER(), 'serve', '--idle-ms', String(idleMs)], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  servers.push(s);
-  const socket = warm.socketPath(BUNDLE()) as string;
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const c = net.connect(socket);
-      c.on('connect', () => (c.destroy(), resolve(true)));
-      c.on('error', () => resolve(false));
-    });
-    if (up) return s;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the server did not start');
+  children.push(s);
+  const pidFile = `${SOCKET()}.pid`;
+  if (!(await waitFor(() => fs.existsSync(SOCKET()) && fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8') === String(s.pid)))) throw new Error('the server did not start');
+  return s;
 }
 
+const stdoutOf = (s: ChildProcess) =>
+  new Promise<string>((resolve) => {
+    let text = '';
+    s.stdout?.on('data', (d) => (text += d));
+    s.once('exit', () => resolve(text));
+  });
+
 describe('the warm assembler', () => {
-  it('answers the launcher of assemble with the bytes the launcher would print itself; without it the launcher assembles', async () => {
-    const alone = call();
+  it('answers the launcher of assemble with the bytes, the warnings and the exit code it would give itself; without it the launcher assembles', async () => {
+    const alone = call(request(['--dry-run']));
     expect(alone.code).toBe(0);
-    expect(alone.trace.some((l) => l.includes('answered by the warm assembler'))).toBe(false);
+    expect(served(alone.trace)).toBe(false);
     await startServer();
-    const served = call();
-    expect(served.trace).toEqual(['launch: assemble.cjs answered by the warm assembler']);
-    expect(served.code).toBe(0);
-    expect(served.stdout).toBe(alone.stdout);
-    expect(served.stderr).toBe(alone.stderr);
-    expect(JSON.parse(served.stdout).packages.length).toBeGreaterThan(0);
-    // CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call to itself.
-    expect(call({ CONTEXT_ASSEMBLER_NO_SERVER: '1' }).trace.some((l) => l.includes('warm assembler'))).toBe(false);
-  });
-
-  it('a second server for the same build does not start; a rebuilt bundle is not served by the old one (that one idles out)', async () => {
-    const first = await startServer();
-    const second = spawnSync(process.execPath, [LAUNCHER(), 'serve'], { env: env(), encoding: 'utf8', timeout: 30_000 });
-    expect(JSON.parse(second.stdout)).toEqual({ success: true, stopped: 'running' });
-    // The bundle rebuilt (here: touched) since the server started.
-    const later = new Date(Date.now() + 5_000);
-    const before = fs.statSync(BUNDLE());
-    fs.utimesSync(BUNDLE(), later, later);
-    try {
-      const oldSocket = warm.socketPath(BUNDLE());
-      expect(fs.existsSync(oldSocket)).toBe(false); // another build, another socket: the launcher assembles itself
-      const r = call();
-      expect(r.code).toBe(0);
-      expect(r.trace.some((l) => l.includes('warm assembler'))).toBe(false);
-    } finally {
-      fs.utimesSync(BUNDLE(), before.atime, before.mtime);
+    const warmed = call(request(['--dry-run']));
+    expect(served(warmed.trace)).toBe(true);
+    expect(warmed).toMatchObject({ code: alone.code, stdout: alone.stdout, stderr: alone.stderr });
+    expect(JSON.parse(warmed.stdout).packages.length).toBeGreaterThan(0);
+    // Its help and a bad flag, as the launcher's own.
+    for (const args of [['assemble', '--help'], ['--session', S1, '--agent', 'qa_expert', '--iteration', 'x']]) {
+      const own = call(args, { CONTEXT_ASSEMBLER_NO_SERVER: '1' });
+      const viaServer = call(args);
+      expect(served(viaServer.trace)).toBe(true);
+      expect(viaServer).toMatchObject({ code: own.code, stdout: own.stdout, stderr: own.stderr });
     }
-    expect(first.exitCode).toBe(null);
+    // CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call to itself.
+    expect(served(call(request(['--dry-run']), { CONTEXT_ASSEMBLER_NO_SERVER: '1' }).trace)).toBe(false);
   });
 
-  it('a socket in a folder others can enter is not trusted; an answer that is not one is not printed', async () => {
+  it('recording calls arriving together are each answered, and every package is recorded once', async () => {
     await startServer();
-    const dir = warm.serverDir() as string;
+    const runs = await Promise.all([2, 3, 4].map((iteration) => callAsync(request().map((a, i, all) => (all[i - 1] === '--iteration' ? String(iteration) : a)))));
+    const again = await Promise.all([callAsync(request().map((a, i, all) => (all[i - 1] === '--iteration' ? '5' : a))), callAsync(request().map((a, i, all) => (all[i - 1] === '--iteration' ? '5' : a)))]);
+    for (const r of runs) {
+      expect(served(r.trace), `${r.trace.join(' / ')} ${r.stderr}`).toBe(true);
+      expect(JSON.parse(r.stdout).consumption).toBe('recorded');
+    }
+    // The second of two calls for the same agent and iteration gets what the first left: here nothing.
+    for (const r of again) {
+      expect(served(r.trace), `${r.trace.join(' / ')} ${r.stderr}`).toBe(true);
+      expect(['recorded', 'nothing-delivered']).toContain(JSON.parse(r.stdout).consumption);
+    }
+    // Two calls for the same agent and iteration: disjoint packages, each recorded once.
+    const [a, b] = again.map((r) => JSON.parse(r.stdout).packages.map((p: { id: number }) => p.id) as number[]);
+    expect((a as number[]).filter((id) => (b as number[]).includes(id))).toEqual([]);
+    const db = new Database(project.dbPath, { readonly: true });
+    try {
+      const rows = db.prepare("SELECT package_id, COUNT(*) AS n FROM consumption_scope WHERE agent_type = 'qa_expert' AND iteration = 5 GROUP BY package_id").all() as { n: number }[];
+      expect(rows.length).toBe((a as number[]).length + (b as number[]).length);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((r) => r.n === 1)).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a server that takes the request and gives no answer is stopped; the call prints the fallback block, and the next assembles itself', async () => {
+    // A stand-in that accepts and never answers, where the server's socket and pid file go.
+    fs.mkdirSync(path.dirname(SOCKET()), { recursive: true, mode: 0o700 });
+    const hung = spawn(process.execPath, ['-e', `require('net').createServer({ allowHalfOpen: true }, () => {}).listen(${JSON.stringify(SOCKET())}); setInterval(() => {}, 1000)`], { stdio: 'ignore' });
+    children.push(hung);
+    expect(await waitFor(() => fs.existsSync(SOCKET()))).toBe(true);
+    fs.writeFileSync(`${SOCKET()}.pid`, String(hung.pid));
+    const r = call(request(['--dry-run']));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ fallback: true, agent: 'qa_expert', error: 'the warm assembler did not answer' });
+    expect(r.stderr).toContain('the warm assembler did not answer within 3 s and was stopped');
+    expect(await waitFor(() => hung.exitCode !== null || hung.signalCode !== null)).toBe(true);
+    expect(fs.existsSync(SOCKET())).toBe(false);
+    const next = call(request(['--dry-run']));
+    expect(served(next.trace)).toBe(false);
+    expect(JSON.parse(next.stdout).packages.length).toBeGreaterThan(0);
+  });
+
+  it('a socket in a folder others can enter is not used, nor served from', async () => {
+    await startServer();
+    const dir = path.dirname(SOCKET());
     fs.chmodSync(dir, 0o755);
     try {
-      expect(call().trace.some((l) => l.includes('warm assembler'))).toBe(false);
+      expect(served(call(request(['--dry-run'])).trace)).toBe(false);
     } finally {
       fs.chmodSync(dir, 0o700);
     }
-    expect(call().trace).toEqual(['launch: assemble.cjs answered by the warm assembler']);
-    // A request it cannot use is answered with nothing: the caller assembles itself.
-    const reply = await new Promise<string>((resolve) => {
-      let text = '';
-      const c = net.connect(warm.socketPath(BUNDLE()) as string);
-      c.on('connect', () => c.end('{"argv": 5}\n'));
-      c.on('data', (d) => (text += d));
-      c.on('end', () => resolve(text));
-    });
-    expect(reply).toBe('{}');
+    expect(served(call(request(['--dry-run'])).trace)).toBe(true);
   });
 
-  it('stops when idle, and removes its socket', async () => {
-    const s = await startServer(300);
-    const out = await new Promise<string>((resolve) => {
-      let text = '';
-      s.stdout?.on('data', (d) => (text += d));
-      s.once('exit', () => resolve(text));
-    });
-    expect(JSON.parse(out)).toEqual({ success: true, stopped: 'idle' });
-    expect(fs.existsSync(warm.socketPath(BUNDLE()) as string)).toBe(false);
-  });
-
-  it("the plugin's SessionStart hook (bootstrap.mjs) starts one in a BAZINGA project, and not with CONTEXT_ASSEMBLER_NO_SERVER=1", async () => {
-    const bundle = path.join(REPO_ROOT, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
-    const socket = warm.socketPath(bundle) as string;
-    const hook = (extra: NodeJS.ProcessEnv) =>
-      spawnSync(process.execPath, [path.join(REPO_ROOT, 'hooks', 'bootstrap.mjs')], { env: env({ CLAUDE_PROJECT_DIR: project.root, ...extra }), encoding: 'utf8', timeout: 60_000 });
-    // Not when asked not to.
-    expect(hook({ CONTEXT_ASSEMBLER_NO_SERVER: '1' }).status).toBe(0);
-    await new Promise((r) => setTimeout(r, 500));
-    const running = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
-      try {
-        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return cmd.includes('serve') && cmd.some((a) => a === path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'));
-      } catch {
-        return false;
-      }
-    });
-    const before = running();
-    expect(hook({}).status).toBe(0);
-    let started: string[] = [];
-    for (let i = 0; i < 100 && started.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      started = running().filter((pid) => !before.includes(pid));
-    }
+  it('a second server for the same build does not start; a rebuilt bundle is not served by the old one', async () => {
+    await startServer();
+    const second = spawnSync(process.execPath, [LAUNCHER(), 'serve'], { env: env(), encoding: 'utf8', timeout: 30_000 });
+    expect(JSON.parse(second.stdout)).toEqual({ success: true, stopped: 'running' });
+    const before = fs.statSync(BUNDLE());
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(BUNDLE(), later, later);
     try {
-      expect(started.length).toBe(1);
-      for (let i = 0; i < 100 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(fs.existsSync(socket)).toBe(true);
+      expect(fs.existsSync(SOCKET())).toBe(false); // another build, another socket
+      const r = call(request(['--dry-run']));
+      expect(r.code).toBe(0);
+      expect(served(r.trace)).toBe(false);
     } finally {
-      for (const pid of started) process.kill(Number(pid), 'SIGTERM');
+      fs.utimesSync(BUNDLE(), before.atime, before.mtime);
+    }
+  });
+
+  it('stops when idle, and removes its socket and pid file', async () => {
+    const s = await startServer(300);
+    expect(JSON.parse(await stdoutOf(s))).toEqual({ success: true, stopped: 'idle' });
+    expect(fs.existsSync(SOCKET())).toBe(false);
+    expect(fs.existsSync(`${SOCKET()}.pid`)).toBe(false);
+  });
+
+  it('serve --help, and a bad --idle-ms named', () => {
+    const help = spawnSync(process.execPath, [LAUNCHER(), 'serve', '--help'], { env: env(), encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^serve: the warm assembler/);
+    const bad = spawnSync(process.execPath, [LAUNCHER(), 'serve', '--idle-ms', '0'], { env: env(), encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(JSON.parse(bad.stderr.trim().split('\n').pop() as string)).toMatchObject({ success: false, code: 'USAGE', error: expect.stringContaining("--idle-ms must be a positive integer (milliseconds), got '0'") });
+  });
+
+  it("the plugin's SessionStart hook starts one where assembly is on, and not where it is off or CONTEXT_ASSEMBLER_NO_SERVER=1", async () => {
+    const hook = (extra: NodeJS.ProcessEnv) => spawnSync(process.execPath, [path.join(tree, 'hooks', 'bootstrap.mjs')], { env: env({ CLAUDE_PROJECT_DIR: project.root, ...extra }), encoding: 'utf8', timeout: 60_000 });
+    const config = path.join(project.root, 'bazinga', 'skills_config.json');
+    const original = fs.existsSync(config) ? fs.readFileSync(config) : undefined;
+    try {
+      expect(hook({ CONTEXT_ASSEMBLER_NO_SERVER: '1' }).status).toBe(0);
+      fs.writeFileSync(config, JSON.stringify({ context_engineering: { enable_context_assembler: false } }));
+      expect(hook({}).status).toBe(0);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(fs.existsSync(SOCKET())).toBe(false);
+      if (original === undefined) fs.rmSync(config);
+      else fs.writeFileSync(config, original);
+      expect(hook({}).status).toBe(0);
+      expect(await waitFor(() => fs.existsSync(`${SOCKET()}.pid`))).toBe(true);
+      expect(served(call(request(['--dry-run'])).trace)).toBe(true);
+    } finally {
+      const pid = Number(fs.existsSync(`${SOCKET()}.pid`) ? fs.readFileSync(`${SOCKET()}.pid`, 'utf8') : 0);
+      if (pid > 0) process.kill(pid, 'SIGTERM');
+      await waitFor(() => !fs.existsSync(SOCKET()));
+      if (original === undefined) fs.rmSync(config, { force: true });
+      else fs.writeFileSync(config, original);
     }
   });
 });

@@ -179,27 +179,30 @@ function writeCodeCache(where, script, sourceDigest, trace) {
   }
 }
 
-/** Writes all of `text` to `fd` (a pipe the reader drains slowly may refuse part of it for a moment). */
+/**
+ * Writes all of `text` to `fd` (a pipe the reader drains slowly may refuse part of it for a
+ * moment); false when the reader is gone (EPIPE), which is not an error of ours.
+ */
 function writeAll(fd, text) {
   let bytes = Buffer.from(text);
   while (bytes.length > 0) {
     try {
       bytes = bytes.subarray(fs.writeSync(fd, bytes));
     } catch (err) {
+      if (err.code === 'EPIPE') return false;
       if (err.code !== 'EAGAIN') throw err;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
   }
+  return true;
 }
-
-/** How long a call waits for the warm assembler's answer before it assembles itself. */
-const WARM_TIMEOUT_MS = 3_000;
 
 /**
  * Runs `script` of the skill in `skillDir`. When a dependency is missing, calls
  * `onMissing(packageName, installCommand)` instead of throwing (it should exit). With `warm`, the
  * warm assembler (warmServer.cjs) answers when one runs for this build of the bundle
- * (CONTEXT_ASSEMBLER_NO_SERVER=1: never).
+ * (CONTEXT_ASSEMBLER_NO_SERVER=1: never); one that took the request and did not answer is stopped
+ * and `warm(reason)` is called (it prints the fallback block: the server may have begun the work).
  */
 async function launch(skillDir, script, options, onMissing) {
   if (typeof options === 'function') [options, onMissing] = [{}, options];
@@ -208,12 +211,18 @@ async function launch(skillDir, script, options, onMissing) {
   try {
     const bundle = freshBundle(path.join(skillDir, 'dist'), script);
     if (bundle !== undefined && options.warm && process.env.CONTEXT_ASSEMBLER_NO_SERVER !== '1') {
-      const answer = await require('./warmServer.cjs').askServer(bundle, { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env }, WARM_TIMEOUT_MS);
+      const warm = require('./warmServer.cjs');
+      const answer = await warm.askServer(bundle, { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env });
+      if (answer === 'timeout') {
+        trace(`the warm assembler did not answer within ${warm.ANSWER_MS} ms; stopped`);
+        options.warm(`the warm assembler did not answer within ${warm.ANSWER_MS / 1000} s and was stopped; the next calls assemble in their own process`);
+        return;
+      }
       if (answer !== undefined) {
         trace(`${path.basename(bundle)} answered by the warm assembler`);
-        writeAll(1, answer.stdout);
-        writeAll(2, answer.stderr);
-        process.exitCode = answer.code;
+        // In the order a call of its own writes them: warnings as they arise, then the block.
+        if (writeAll(2, answer.stderr) && writeAll(1, answer.stdout)) process.exitCode = answer.code;
+        else process.exitCode = answer.code;
         return;
       }
     }

@@ -1,24 +1,34 @@
 // The warm assembler (plain JavaScript: the launcher uses it before anything is compiled).
 //
 // `context-assembler serve` keeps one process with the assembler loaded, per user and per build of
-// its bundle, listening on a Unix socket in a folder only that user can enter
-// (<tmpdir>/context-assembler-<uid>/<key>.sock, the key made from the bundle's path, size and time
-// and the Node runtime). The orchestrator's call then costs a Node start and one round trip: the
-// launcher of `assemble` finds the socket, hands over its arguments, working directory and
-// environment, and prints what comes back. Where there is no server, or it does not answer, or
-// it was started from another build of the bundle, the launcher assembles in its own process as
-// always. The server answers one request at a time and exits when idle for a while or when its
-// bundle changes; the plugin's SessionStart hook starts it.
+// its bundles, listening on a Unix socket in a folder only that user can enter:
+// $XDG_RUNTIME_DIR/context-assembler/ where that is set, else <tmpdir>/context-assembler-<uid>/;
+// the socket's name is made from the bundle's and this file's path, size and time and the Node
+// runtime, so another build is another socket. The orchestrator's call then costs a Node start
+// and one round trip: the launcher of `assemble` hands over its arguments, working directory and
+// environment and prints the answer. Where there is no server (or another build's, or Windows),
+// the launcher assembles in its own process as always. A server that does not answer within
+// ANSWER_MS is stopped (killed) and the call prints the fallback block: a hung server costs one
+// call, never every call. The server answers one request at a time, skips a request whose caller
+// is gone, and stops when idle, on SIGTERM, or when its socket is taken over.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
+/** How long a call waits for the answer (a request waits at most 1.5 s for a locked database). */
+const ANSWER_MS = 3_000;
+/** Unix socket paths longer than this are not portable (108 bytes on Linux, 104 on macOS). */
+const MAX_SOCKET_PATH = 100;
+
+const supported = () => process.platform !== 'win32' && typeof process.getuid === 'function';
+
 /** The folder of this user's servers. */
 function serverDir() {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  return path.join(os.tmpdir(), `context-assembler-${uid}`);
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'context-assembler');
+  return path.join(os.tmpdir(), `context-assembler-${process.getuid()}`);
 }
 
 /** A 52-bit FNV-1a of a short text (a name, not a secret: node:crypto is not worth its load here). */
@@ -31,11 +41,18 @@ function shortHash(text) {
   return h.toString(16).padStart(13, '0');
 }
 
-/** The socket of the server for `bundle` (the assemble bundle's file), or undefined when it cannot be named. */
+/** The socket of the server for `bundle` (the assemble bundle's file), or undefined where there can be none. */
 function socketPath(bundle) {
+  if (!supported()) return undefined;
   try {
-    const st = fs.statSync(bundle);
-    return path.join(serverDir(), `${shortHash(`${fs.realpathSync(bundle)}|${st.size}|${st.mtimeMs}|${process.version}|${process.arch}`)}.sock`);
+    // The bundle, and this file beside it (the protocol; the server runs a bundled copy of it).
+    const protocol = path.join(path.dirname(bundle), '..', '..', 'bazinga-db', 'bin', 'warmServer.cjs');
+    const id = [bundle, protocol].map((f) => {
+      const st = fs.statSync(f);
+      return `${fs.realpathSync(f)}|${st.size}|${st.mtimeMs}`;
+    });
+    const socket = path.join(serverDir(), `${shortHash(`${id.join('|')}|${process.version}|${process.arch}`)}.sock`);
+    return socket.length <= MAX_SOCKET_PATH ? socket : undefined;
   } catch {
     return undefined;
   }
@@ -45,24 +62,45 @@ function socketPath(bundle) {
 function privateDir(dir) {
   try {
     const st = fs.lstatSync(dir);
-    const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
-    return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
+    return st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o077) === 0;
   } catch {
     return false;
   }
 }
 
+/** The pid the server of `socket` wrote, if any. */
+function serverPid(socket) {
+  try {
+    const pid = Number(fs.readFileSync(`${socket}.pid`, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stops the server of `socket` (it did not answer): killed, its socket and pid file removed. */
+function stopServer(socket) {
+  const pid = serverPid(socket);
+  if (pid !== undefined) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  fs.rmSync(socket, { force: true });
+  fs.rmSync(`${socket}.pid`, { force: true });
+}
+
 /**
- * Asks the server of `bundle` to run one request ({argv, cwd, env}); resolves with its answer
- * ({code, stdout, stderr}) or undefined (no server, not this build's, an error, or no answer
- * within `timeoutMs`): the caller then assembles itself.
+ * Sends one request to the server of `socket`; resolves with the parsed answer, 'none' (no server
+ * listens: the caller assembles itself) or 'timeout' (connected, no answer within `answerMs`).
  */
-function askServer(bundle, request, timeoutMs) {
-  const socket = socketPath(bundle);
-  if (socket === undefined || !privateDir(path.dirname(socket)) || !fs.existsSync(socket)) return Promise.resolve(undefined);
+function exchange(socket, request, answerMs) {
   return new Promise((resolve) => {
     let settled = false;
     let answer = '';
+    let timer;
     const done = (value) => {
       if (settled) return;
       settled = true;
@@ -71,86 +109,127 @@ function askServer(bundle, request, timeoutMs) {
       resolve(value);
     };
     const conn = net.connect(socket);
-    const timer = setTimeout(() => done(undefined), timeoutMs);
     conn.setEncoding('utf8');
-    conn.on('connect', () => conn.end(JSON.stringify(request) + '\n'));
+    conn.on('connect', () => {
+      timer = setTimeout(() => done('timeout'), answerMs);
+      conn.end(JSON.stringify(request) + '\n');
+    });
     conn.on('data', (chunk) => (answer += chunk));
-    conn.on('error', () => done(undefined));
+    conn.on('error', () => done('none'));
     conn.on('end', () => {
       try {
-        const r = JSON.parse(answer);
-        done(typeof r.code === 'number' && typeof r.stdout === 'string' && typeof r.stderr === 'string' ? r : undefined);
+        done(JSON.parse(answer));
       } catch {
-        done(undefined);
+        done('none');
       }
     });
   });
 }
 
 /**
- * Serves `handle(request) → {code, stdout, stderr}` on the socket of `bundle`, one request at a
- * time, until no request came for `idleMs` or the bundle changed. Resolves with why it stopped;
- * 'running' at once when a live server already holds the socket.
+ * Asks the server of `bundle` to run one request ({argv, cwd, env}). Resolves with its answer
+ * ({code, stdout, stderr}); 'timeout' when a server took the request and gave no answer within
+ * ANSWER_MS (it is stopped; the caller prints the fallback block, since the server may have begun
+ * the work); undefined when none answers (no server, another build's, a refusal): the caller
+ * assembles itself.
  */
-function serve(bundle, handle, { idleMs, log }) {
+async function askServer(bundle, request) {
   const socket = socketPath(bundle);
-  if (socket === undefined) return Promise.resolve('no bundle');
+  if (socket === undefined || !privateDir(path.dirname(socket)) || !fs.existsSync(socket)) return undefined;
+  const r = await exchange(socket, request, ANSWER_MS);
+  if (r === 'timeout') {
+    stopServer(socket);
+    return 'timeout';
+  }
+  if (r === 'none' || typeof r.code !== 'number' || typeof r.stdout !== 'string' || typeof r.stderr !== 'string') return undefined;
+  return r;
+}
+
+/**
+ * Serves `handle(request) → {code, stdout, stderr}` on the socket of `bundle`, one request at a
+ * time, until no request came for `idleMs`, SIGTERM, or another server took the socket over.
+ * Resolves with why it stopped ('running' at once when a live server answers on the socket).
+ */
+async function serve(bundle, handle, { idleMs, log }) {
+  if (!supported()) return 'not supported on this platform (no Unix sockets for this user)';
+  const socket = socketPath(bundle);
+  if (socket === undefined) return 'no socket path (no bundle, or a path too long)';
   const dir = path.dirname(socket);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!privateDir(dir)) return Promise.resolve(`${dir} is not a folder only this user can enter`);
-  return new Promise((resolve) => {
-    const probe = net.connect(socket);
-    probe.on('connect', () => {
-      probe.destroy();
-      resolve('running');
-    });
-    probe.on('error', () => {
-      fs.rmSync(socket, { force: true }); // a dead server's socket
-      listen();
-    });
-    function listen() {
-      let idle;
-      const stop = (why) => {
-        clearTimeout(idle);
-        server.close();
-        fs.rmSync(socket, { force: true });
-        resolve(why);
-      };
-      const arm = () => {
-        clearTimeout(idle);
-        idle = setTimeout(() => stop('idle'), idleMs);
-      };
-      const server = net.createServer({ allowHalfOpen: true }, (conn) => {
-        let text = '';
-        conn.setEncoding('utf8');
-        conn.on('error', () => {});
-        conn.on('data', (chunk) => (text += chunk));
-        conn.on('end', () => {
-          arm();
-          // Another build of the bundle (an install or a rebuild since): the caller assembles itself.
-          if (socketPath(bundle) !== socket) {
-            conn.end('{}');
-            stop('bundle changed');
-            return;
-          }
-          let reply;
-          try {
-            reply = handle(JSON.parse(text));
-          } catch (err) {
-            log(`request failed: ${err && err.message}`);
-            reply = undefined;
-          }
-          conn.end(reply === undefined ? '{}' : JSON.stringify(reply));
-        });
-      });
-      server.on('error', (err) => stop(`socket error: ${err.message}`));
-      server.listen(socket, () => {
-        fs.chmodSync(socket, 0o600);
-        arm();
-      });
-      for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.once(signal, () => stop(signal));
+  if (!privateDir(dir)) return `${dir} is not a folder only this user can enter`;
+  if (fs.existsSync(socket)) {
+    const pong = await exchange(socket, { ping: true }, 1_000);
+    if (pong !== 'none' && pong !== 'timeout' && pong.pong === true) return 'running';
+    stopServer(socket); // a dead or hung server's
+  }
+  // Bound under a name of its own, then renamed into place: two servers starting at once cannot
+  // remove each other's socket (the one renamed last is reached; the other finds it gone and stops).
+  const own = `${socket}.${process.pid}`;
+  fs.rmSync(own, { force: true });
+  const server = net.createServer({ allowHalfOpen: true });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(own, resolve);
+  });
+  fs.chmodSync(own, 0o600);
+  fs.renameSync(own, socket);
+  const ino = fs.statSync(socket).ino;
+  fs.writeFileSync(`${socket}.pid`, String(process.pid), { mode: 0o600 });
+  const ours = () => {
+    try {
+      return fs.statSync(socket).ino === ino;
+    } catch {
+      return false;
     }
+  };
+  return new Promise((resolve) => {
+    let idle;
+    const stop = (why) => {
+      clearTimeout(idle);
+      server.close();
+      if (ours()) {
+        fs.rmSync(socket, { force: true });
+        fs.rmSync(`${socket}.pid`, { force: true });
+      }
+      resolve(why);
+    };
+    const arm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => stop(ours() ? 'idle' : 'socket taken over'), idleMs);
+    };
+    server.on('connection', (conn) => {
+      let text = '';
+      conn.setEncoding('utf8');
+      conn.on('error', () => {});
+      conn.on('data', (chunk) => (text += chunk));
+      conn.on('end', () => {
+        let request;
+        try {
+          request = JSON.parse(text);
+        } catch {
+          request = undefined;
+        }
+        if (request && request.ping === true) {
+          conn.end('{"pong":true}');
+          return;
+        }
+        arm();
+        // Its caller gave up meanwhile (it waited for a request before it): the work is not begun.
+        if (conn.destroyed || !conn.writable) return;
+        let reply;
+        try {
+          reply = request === undefined ? undefined : handle(request);
+        } catch (err) {
+          log(`request failed: ${err && err.message}`);
+        }
+        conn.end(reply === undefined ? '{}' : JSON.stringify(reply));
+        if (!ours()) stop('socket taken over');
+      });
+    });
+    server.on('error', (err) => stop(`socket error: ${err.message}`));
+    arm();
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.once(signal, () => stop(signal));
   });
 }
 
-module.exports = { askServer, serve, socketPath, serverDir, privateDir };
+module.exports = { ANSWER_MS, askServer, serve, serverDir, socketPath, privateDir };

@@ -67,21 +67,33 @@ function flagValue(args, name) {
   return undefined;
 }
 
-const skillDir = path.resolve(__dirname, '..');
-// The orchestrator's call is answered by the warm assembler when one runs (serve).
-launch(skillDir, script, { warm: script === 'assemble' }, (missing, install) => {
-  process.stderr.write(`⚠ context-assembler: dependencies are missing (${missing}); install the dependencies: ${install}\n`);
-  if (script === 'fetch' || script === 'doctor') process.exit(1);
-  // A hook leaves the prompt as the builder wrote it: nothing on stdout.
-  if (script === 'prompt-hook') process.exit(0);
+/** The fallback block (or document, its error `error`) of an assembly that could not run, with the reason on stderr; exit 0. */
+function fallback(reason, error = reason) {
+  process.stderr.write(`⚠ context-assembler: ${reason}\n`);
   const args = process.argv.slice(2);
   const agent = flagValue(args, '--agent') || 'agent';
   process.stdout.write(
     flagValue(args, '--format') === 'json'
-      ? JSON.stringify({ fallback: true, agent, error: 'dependencies are missing' }, null, 2) + '\n'
+      ? JSON.stringify({ fallback: true, agent, error }, null, 2) + '\n'
       : `## Context for ${agent}\n\n:warning: Context assembly encountered an error. Proceeding with minimal context.\n\n**Fallback Mode**: Task and specialization context only. Context packages unavailable.\n`,
   );
   process.exit(0);
+}
+
+const skillDir = path.resolve(__dirname, '..');
+// The orchestrator's call is answered by the warm assembler when one runs (serve).
+launch(skillDir, script, { warm: script === 'assemble' ? (reason) => fallback(reason, 'the warm assembler did not answer') : undefined }, (missing, install) => {
+  const fix = `dependencies are missing (${missing}); install the dependencies: ${install}`;
+  if (script === 'fetch' || script === 'doctor' || script === 'serve') {
+    process.stderr.write(`⚠ context-assembler: ${fix}\n`);
+    process.exit(1);
+  }
+  // A hook leaves the prompt as the builder wrote it: nothing on stdout.
+  if (script === 'prompt-hook') {
+    process.stderr.write(`⚠ context-assembler: ${fix}\n`);
+    process.exit(0);
+  }
+  fallback(fix, 'dependencies are missing');
 }).catch((err) => {
   // As an uncaught error of the script itself: its stack on stderr, exit 1.
   process.nextTick(() => {

@@ -7,12 +7,6 @@
  * Output: the markdown context block (default) or the final JSON document
  * Exit:   0, also when assembly fails (fallback block, warning on stderr); 2 for invalid parameters.
  */
-import { main } from './lib/main.ts';
+import { ASSEMBLE, main } from './lib/main.ts';
 
-main({
-  name: 'assemble.ts',
-  step: 'consume',
-  defaultFormat: 'markdown',
-  readsStdin: false,
-  summary: "every step in one process: the context block the orchestrator pastes into the spawn prompt",
-});
+main(ASSEMBLE);

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withdrawYieldRequests } from '../../bazinga-db/scripts/lib/index.ts';
+import { ASSEMBLE } from './lib/main.ts';
 import { runScript } from './lib/shell.ts';
 // @ts-expect-error plain JavaScript shared with the launchers
 import warm from '../../bazinga-db/bin/warmServer.cjs';
@@ -47,13 +48,11 @@ for (let i = 0; i < args.length; i++) {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bundle = path.join(here, 'assemble.cjs');
 if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
-  fs.writeSync(1, JSON.stringify({ success: true, serving: false, reason: 'no prebuilt bundle (npm run build makes them)' }) + '\n');
+  fs.writeSync(1, JSON.stringify({ success: true, stopped: 'no prebuilt bundle (npm run build makes them)' }) + '\n');
   process.exit(0);
 }
 
-const SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' } as const;
-
-void (warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number; log: (m: string) => void }) => Promise<string>)(
+(warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number; log: (m: string) => void }) => Promise<string>)(
   bundle,
   (request) => {
     const r = request as { argv?: unknown; cwd?: unknown; env?: unknown };
@@ -61,7 +60,7 @@ void (warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number;
     let stdout = '';
     let stderr = '';
     try {
-      const code = runScript(SPEC, {
+      const code = runScript(ASSEMBLE, {
         argv: r.argv as string[],
         cwd: r.cwd,
         env: r.env as NodeJS.ProcessEnv,
@@ -76,7 +75,13 @@ void (warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number;
     }
   },
   { idleMs, log: (m) => fs.writeSync(2, `context-assembler serve: ${m}\n`) },
-).then((why) => {
-  fs.writeSync(1, JSON.stringify({ success: true, stopped: why }) + '\n');
-  process.exit(0);
-});
+).then(
+  (why) => {
+    fs.writeSync(1, JSON.stringify({ success: true, stopped: why }) + '\n');
+    process.exit(0);
+  },
+  (err: Error) => {
+    fs.writeSync(2, JSON.stringify({ success: false, error: `the warm assembler could not serve: ${err.message}`, code: 'DB_ERROR' }) + '\n');
+    process.exit(1);
+  },
+);

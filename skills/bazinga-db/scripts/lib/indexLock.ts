@@ -98,10 +98,14 @@ export function askIndexerToYield(dbPath: string): void {
   } catch {
     return; // a folder it cannot write: the spawn waits its turn for the lock, as without the file
   }
-  if (asked.has(file)) return;
   asked.add(file);
-  if (asked.size === 1) process.once('exit', withdrawYieldRequests);
+  if (!withdrawAtExit) {
+    withdrawAtExit = true;
+    process.once('exit', withdrawYieldRequests);
+  }
 }
+
+let withdrawAtExit = false;
 
 /** Withdraws this process's requests to step aside (at its exit; the warm assembler after each request). */
 export function withdrawYieldRequests(): void {

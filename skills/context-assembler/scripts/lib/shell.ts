@@ -176,16 +176,20 @@ function disabled(io: ScriptIo, format: OutputFormat, agent: string): number {
   return 0;
 }
 
-function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc, printJson: (value: unknown) => void): void {
+function output(io: ScriptIo, format: OutputFormat, doc: AssemblyDoc, printJson: (value: unknown) => void, loadedBefore: boolean): void {
   io.document?.(doc);
   if (format === 'markdown') io.stdout(renderMarkdown(doc));
-  else printJson(withCounting(doc));
+  else printJson(withCounting(doc, loadedBefore));
 }
 
-/** From the pack step on, the document says whether this process (or an earlier step's) loaded the rank table. */
-function withCounting(doc: AssemblyDoc): AssemblyDoc {
+/**
+ * From the pack step on, the document says whether this run (or an earlier step's) loaded the rank
+ * table: `loadedBefore` is whether it was loaded when the run began (in the warm assembler, by an
+ * earlier request, which this one did not pay for).
+ */
+function withCounting(doc: AssemblyDoc, loadedBefore: boolean): AssemblyDoc {
   if (STEPS.indexOf(doc.step) < STEPS.indexOf('pack')) return doc;
-  return { ...doc, counting: { tokenizer_loaded: (doc.counting?.tokenizer_loaded ?? false) || tokenizerLoaded(), exact: doc.counting?.exact ?? true } };
+  return { ...doc, counting: { tokenizer_loaded: (doc.counting?.tokenizer_loaded ?? false) || (tokenizerLoaded() && !loadedBefore), exact: doc.counting?.exact ?? true } };
 }
 
 function fallback(io: ScriptIo, format: OutputFormat, agent: string, reason: string): number {
@@ -333,6 +337,7 @@ export function makeDeps(
 
 /** Runs one step script (or assemble, with step 'consume'); returns the exit code. */
 export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
+  const tokenizerBefore = tokenizerLoaded();
   const guarded = guardIo(rawIo);
   const io = guarded.io;
   let flags: ParsedFlags;
@@ -385,7 +390,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
             },
             env.config,
           );
-    output(io, format, advance(first, spec.step, made.deps), guarded.printJson);
+    output(io, format, advance(first, spec.step, made.deps), guarded.printJson, tokenizerBefore);
     markRunComplete();
     return 0;
   } catch (err) {
