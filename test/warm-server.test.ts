@@ -166,7 +166,7 @@ describe('the warm assembler', () => {
     const r = call(request(['--dry-run']));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ fallback: true, agent: 'qa_expert', error: 'the warm assembler did not answer' });
-    expect(r.stderr).toContain('the warm assembler did not answer within 3 s and was stopped');
+    expect(r.stderr).toContain('the warm assembler did not answer within 5 s and was stopped');
     expect(await waitFor(() => hung.exitCode !== null || hung.signalCode !== null)).toBe(true);
     expect(fs.existsSync(SOCKET())).toBe(false);
     const next = call(request(['--dry-run']));
@@ -184,6 +184,20 @@ describe('the warm assembler', () => {
       fs.chmodSync(dir, 0o700);
     }
     expect(served(call(request(['--dry-run'])).trace)).toBe(true);
+    // A request queued so long that its caller would give up before the answer (less than 2.5 s
+    // of its wait left), or one it cannot use, is turned down: the caller assembles itself.
+    const ask = (body: string) =>
+      new Promise<string>((resolve) => {
+        let text = '';
+        const c = net.connect(SOCKET());
+        c.on('connect', () => c.end(body + '\n'));
+        c.on('data', (d) => (text += d));
+        c.on('end', () => resolve(text));
+      });
+    const late = { argv: request(['--dry-run']), cwd: project.root, env: env(), deadline: Date.now() + 1_000 };
+    expect(await ask(JSON.stringify(late))).toBe('{}');
+    expect(await ask('{"argv": 5}')).toBe('{}');
+    expect(JSON.parse(await ask(JSON.stringify({ ...late, deadline: Date.now() + 5_000 })))).toMatchObject({ code: 0 });
   });
 
   it('a second server for the same build does not start; a rebuilt bundle is not served by the old one', async () => {

@@ -7,18 +7,25 @@
 // runtime, so another build is another socket. The orchestrator's call then costs a Node start
 // and one round trip: the launcher of `assemble` hands over its arguments, working directory and
 // environment and prints the answer. Where there is no server (or another build's, or Windows),
-// the launcher assembles in its own process as always. A server that does not answer within
-// ANSWER_MS is stopped (killed) and the call prints the fallback block: a hung server costs one
-// call, never every call. The server answers one request at a time, skips a request whose caller
-// is gone, and stops when idle, on SIGTERM, or when its socket is taken over.
+// or the server turns the request down (queued too long behind others), the launcher assembles in
+// its own process as always. A server that does not answer within ANSWER_MS is hung: it is killed
+// and the call prints the fallback block (a hung server costs one call, never every call). The
+// server answers one request at a time and stops when idle, on SIGTERM, or when its socket is
+// taken over.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-/** How long a call waits for the answer (a request waits at most 1.5 s for a locked database). */
-const ANSWER_MS = 3_000;
+/**
+ * How long a call waits for the answer. A request waits at most 1.5 s for a locked database, so
+ * the server begins one only while START_MS of its caller's wait are left (an older one is turned
+ * down, and its caller assembles itself): a healthy server always answers in time, and a call's
+ * timeout means a hung server.
+ */
+const ANSWER_MS = 5_000;
+const START_MS = 2_500;
 /** Unix socket paths longer than this are not portable (108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
 
@@ -136,7 +143,7 @@ function exchange(socket, request, answerMs) {
 async function askServer(bundle, request) {
   const socket = socketPath(bundle);
   if (socket === undefined || !privateDir(path.dirname(socket)) || !fs.existsSync(socket)) return undefined;
-  const r = await exchange(socket, request, ANSWER_MS);
+  const r = await exchange(socket, { ...request, deadline: Date.now() + ANSWER_MS }, ANSWER_MS);
   if (r === 'timeout') {
     stopServer(socket);
     return 'timeout';
@@ -214,8 +221,11 @@ async function serve(bundle, handle, { idleMs, log }) {
           return;
         }
         arm();
-        // Its caller gave up meanwhile (it waited for a request before it): the work is not begun.
-        if (conn.destroyed || !conn.writable) return;
+        // Queued too long behind other requests: its caller would give up before the answer came.
+        if (!request || typeof request.deadline !== 'number' || request.deadline - Date.now() < START_MS) {
+          conn.end('{}');
+          return;
+        }
         let reply;
         try {
           reply = request === undefined ? undefined : handle(request);
