@@ -27,7 +27,7 @@ export interface IndexingBench {
   /** `index-search --background`: the command's own wall time (it returns once the job is started). */
   background_start_ms: number;
   /** Recording spawns timed while the background build ran, each as a ratio to the `node -e 0` beside it. */
-  spawns_during_build: { ms: number; x_node: number; warned: boolean }[];
+  spawns_during_build: { ms: number; x_node: number; warned: boolean; served: boolean }[];
   /** Whether the background build was still running when the last timed spawn ended. */
   build_outlasted_spawns: boolean;
   /** Dry runs on the never-indexed database, and the `node -e 0` runs beside them. */
@@ -52,8 +52,8 @@ export function asBazingaLeftIt(dbPath: string): void {
   }
 }
 
-async function run(file: string, args: readonly string[], cwd: string) {
-  const r = await timed(file, args, cwd);
+async function run(file: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv) {
+  const r = await timed(file, args, cwd, env);
   if (r.status !== 0) throw new Error(`${path.basename(args[0] ?? file)} ${args.slice(1, 4).join(' ')} failed (exit ${r.status}): ${r.stderr.slice(0, 300)}`);
   return r;
 }
@@ -101,20 +101,24 @@ export async function benchIndexing(release: Release, g: BenchDb, outDir: string
     const bg = fresh('background');
     const dbPath = path.join(bg, 'bazinga', 'bazinga.db');
     const server = await startServer(release);
-    const started = await run(process.execPath, [db, '--project-root', bg, 'index-search', '--background'], bg);
     const spawns: IndexingBench['spawns_during_build'] = [];
-    const agents = ['developer', 'qa_expert', 'tech_lead'];
-    for (let i = 0; i < 30 && (i < 3 || buildRunning(dbPath)); i++) {
-      const node = await nodeMs(bg);
-      const r = await run(
-        process.execPath,
-        [release.bin, '--project-root', bg, '--session', BENCH_SESSION, '--group', BENCH_GROUPS[i % BENCH_GROUPS.length] as string, '--agent', agents[i % 3] as string, '--iteration', String(base + Math.floor(i / 3)), '--format', 'json'],
-        bg,
-      );
-      spawns.push({ ms: r.ms, x_node: r.ms / node, warned: /being built in the background/.test(r.stderr) });
+    let started: Awaited<ReturnType<typeof run>>;
+    try {
+      started = await run(process.execPath, [db, '--project-root', bg, 'index-search', '--background'], bg);
+      const agents = ['developer', 'qa_expert', 'tech_lead'];
+      for (let i = 0; i < 30 && (i < 3 || buildRunning(dbPath)); i++) {
+        const node = await nodeMs(bg);
+        const r = await run(
+          process.execPath,
+          [release.bin, '--project-root', bg, '--session', BENCH_SESSION, '--group', BENCH_GROUPS[i % BENCH_GROUPS.length] as string, '--agent', agents[i % 3] as string, '--iteration', String(base + Math.floor(i / 3)), '--format', 'json'],
+          bg,
+        );
+        spawns.push({ ms: r.ms, x_node: r.ms / node, warned: /being built in the background/.test(r.stderr), served: /answered by the warm assembler/.test(r.stderr) });
+      }
+    } finally {
+      await stopServer(server);
     }
     const outlasted = buildRunning(dbPath);
-    await stopServer(server);
     // Let the detached build finish before its folder is removed.
     for (let waited = 0; buildRunning(dbPath) && waited < 600_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
     return {

@@ -484,7 +484,7 @@ async function main(): Promise<number> {
       const x = indexingRatios(b);
       const warned = b.spawns_during_build.filter((s) => s.warned).length;
       log(
-        `| ${scaleName(b.scale)} | ${secs(b.build_ms)} | ${b.transactions} | ${b.background_start_ms.toFixed(0)} ms | ${fmt(x.medianSpawnX)} / ${fmt(x.worstSpawnX)} (${b.spawns_during_build.length} spawns, ${warned} said the build was running${b.build_outlasted_spawns ? '' : '; the build ended before the last'}) | ${fmt(x.dryX)} |`,
+        `| ${scaleName(b.scale)} | ${secs(b.build_ms)} | ${b.transactions} | ${b.background_start_ms.toFixed(0)} ms | ${fmt(x.medianSpawnX)} / ${fmt(x.worstSpawnX)} (${b.spawns_during_build.length} spawns, ${b.spawns_during_build.filter((s) => s.served).length} answered by the warm assembler, ${warned} said the build was running${b.build_outlasted_spawns ? '' : '; the build ended before the last'}) | ${fmt(x.dryX)} |`,
       );
     }
   }

@@ -267,7 +267,18 @@ async function timeBaseline(file: string, args: string[], cwd: string): Promise<
 export async function startServer(release: Release): Promise<ChildProcess> {
   const bundle = path.join(release.root, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
   const socket = (createRequire(import.meta.url)(path.join(release.root, 'skills', 'bazinga-db', 'bin', 'warmServer.cjs')) as { socketPath: (b: string) => string }).socketPath(bundle);
-  if (fs.existsSync(`${socket}.pid`)) throw new Error(`${release.label}: a warm assembler of this build runs already (pid file ${socket}.pid); stop it first`);
+  if (fs.existsSync(`${socket}.pid`)) {
+    const pid = Number(fs.readFileSync(`${socket}.pid`, 'utf8'));
+    let running = false;
+    try {
+      process.kill(pid, 0);
+      running = true;
+    } catch {
+      // a dead server's pid file: `serve` takes its socket over
+    }
+    if (running) throw new Error(`${release.label}: a warm assembler of this build runs already (pid ${pid}); stop it first`);
+    fs.rmSync(`${socket}.pid`, { force: true });
+  }
   // As the SessionStart hook starts it: its default idle time (the calls here are seconds apart).
   const child = spawn(process.execPath, [release.bin, 'serve'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
   for (let i = 0; i < 200 && !fs.existsSync(`${socket}.pid`); i++) await new Promise((r) => setTimeout(r, 50));

@@ -7,8 +7,8 @@
 // runtime, so another build is another socket. The orchestrator's call then costs a Node start
 // and one round trip: the launcher of `assemble` hands over its arguments, working directory and
 // environment and prints the answer. Where there is no server (or another build's, or Windows),
-// or the server turns the request down (queued too long behind others), the launcher assembles in
-// its own process as always. A server that does not answer within ANSWER_MS is hung: it is killed
+// or the server is busy with another call (it holds one connection at a time) or turns the request
+// down (too little of its caller's wait left), the launcher assembles in its own process as always. A server that does not answer within ANSWER_MS is hung: it is killed
 // and the call prints the fallback block (a hung server costs one call, never every call). The
 // server answers one request at a time and stops when idle, on SIGTERM, or when its socket is
 // taken over.
@@ -19,15 +19,18 @@ const os = require('node:os');
 const path = require('node:path');
 
 /**
- * How long a call waits for the answer. A request waits at most 1.5 s for a locked database, so
- * the server begins one only while START_MS of its caller's wait are left (an older one is turned
- * down, and its caller assembles itself): a healthy server always answers in time, and a call's
- * timeout means a hung server.
+ * How long a call waits for the answer. The server holds one connection at a time (another
+ * caller is refused at once and assembles itself: nobody waits in a queue), and a request waits at
+ * most 1.5 s for a locked database, so the server begins one only while START_MS of its caller's
+ * wait are left: a healthy server always answers in time, and a call's timeout means a hung server.
  */
 const ANSWER_MS = 5_000;
 const START_MS = 2_500;
-/** Unix socket paths longer than this are not portable (108 bytes on Linux, 104 on macOS). */
-const MAX_SOCKET_PATH = 100;
+/**
+ * Unix socket paths longer than 103 bytes are not portable (108 on Linux, 104 on macOS); the
+ * server binds under `<socket>.<pid>` first, so the socket's own path leaves room for a pid.
+ */
+const MAX_SOCKET_PATH = 95;
 
 const supported = () => process.platform !== 'win32' && typeof process.getuid === 'function';
 
@@ -75,28 +78,63 @@ function privateDir(dir) {
   }
 }
 
-/** The pid the server of `socket` wrote, if any. */
+/**
+ * The pid the server of `socket` wrote, when that process is alive and is a server of this socket
+ * (on Linux its command line says `serve`; elsewhere it cannot be told, and undefined is returned):
+ * a stale pid file never names a process to stop.
+ */
 function serverPid(socket) {
+  let pid;
   try {
-    const pid = Number(fs.readFileSync(`${socket}.pid`, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    pid = Number(fs.readFileSync(`${socket}.pid`, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('serve') ? pid : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Stops the server of `socket` (it did not answer): killed, its socket and pid file removed. */
+/** Whether a process holds `pid` (this user's or another's). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/**
+ * Stops the server of `socket`, which took a request and did not answer: killed when its pid can
+ * be told to be that server's, and its socket and pid file removed either way (while they are the
+ * ones read), so that no later call waits on it.
+ */
 function stopServer(socket) {
+  const recorded = serverPidInFile(socket);
   const pid = serverPid(socket);
   if (pid !== undefined) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
-      // gone already
+      // gone meanwhile
     }
   }
-  fs.rmSync(socket, { force: true });
-  fs.rmSync(`${socket}.pid`, { force: true });
+  if (serverPidInFile(socket) === recorded) {
+    fs.rmSync(socket, { force: true });
+    fs.rmSync(`${socket}.pid`, { force: true });
+  }
+}
+
+function serverPidInFile(socket) {
+  try {
+    return Number(fs.readFileSync(`${socket}.pid`, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -117,8 +155,10 @@ function exchange(socket, request, answerMs) {
     };
     const conn = net.connect(socket);
     conn.setEncoding('utf8');
+    // An answer already arriving when the time is up wins: the timer waits on while data comes.
+    const expire = () => (answer !== '' ? (timer = setTimeout(expire, 200)) : done('timeout'));
     conn.on('connect', () => {
-      timer = setTimeout(() => done('timeout'), answerMs);
+      timer = setTimeout(expire, answerMs);
       conn.end(JSON.stringify(request) + '\n');
     });
     conn.on('data', (chunk) => (answer += chunk));
@@ -167,13 +207,20 @@ async function serve(bundle, handle, { idleMs, log }) {
   if (fs.existsSync(socket)) {
     const pong = await exchange(socket, { ping: true }, 1_000);
     if (pong !== 'none' && pong !== 'timeout' && pong.pong === true) return 'running';
-    stopServer(socket); // a dead or hung server's
+    // Refused or silent: a server busy with a request refuses others, so one whose process lives
+    // is left to serve; only a dead one's socket is taken over.
+    const pid = serverPidInFile(socket);
+    if (pid !== undefined && pid > 0 && alive(pid)) return 'running';
+    fs.rmSync(socket, { force: true });
+    fs.rmSync(`${socket}.pid`, { force: true });
   }
   // Bound under a name of its own, then renamed into place: two servers starting at once cannot
   // remove each other's socket (the one renamed last is reached; the other finds it gone and stops).
   const own = `${socket}.${process.pid}`;
   fs.rmSync(own, { force: true });
   const server = net.createServer({ allowHalfOpen: true });
+  // One connection at a time: another caller is refused at once and assembles itself.
+  server.maxConnections = 1;
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(own, resolve);
@@ -216,11 +263,11 @@ async function serve(bundle, handle, { idleMs, log }) {
         } catch {
           request = undefined;
         }
+        arm();
         if (request && request.ping === true) {
-          conn.end('{"pong":true}');
+          conn.end(JSON.stringify({ pong: true, pid: process.pid }));
           return;
         }
-        arm();
         // Queued too long behind other requests: its caller would give up before the answer came.
         if (!request || typeof request.deadline !== 'number' || request.deadline - Date.now() < START_MS) {
           conn.end('{}');
