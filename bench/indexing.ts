@@ -112,6 +112,7 @@ export async function benchIndexing(release: Release, g: BenchDb, outDir: string
           process.execPath,
           [release.bin, '--project-root', bg, '--session', BENCH_SESSION, '--group', BENCH_GROUPS[i % BENCH_GROUPS.length] as string, '--agent', agents[i % 3] as string, '--iteration', String(base + Math.floor(i / 3)), '--format', 'json'],
           bg,
+          { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0', CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1' },
         );
         spawns.push({ ms: r.ms, x_node: r.ms / node, warned: /being built in the background/.test(r.stderr), served: /answered by the warm assembler/.test(r.stderr) });
       }

@@ -282,7 +282,10 @@ export async function startServer(release: Release): Promise<ChildProcess> {
   // As the SessionStart hook starts it: its default idle time (the calls here are seconds apart).
   const child = spawn(process.execPath, [release.bin, 'serve'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
   for (let i = 0; i < 200 && !fs.existsSync(`${socket}.pid`); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!fs.existsSync(`${socket}.pid`)) throw new Error(`${release.label}: the warm assembler did not start`);
+  if (!fs.existsSync(`${socket}.pid`)) {
+    child.kill('SIGKILL');
+    throw new Error(`${release.label}: the warm assembler did not start`);
+  }
   return child;
 }
 
@@ -294,7 +297,7 @@ export async function stopServer(child: ChildProcess): Promise<number> {
   } catch {
     // not Linux
   }
-  if (child.exitCode === null) {
+  if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   }
@@ -361,8 +364,9 @@ export async function runScale(
     writesMs += performance.now() - w;
   };
   // The warm assembler of each release whose series use it, as the SessionStart hook starts it.
-  const servers = await Promise.all([...new Set(specs.filter((s) => s.warm).map((s) => s.release))].map((release) => startServer(release)));
+  const servers: ChildProcess[] = [];
   try {
+    for (const release of new Set(specs.filter((s) => s.warm).map((s) => s.release))) servers.push(await startServer(release));
     for (const sp of plan.warm) await runStep(sp, 'warm');
     opts.log(`    warm-up: ${plan.warm.length} spawns per series (${Math.round((performance.now() - started - copyMs) / 1000)} s)`);
     // The floor of this release's first timed call, recorded on one copy of the series' project and

@@ -201,8 +201,9 @@ function writeAll(fd, text) {
  * Runs `script` of the skill in `skillDir`. When a dependency is missing, calls
  * `onMissing(packageName, installCommand)` instead of throwing (it should exit). With `warm`, the
  * warm assembler (warmServer.cjs) answers when one runs for this build of the bundle
- * (CONTEXT_ASSEMBLER_NO_SERVER=1: never); one that took the request and did not answer is stopped
- * and `warm(reason)` is called (it prints the fallback block: the server may have begun the work).
+ * (CONTEXT_ASSEMBLER_NO_SERVER=1: never); when one took the request and gave no answer (it died,
+ * or hung and was stopped) `warm(reason)` is called: it prints the fallback block, since the server
+ * may have recorded what it was handing out.
  */
 async function launch(skillDir, script, options, onMissing) {
   if (typeof options === 'function') [options, onMissing] = [{}, options];
@@ -213,9 +214,10 @@ async function launch(skillDir, script, options, onMissing) {
     if (bundle !== undefined && options.warm && process.env.CONTEXT_ASSEMBLER_NO_SERVER !== '1') {
       const warm = require('./warmServer.cjs');
       const answer = await warm.askServer(bundle, { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env });
-      if (answer === 'timeout') {
-        trace(`the warm assembler did not answer within ${warm.ANSWER_MS} ms; stopped`);
-        options.warm(`the warm assembler did not answer within ${warm.ANSWER_MS / 1000} s and was stopped; the next calls assemble in their own process`);
+      if (answer === 'lost') {
+        trace('the warm assembler took the call and gave no answer');
+        // It may have recorded what it was handing out: a second assembly would leave that out.
+        options.warm('the warm assembler took the call and gave no answer (stopped if it hung); the next calls assemble in their own process until it is started again');
         return;
       }
       if (answer !== undefined) {

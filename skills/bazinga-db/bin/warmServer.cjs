@@ -5,27 +5,30 @@
 // $XDG_RUNTIME_DIR/context-assembler/ where that is set, else <tmpdir>/context-assembler-<uid>/;
 // the socket's name is made from the bundle's and this file's path, size and time and the Node
 // runtime, so another build is another socket. The orchestrator's call then costs a Node start
-// and one round trip: the launcher of `assemble` hands over its arguments, working directory and
-// environment and prints the answer. Where there is no server (or another build's, or Windows),
-// or the server is busy with another call (it holds one connection at a time) or turns the request
-// down (too little of its caller's wait left), the launcher assembles in its own process as always. A server that does not answer within ANSWER_MS is hung: it is killed
-// and the call prints the fallback block (a hung server costs one call, never every call). The
-// server answers one request at a time and stops when idle, on SIGTERM, or when its socket is
-// taken over.
+// and one round trip.
+//
+// The exchange: the server greets every connection it accepts at once (a hello line with its
+// pid); the caller sends its request only after the hello and assembles in its own process when
+// none comes within HELLO_MS (no server, another build's, or one busy with another call: its
+// event loop runs that call and accepts nobody meanwhile), so nobody waits in a queue. Once the
+// request is sent the server may record what it hands out: an answer is printed; a connection
+// that ends without one (the server died) or no answer within ANSWER_MS (hung; it is killed when
+// its command line shows it is this launcher's server) gives the fallback block, never a second
+// assembly that would leave out what the server recorded. Windows: no server.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
+/** How long a caller waits for the server's hello before it assembles itself. */
+const HELLO_MS = 300;
 /**
- * How long a call waits for the answer. The server holds one connection at a time (another
- * caller is refused at once and assembles itself: nobody waits in a queue), and a request waits at
- * most 1.5 s for a locked database, so the server begins one only while START_MS of its caller's
- * wait are left: a healthy server always answers in time, and a call's timeout means a hung server.
+ * How long a caller waits for the answer once the request is sent: far more than a request takes
+ * (at most 1.5 s waiting for a locked database, the index budget, the work), so that only a hung
+ * server runs out of it.
  */
-const ANSWER_MS = 5_000;
-const START_MS = 2_500;
+const ANSWER_MS = 10_000;
 /**
  * Unix socket paths longer than 103 bytes are not portable (108 on Linux, 104 on macOS); the
  * server binds under `<socket>.<pid>` first, so the socket's own path leaves room for a pid.
@@ -78,21 +81,11 @@ function privateDir(dir) {
   }
 }
 
-/**
- * The pid the server of `socket` wrote, when that process is alive and is a server of this socket
- * (on Linux its command line says `serve`; elsewhere it cannot be told, and undefined is returned):
- * a stale pid file never names a process to stop.
- */
-function serverPid(socket) {
-  let pid;
+/** The pid in the server's pid file, if any. */
+function serverPidInFile(socket) {
   try {
-    pid = Number(fs.readFileSync(`${socket}.pid`, 'utf8').trim());
-  } catch {
-    return undefined;
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('serve') ? pid : undefined;
+    const pid = Number(fs.readFileSync(`${socket}.pid`, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
   }
@@ -109,42 +102,50 @@ function alive(pid) {
 }
 
 /**
- * Stops the server of `socket`, which took a request and did not answer: killed when its pid can
- * be told to be that server's, and its socket and pid file removed either way (while they are the
- * ones read), so that no later call waits on it.
+ * Whether `pid` runs `context-assembler.cjs serve` (on Linux, from its command line; elsewhere it
+ * cannot be told, and false: no process is stopped on a guess).
  */
-function stopServer(socket) {
-  const recorded = serverPidInFile(socket);
-  const pid = serverPid(socket);
-  if (pid !== undefined) {
+function isServer(pid) {
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.includes('serve') && argv.some((a) => a.endsWith('context-assembler.cjs'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the server `pid` of `socket`, which took a request and gave no answer: killed when it can
+ * be told to be that server, and its socket and pid file removed either way (while the pid file
+ * still names it), so that no later call waits on it.
+ */
+function stopServer(socket, pid) {
+  if (Number.isInteger(pid) && isServer(pid)) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
       // gone meanwhile
     }
   }
-  if (serverPidInFile(socket) === recorded) {
+  const recorded = serverPidInFile(socket);
+  if (recorded === undefined || recorded === pid) {
     fs.rmSync(socket, { force: true });
     fs.rmSync(`${socket}.pid`, { force: true });
   }
 }
 
-function serverPidInFile(socket) {
-  try {
-    return Number(fs.readFileSync(`${socket}.pid`, 'utf8').trim());
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Sends one request to the server of `socket`; resolves with the parsed answer, 'none' (no server
- * listens: the caller assembles itself) or 'timeout' (connected, no answer within `answerMs`).
+ * One exchange with the server of `socket`: the hello within `helloMs`, then `request` (when
+ * given), then the answer within `answerMs`. Resolves with {hello, answer} (answer undefined
+ * without a request), or {hello: undefined} when no server greeted (none listens, or it is busy),
+ * or {hello, lost: true} when the request was sent and the connection ended without a whole
+ * answer, or {hello, timeout: true}.
  */
-function exchange(socket, request, answerMs) {
+function exchange(socket, request, helloMs, answerMs) {
   return new Promise((resolve) => {
     let settled = false;
-    let answer = '';
+    let text = '';
+    let hello;
     let timer;
     const done = (value) => {
       if (settled) return;
@@ -155,19 +156,33 @@ function exchange(socket, request, answerMs) {
     };
     const conn = net.connect(socket);
     conn.setEncoding('utf8');
-    // An answer already arriving when the time is up wins: the timer waits on while data comes.
-    const expire = () => (answer !== '' ? (timer = setTimeout(expire, 200)) : done('timeout'));
     conn.on('connect', () => {
-      timer = setTimeout(expire, answerMs);
+      timer = setTimeout(() => done({ hello: undefined }), helloMs);
+    });
+    conn.on('data', (chunk) => {
+      text += chunk;
+      if (hello !== undefined) return;
+      const nl = text.indexOf('\n');
+      if (nl < 0) return;
+      try {
+        hello = JSON.parse(text.slice(0, nl));
+      } catch {
+        hello = {};
+      }
+      text = text.slice(nl + 1);
+      clearTimeout(timer);
+      if (hello.hello !== true) return done({ hello: undefined });
+      if (request === undefined) return done({ hello, answer: undefined });
+      timer = setTimeout(() => done({ hello, timeout: true }), answerMs);
       conn.end(JSON.stringify(request) + '\n');
     });
-    conn.on('data', (chunk) => (answer += chunk));
-    conn.on('error', () => done('none'));
+    conn.on('error', () => done(hello === undefined || request === undefined ? { hello: undefined } : { hello, lost: true }));
     conn.on('end', () => {
+      if (hello === undefined || request === undefined) return done({ hello: undefined });
       try {
-        done(JSON.parse(answer));
+        done({ hello, answer: JSON.parse(text) });
       } catch {
-        done('none');
+        done({ hello, lost: true });
       }
     });
   });
@@ -175,21 +190,22 @@ function exchange(socket, request, answerMs) {
 
 /**
  * Asks the server of `bundle` to run one request ({argv, cwd, env}). Resolves with its answer
- * ({code, stdout, stderr}); 'timeout' when a server took the request and gave no answer within
- * ANSWER_MS (it is stopped; the caller prints the fallback block, since the server may have begun
- * the work); undefined when none answers (no server, another build's, a refusal): the caller
- * assembles itself.
+ * ({code, stdout, stderr}); undefined when no server took the request (none, another build's,
+ * busy, or it turned the request down): the caller assembles itself; or 'lost' when the server
+ * took the request and gave no answer (it died, or hung: it is then stopped), and the caller prints
+ * the fallback block, since the server may have recorded what it was handing out.
  */
 async function askServer(bundle, request) {
   const socket = socketPath(bundle);
   if (socket === undefined || !privateDir(path.dirname(socket)) || !fs.existsSync(socket)) return undefined;
-  const r = await exchange(socket, { ...request, deadline: Date.now() + ANSWER_MS }, ANSWER_MS);
-  if (r === 'timeout') {
-    stopServer(socket);
-    return 'timeout';
-  }
-  if (r === 'none' || typeof r.code !== 'number' || typeof r.stdout !== 'string' || typeof r.stderr !== 'string') return undefined;
-  return r;
+  const r = await exchange(socket, request, HELLO_MS, ANSWER_MS);
+  if (r.hello === undefined) return undefined;
+  if (r.timeout) stopServer(socket, r.hello.pid);
+  if (r.timeout || r.lost) return 'lost';
+  const a = r.answer;
+  if (a === null || typeof a !== 'object' || a.declined === true) return undefined;
+  if (typeof a.code !== 'number' || typeof a.stdout !== 'string' || typeof a.stderr !== 'string') return 'lost';
+  return a;
 }
 
 /**
@@ -205,12 +221,12 @@ async function serve(bundle, handle, { idleMs, log }) {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!privateDir(dir)) return `${dir} is not a folder only this user can enter`;
   if (fs.existsSync(socket)) {
-    const pong = await exchange(socket, { ping: true }, 1_000);
-    if (pong !== 'none' && pong !== 'timeout' && pong.pong === true) return 'running';
-    // Refused or silent: a server busy with a request refuses others, so one whose process lives
-    // is left to serve; only a dead one's socket is taken over.
+    // A server that greets is running; one that does not may be busy with a call: left to serve
+    // while its process lives. Only a dead one's socket is taken over.
+    const probe = await exchange(socket, undefined, 1_000, 0);
+    if (probe.hello !== undefined) return 'running';
     const pid = serverPidInFile(socket);
-    if (pid !== undefined && pid > 0 && alive(pid)) return 'running';
+    if (pid !== undefined && alive(pid)) return 'running';
     fs.rmSync(socket, { force: true });
     fs.rmSync(`${socket}.pid`, { force: true });
   }
@@ -219,8 +235,6 @@ async function serve(bundle, handle, { idleMs, log }) {
   const own = `${socket}.${process.pid}`;
   fs.rmSync(own, { force: true });
   const server = net.createServer({ allowHalfOpen: true });
-  // One connection at a time: another caller is refused at once and assembles itself.
-  server.maxConnections = 1;
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(own, resolve);
@@ -255,32 +269,29 @@ async function serve(bundle, handle, { idleMs, log }) {
       let text = '';
       conn.setEncoding('utf8');
       conn.on('error', () => {});
+      // Greeted at once: a caller sends its request only after this (see exchange).
+      conn.write(JSON.stringify({ hello: true, pid: process.pid }) + '\n');
+      arm();
       conn.on('data', (chunk) => (text += chunk));
       conn.on('end', () => {
         let request;
         try {
           request = JSON.parse(text);
         } catch {
-          request = undefined;
+          request = undefined; // a probe, or a caller that gave up before it asked
         }
-        arm();
-        if (request && request.ping === true) {
-          conn.end(JSON.stringify({ pong: true, pid: process.pid }));
-          return;
-        }
-        // Queued too long behind other requests: its caller would give up before the answer came.
-        if (!request || typeof request.deadline !== 'number' || request.deadline - Date.now() < START_MS) {
-          conn.end('{}');
+        if (request === undefined) {
+          conn.end();
           return;
         }
         let reply;
         try {
-          reply = request === undefined ? undefined : handle(request);
+          reply = handle(request);
         } catch (err) {
           log(`request failed: ${err && err.message}`);
         }
-        conn.end(reply === undefined ? '{}' : JSON.stringify(reply));
-        if (!ours()) stop('socket taken over');
+        conn.end(reply === undefined ? '{"declined":true}' : JSON.stringify(reply));
+        if (!ours()) conn.once('close', () => stop('socket taken over'));
       });
     });
     server.on('error', (err) => stop(`socket error: ${err.message}`));
@@ -289,4 +300,4 @@ async function serve(bundle, handle, { idleMs, log }) {
   });
 }
 
-module.exports = { ANSWER_MS, askServer, serve, serverDir, socketPath, privateDir };
+module.exports = { ANSWER_MS, HELLO_MS, askServer, serve, serverDir, socketPath, privateDir };
