@@ -263,7 +263,7 @@ async function timeBaseline(file: string, args: string[], cwd: string): Promise<
   return r.ms;
 }
 
-/** A release's warm assembler (`context-assembler serve`), once its socket answers. */
+/** A release's warm assembler (`context-assembler serve`), once it has written its pid file (after its socket is in place). */
 export async function startServer(release: Release): Promise<ChildProcess> {
   const bundle = path.join(release.root, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
   const socket = (createRequire(import.meta.url)(path.join(release.root, 'skills', 'bazinga-db', 'bin', 'warmServer.cjs')) as { socketPath: (b: string) => string }).socketPath(bundle);
@@ -273,8 +273,9 @@ export async function startServer(release: Release): Promise<ChildProcess> {
     try {
       process.kill(pid, 0);
       running = true;
-    } catch {
-      // a dead server's pid file: `serve` takes its socket over
+    } catch (err) {
+      // EPERM: alive (another user's); otherwise a dead server's pid file: `serve` takes its socket over
+      running = (err as NodeJS.ErrnoException).code === 'EPERM';
     }
     if (running) throw new Error(`${release.label}: a warm assembler of this build runs already (pid ${pid}); stop it first`);
     fs.rmSync(`${socket}.pid`, { force: true });

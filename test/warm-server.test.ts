@@ -22,6 +22,7 @@ import warm from '../skills/bazinga-db/bin/warmServer.cjs';
 
 let tree: string;
 let runtime: string;
+let savedRuntime: string | undefined;
 let project: Project;
 const children: ChildProcess[] = [];
 
@@ -35,6 +36,7 @@ beforeAll(() => {
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
   runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-run-'));
   fs.chmodSync(runtime, 0o700);
+  savedRuntime = process.env.XDG_RUNTIME_DIR;
   process.env.XDG_RUNTIME_DIR = runtime; // for warm.socketPath in this process
   project = copyIndexedFixture('ca-warm-project-');
 });
@@ -51,6 +53,8 @@ afterEach(async () => {
 });
 
 afterAll(() => {
+  if (savedRuntime === undefined) delete process.env.XDG_RUNTIME_DIR;
+  else process.env.XDG_RUNTIME_DIR = savedRuntime;
   fs.rmSync(tree, { recursive: true, force: true });
   fs.rmSync(runtime, { recursive: true, force: true });
   project.cleanup();
@@ -187,6 +191,20 @@ describe('the warm assembler', () => {
     expect(served(next.trace)).toBe(false);
     expect(JSON.parse(next.stdout).packages.length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('one caller at a time is greeted: another is refused while one is, and assembles itself; then it is served again', async () => {
+    await startServer();
+    // A caller greeted and still there (it has not sent its request yet).
+    const first = net.connect(SOCKET());
+    const greeted = await new Promise<string>((resolve) => first.once('data', (d) => resolve(String(d))));
+    expect(JSON.parse(greeted.trim())).toMatchObject({ hello: true });
+    const other = call(request(['--dry-run']));
+    expect(served(other.trace)).toBe(false);
+    expect(JSON.parse(other.stdout).packages.length).toBeGreaterThan(0);
+    first.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(served(call(request(['--dry-run'])).trace)).toBe(true);
+  });
 
   it('a server that does not greet (busy with another call) is left alone: the call assembles itself at once, and a second serve finds it running', async () => {
     const busy = await standIn('', ['serve']);

@@ -223,8 +223,9 @@ async function launch(skillDir, script, options, onMissing) {
       if (answer !== undefined) {
         trace(`${path.basename(bundle)} answered by the warm assembler`);
         // In the order a call of its own writes them: warnings as they arise, then the block.
-        if (writeAll(2, answer.stderr) && writeAll(1, answer.stdout)) process.exitCode = answer.code;
-        else process.exitCode = answer.code;
+        writeAll(2, answer.stderr);
+        writeAll(1, answer.stdout);
+        process.exitCode = answer.code;
         return;
       }
     }

@@ -8,9 +8,10 @@
 // and one round trip.
 //
 // The exchange: the server greets every connection it accepts at once (a hello line with its
-// pid); the caller sends its request only after the hello and assembles in its own process when
-// none comes within HELLO_MS (no server, another build's, or one busy with another call: its
-// event loop runs that call and accepts nobody meanwhile), so nobody waits in a queue. Once the
+// pid), one caller at a time (another is refused while one is greeted); the caller sends its
+// request only after the hello and assembles in its own process when none comes within HELLO_MS
+// (no server, another build's, or one busy with another call: its event loop runs that call and
+// accepts nobody meanwhile), so no caller waits behind another's request. Once the
 // request is sent the server may record what it hands out: an answer is printed; a connection
 // that ends without one (the server died) or no answer within ANSWER_MS (hung; it is killed when
 // its command line shows it is this launcher's server) gives the fallback block, never a second
@@ -173,7 +174,8 @@ function exchange(socket, request, helloMs, answerMs) {
       clearTimeout(timer);
       if (hello.hello !== true) return done({ hello: undefined });
       if (request === undefined) return done({ hello, answer: undefined });
-      timer = setTimeout(() => done({ hello, timeout: true }), answerMs);
+      // An answer already arriving when the time is up gets one second more, once.
+      timer = setTimeout(() => (text === '' ? done({ hello, timeout: true }) : (timer = setTimeout(() => done({ hello, timeout: true }), 1_000))), answerMs);
       conn.end(JSON.stringify(request) + '\n');
     });
     conn.on('error', () => done(hello === undefined || request === undefined ? { hello: undefined } : { hello, lost: true }));
@@ -265,10 +267,21 @@ async function serve(bundle, handle, { idleMs, log }) {
       clearTimeout(idle);
       idle = setTimeout(() => stop(ours() ? 'idle' : 'socket taken over'), idleMs);
     };
+    // The one caller greeted and not yet gone: only one at a time is greeted, so no greeted caller
+    // ever waits behind another's request (the others are refused and assemble themselves).
+    let active;
     server.on('connection', (conn) => {
       let text = '';
-      conn.setEncoding('utf8');
       conn.on('error', () => {});
+      if (active !== undefined) {
+        conn.destroy();
+        return;
+      }
+      active = conn;
+      conn.on('close', () => {
+        if (active === conn) active = undefined;
+      });
+      conn.setEncoding('utf8');
       // Greeted at once: a caller sends its request only after this (see exchange).
       conn.write(JSON.stringify({ hello: true, pid: process.pid }) + '\n');
       arm();
@@ -284,13 +297,17 @@ async function serve(bundle, handle, { idleMs, log }) {
           conn.end();
           return;
         }
+        // Declined (a request it cannot use): the caller assembles itself. Failed after it began (it
+        // may have recorded): the caller prints the fallback block.
         let reply;
         try {
           reply = handle(request);
+          reply = reply === undefined ? { declined: true } : reply;
         } catch (err) {
           log(`request failed: ${err && err.message}`);
+          reply = { failed: true };
         }
-        conn.end(reply === undefined ? '{"declined":true}' : JSON.stringify(reply));
+        conn.end(JSON.stringify(reply));
         if (!ours()) conn.once('close', () => stop('socket taken over'));
       });
     });

@@ -109,7 +109,13 @@ let withdrawAtExit = false;
 
 /** Withdraws this process's requests to step aside (at its exit; the warm assembler after each request). */
 export function withdrawYieldRequests(): void {
-  for (const file of asked) fs.rmSync(file, { force: true });
+  for (const file of asked) {
+    try {
+      fs.rmSync(file, { force: true });
+    } catch {
+      // it expires on its own (YIELD_STALE_MS)
+    }
+  }
   asked.clear();
 }
 
