@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withdrawYieldRequests } from '../../bazinga-db/scripts/lib/index.ts';
+import { BazingaError, printError, usage, withdrawYieldRequests } from '../../bazinga-db/scripts/lib/index.ts';
 import { ASSEMBLE } from './lib/main.ts';
 import { runScript } from './lib/shell.ts';
 // @ts-expect-error plain JavaScript shared with the launchers
@@ -39,8 +39,12 @@ for (let i = 0; i < args.length; i++) {
   const value = a === '--idle-ms' ? args[++i] : a.startsWith('--idle-ms=') ? a.slice('--idle-ms='.length) : undefined;
   if (value !== undefined && /^[1-9]\d{0,9}$/.test(value)) idleMs = Number(value);
   else {
-    fs.writeSync(2, JSON.stringify({ success: false, error: `${a.startsWith('--idle-ms') ? `--idle-ms must be a positive integer (milliseconds), got '${value ?? ''}'` : `unknown argument '${a}'`}; usage: context-assembler serve [--idle-ms N]`, code: 'USAGE' }) + '\n');
-    process.exit(2);
+    process.exit(
+      printError(
+        (line) => fs.writeSync(2, line),
+        usage(`${a.startsWith('--idle-ms') ? `--idle-ms must be a positive integer (milliseconds), got '${value ?? ''}'` : `unknown argument '${a}'`}; usage: context-assembler serve [--idle-ms N]`),
+      ),
+    );
   }
 }
 
@@ -81,7 +85,6 @@ if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
     process.exit(0);
   },
   (err: Error) => {
-    fs.writeSync(2, JSON.stringify({ success: false, error: `the warm assembler could not serve: ${err.message}`, code: 'DB_ERROR' }) + '\n');
-    process.exit(1);
+    process.exit(printError((line) => fs.writeSync(2, line), new BazingaError('DB_ERROR', `the warm assembler could not serve: ${err.message}`)));
   },
 );
