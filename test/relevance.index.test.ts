@@ -400,6 +400,9 @@ describe('every relevance key does something', () => {
     expect(indexSettings(project.root)).toEqual({ artifactBytes: 10, budgetMs: 0 });
     fs.writeFileSync(cfg, '{ not json');
     expect(indexSettings(project.root)).toEqual({ artifactBytes: 16384, budgetMs: 1000 });
+    // Over its cap of 5 s (the assembler refuses such a config): the default.
+    fs.writeFileSync(cfg, JSON.stringify({ context_engineering: { relevance: { index_budget_ms: 5001 } } }));
+    expect(indexSettings(project.root)).toEqual({ artifactBytes: 16384, budgetMs: 1000 });
     freshSession(project);
     const conn = openDatabase({ dbPath: project.dbPath });
     writeTransaction(conn, () => {

@@ -76,6 +76,7 @@ export {
   DEFAULT_ARTIFACT_INDEX_BYTES,
   DEFAULT_INDEX_BUDGET_MS,
   MAX_ARTIFACT_INDEX_BYTES,
+  MAX_INDEX_BUDGET_MS,
   highlightTexts,
   indexedArtifactText,
   listPackagePaths,

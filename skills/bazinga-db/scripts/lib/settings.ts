@@ -21,7 +21,7 @@ import { describeRefusal, readRegularFile } from './files.ts';
 import { DEFAULT_POLICY, REDACTION_MODES, type RedactionMode, type RedactionPolicy } from './redact.ts';
 import { DEFAULT_REASONING_CONTENT_CHARS } from './shown.ts';
 import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from './memory.ts';
-import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES } from './repo/searchIndex.ts';
+import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES, MAX_INDEX_BUDGET_MS } from './repo/searchIndex.ts';
 
 /** A configuration file larger than this is refused (CONFIG): the shipped one is 3 KB. */
 export const MAX_CONFIG_BYTES = 1_048_576;
@@ -97,7 +97,8 @@ export function indexSettings(projectRoot: string): IndexSettings {
   const relevance = configSection(projectRoot).relevance;
   const r = relevance !== null && typeof relevance === 'object' ? (relevance as Record<string, unknown>) : {};
   const bytes = whole(r.artifact_index_bytes, defaults.artifactBytes);
-  return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: whole(r.index_budget_ms, defaults.budgetMs) };
+  const budget = whole(r.index_budget_ms, defaults.budgetMs);
+  return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: budget > MAX_INDEX_BUDGET_MS ? defaults.budgetMs : budget };
 }
 
 /** Whether the project has relevance on (`context_engineering.enable_fts5`, true unless set false). */

@@ -30,6 +30,11 @@ export const DEFAULT_ARTIFACT_INDEX_BYTES = 16_384;
 export const MAX_ARTIFACT_INDEX_BYTES = 1_048_576;
 /** How long one call may spend on a backlog of older rows unless the caller says otherwise. */
 export const DEFAULT_INDEX_BUDGET_MS = 1_000;
+/**
+ * The most `relevance.index_budget_ms` may be: the whole index is built outside the spawns
+ * (index-search), and a call must stay well inside the warm assembler's answer time (10 s).
+ */
+export const MAX_INDEX_BUDGET_MS = 5_000;
 
 export interface IndexOptions {
   /** Where artifact paths are resolved from; null indexes no artifact text. */
