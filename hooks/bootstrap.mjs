@@ -183,14 +183,14 @@ async function main() {
   const deps = dependencyState();
   if (deps === 'unknown') {
     say('the dependency check did not finish in 30 s (a busy machine?); nothing was changed, the next session checks again.');
-    return;
+    return deps;
   }
   const bundles = !fs.existsSync(buildScript) || bundlesFresh();
   const trim = cachedCopy && DEV_ONLY.some((d) => fs.existsSync(path.join(root, d)));
-  if (deps === 'ok' && bundles && !trim) return;
+  if (deps === 'ok' && bundles && !trim) return deps;
   if (!takeLock()) {
     say('the dependencies are being set up by another session; they will be ready shortly.');
-    return;
+    return 'busy';
   }
   try {
     const done = [];
@@ -207,7 +207,7 @@ async function main() {
       if (!r.ok || dependencyState() !== 'ok') {
         const what = rebuild ? "could not build better-sqlite3's native part" : 'could not install dependencies';
         say(`${what} (${r.why}). Until then context assembly falls back to an empty block. Run by hand: ${byHand}`);
-        return;
+        return 'failed';
       }
       done.push(`${rebuild ? 'built better-sqlite3' : 'installed dependencies'} in ${r.seconds} s`);
     }
@@ -219,6 +219,7 @@ async function main() {
     }
     if (cachedCopy && bundlesFresh()) await trimCachedCopy(done);
     if (done.length > 0) say(`${done.join('; ')}.`);
+    return 'ok';
   } finally {
     fs.rmSync(lockDir, { recursive: true, force: true });
   }
@@ -249,8 +250,9 @@ function indexInBackground(project) {
 /**
  * Starts the warm assembler (`context-assembler serve`), so that each of the orchestrator's calls
  * costs a Node start and a round trip instead of loading and warming the assembler: in a BAZINGA
- * project, once the dependencies and the bundles are in place, detached. It stops by itself when
- * idle (ten minutes) or when the bundles are rebuilt; a second one finds the first running.
+ * project where assembly is on, once the dependencies and the bundles are in place, detached. It
+ * stops by itself after an hour without a call (after a rebuild of the bundles it is not asked any
+ * more); a second one finds the first running.
  */
 function serveInBackground(project) {
   if (process.env.CONTEXT_ASSEMBLER_NO_SERVER === '1' || !bundlesFresh() || !assemblyEnabled(project)) return;
@@ -273,10 +275,11 @@ function assemblyEnabled(project) {
 }
 
 try {
-  await main();
-  // In a BAZINGA project of this session, once the dependencies are in place (one probe for both).
+  // 'ok' when the dependencies were in place, or were put in place now.
+  const deps = await main();
+  // In a BAZINGA project of this session, once the dependencies are in place.
   const project = process.env.CLAUDE_PROJECT_DIR;
-  if (project && process.argv[2] === undefined && fs.existsSync(path.join(project, 'bazinga')) && dependencyState() === 'ok') {
+  if (project && process.argv[2] === undefined && fs.existsSync(path.join(project, 'bazinga')) && deps === 'ok') {
     indexInBackground(project);
     serveInBackground(project);
   }

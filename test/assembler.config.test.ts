@@ -172,7 +172,6 @@ describe('parseConfig: errors name the file and the dotted key', () => {
     { name: 'producers not strings', section: { reasoning: { relevant_producers: { qa_expert: [1] } } }, key: 'reasoning.relevant_producers.qa_expert', says: /array of strings/ },
     { name: 'level budget fractional', section: { reasoning: { level_budgets: { minimal: 400.5 } } }, key: 'reasoning.level_budgets.minimal', says: /non-negative integer/ },
     { name: 'min confidence of 1.2', section: { error_patterns: { min_confidence: 1.2 } }, key: 'error_patterns.min_confidence', says: /a number from 0 to 1/ },
-    { name: 'index budget over 5 s', section: { relevance: { index_budget_ms: 5001 } }, key: 'relevance.index_budget_ms', says: /an integer from 0 to 5000, got number 5001/ },
     { name: 'section object replaced by array', section: { ranking: [] }, key: 'ranking', says: /an object, got an array/ },
     { name: 'unknown purpose for an agent', section: { purposes: { by_agent: { developer: 'coding' } } }, key: 'purposes.by_agent.developer', says: /one of "design", "implementation", "review", "handoff", "subagent", got "coding"/ },
     { name: 'split not adding up to 100', section: { purposes: { splits: { review: [50, 30, 15] } } }, key: 'purposes.splits.review', says: /must add up to 100, got 95/ },

@@ -400,9 +400,13 @@ describe('every relevance key does something', () => {
     expect(indexSettings(project.root)).toEqual({ artifactBytes: 10, budgetMs: 0 });
     fs.writeFileSync(cfg, '{ not json');
     expect(indexSettings(project.root)).toEqual({ artifactBytes: 16384, budgetMs: 1000 });
-    // Over its cap of 5 s (the assembler refuses such a config): the default.
-    fs.writeFileSync(cfg, JSON.stringify({ context_engineering: { relevance: { index_budget_ms: 5001 } } }));
-    expect(indexSettings(project.root)).toEqual({ artifactBytes: 16384, budgetMs: 1000 });
+    // Over its cap of 5 s: 5 s, here and in the assembler.
+    fs.writeFileSync(cfg, JSON.stringify({ context_engineering: { relevance: { index_budget_ms: 9000 } } }));
+    expect(indexSettings(project.root)).toEqual({ artifactBytes: 16384, budgetMs: 5000 });
+    const { indexBudgetMs } = await import('../skills/context-assembler/scripts/lib/search.ts');
+    const { parseConfig } = await import('../skills/context-assembler/scripts/lib/config.ts');
+    expect(indexBudgetMs(parseConfig(fs.readFileSync(cfg, 'utf8'), cfg))).toBe(5000);
+    expect(indexBudgetMs(parseConfig(JSON.stringify({ context_engineering: { relevance: { index_budget_ms: 250 } } }), cfg))).toBe(250);
     freshSession(project);
     const conn = openDatabase({ dbPath: project.dbPath });
     writeTransaction(conn, () => {

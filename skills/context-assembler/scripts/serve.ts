@@ -20,12 +20,13 @@ const HELP = `serve: the warm assembler: answers the orchestrator's assemble cal
 
 Usage: context-assembler serve [--idle-ms N]
 
-  --idle-ms N   stop after N ms without a request (default 600000: ten minutes)
+  --idle-ms N   stop after N ms without a request (default 3600000: an hour)
 
-One server per user and build of the bundle, on a Unix socket in <tmpdir>/context-assembler-<uid>/
-(a folder only that user can enter). The launcher of assemble uses it when it answers, and
-assembles in its own process otherwise. It stops when idle, when the bundle is rebuilt, or on
-SIGTERM. CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call from using it. It needs the prebuilt bundles.
+One server per user and build of the bundles, on a Unix socket in $XDG_RUNTIME_DIR/context-assembler/
+(else <tmpdir>/context-assembler-<uid>/), a folder only that user can enter. The launcher of assemble
+uses it when it greets, and assembles in its own process otherwise. It stops when idle or on
+SIGTERM; after a rebuild of the bundles it is no longer asked (another build, another socket) and
+idles out. CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call from using it. It needs the prebuilt bundles.
 `;
 
 const args = process.argv.slice(2);
@@ -33,7 +34,7 @@ if (args.includes('--help') || args.includes('-h')) {
   fs.writeSync(1, HELP);
   process.exit(0);
 }
-let idleMs = 600_000;
+let idleMs = 3_600_000;
 for (let i = 0; i < args.length; i++) {
   const a = args[i] as string;
   const value = a === '--idle-ms' ? args[++i] : a.startsWith('--idle-ms=') ? a.slice('--idle-ms='.length) : undefined;

@@ -98,7 +98,7 @@ export function indexSettings(projectRoot: string): IndexSettings {
   const r = relevance !== null && typeof relevance === 'object' ? (relevance as Record<string, unknown>) : {};
   const bytes = whole(r.artifact_index_bytes, defaults.artifactBytes);
   const budget = whole(r.index_budget_ms, defaults.budgetMs);
-  return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: budget > MAX_INDEX_BUDGET_MS ? defaults.budgetMs : budget };
+  return { artifactBytes: bytes > MAX_ARTIFACT_INDEX_BYTES ? defaults.artifactBytes : bytes, budgetMs: Math.min(budget, MAX_INDEX_BUDGET_MS) };
 }
 
 /** Whether the project has relevance on (`context_engineering.enable_fts5`, true unless set false). */

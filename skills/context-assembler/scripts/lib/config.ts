@@ -14,7 +14,6 @@ import {
   DEFAULT_REASONING_CONTENT_CHARS,
   jsonErrorAt,
   MAX_ARTIFACT_INDEX_BYTES,
-  MAX_INDEX_BUDGET_MS,
   type RedactionMode,
   type RedactionPolicy,
 } from '../../../bazinga-db/scripts/lib/index.ts';
@@ -26,7 +25,7 @@ export { ZONES, type Zone } from './vocabulary.ts';
 /** A table by model name: `default` answers for a model no other key names (parseConfig keeps it). */
 export type ModelTable = { default: number } & Record<string, number>;
 
-type Shape = 'purpose' | 'split' | 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'index-ms' | 'string[]' | 'regex[]' | 'mode' | `map:${string}`;
+type Shape = 'purpose' | 'split' | 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | `map:${string}`;
 
 /** One configurable key: what its value must look like (`map:<shape>`: an object of any keys with values of that shape) and its default. */
 class Key<T> {
@@ -122,7 +121,7 @@ const DECLARED = {
     /** Bytes of each artifact file that go into the full-text index. */
     artifact_index_bytes: key('index-bytes', DEFAULT_ARTIFACT_INDEX_BYTES),
     /** Milliseconds one call may spend indexing a backlog of older rows (the rest waits for later calls). */
-    index_budget_ms: key('index-ms', DEFAULT_INDEX_BUDGET_MS),
+    index_budget_ms: key('count', DEFAULT_INDEX_BUDGET_MS),
     /** Best full-text hits read per request before the exactness check asks for more. */
     candidates: key('positive-int', 160),
     /** Terms of the task text that are asked for; the rest is ignored. */
@@ -247,11 +246,6 @@ function check(shape: Shape | ShapesOf, value: unknown, key: string, file: strin
     case 'index-bytes':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_ARTIFACT_INDEX_BYTES) {
         fail(`an integer from 0 to ${MAX_ARTIFACT_INDEX_BYTES}`);
-      }
-      return;
-    case 'index-ms':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_INDEX_BUDGET_MS) {
-        fail(`an integer from 0 to ${MAX_INDEX_BUDGET_MS}`);
       }
       return;
     case 'positive-int':

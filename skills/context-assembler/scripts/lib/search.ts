@@ -19,6 +19,7 @@ import {
   searchIndexBehind,
   indexerRunning,
   askIndexerToYield,
+  MAX_INDEX_BUDGET_MS,
   searchRequestPackages,
   syncSearchIndex,
   writeTransaction,
@@ -148,6 +149,11 @@ function stackOf(specializations: unknown, r: AssemblyRequest): Set<string> {
   return new Set([...names, r.lang ?? '', r.framework ?? ''].map((n) => n.trim().toLowerCase()).filter((n) => n !== ''));
 }
 
+/** What one call may spend indexing: relevance.index_budget_ms, at most MAX_INDEX_BUDGET_MS (a call stays well inside the warm assembler's answer time; index-search builds the rest). */
+export function indexBudgetMs(config: Config): number {
+  return Math.min(config.relevance.index_budget_ms, MAX_INDEX_BUDGET_MS);
+}
+
 /**
  * Indexes rows that arrived since the index was last brought up to date (for example written by
  * the original tool). Derived data: when it cannot be written (a read-only file, a lock held too
@@ -179,7 +185,7 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
     }
     const report = writeTransaction(db, () =>
       // Rows other tools wrote are redacted in place as they are first indexed.
-      syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: config.relevance.index_budget_ms, scrub: redactionPolicyOf(config) }),
+      syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: indexBudgetMs(config), scrub: redactionPolicyOf(config) }),
     );
     if (report.backlog > 0) warn(`context-assembler: search index still has ${report.backlog} rows to index; later calls continue`);
     return packagesCovered();

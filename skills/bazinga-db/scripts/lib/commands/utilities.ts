@@ -298,8 +298,8 @@ const indexSearch: Command = {
         rounds++;
         touchIndexLock(dbPath);
         // A spawn asked for the lock: no new transaction until it is done (its request expires).
-        stepAside(started);
-      } while (searchIndexBehind(conn).length > 0 && monotonicMs() - started < maxMs);
+        stepAside(opened);
+      } while (searchIndexBehind(conn).length > 0 && monotonicMs() - opened < maxMs);
       const complete = searchIndexBehind(conn).length === 0;
       return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(monotonicMs() - started) };
     } finally {
