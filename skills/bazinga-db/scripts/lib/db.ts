@@ -72,12 +72,15 @@ export function openDatabase(opts: OpenOptions): DB {
     // Checked before anything persistent changes: a file that is refused is left as it was.
     retryBusy(conn, () => checkSchema(conn, opts.dbPath, notice));
     if (!held.has(conn)) toWal();
-    if (opts.derived && !retryBusy(conn, () => extensionsCurrent(conn)) && indexerRunning(opts.dbPath) !== undefined) {
-      // The background indexer is making them (on a large database, seconds of index builds): this
-      // connection works around their absence as a reader does, instead of waiting to make them itself.
-      retryBusy(conn, () => makeReaderObjects(conn, true));
-    } else {
-      ensureExtensions(conn, opts.betweenSchemaSteps);
+    // Checked once here (ensureExtensions checks again only when they are missing).
+    if (!retryBusy(conn, () => extensionsCurrent(conn))) {
+      if (opts.derived && indexerRunning(opts.dbPath) !== undefined) {
+        // The background indexer is making them (on a large database, seconds of index builds): this
+        // connection works around their absence as a reader does, instead of waiting to make them itself.
+        retryBusy(conn, () => makeReaderObjects(conn, true));
+      } else {
+        ensureExtensions(conn, opts.betweenSchemaSteps);
+      }
     }
     return conn;
   } catch (err) {

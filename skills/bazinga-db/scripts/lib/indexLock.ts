@@ -28,14 +28,7 @@ export function indexerRunning(dbPath: string, nowMs = Date.now()): number | und
   if (nowMs - mtime > LOCK_STALE_MS) return undefined;
   // Being written (created, its pid not yet in it): live while fresh.
   if (holder === 0) return -1;
-  if (!Number.isInteger(holder) || holder < 0) return undefined;
-  try {
-    process.kill(holder, 0);
-    return holder;
-  } catch (err) {
-    // EPERM: alive, another user's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? holder : undefined;
-  }
+  return alive(holder) ? holder : undefined;
 }
 
 /** Takes the lock of `dbPath`'s indexer; false when a live indexer holds it. A stale or dead holder's lock is taken over. */
@@ -144,6 +137,7 @@ export function indexerShouldYield(dbPath: string, nowMs = Date.now()): boolean 
   });
 }
 
+/** Whether a process holds `pid` (EPERM: alive, another user's). */
 function alive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {

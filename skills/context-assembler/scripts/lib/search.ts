@@ -161,7 +161,6 @@ export function indexBudgetMs(config: Config): number {
  * covers every package (else their scope is matched without it).
  */
 export function refreshSearchIndex(db: DB, projectRoot: string | null, config: Config, warn: (m: string) => void): boolean {
-  const packagesCovered = () => !searchIndexBehind(db).includes('packages');
   try {
     const behind = searchIndexBehind(db);
     if (behind.length === 0) return true;
@@ -181,14 +180,14 @@ export function refreshSearchIndex(db: DB, projectRoot: string | null, config: C
       // And it steps aside until this spawn has written what it writes.
       askIndexerToYield(db.name);
       warn('context-assembler: the search index is being built in the background; ranked with what is indexed so far');
-      return packagesCovered();
+      return !behind.includes('packages');
     }
     const report = writeTransaction(db, () =>
       // Rows other tools wrote are redacted in place as they are first indexed.
       syncSearchIndex(db, { projectRoot, artifactBytes: config.relevance.artifact_index_bytes, budgetMs: indexBudgetMs(config), scrub: redactionPolicyOf(config) }),
     );
     if (report.backlog > 0) warn(`context-assembler: search index still has ${report.backlog} rows to index; later calls continue`);
-    return packagesCovered();
+    return report.backlog === 0 || !searchIndexBehind(db).includes('packages');
   } catch (err) {
     warn(`context-assembler: could not bring the search index up to date (${(err as Error).message}); relevance uses what is indexed`);
     return false;
