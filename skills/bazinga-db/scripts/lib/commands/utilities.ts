@@ -267,13 +267,13 @@ const indexSearch: Command = {
     if (!takeIndexLock(dbPath)) return { success: true, complete: false, skipped: 'another index-search is running on this database' };
     // A spawn's request to step aside is honoured between any two transactions: the schema step's
     // (one per index it builds) and the indexing's.
-    const stepAside = (started: number) => {
-      while (indexerShouldYield(dbPath) && monotonicMs() - started < maxMs) {
+    const opened = monotonicMs();
+    const stepAside = () => {
+      while (indexerShouldYield(dbPath) && monotonicMs() - opened < maxMs) {
         pause(YIELD_POLL_MS);
         touchIndexLock(dbPath);
       }
     };
-    const opened = monotonicMs();
     let db: DB | undefined;
     try {
       const conn = openDatabase({
@@ -281,7 +281,7 @@ const indexSearch: Command = {
         create: false,
         betweenSchemaSteps: () => {
           touchIndexLock(dbPath);
-          stepAside(opened);
+          stepAside();
         },
       });
       db = conn;
@@ -298,7 +298,7 @@ const indexSearch: Command = {
         rounds++;
         touchIndexLock(dbPath);
         // A spawn asked for the lock: no new transaction until it is done (its request expires).
-        stepAside(opened);
+        stepAside();
       } while (searchIndexBehind(conn).length > 0 && monotonicMs() - opened < maxMs);
       const complete = searchIndexBehind(conn).length === 0;
       return { success: true, complete, indexed, backlog: complete ? 0 : backlog, rounds, ms: Math.round(monotonicMs() - started) };
