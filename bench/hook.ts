@@ -6,13 +6,23 @@
  * earlier release registered (Node, the launcher and the hook, to find it has nothing to do).
  * Every command runs from the timing helper (bench/timer.ts), baselines included.
  *
+ * And what it costs on the prompt builder's run (today's BAZINGA spawn: benchBuilderHook): the
+ * plugin's hook command on the builder's event, answered by the warm assembler and in its own
+ * process, at a bench scale.
+ *
  * Usage: tsx bench/hook.ts [--rounds N]     (also a section of npm run bench)
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EARLIER_WIRED_HOOK_COMMANDS, WIRED_HOOK_COMMAND } from '../skills/context-assembler/scripts/lib/wiring/hookCommand.ts';
+import Database from 'better-sqlite3';
+import { BUILD, installStandInBuilder } from '../test/standInBuilder.ts';
+import { BENCH_GROUPS, BENCH_SESSION, scaleName, type BenchDb } from './generate.ts';
+import { projectWith, type Release } from './relevance.ts';
+import { startServer, stopServer } from './series.ts';
 import { startTimer, stopTimer, timed } from './timer.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,6 +98,97 @@ export function hookCostRows(c: HookCost): string[] {
     `| the same on git status (one line of output) | ${c.guarded_small_median_ms.toFixed(1)} ms | ${x(c.guarded_small_median_ms)} |`,
     `| an earlier release's hook on the npm test call (Node started every time) | ${c.earlier_median_ms.toFixed(1)} ms | ${x(c.earlier_median_ms)} |`,
   ];
+}
+
+export interface BuilderHookCost {
+  scale: string;
+  rounds: number;
+  node_median_ms: number;
+  /** The plugin's hook command on the builder's event, answered by the warm assembler. */
+  warm_median_ms: number;
+  /** The same in its own process (CONTEXT_ASSEMBLER_NO_SERVER=1). */
+  own_median_ms: number;
+  /** Calls that placed the block (every timed call should). */
+  placed: number;
+  /** Calls the warm assembler answered, of the warm series. */
+  served: number;
+}
+
+/**
+ * The prompt hook on the prompt builder's run, as the plugin registers it: the stand-in builder
+ * (test/standInBuilder.ts, the real builder's formats) writes a developer's, a QA expert's and a
+ * tech lead's prompt of one bench group on two copies of the scale's database (one per series);
+ * each round bumps the group's revision count (a retry: a new iteration, so a new assembly that
+ * records what it hands out) and, untimed, puts back the builder's prompt and removes the kept
+ * block; then times the hook command on each prompt's event, warm and own process interleaved
+ * with `node -e 0`.
+ */
+export async function benchBuilderHook(release: Release, g: BenchDb, dbFile: string, rounds = 10, dir: string): Promise<BuilderHookCost> {
+  const group = BENCH_GROUPS[0] as string;
+  const agents = ['developer', 'qa_expert', 'tech_lead'];
+  const runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-hook-run-'));
+  const modes = ['warm', 'own'] as const;
+  const setups = modes.map((mode) => {
+    const root = projectWith(g, dbFile, path.join(dir, `hook-${scaleName(g.packages)}-${mode}`));
+    installStandInBuilder(root);
+    const prompts = agents.map((agent) => {
+      const rel = `bazinga/prompts/${BENCH_SESSION}`;
+      fs.mkdirSync(path.join(root, rel), { recursive: true });
+      const params = `${rel}/params_${agent}_${group}.json`;
+      fs.writeFileSync(path.join(root, params), JSON.stringify({ agent_type: agent, session_id: BENCH_SESSION, group_id: group, task_title: 'Bench task', task_requirements: 'Bench requirements', branch: 'main', mode: 'parallel', testing_mode: 'full', model: 'sonnet', output_file: `${rel}/${agent}_${group}.md` }));
+      const command = BUILD(params);
+      const build = spawnSync('/bin/sh', ['-c', `${command} 2>&1`], { cwd: root, encoding: 'utf8' });
+      if (build.status !== 0) throw new Error(`the stand-in builder failed: ${build.stdout.slice(0, 300)}`);
+      const prompt = path.join(root, rel, `${agent}_${group}.md`);
+      const event = path.join(root, rel, `event_${agent}.json`);
+      fs.writeFileSync(event, JSON.stringify({ session_id: 'bench', hook_event_name: 'PostToolUse', cwd: root, tool_name: 'Bash', tool_input: { command }, tool_response: { stdout: build.stdout.replace(/\n$/, ''), stderr: '', interrupted: false, isImage: false } }) + '\n');
+      return { prompt, builder: fs.readFileSync(prompt), kept: path.join(root, rel, '.context-assembler', `${agent}_${group}.md.json`), event };
+    });
+    return { mode, root, prompts };
+  });
+  // The plugin's registered command, with this release's launcher.
+  const command = `node ${JSON.stringify(release.bin)} prompt-hook --plugin`;
+  const envOf = (mode: 'warm' | 'own', root: string): NodeJS.ProcessEnv => ({
+    ...process.env, CLAUDE_PROJECT_DIR: root, XDG_RUNTIME_DIR: runtime, CONTEXT_ASSEMBLER_NO_SERVER: mode === 'warm' ? '0' : '1', CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1',
+  });
+  const savedRuntime = process.env.XDG_RUNTIME_DIR;
+  process.env.XDG_RUNTIME_DIR = runtime; // the server started here
+  const server = await startServer(release);
+  const samples = { node: [] as number[], warm: [] as number[], own: [] as number[] };
+  let placed = 0;
+  let served = 0;
+  try {
+    for (let round = -1; round < rounds; round++) {
+      for (const s of setups) {
+        const db = new Database(path.join(s.root, 'bazinga', 'bazinga.db'));
+        db.prepare('UPDATE task_groups SET revision_count = COALESCE(revision_count, 0) + 1 WHERE session_id = ? AND id = ?').run(BENCH_SESSION, group);
+        db.close();
+      }
+      for (let a = 0; a < agents.length; a++) {
+        const node = (await timed(process.execPath, ['-e', '0'], REPO)).ms;
+        const order = (round + a) % 2 === 0 ? setups : [...setups].reverse();
+        for (const s of order) {
+          const p = s.prompts[a] as (typeof s.prompts)[number];
+          fs.writeFileSync(p.prompt, p.builder);
+          fs.rmSync(p.kept, { force: true });
+          const r = await timed('/bin/sh', ['-c', `exec <${JSON.stringify(p.event)}; ${command}`], s.root, envOf(s.mode, s.root));
+          if (r.status !== 0) throw new Error(`the hook failed (exit ${r.status}): ${r.stderr.slice(0, 300)}`);
+          // The first round warms the page cache and the code caches, untimed.
+          if (round < 0) continue;
+          samples[s.mode].push(r.ms);
+          if (fs.readFileSync(p.prompt, 'utf8').includes('<!-- context-assembler:begin -->')) placed++;
+          if (s.mode === 'warm' && r.stderr.includes('prompt-hook.cjs answered by the warm assembler')) served++;
+        }
+        if (round >= 0) samples.node.push(node);
+      }
+    }
+  } finally {
+    await stopServer(server);
+    if (savedRuntime === undefined) delete process.env.XDG_RUNTIME_DIR;
+    else process.env.XDG_RUNTIME_DIR = savedRuntime;
+    fs.rmSync(runtime, { recursive: true, force: true });
+  }
+  return { scale: scaleName(g.packages), rounds, node_median_ms: median(samples.node), warm_median_ms: median(samples.warm), own_median_ms: median(samples.own), placed, served };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -36,7 +36,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_GROUPS, BENCH_HISTORY, BENCH_SESSION, generateBench, parseScale, scaleName, SESSIONS, type BenchDb } from './generate.ts';
 import { benchIndexBuild, cliStoredCounts, indexedCopy, projectWith, type IndexBench, type Release } from './relevance.ts';
-import { benchHookCost, HOOK_TARGET_MS, hookCostRows } from './hook.ts';
+import { benchBuilderHook, benchHookCost, HOOK_TARGET_MS, hookCostRows, type BuilderHookCost } from './hook.ts';
 import { benchIndexing, indexingRatios, type IndexingBench } from './indexing.ts';
 import { median, RSS_METHOD, runScale, type ScaleResult, type SeriesSpec } from './series.ts';
 import { startTimer, stopTimer } from './timer.ts';
@@ -416,6 +416,11 @@ async function main(): Promise<number> {
     ? await attempt('in-process pipeline', () => benchPipeline(current, at100k.g, at100k.indexed.current as string, at100k.counts.current as [string, number][])) : { error: 'no 100k database in --scales' };
   const count = await attempt('counting 1 MB', () => benchCount(current));
   const hookCost = await attempt('prompt hook cost', () => benchHookCost());
+  // Today's BAZINGA spawn: the prompt hook on the builder's run, warm and in its own process.
+  const builderHook: (BuilderHookCost | { error: string })[] = [];
+  for (const { g, indexed } of dbs) {
+    builderHook.push(await attempt(`prompt hook on the builder's run at ${scaleName(g.packages)}`, () => benchBuilderHook(current, g, indexed.current as string, REPEATS, path.join(OUT, 'run'))));
+  }
   const redaction = await attempt('redaction', async () => {
     const { benchRedaction } = (await import('./redaction.ts')) as Mod;
     return benchRedaction(Math.max(3, REPEATS)) as { input: string; ms_1mb: number; ratio: number }[];
@@ -491,6 +496,16 @@ async function main(): Promise<number> {
   if (!failed(redaction)) {
     const { printRedactionTable } = (await import('./redaction.ts')) as Mod;
     printRedactionTable(redaction);
+  }
+  const builderHookDone = builderHook.filter((b): b is BuilderHookCost => !failed(b));
+  if (builderHookDone.length > 0) {
+    log("\n### Today's BAZINGA spawn: the plugin's prompt hook on the prompt builder's run\n");
+    log('Developer → QA → tech lead prompts of one group, each round a new iteration (the hook assembles and records); interleaved with node -e 0.\n');
+    log('| packages | rounds | node -e 0 | warm assembler | own process | blocks placed | answered warm |\n|---|---:|---:|---:|---:|---:|---:|');
+    for (const b of builderHookDone) {
+      const x = (ms: number) => `${ms.toFixed(1)} ms (${(ms / b.node_median_ms).toFixed(2)} ×)`;
+      log(`| ${b.scale} | ${b.rounds} × 3 | ${b.node_median_ms.toFixed(1)} ms | ${x(b.warm_median_ms)} | ${x(b.own_median_ms)} | ${b.placed} of ${b.rounds * 6} | ${b.served} of ${b.rounds * 3} |`);
+    }
   }
   if (!failed(hookCost)) {
     log(`\n### Prompt hook on a Bash call that is not the prompt builder (${hookCost.rounds} interleaved rounds)\n`);
@@ -610,6 +625,7 @@ async function main(): Promise<number> {
     one_off_index: indexed,
     redaction_1mb: failed(redaction) ? null : redaction,
     prompt_hook_cost: failed(hookCost) ? null : hookCost,
+    prompt_hook_on_builder_run: builderHookDone,
     targets: targets.map((t) => ({ ...t, value: t.value === null ? null : Number(t.value.toFixed(3)), result: verdict(t) })),
     all_pass: allPass,
     wall_ms: Math.round(wallMs),

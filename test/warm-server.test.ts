@@ -6,7 +6,8 @@
  * takes a request and gives no answer is stopped and the call prints the fallback block, a socket
  * in a folder others can enter is not used, a second server for the same build does not start and
  * a rebuilt bundle is not served by the old one, the server stops when idle, and the SessionStart
- * hook starts one where assembly is on.
+ * hook starts one where assembly is on. Today's BAZINGA flow: the prompt hook is answered by it
+ * with the prompt and the records it would make itself, and one that finds none starts one.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, S1, type Project } from './helpers.ts';
 import { copyIndexedFixture } from './inProcess.ts';
+import { BUILD, installStandInBuilder } from './standInBuilder.ts';
 // @ts-expect-error plain JavaScript shared with the launchers
 import warm from '../skills/bazinga-db/bin/warmServer.cjs';
 
@@ -48,7 +50,19 @@ afterEach(async () => {
       await new Promise((r) => c.once('exit', r));
     }
   }
-  // What a stand-in left behind.
+  // A server a hook started, and what a stand-in left behind.
+  const pid = fs.existsSync(`${SOCKET()}.pid`) ? Number(fs.readFileSync(`${SOCKET()}.pid`, 'utf8')) : 0;
+  const cmdline = (p: number) => {
+    try {
+      return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  if (pid > 0 && cmdline(pid).includes(LAUNCHER())) {
+    process.kill(pid, 'SIGTERM');
+    await waitFor(() => !fs.existsSync(`/proc/${pid}`));
+  }
   for (const f of [SOCKET(), `${SOCKET()}.pid`]) fs.rmSync(f, { force: true });
 });
 
@@ -303,5 +317,100 @@ describe('the warm assembler', () => {
       // The index-search each hook run started in the background, done before the project goes.
       await waitFor(() => !fs.existsSync(`${project.dbPath}.index-search.pid`), 30_000);
     }
+  });
+
+  describe("today's BAZINGA flow: the prompt hook", () => {
+    const DIR = `bazinga/prompts/${S1}`;
+    /** A project with the prompt builder, and the builder's run for `agent` (its prompt written); the hook's event. */
+    function builderRun(root: string, agent: string): { event: string; prompt: string } {
+      const params = `${DIR}/params_${agent}_AUTH.json`;
+      fs.mkdirSync(path.join(root, DIR), { recursive: true });
+      fs.writeFileSync(path.join(root, params), JSON.stringify({ agent_type: agent, session_id: S1, group_id: 'AUTH', task_title: 'Login flow with refresh tokens', task_requirements: 'Users stay logged in; refresh tokens rotate', branch: 'feature/x', mode: 'parallel', testing_mode: 'full', model: 'sonnet', output_file: `${DIR}/${agent}_AUTH.md` }));
+      const command = BUILD(params);
+      const build = spawnSync('/bin/sh', ['-c', `${command} 2>&1`], { cwd: root, encoding: 'utf8' });
+      expect(build.status, build.stdout).toBe(0);
+      const event = { session_id: 'cc', hook_event_name: 'PostToolUse', cwd: root, tool_name: 'Bash', tool_input: { command }, tool_response: { stdout: build.stdout.replace(/\n$/, ''), stderr: '', interrupted: false, isImage: false } };
+      return { event: JSON.stringify(event) + '\n', prompt: path.join(root, DIR, `${agent}_AUTH.md`) };
+    }
+    const hook = (root: string, input: string, extra: NodeJS.ProcessEnv = {}) =>
+      split(spawnSync(process.execPath, [LAUNCHER(), 'prompt-hook', '--plugin'], { cwd: root, input, env: env({ CLAUDE_PROJECT_DIR: root, ...extra }), encoding: 'utf8' }));
+    const hookServed = (trace: string[]) => trace.includes('launch: prompt-hook.cjs answered by the warm assembler');
+    const consumed = (root: string) => {
+      const db = new Database(path.join(root, 'bazinga', 'bazinga.db'), { readonly: true });
+      try {
+        return db.prepare('SELECT agent_type, iteration, package_id FROM consumption_scope ORDER BY package_id, agent_type, iteration').all();
+      } finally {
+        db.close();
+      }
+    };
+    let own: Project;
+    let viaServer: Project;
+    beforeAll(() => {
+      own = copyIndexedFixture('ca-warm-hook-own-');
+      viaServer = copyIndexedFixture('ca-warm-hook-served-');
+      for (const p of [own, viaServer]) installStandInBuilder(p.root);
+    });
+    afterAll(() => {
+      own.cleanup();
+      viaServer.cleanup();
+    });
+
+    it('is answered by the warm assembler with the prompt, the kept block and the records it makes itself', async () => {
+      await startServer();
+      for (const agent of ['developer', 'qa_expert']) {
+        const alone = builderRun(own.root, agent);
+        const served = builderRun(viaServer.root, agent);
+        const a = hook(own.root, alone.event, { CONTEXT_ASSEMBLER_NO_SERVER: '1' });
+        const b = hook(viaServer.root, served.event);
+        expect(hookServed(a.trace)).toBe(false);
+        expect(hookServed(b.trace), b.stderr).toBe(true);
+        expect(b).toMatchObject({ code: 0, stdout: '', stderr: a.stderr });
+        const placed = fs.readFileSync(served.prompt, 'utf8');
+        expect(placed).toContain('<!-- context-assembler:begin -->');
+        expect(placed).toBe(fs.readFileSync(alone.prompt, 'utf8').replaceAll(own.root, viaServer.root));
+      }
+      expect(consumed(viaServer.root)).toEqual(consumed(own.root));
+      expect((consumed(viaServer.root) as unknown[]).length).toBeGreaterThan(0);
+      // An event that is no builder's, and the help, answered as the hook's own.
+      const other = hook(viaServer.root, JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'git status' } }));
+      expect(other).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      const help = split(spawnSync(process.execPath, [LAUNCHER(), 'prompt-hook', '--help'], { input: '{}', env: env(), encoding: 'utf8' }));
+      expect(hookServed(help.trace)).toBe(false);
+      expect(help.stdout).toMatch(/^prompt-hook\.ts: for today's BAZINGA flow/);
+    });
+
+    it('a hook that finds no server serves the spawn itself, then starts one that serves the next; not with CONTEXT_ASSEMBLER_NO_SERVER=1', async () => {
+      const project2 = copyIndexedFixture('ca-warm-hook-lazy-');
+      installStandInBuilder(project2.root);
+      try {
+        expect(fs.existsSync(SOCKET())).toBe(false);
+        const first = builderRun(project2.root, 'developer');
+        const noServer = hook(project2.root, first.event, { CONTEXT_ASSEMBLER_NO_SERVER: '1' });
+        expect(noServer.code).toBe(0);
+        expect(fs.readFileSync(first.prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
+        await new Promise((r) => setTimeout(r, 1_000));
+        expect(fs.existsSync(SOCKET())).toBe(false);
+        const second = builderRun(project2.root, 'qa_expert');
+        const r = hook(project2.root, second.event);
+        expect(hookServed(r.trace)).toBe(false);
+        expect(fs.readFileSync(second.prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
+        expect(await waitFor(() => fs.existsSync(`${SOCKET()}.pid`))).toBe(true);
+        const third = builderRun(project2.root, 'tech_lead');
+        const next = hook(project2.root, third.event);
+        expect(hookServed(next.trace), next.stderr).toBe(true);
+        expect(fs.readFileSync(third.prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
+      } finally {
+        project2.cleanup();
+      }
+    });
+
+    it('a stdin over the cap is refused in the hook\'s own process, as without a server', async () => {
+      await startServer();
+      const big = 'x'.repeat(16_777_217);
+      const r = hook(viaServer.root, big);
+      expect(r.code).toBe(0);
+      expect(hookServed(r.trace)).toBe(false);
+      expect(r.stderr).toContain('hook event not read (stdin: more than 16777216 bytes');
+    });
   });
 });

@@ -198,31 +198,77 @@ function writeAll(fd, text) {
 }
 
 /**
+ * The stdin a launcher read before it ran its script in-process (a warm assembler did not take the
+ * request): the script's readPipedStdin takes it from here (the pipe is drained). `over` when the
+ * stdin held more than the cap.
+ */
+const HANDED_STDIN = Symbol.for('context-assembler.stdin');
+/** Whether the launcher found a warm assembler's socket for this build ('absent' or 'present'); unset when it did not look. */
+const SERVER_SEEN = Symbol.for('context-assembler.server');
+/** The cap of a piped document (as STDIN_MAX_BYTES in the scripts' stdio.ts). */
+const STDIN_MAX_BYTES = 16_777_216;
+
+/** All of a piped stdin, at most `maxBytes` (+1 to tell it held more); undefined for a terminal. */
+function readAllStdin(maxBytes) {
+  if (process.stdin.isTTY) return undefined;
+  const chunks = [];
+  let total = 0;
+  const buffer = Buffer.alloc(65536);
+  while (total <= maxBytes) {
+    let n;
+    try {
+      n = fs.readSync(0, buffer, 0, Math.min(buffer.length, maxBytes + 1 - total), null);
+    } catch (err) {
+      if (err.code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      break;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+    total += n;
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), over: total > maxBytes };
+}
+
+/**
  * Runs `script` of the skill in `skillDir`. When a dependency is missing, calls
- * `onMissing(packageName, installCommand)` instead of throwing (it should exit). With `warm`, the
- * warm assembler (warmServer.cjs) answers when one runs for this build of the bundle
- * (CONTEXT_ASSEMBLER_NO_SERVER=1: never); when one took the request and gave no answer (it died,
- * or hung and was stopped) `warm(reason)` is called: it prints the fallback block, since the server
- * may have recorded what it was handing out.
+ * `onMissing(packageName, installCommand)` instead of throwing (it should exit). With `warm`
+ * ({lost(reason), stdin?}), the warm assembler (warmServer.cjs, the server of the assemble bundle)
+ * runs the script when one runs for this build (CONTEXT_ASSEMBLER_NO_SERVER=1: never); with
+ * `stdin` the launcher reads the piped stdin first and sends it along (handed to the script when it
+ * runs here after all). When one took the request and gave no answer (it died, or hung and was
+ * stopped) `warm.lost(reason)` is called: the script's own way of failing without a second run
+ * (the server may have recorded what it was handing out).
  */
 async function launch(skillDir, script, options, onMissing) {
   if (typeof options === 'function') [options, onMissing] = [{}, options];
   // CONTEXT_ASSEMBLER_LAUNCH_TRACE=1: which file runs, and how, on stderr.
   const trace = process.env.CONTEXT_ASSEMBLER_LAUNCH_TRACE === '1' ? (m) => process.stderr.write(`launch: ${m}\n`) : () => {};
   try {
-    const bundle = freshBundle(path.join(skillDir, 'dist'), script);
-    if (bundle !== undefined && options.warm && process.env.CONTEXT_ASSEMBLER_NO_SERVER !== '1') {
+    const dist = path.join(skillDir, 'dist');
+    const bundle = freshBundle(dist, script);
+    const serverBundle = script === 'assemble' ? bundle : bundle !== undefined ? freshBundle(dist, 'assemble') : undefined;
+    if (serverBundle !== undefined && options.warm && process.env.CONTEXT_ASSEMBLER_NO_SERVER !== '1') {
       const warm = require('./warmServer.cjs');
-      const answer = await warm.askServer(bundle, { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env });
+      const request = { script, argv: process.argv.slice(2), cwd: process.cwd(), env: process.env };
+      if (options.warm.stdin) {
+        const read = readAllStdin(STDIN_MAX_BYTES);
+        if (read !== undefined) globalThis[HANDED_STDIN] = read;
+        // A stdin over the cap is refused by the script itself, in this process.
+        if (read === undefined || !read.over) request.stdin = read?.text ?? '';
+      }
+      const answer = request.stdin === undefined && options.warm.stdin ? undefined : await warm.askServer(serverBundle, request);
+      globalThis[SERVER_SEEN] = warm.socketPresent(serverBundle) ? 'present' : 'absent';
       if (answer === 'lost') {
         trace('the warm assembler took the call and gave no answer');
-        // It may have recorded what it was handing out: a second assembly would leave that out.
-        options.warm('the warm assembler took the call and gave no answer (stopped if it hung); the next calls assemble in their own process until it is started again');
+        options.warm.lost('the warm assembler took the call and gave no answer (stopped if it hung); the next calls run in their own process until it is started again');
         return;
       }
       if (answer !== undefined) {
         trace(`${path.basename(bundle)} answered by the warm assembler`);
-        // In the order a call of its own writes them: warnings as they arise, then the block.
+        // In the order a call of its own writes them: warnings as they arise, then the output.
         writeAll(2, answer.stderr);
         writeAll(1, answer.stdout);
         process.exitCode = answer.code;

@@ -4,8 +4,8 @@
 // its bundles, listening on a Unix socket in a folder only that user can enter:
 // $XDG_RUNTIME_DIR/context-assembler/ where that is set, else <tmpdir>/context-assembler-<uid>/;
 // the socket's name is made from the bundle's and this file's path, size and time and the Node
-// runtime, so another build is another socket. The orchestrator's call then costs a Node start
-// and one round trip.
+// runtime, so another build is another socket. The orchestrator's call, and the prompt hook of
+// today's BAZINGA flow (its event sent along), then cost a Node start and one round trip.
 //
 // The exchange: the server greets every connection it accepts at once (a hello line with its
 // pid), one caller at a time (another is refused while one is greeted); the caller sends its
@@ -190,16 +190,22 @@ function exchange(socket, request, helloMs, answerMs) {
   });
 }
 
+/** Whether a server's socket for `bundle` is in place (it may still be busy, or dead). */
+function socketPresent(bundle) {
+  const socket = socketPath(bundle);
+  return socket !== undefined && privateDir(path.dirname(socket)) && fs.existsSync(socket);
+}
+
 /**
- * Asks the server of `bundle` to run one request ({argv, cwd, env}). Resolves with its answer
+ * Asks the server of `bundle` to run one request ({script, argv, cwd, env, stdin?}). Resolves with its answer
  * ({code, stdout, stderr}); undefined when no server took the request (none, another build's,
  * busy, or it turned the request down): the caller assembles itself; or 'lost' when the server
  * took the request and gave no answer (it died, or hung: it is then stopped), and the caller prints
  * the fallback block, since the server may have recorded what it was handing out.
  */
 async function askServer(bundle, request) {
+  if (!socketPresent(bundle)) return undefined;
   const socket = socketPath(bundle);
-  if (socket === undefined || !privateDir(path.dirname(socket)) || !fs.existsSync(socket)) return undefined;
   const r = await exchange(socket, request, HELLO_MS, ANSWER_MS);
   if (r.hello === undefined) return undefined;
   if (r.timeout) stopServer(socket, r.hello.pid);
@@ -317,4 +323,4 @@ async function serve(bundle, handle, { idleMs, log }) {
   });
 }
 
-module.exports = { ANSWER_MS, HELLO_MS, askServer, serve, serverDir, socketPath, privateDir };
+module.exports = { ANSWER_MS, HELLO_MS, askServer, serve, serverDir, socketPath, socketPresent, privateDir };

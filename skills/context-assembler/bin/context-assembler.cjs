@@ -81,8 +81,19 @@ function fallback(reason, error = reason) {
 }
 
 const skillDir = path.resolve(__dirname, '..');
-// The orchestrator's call is answered by the warm assembler when one runs (serve).
-launch(skillDir, script, { warm: script === 'assemble' ? (reason) => fallback(reason, 'the warm assembler did not answer') : undefined }, (missing, install) => {
+// The orchestrator's call and the prompt hook are answered by the warm assembler when one runs (serve).
+const warm = {
+  assemble: { lost: (reason) => fallback(reason, 'the warm assembler did not answer') },
+  // The server replaces a prompt whole or not at all; a second run here would find its packages recorded.
+  'prompt-hook': {
+    stdin: true,
+    lost: (reason) => {
+      process.stderr.write(`⚠ context-assembler: the prompt hook's answer was lost (${reason}); the prompt holds the block only if it was placed before that\n`);
+      process.exitCode = 0;
+    },
+  },
+}[script];
+launch(skillDir, script, { warm }, (missing, install) => {
   const fix = `dependencies are missing (${missing}); install the dependencies: ${install}`;
   if (script === 'fetch' || script === 'doctor' || script === 'serve') {
     process.stderr.write(`⚠ context-assembler: ${fix}\n`);

@@ -8,8 +8,25 @@
  * Output: nothing on stdout; one warning line on stderr when the prompt was left as it was
  * Exit:   always 0 (a hook never blocks the orchestrator)
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { runPromptHook } from './lib/wiring/promptHook.ts';
 import { readPipedStdin } from './lib/stdio.ts';
+
+/**
+ * Starts the warm assembler (`context-assembler serve`, detached) when the launcher found none for
+ * this build: so that the session's next spawns are served by it (the plugin's SessionStart hook
+ * starts one too; a project wired by install-skills has no such hook, and a server idles out after
+ * an hour). Only from the launcher (which looked), never with CONTEXT_ASSEMBLER_NO_SERVER=1.
+ */
+function startWarmAssembler(cwd: string): void {
+  const launcher = process.argv[1];
+  if (process.env.CONTEXT_ASSEMBLER_NO_SERVER === '1' || (globalThis as Record<symbol, unknown>)[Symbol.for('context-assembler.server')] !== 'absent') return;
+  if (launcher === undefined || path.basename(launcher) !== 'context-assembler.cjs') return;
+  const child = spawn(process.execPath, [launcher, 'serve'], { cwd, detached: true, stdio: 'ignore' });
+  child.on('error', () => {});
+  child.unref();
+}
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write(`prompt-hook.ts: for today's BAZINGA flow, after the prompt builder wrote a spawn's prompt,
@@ -34,6 +51,10 @@ Exit:  always 0; a prompt it could not improve is left as the builder wrote it (
     process.stderr.write(`⚠ context-assembler: hook event not read (${(err as Error).message})\n`);
   }
   const plugin = process.argv.includes('--plugin');
-  if (stdin !== undefined) runPromptHook({ stdin, env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date(), plugin });
+  if (stdin !== undefined) {
+    const outcome = runPromptHook({ stdin, env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date(), plugin });
+    // A spawn this product served: the next ones are the warm assembler's.
+    if (outcome.done === 'replaced' || outcome.done === 'inserted' || outcome.done === 'renewed') startWarmAssembler(process.cwd());
+  }
 }
 process.exitCode = 0;

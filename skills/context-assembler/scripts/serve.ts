@@ -1,7 +1,8 @@
 #!/usr/bin/env -S npx tsx
 /**
- * serve.ts: the warm assembler: one process that answers the orchestrator's `assemble` calls
- * (see ../../bazinga-db/bin/warmServer.cjs), so that a call costs a Node start and a round trip
+ * serve.ts: the warm assembler: one process that answers the orchestrator's `assemble` calls and
+ * the prompt hook's (today's BAZINGA flow; see ../../bazinga-db/bin/warmServer.cjs), so that a call
+ * costs a Node start and a round trip
  *
  * Usage:  context-assembler serve [--idle-ms N]       (the plugin's SessionStart hook starts it)
  * Output: one line when it stops (why); nothing while it serves
@@ -13,19 +14,21 @@ import { fileURLToPath } from 'node:url';
 import { BazingaError, printError, usage, withdrawYieldRequests } from '../../bazinga-db/scripts/lib/index.ts';
 import { ASSEMBLE } from './lib/main.ts';
 import { runScript } from './lib/shell.ts';
+import { runPromptHook } from './lib/wiring/promptHook.ts';
 // @ts-expect-error plain JavaScript shared with the launchers
 import warm from '../../bazinga-db/bin/warmServer.cjs';
 
-const HELP = `serve: the warm assembler: answers the orchestrator's assemble calls from one process
+const HELP = `serve: the warm assembler: answers the orchestrator's assemble calls and the prompt hook from one process
 
 Usage: context-assembler serve [--idle-ms N]
 
   --idle-ms N   stop after N ms without a request (default 3600000: an hour)
 
 One server per user and build of the bundles, on a Unix socket in $XDG_RUNTIME_DIR/context-assembler/
-(else <tmpdir>/context-assembler-<uid>/), a folder only that user can enter. The launcher of assemble
-uses it when it greets, and assembles in its own process otherwise. It stops when idle or on
-SIGTERM; after a rebuild of the bundles it is no longer asked (another build, another socket) and
+(else <tmpdir>/context-assembler-<uid>/), a folder only that user can enter. The launchers of assemble
+and prompt-hook use it when it greets, and run in their own process otherwise. The SessionStart hook
+starts it; a prompt hook that finds none starts one once it placed a block itself. It stops when
+idle or on SIGTERM; after a rebuild of the bundles it is no longer asked (another build, another socket) and
 idles out. CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call from using it. It needs the prebuilt bundles.
 `;
 
@@ -60,15 +63,24 @@ if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
 (warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number; log: (m: string) => void }) => Promise<string>)(
   bundle,
   (request) => {
-    const r = request as { argv?: unknown; cwd?: unknown; env?: unknown };
+    const r = request as { script?: unknown; argv?: unknown; cwd?: unknown; env?: unknown; stdin?: unknown };
     if (!Array.isArray(r.argv) || !r.argv.every((a) => typeof a === 'string') || typeof r.cwd !== 'string' || typeof r.env !== 'object' || r.env === null) return undefined;
+    const argv = r.argv as string[];
+    const env = r.env as NodeJS.ProcessEnv;
     let stdout = '';
     let stderr = '';
     try {
+      if (r.script === 'prompt-hook') {
+        // Its help, and an event that was not sent, are the caller's to handle.
+        if (typeof r.stdin !== 'string' || argv.includes('--help') || argv.includes('-h')) return undefined;
+        runPromptHook({ stdin: r.stdin, env, cwd: r.cwd, stderr: (t) => (stderr += t), now: () => new Date(), plugin: argv.includes('--plugin') });
+        return { code: 0, stdout, stderr };
+      }
+      if (r.script !== undefined && r.script !== 'assemble') return undefined;
       const code = runScript(ASSEMBLE, {
-        argv: r.argv as string[],
+        argv,
         cwd: r.cwd,
-        env: r.env as NodeJS.ProcessEnv,
+        env,
         stdout: (t) => (stdout += t),
         stderr: (t) => (stderr += t),
         readStdin: () => undefined,

@@ -16,16 +16,25 @@ export function exitQuietlyOnEpipe(): void {
  */
 export const STDIN_MAX_BYTES = 16_777_216;
 
+/** Where the launcher leaves the stdin it read (bazinga-db/bin/launch.cjs). */
+const HANDED_STDIN = Symbol.for('context-assembler.stdin');
+
 /**
  * Reads all of a piped stdin synchronously, at most `maxBytes`: a stdin holding more (a regular
  * file over the cap is refused on its size, before any read; anything else after `maxBytes` + 1
  * bytes) is a VALIDATION error naming stdin, what it is and the cap. A pipe may be non-blocking
  * (EAGAIN while the previous step is still writing), so wait briefly and read again until end of
- * input. Undefined when stdin is a terminal.
+ * input. Undefined when stdin is a terminal. Where the launcher already read it (to send it to the
+ * warm assembler, which did not take it), what the launcher read.
  */
 export function readPipedStdin(maxBytes = STDIN_MAX_BYTES): string | undefined {
-  if (process.stdin.isTTY) return undefined;
   const tooLarge = (size: string) => invalid(`stdin: ${size}, over the cap of ${maxBytes} bytes for a piped document`);
+  const handed = (globalThis as Record<symbol, unknown>)[HANDED_STDIN] as { text: string; over: boolean } | undefined;
+  if (handed !== undefined) {
+    if (handed.over || Buffer.byteLength(handed.text) > maxBytes) throw tooLarge(`more than ${maxBytes} bytes`);
+    return handed.text;
+  }
+  if (process.stdin.isTTY) return undefined;
   let st: fs.Stats | undefined;
   try {
     st = fs.fstatSync(0);
