@@ -24,6 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
 import { runScript, type ScriptSpec } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { WORD_MATCHED_ROWS_MAX } from '../skills/context-assembler/scripts/lib/pipeline.ts';
 import { REPO_ROOT, S1, S2, envWithoutRootHints, makeProject, type Project } from './helpers.ts';
 import { copyIndexedFixture } from './inProcess.ts';
 
@@ -643,6 +644,48 @@ describe('error patterns (§3.4)', () => {
       expect(hashes(assembleJson(p, {}, ['--dry-run', '--error', ERROR]))).toEqual(['62e443af', 'ea83b08c']);
       const md = assembleMarkdown(p, {}, ['--dry-run', '--error', ERROR]);
       expect(md.indexOf('at .../x.ts line N')).toBeLessThan(md.indexOf('JestTimeout'));
+    });
+  });
+});
+
+describe("a project's many error patterns and strategies: the task's words are matched on the first WORD_MATCHED_ROWS_MAX of each, an error text on every pattern", () => {
+  it('a pattern or strategy past the bound is not found by the task; the pattern is found by an error text; within the bound both are', () => {
+    withFixture((p) => {
+      const projectId = query<{ pid: string }>(p.dbPath, "SELECT json_extract(metadata, '$.project_id') AS pid FROM sessions WHERE session_id = ?", S1)[0]?.pid ?? 'default';
+      // WORD_MATCHED_ROWS_MAX + 20 of each, in falling confidence / helpfulness; the word "quokka" only in the one at `at`.
+      const seed = (at: number) =>
+        withDb(p.dbPath, (db) => {
+          db.prepare("DELETE FROM error_patterns WHERE project_id = ?").run(projectId);
+          db.prepare("DELETE FROM strategies WHERE project_id = ?").run(projectId);
+          const pattern = db.prepare(
+            "INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, lang, last_seen, created_at, ttl_days) VALUES (?, ?, ?, ?, ?, 1, NULL, '2025-12-01 09:00:00', '2025-12-01 09:00:00', 90)",
+          );
+          const strategy = db.prepare(
+            "INSERT INTO strategies (strategy_id, project_id, topic, insight, helpfulness, lang, framework, last_seen, created_at) VALUES (?, ?, ?, ?, ?, NULL, NULL, '2025-12-01 09:00:00', '2025-12-01 09:00:00')",
+          );
+          db.transaction(() => {
+            for (let i = 0; i < WORD_MATCHED_ROWS_MAX + 20; i++) {
+              const word = i === at ? 'quokka' : `filler${i}`;
+              pattern.run(`bound${String(i).padStart(4, '0')}`, projectId, JSON.stringify({ error_type: 'Error', message_pattern: `${word} stalled` }), `restart the ${word} worker`, 0.99 - i * 0.0005);
+              strategy.run(`s${String(i).padStart(4, '0')}`, projectId, `${word} handling`, `keep the ${word} queue short`, 1000 - i);
+            }
+          })();
+        });
+      const shown = (extra: string[]) => {
+        const doc = assembleJson(p, {}, ['--dry-run', '--task', 'the quokka queue stalls', ...extra]);
+        return { patterns: doc.error_patterns.map((e: any) => e.pattern_hash), strategies: doc.strategies.map((s: any) => s.strategy_id) };
+      };
+      const inside = WORD_MATCHED_ROWS_MAX - 1;
+      seed(inside);
+      expect(shown([])).toMatchObject({ patterns: expect.arrayContaining([`bound${String(inside).padStart(4, '0')}`]), strategies: expect.arrayContaining([`s${String(inside).padStart(4, '0')}`]) });
+      const past = WORD_MATCHED_ROWS_MAX + 10;
+      seed(past);
+      const plain = shown([]);
+      expect(plain.patterns).not.toContain(`bound${String(past).padStart(4, '0')}`);
+      expect(plain.strategies).not.toContain(`s${String(past).padStart(4, '0')}`);
+      expect(plain.patterns.length).toBeGreaterThan(0);
+      // An error text reads every pattern: the one it matches comes first, wherever it ranks.
+      expect(shown(['--error', 'quokka stalled again'])).toMatchObject({ patterns: [`bound${String(past).padStart(4, '0')}`, expect.any(String), expect.any(String)] });
     });
   });
 });

@@ -80,6 +80,16 @@ const queries = (zone: Zone) => ZONE_RULES[zone].queries;
 /** Words of --error a pattern's type and message must share with it to match it (the words of any error left out: wordsOf). */
 const ERROR_MATCH_WORDS = 1;
 
+/**
+ * The most error patterns (in the order they are shown: confidence, occurrences) and strategies (by
+ * helpfulness) a call reads to match their words in memory. A project's rows grow with its history
+ * (the 1M bench project holds 3,409 patterns and 682 strategies: reading and matching them all cost
+ * about 14 ms a call); past this many, the less confident or helpful rest is not considered for the
+ * task's words. A call with an error text reads every pattern: the one its error matches must be
+ * found wherever it ranks.
+ */
+export const WORD_MATCHED_ROWS_MAX = 500;
+
 /** Designated packages counted at most, per half (group, session-wide); past it the block says "N+". */
 export const AVAILABLE_CAP = 1000;
 
@@ -149,15 +159,16 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;
   // Error patterns by the error text and the task, strategies by the task, both also by the group's
-  // name and component path: their words matched in memory on the project's rows (a few hundred),
-  // so the order never depends on how far the index has come, and holds with relevance off.
+  // name and component path: their words matched in memory on the project's rows (at most
+  // WORD_MATCHED_ROWS_MAX of each), so the order never depends on how far the index has come, and
+  // holds with relevance off.
   const text = plan.taskText;
   // Without a text to rank them by or a group's stack to prefer, the few shown are the first valid
   // ones in confidence order: read only those, not the project's whole table.
   const patternRows =
     r.error === null && text === null && plan.stack.size === 0
       ? firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), ep.max, (row) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang))
-      : listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 });
+      : listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: r.error === null ? WORD_MATCHED_ROWS_MAX : -1 });
   const maxTerms = deps.config.relevance.max_query_terms;
   const patternTexts = patternRows.map((row) => ({ key: row.pattern_hash, ...patternText(row) }));
   const patternRelevance = wordScores(text, patternTexts.map((p) => ({ key: p.key, text: p.all })), maxTerms);
@@ -178,7 +189,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     redact: deps.redact,
   });
   const st = deps.config.strategies;
-  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : -1 });
+  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : WORD_MATCHED_ROWS_MAX });
   const strategyRelevance = wordScores(text, strategyRows.map((row) => ({ key: row.strategy_id, text: `${row.topic}\n${row.insight}` })), maxTerms);
   const strategies = prepareStrategies(
     strategyRows,
