@@ -281,7 +281,9 @@ export async function startServer(release: Release): Promise<ChildProcess> {
     fs.rmSync(`${socket}.pid`, { force: true });
   }
   // As the SessionStart hook starts it: its default idle time (the calls here are seconds apart).
-  const child = spawn(process.execPath, [release.bin, 'serve'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
+  // With the Node flags the hooks start it with (a release before them: none).
+  const flags = (createRequire(import.meta.url)(path.join(release.root, 'skills', 'bazinga-db', 'bin', 'warmServer.cjs')) as { SERVER_NODE_FLAGS?: string[] }).SERVER_NODE_FLAGS ?? [];
+  const child = spawn(process.execPath, [...flags, release.bin, 'serve'], { stdio: 'ignore', env: { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: '0' } });
   for (let i = 0; i < 200 && !fs.existsSync(`${socket}.pid`); i++) await new Promise((r) => setTimeout(r, 50));
   if (!fs.existsSync(`${socket}.pid`)) {
     child.kill('SIGKILL');

@@ -256,13 +256,8 @@ function indexInBackground(project) {
  */
 function serveInBackground(project) {
   if (process.env.CONTEXT_ASSEMBLER_NO_SERVER === '1' || !bundlesFresh() || !assemblyEnabled(project)) return;
-  const child = spawn(process.execPath, [path.join(root, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'), 'serve'], {
-    cwd: project,
-    detached: true,
-    stdio: 'ignore',
-  });
-  child.on('error', () => {});
-  child.unref();
+  const { startServer } = createRequire(import.meta.url)(path.join(root, 'skills', 'bazinga-db', 'bin', 'warmServer.cjs'));
+  startServer(path.join(root, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs'), project);
 }
 
 /** Whether the project's config leaves context assembly on (`context_engineering.enable_context_assembler`, default true). */

@@ -119,6 +119,12 @@ async function startServer(idleMs = 30_000): Promise<ChildProcess> {
   return s;
 }
 
+/** The Node flags of the server named by the pid file (from its command line, before the launcher). */
+function serverFlags(): string[] {
+  const argv = fs.readFileSync(`/proc/${fs.readFileSync(`${SOCKET()}.pid`, 'utf8').trim()}/cmdline`, 'utf8').split('\0');
+  return argv.slice(1, argv.findIndex((a) => a.endsWith('context-assembler.cjs')));
+}
+
 const stdoutOf = (s: ChildProcess) =>
   new Promise<string>((resolve) => {
     let text = '';
@@ -307,6 +313,7 @@ describe('the warm assembler', () => {
       else fs.writeFileSync(config, original);
       expect(hook({}).status).toBe(0);
       expect(await waitFor(() => fs.existsSync(`${SOCKET()}.pid`))).toBe(true);
+      expect(serverFlags()).toEqual(warm.SERVER_NODE_FLAGS);
       expect(served(call(request(['--dry-run'])).trace)).toBe(true);
     } finally {
       const pid = Number(fs.existsSync(`${SOCKET()}.pid`) ? fs.readFileSync(`${SOCKET()}.pid`, 'utf8') : 0);
@@ -395,6 +402,7 @@ describe('the warm assembler', () => {
         expect(hookServed(r.trace)).toBe(false);
         expect(fs.readFileSync(second.prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
         expect(await waitFor(() => fs.existsSync(`${SOCKET()}.pid`))).toBe(true);
+        expect(serverFlags()).toEqual(warm.SERVER_NODE_FLAGS);
         const third = builderRun(project2.root, 'tech_lead');
         const next = hook(project2.root, third.event);
         expect(hookServed(next.trace), next.stderr).toBe(true);

@@ -8,10 +8,11 @@
  * Output: nothing on stdout; one warning line on stderr when the prompt was left as it was
  * Exit:   always 0 (a hook never blocks the orchestrator)
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { runPromptHook } from './lib/wiring/promptHook.ts';
 import { readPipedStdin } from './lib/stdio.ts';
+// @ts-expect-error plain JavaScript shared with the launchers
+import warm from '../../bazinga-db/bin/warmServer.cjs';
 
 /**
  * Starts the warm assembler (`context-assembler serve`, detached) when the launcher found none for
@@ -23,9 +24,7 @@ function startWarmAssembler(cwd: string): void {
   const launcher = process.argv[1];
   if (process.env.CONTEXT_ASSEMBLER_NO_SERVER === '1' || (globalThis as Record<symbol, unknown>)[Symbol.for('context-assembler.server')] !== 'absent') return;
   if (launcher === undefined || path.basename(launcher) !== 'context-assembler.cjs') return;
-  const child = spawn(process.execPath, [launcher, 'serve'], { cwd, detached: true, stdio: 'ignore' });
-  child.on('error', () => {});
-  child.unref();
+  (warm.startServer as (launcher: string, cwd: string) => void)(launcher, cwd);
 }
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {

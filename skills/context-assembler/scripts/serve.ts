@@ -30,6 +30,8 @@ and prompt-hook use it when it greets, and run in their own process otherwise. T
 starts it; a prompt hook that finds none starts one once it placed a block itself. It stops when
 idle or on SIGTERM; after a rebuild of the bundles it is no longer asked (another build, another socket) and
 idles out. CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call from using it. It needs the prebuilt bundles.
+The hooks start it as node --max-semi-space-size=1 <launcher> serve (a smaller peak memory at the
+same speed); started by hand without that flag it serves the same, with a larger heap.
 `;
 
 const args = process.argv.slice(2);
