@@ -408,6 +408,14 @@ async function main(): Promise<number> {
     );
   }
 
+  /** The median and worst call of this release's warm series (relevance on) at `scale`, × node -e 0: what a spawn costs with no build running. */
+  const quietWorst = (scale: number): { median: number; worst: number } | undefined => {
+    const s = scales.find((x) => x.scale === scale);
+    const warm = s?.series.find((r) => r.key === 'current-on');
+    if (!s || !warm || warm.calls.length === 0) return undefined;
+    return { median: warm.median_ms / s.node_median, worst: Math.max(...warm.calls.map((c) => c.ms)) / s.node_median };
+  };
+
   // The parts kept from before.
   log('  in-process, counting, redaction, index build:');
   const core = await attempt('in-process rank+pack+render', () => benchCore(current));
@@ -483,13 +491,14 @@ async function main(): Promise<number> {
   const indexed = indexing.filter((b): b is IndexingBench => !failed(b));
   if (indexed.length > 0) {
     log('\n### The one-off index build (a database as BAZINGA leaves it: no index, no schema step done)\n');
-    log('| packages | `index-search` in the foreground | transactions | `index-search --background` returns in | recording spawns during the background build: median / worst × node -e 0 (warned) | dry run on the never-indexed database × node -e 0 |');
-    log('|---|---:|---:|---:|---:|---:|');
+    log('| packages | `index-search` in the foreground | transactions | `index-search --background` returns in | recording spawns during the background build: median / worst × node -e 0 (warned) | the same release\'s warm series with no build, relevance on: median / worst | dry run on the never-indexed database × node -e 0 |');
+    log('|---|---:|---:|---:|---:|---:|---:|');
     for (const b of indexed) {
       const x = indexingRatios(b);
       const warned = b.spawns_during_build.filter((s) => s.warned).length;
+      const quiet = quietWorst(b.scale);
       log(
-        `| ${scaleName(b.scale)} | ${secs(b.build_ms)} | ${b.transactions} | ${b.background_start_ms.toFixed(0)} ms | ${fmt(x.medianSpawnX)} / ${fmt(x.worstSpawnX)} (${b.spawns_during_build.length} spawns, ${b.spawns_during_build.filter((s) => s.served).length} answered by the warm assembler, ${warned} said the build was running${b.build_outlasted_spawns ? '' : '; the build ended before the last'}) | ${fmt(x.dryX)} |`,
+        `| ${scaleName(b.scale)} | ${secs(b.build_ms)} | ${b.transactions} | ${b.background_start_ms.toFixed(0)} ms | ${fmt(x.medianSpawnX)} / ${fmt(x.worstSpawnX)} (${b.spawns_during_build.length} spawns, ${b.spawns_during_build.filter((s) => s.served).length} answered by the warm assembler, ${warned} said the build was running${b.build_outlasted_spawns ? '' : '; the build ended before the last'}) | ${quiet ? `${fmt(quiet.median)} / ${fmt(quiet.worst)}` : 'n/a'} | ${fmt(x.dryX)} |`,
       );
     }
   }
@@ -533,7 +542,13 @@ async function main(): Promise<number> {
   }
   for (const b of indexed) {
     const x = indexingRatios(b);
-    targets.push({ target: `no recording spawn slower than ${SPAWN_DURING_BUILD_TARGET} × node -e 0 while the index of ${scaleName(b.scale)} is built in the background`, value: x.worstSpawnX, limit: SPAWN_DURING_BUILD_TARGET, unit: '×' });
+    const quiet = quietWorst(b.scale);
+    targets.push({
+      target: `no recording spawn slower than ${SPAWN_DURING_BUILD_TARGET} × node -e 0 while the index of ${scaleName(b.scale)} is built in the background (the worst of the warm series with no build: ${quiet ? `${fmt(quiet.worst)} ×` : 'n/a'})`,
+      value: x.worstSpawnX,
+      limit: SPAWN_DURING_BUILD_TARGET,
+      unit: '×',
+    });
     targets.push({ target: `dry run on a never-indexed ${scaleName(b.scale)} database ≤ ${DRY_RUN_UNINDEXED_TARGET} × node -e 0`, value: x.dryX, limit: DRY_RUN_UNINDEXED_TARGET, unit: '×' });
   }
   const currentSeries = scales.flatMap((s) => s.series.filter((r) => r.release === 'current'));
