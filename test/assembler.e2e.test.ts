@@ -688,6 +688,30 @@ describe("a project's many error patterns and strategies: the task's words are m
       expect(shown(['--error', 'quokka stalled again'])).toMatchObject({ patterns: [`bound${String(past).padStart(4, '0')}`, expect.any(String), expect.any(String)] });
     });
   });
+
+  it('patterns that cannot be shown (expired, another language) do not count toward the bound', () => {
+    withFixture((p) => {
+      const projectId = query<{ pid: string }>(p.dbPath, "SELECT json_extract(metadata, '$.project_id') AS pid FROM sessions WHERE session_id = ?", S1)[0]?.pid ?? 'default';
+      withDb(p.dbPath, (db) => {
+        db.prepare('DELETE FROM error_patterns WHERE project_id = ?').run(projectId);
+        const insert = db.prepare(
+          "INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, lang, last_seen, created_at, ttl_days) VALUES (?, ?, ?, 'restart it', 0.95, 1, ?, ?, ?, 90)",
+        );
+        db.transaction(() => {
+          for (let i = 0; i < WORD_MATCHED_ROWS_MAX + 10; i++) {
+            // Expired long before --now, and (the other half of the window) of another language.
+            insert.run(`old${i}`, projectId, JSON.stringify({ error_type: 'Error', message_pattern: `quokka stalled ${i}` }), null, '2024-01-01 00:00:00', '2024-01-01 00:00:00');
+            insert.run(`py${i}`, projectId, JSON.stringify({ error_type: 'Error', message_pattern: `wombat crashed ${i}` }), 'python', '2025-12-01 09:00:00', '2025-12-01 09:00:00');
+          }
+          db.prepare(
+            "INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, lang, last_seen, created_at, ttl_days) VALUES ('valid', ?, ?, 'drain the queue', 0.9, 1, 'typescript', '2025-12-01 09:00:00', '2025-12-01 09:00:00', 90)",
+          ).run(projectId, JSON.stringify({ error_type: 'Error', message_pattern: 'quokka queue stalled' }));
+        })();
+      });
+      const doc = assembleJson(p, {}, ['--dry-run', '--task', 'the quokka queue stalls', '--lang', 'typescript']);
+      expect(doc.error_patterns.map((e: any) => e.pattern_hash)).toEqual(['valid']);
+    });
+  });
 });
 
 describe('invalid parameters exit 2 with one JSON error naming the flag (§3.8)', () => {

@@ -142,11 +142,11 @@ describe('the warm assembler', () => {
     expect(served(warmed.trace)).toBe(true);
     expect(warmed).toMatchObject({ code: alone.code, stdout: alone.stdout, stderr: alone.stderr });
     expect(JSON.parse(warmed.stdout).packages.length).toBeGreaterThan(0);
-    // Its help and a bad flag, as the launcher's own.
-    for (const args of [['assemble', '--help'], ['--session', S1, '--agent', 'qa_expert', '--iteration', 'x']]) {
-      const own = call(args, { CONTEXT_ASSEMBLER_NO_SERVER: '1' });
-      const viaServer = call(args);
-      expect(served(viaServer.trace)).toBe(true);
+    // A bad flag, as the launcher's own; the help is the launcher's own (never sent).
+    for (const [args, viaTheServer] of [[['assemble', '--help'], false], [['--session', S1, '--agent', 'qa_expert', '--iteration', 'x'], true]] as const) {
+      const own = call([...args], { CONTEXT_ASSEMBLER_NO_SERVER: '1' });
+      const viaServer = call([...args]);
+      expect(served(viaServer.trace)).toBe(viaTheServer);
       expect(viaServer).toMatchObject({ code: own.code, stdout: own.stdout, stderr: own.stderr });
     }
     // CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call to itself.
@@ -313,7 +313,7 @@ describe('the warm assembler', () => {
       else fs.writeFileSync(config, original);
       expect(hook({}).status).toBe(0);
       expect(await waitFor(() => fs.existsSync(`${SOCKET()}.pid`))).toBe(true);
-      expect(serverFlags()).toEqual(warm.SERVER_NODE_FLAGS);
+      expect(serverFlags()).toEqual(['--max-semi-space-size=1']);
       expect(served(call(request(['--dry-run'])).trace)).toBe(true);
     } finally {
       const pid = Number(fs.existsSync(`${SOCKET()}.pid`) ? fs.readFileSync(`${SOCKET()}.pid`, 'utf8') : 0);
@@ -402,7 +402,7 @@ describe('the warm assembler', () => {
         expect(hookServed(r.trace)).toBe(false);
         expect(fs.readFileSync(second.prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
         expect(await waitFor(() => fs.existsSync(`${SOCKET()}.pid`))).toBe(true);
-        expect(serverFlags()).toEqual(warm.SERVER_NODE_FLAGS);
+        expect(serverFlags()).toEqual(['--max-semi-space-size=1']);
         const third = builderRun(project2.root, 'tech_lead');
         const next = hook(project2.root, third.event);
         expect(hookServed(next.trace), next.stderr).toBe(true);
@@ -412,13 +412,78 @@ describe('the warm assembler', () => {
       }
     });
 
-    it('a stdin over the cap is refused in the hook\'s own process, as without a server', async () => {
+    it('a stdin over the cap is refused in the hook\'s own process, as without a server (a pipe, and a regular file by its size)', async () => {
       await startServer();
       const big = 'x'.repeat(16_777_217);
       const r = hook(viaServer.root, big);
       expect(r.code).toBe(0);
       expect(hookServed(r.trace)).toBe(false);
       expect(r.stderr).toContain('hook event not read (stdin: more than 16777216 bytes');
+      const file = path.join(viaServer.root, 'big-event.json');
+      fs.writeFileSync(file, big);
+      const fromFile = split(spawnSync('/bin/sh', ['-c', `exec <${JSON.stringify(file)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(LAUNCHER())} prompt-hook --plugin`], { cwd: viaServer.root, env: env({ CLAUDE_PROJECT_DIR: viaServer.root }), encoding: 'utf8' }));
+      expect(fromFile.stderr).toContain('hook event not read (stdin: a file of 16777217 bytes');
+      fs.rmSync(file);
     });
+
+    it('--help answers at once, stdin left open and unread', async () => {
+      await startServer();
+      const c = spawn(process.execPath, [LAUNCHER(), 'prompt-hook', '--help'], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      const code = await new Promise<number | null>((resolve) => {
+        const t = setTimeout(() => resolve(-1), 5_000);
+        c.once('exit', (status) => {
+          clearTimeout(t);
+          resolve(status);
+        });
+      });
+      c.stdin.end();
+      if (code === -1) c.kill('SIGKILL');
+      expect(code).toBe(0);
+      expect(out).toMatch(/^prompt-hook\.ts: for today's BAZINGA flow/);
+    });
+
+    it('a server that takes the hook\'s request and dies: the hook says its answer was lost and runs nothing again (the prompt as the builder left it)', async () => {
+      await standIn(`${hello} c.resume(); c.on('end', () => c.destroy());`);
+      const run = builderRun(viaServer.root, 'tech_lead');
+      const before = fs.readFileSync(run.prompt);
+      const r = hook(viaServer.root, run.event);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain("the prompt hook's answer was lost");
+      expect(fs.readFileSync(run.prompt).equals(before)).toBe(true);
+      expect(fs.existsSync(path.join(path.dirname(run.prompt), '.context-assembler', 'tech_lead_AUTH.md.json'))).toBe(false);
+    });
+
+    it('after a server died (its socket left behind), a hook that placed a block starts a new one', async () => {
+      const dead = await startServer();
+      dead.kill('SIGKILL');
+      await new Promise((r) => dead.once('exit', r));
+      expect(fs.existsSync(SOCKET())).toBe(true);
+      const project3 = copyIndexedFixture('ca-warm-hook-stale-');
+      installStandInBuilder(project3.root);
+      try {
+        const first = builderRun(project3.root, 'developer');
+        const r = hook(project3.root, first.event);
+        expect(hookServed(r.trace)).toBe(false);
+        expect(fs.readFileSync(first.prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
+        expect(await waitFor(() => fs.existsSync(`${SOCKET()}.pid`) && fs.readFileSync(`${SOCKET()}.pid`, 'utf8') !== String(dead.pid))).toBe(true);
+        const second = builderRun(project3.root, 'qa_expert');
+        expect(hookServed(hook(project3.root, second.event).trace)).toBe(true);
+      } finally {
+        project3.cleanup();
+      }
+    });
+  });
+
+  it('a caller waits as long as it is told for an answer (the prompt hook longer than assemble)', async () => {
+    await standIn(`${hello} c.resume(); c.on('end', () => setTimeout(() => c.end(JSON.stringify({ code: 0, stdout: 'late', stderr: '' })), 1500));`);
+    expect(await warm.askServer(BUNDLE(), { script: 'assemble', argv: [], cwd: '/', env: {} }, 500)).toBe('lost');
+  });
+
+  it('the same, given the time', async () => {
+    await standIn(`${hello} c.resume(); c.on('end', () => setTimeout(() => c.end(JSON.stringify({ code: 0, stdout: 'late', stderr: '' })), 1500));`);
+    expect(await warm.askServer(BUNDLE(), { script: 'assemble', argv: [], cwd: '/', env: {} }, 5000)).toEqual({ code: 0, stdout: 'late', stderr: '' });
   });
 });

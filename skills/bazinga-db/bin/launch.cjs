@@ -199,18 +199,33 @@ function writeAll(fd, text) {
 
 /**
  * The stdin a launcher read before it ran its script in-process (a warm assembler did not take the
- * request): the script's readPipedStdin takes it from here (the pipe is drained). `over` when the
- * stdin held more than the cap.
+ * request): the script's readPipedStdin takes it from here (the pipe is drained): {text, bytes}, or
+ * {failed: true} when reading failed part way.
  */
 const HANDED_STDIN = Symbol.for('context-assembler.stdin');
-/** Whether the launcher found a warm assembler's socket for this build ('absent' or 'present'); unset when it did not look. */
+/**
+ * What the launcher found of a warm assembler for this build: 'present' (its process lives),
+ * 'absent' (none, or a dead one's socket: one may be started), 'impossible' (no server can run
+ * here: Windows, a socket path too long, a folder others can enter); unset when it did not look.
+ */
 const SERVER_SEEN = Symbol.for('context-assembler.server');
 /** The cap of a piped document (as STDIN_MAX_BYTES in the scripts' stdio.ts). */
 const STDIN_MAX_BYTES = 16_777_216;
 
-/** All of a piped stdin, at most `maxBytes` (+1 to tell it held more); undefined for a terminal. */
+/**
+ * All of stdin, when it is a pipe, a socket or a regular file within `maxBytes` (at most
+ * `maxBytes` + 1 bytes are read, to tell it held more): {text, bytes}, {failed: true} when a read
+ * failed part way; undefined when it is left to the script (a terminal, a character device, a
+ * regular file over the cap: the script refuses those with their own messages).
+ */
 function readAllStdin(maxBytes) {
-  if (process.stdin.isTTY) return undefined;
+  let st;
+  try {
+    st = fs.fstatSync(0);
+  } catch {
+    return undefined;
+  }
+  if (process.stdin.isTTY || !(st.isFIFO() || st.isSocket() || (st.isFile() && st.size <= maxBytes))) return undefined;
   const chunks = [];
   let total = 0;
   const buffer = Buffer.alloc(65536);
@@ -223,24 +238,25 @@ function readAllStdin(maxBytes) {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
         continue;
       }
-      break;
+      if (err.code === 'EOF') break;
+      return { failed: true };
     }
     if (n === 0) break;
     chunks.push(Buffer.from(buffer.subarray(0, n)));
     total += n;
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), over: total > maxBytes };
+  return { text: Buffer.concat(chunks).toString('utf8'), bytes: total };
 }
 
 /**
  * Runs `script` of the skill in `skillDir`. When a dependency is missing, calls
  * `onMissing(packageName, installCommand)` instead of throwing (it should exit). With `warm`
- * ({lost(reason), stdin?}), the warm assembler (warmServer.cjs, the server of the assemble bundle)
- * runs the script when one runs for this build (CONTEXT_ASSEMBLER_NO_SERVER=1: never); with
- * `stdin` the launcher reads the piped stdin first and sends it along (handed to the script when it
- * runs here after all). When one took the request and gave no answer (it died, or hung and was
- * stopped) `warm.lost(reason)` is called: the script's own way of failing without a second run
- * (the server may have recorded what it was handing out).
+ * ({lost(reason), stdin?, answerMs?}), the warm assembler (warmServer.cjs, the server of the
+ * assemble bundle) runs the script when one runs for this build (CONTEXT_ASSEMBLER_NO_SERVER=1 or
+ * --help: never); with `stdin` the launcher reads stdin first and sends it along (handed to the
+ * script when it runs here after all). When one took the request and gave no answer (it died, or
+ * gave none within `answerMs` and was stopped) `warm.lost(reason)` is called: the script's own way
+ * of failing without a second run (the server may have recorded what it was handing out).
  */
 async function launch(skillDir, script, options, onMissing) {
   if (typeof options === 'function') [options, onMissing] = [{}, options];
@@ -249,18 +265,22 @@ async function launch(skillDir, script, options, onMissing) {
   try {
     const dist = path.join(skillDir, 'dist');
     const bundle = freshBundle(dist, script);
-    const serverBundle = script === 'assemble' ? bundle : bundle !== undefined ? freshBundle(dist, 'assemble') : undefined;
-    if (serverBundle !== undefined && options.warm && process.env.CONTEXT_ASSEMBLER_NO_SERVER !== '1') {
+    const args = process.argv.slice(2);
+    const asks = bundle !== undefined && options.warm && process.env.CONTEXT_ASSEMBLER_NO_SERVER !== '1' && !args.some((a) => a === '--help' || a === '-h');
+    const serverBundle = !asks ? undefined : script === 'assemble' ? bundle : freshBundle(dist, 'assemble');
+    if (serverBundle !== undefined) {
       const warm = require('./warmServer.cjs');
-      const request = { script, argv: process.argv.slice(2), cwd: process.cwd(), env: process.env };
+      const request = { script, argv: args, cwd: process.cwd(), env: process.env };
+      let sendable = true;
       if (options.warm.stdin) {
         const read = readAllStdin(STDIN_MAX_BYTES);
         if (read !== undefined) globalThis[HANDED_STDIN] = read;
-        // A stdin over the cap is refused by the script itself, in this process.
-        if (read === undefined || !read.over) request.stdin = read?.text ?? '';
+        // What the script would refuse (over the cap, unreadable) it refuses itself, in this process.
+        sendable = read === undefined ? process.stdin.isTTY === true : !read.failed && read.bytes <= STDIN_MAX_BYTES;
+        if (sendable) request.stdin = read?.text ?? '';
       }
-      const answer = request.stdin === undefined && options.warm.stdin ? undefined : await warm.askServer(serverBundle, request);
-      globalThis[SERVER_SEEN] = warm.socketPresent(serverBundle) ? 'present' : 'absent';
+      const answer = sendable ? await warm.askServer(serverBundle, request, options.warm.answerMs) : undefined;
+      globalThis[SERVER_SEEN] = warm.serverState(serverBundle);
       if (answer === 'lost') {
         trace('the warm assembler took the call and gave no answer');
         options.warm.lost('the warm assembler took the call and gave no answer (stopped if it hung); the next calls run in their own process until it is started again');

@@ -218,16 +218,40 @@ function socketPresent(bundle) {
 }
 
 /**
- * Asks the server of `bundle` to run one request ({script, argv, cwd, env, stdin?}). Resolves with its answer
+ * Whether a server for `bundle` runs here: 'present' (its socket is in place and the process its
+ * pid file names lives), 'absent' (none, or a dead one's socket, which the next `serve` takes
+ * over), 'impossible' (none can run: no Unix sockets for this user, a socket path too long, or a
+ * folder of servers others can enter).
+ */
+function serverState(bundle) {
+  const socket = socketPath(bundle);
+  if (socket === undefined) return 'impossible';
+  const dir = path.dirname(socket);
+  if (fs.existsSync(dir) && !privateDir(dir)) return 'impossible';
+  if (!fs.existsSync(socket)) return 'absent';
+  const pid = serverPidInFile(socket);
+  if (pid !== undefined) return alive(pid) ? 'present' : 'absent';
+  // A socket without a pid file is a server still starting, unless it was left long ago.
+  try {
+    return Date.now() - fs.statSync(socket).mtimeMs < 10_000 ? 'present' : 'absent';
+  } catch {
+    return 'absent';
+  }
+}
+
+/**
+ * Asks the server of `bundle` to run one request ({script, argv, cwd, env, stdin?}), waiting
+ * `answerMs` for the answer once it is sent (ANSWER_MS unless the script takes longer: the prompt
+ * hook waits for another hook's lock on the same prompt). Resolves with its answer
  * ({code, stdout, stderr}); undefined when no server took the request (none, another build's,
  * busy, or it turned the request down): the caller assembles itself; or 'lost' when the server
  * took the request and gave no answer (it died, or hung: it is then stopped), and the caller prints
  * the fallback block, since the server may have recorded what it was handing out.
  */
-async function askServer(bundle, request) {
+async function askServer(bundle, request, answerMs = ANSWER_MS) {
   if (!socketPresent(bundle)) return undefined;
   const socket = socketPath(bundle);
-  const r = await exchange(socket, request, HELLO_MS, ANSWER_MS);
+  const r = await exchange(socket, request, HELLO_MS, answerMs);
   if (r.hello === undefined) return undefined;
   if (r.timeout) stopServer(socket, r.hello.pid);
   if (r.timeout || r.lost) return 'lost';
@@ -340,8 +364,15 @@ async function serve(bundle, handle, { idleMs, log }) {
     });
     server.on('error', (err) => stop(`socket error: ${err.message}`));
     arm();
+    // Two servers started at once: the one whose socket was renamed over stops within half a
+    // minute rather than idling out its hour (it is not asked any more).
+    const watch = setInterval(() => {
+      if (!ours() && active === undefined) stop('socket taken over');
+    }, 30_000);
+    watch.unref();
+    server.once('close', () => clearInterval(watch));
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.once(signal, () => stop(signal));
   });
 }
 
-module.exports = { ANSWER_MS, HELLO_MS, SERVER_NODE_FLAGS, askServer, serve, serverDir, socketPath, socketPresent, startServer, privateDir };
+module.exports = { ANSWER_MS, HELLO_MS, SERVER_NODE_FLAGS, askServer, serve, serverDir, serverState, socketPath, socketPresent, startServer, privateDir };

@@ -24,7 +24,7 @@ const STEP_LINES = {
   fetch: "prints a context package's artifact file, redacted, optionally shortened (fetch <package_id>)",
   doctor: 'checks that context-assembler can run here: Node, better-sqlite3, the project, database and config',
   'prompt-hook': "today's BAZINGA flow: puts the block in the prompt the prompt builder wrote (a PostToolUse hook; install-skills --wire)",
-  serve: "the warm assembler: answers assemble calls from one process, each a Node start and a round trip (the SessionStart hook starts it)",
+  serve: "the warm assembler: answers assemble calls and the prompt hook from one process, each a Node start and a round trip (the SessionStart hook, or a prompt hook that finds none, starts it)",
 };
 const STEPS = new Set(Object.keys(STEP_LINES));
 const HELP = `context-assembler: the context block for an agent spawn, or any step of its assembly
@@ -87,6 +87,9 @@ const warm = {
   // The server replaces a prompt whole or not at all; a second run here would find its packages recorded.
   'prompt-hook': {
     stdin: true,
+    // The hook may wait up to 20 s for another hook's lock on the same prompt, then assemble and
+    // record: more than an assemble call's 10 s, within the 60 s Claude Code gives the hook.
+    answerMs: 45_000,
     lost: (reason) => {
       process.stderr.write(`⚠ context-assembler: the prompt hook's answer was lost (${reason}); the prompt holds the block only if it was placed before that\n`);
       process.exitCode = 0;

@@ -81,12 +81,13 @@ const queries = (zone: Zone) => ZONE_RULES[zone].queries;
 const ERROR_MATCH_WORDS = 1;
 
 /**
- * The most error patterns (in the order they are shown: confidence, occurrences) and strategies (by
- * helpfulness) a call reads to match their words in memory. A project's rows grow with its history
- * (the 1M bench project holds 3,409 patterns and 682 strategies: reading and matching them all cost
- * about 14 ms a call); past this many, the less confident or helpful rest is not considered for the
- * task's words. A call with an error text reads every pattern: the one its error matches must be
- * found wherever it ranks.
+ * The most error patterns (the first valid ones in the order they are shown: confidence,
+ * occurrences; expired ones and other languages skipped) and strategies (by helpfulness, of the
+ * request's language and framework) a call reads to match their words in memory. A project's rows
+ * grow with its history (the 1M bench project holds 3,409 patterns and 682 strategies: reading and
+ * matching them all cost about 14 ms a call); past this many, the less confident or helpful rest is
+ * not considered for the task's words. A call with an error text reads every pattern: the one its
+ * error matches must be found wherever it ranks.
  */
 export const WORD_MATCHED_ROWS_MAX = 500;
 
@@ -164,11 +165,14 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   // holds with relevance off.
   const text = plan.taskText;
   // Without a text to rank them by or a group's stack to prefer, the few shown are the first valid
-  // ones in confidence order: read only those, not the project's whole table.
+  // ones in confidence order: read only those, not the project's whole table. With a task, the
+  // first WORD_MATCHED_ROWS_MAX valid ones (expired patterns and other languages skipped, not
+  // counted); with an error text, every pattern.
+  const showable = (row: ErrorPatternRow) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang);
   const patternRows =
-    r.error === null && text === null && plan.stack.size === 0
-      ? firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), ep.max, (row) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang))
-      : listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: r.error === null ? WORD_MATCHED_ROWS_MAX : -1 });
+    r.error !== null
+      ? listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 })
+      : firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX, showable);
   const maxTerms = deps.config.relevance.max_query_terms;
   const patternTexts = patternRows.map((row) => ({ key: row.pattern_hash, ...patternText(row) }));
   const patternRelevance = wordScores(text, patternTexts.map((p) => ({ key: p.key, text: p.all })), maxTerms);

@@ -29,9 +29,10 @@ const HANDED_STDIN = Symbol.for('context-assembler.stdin');
  */
 export function readPipedStdin(maxBytes = STDIN_MAX_BYTES): string | undefined {
   const tooLarge = (size: string) => invalid(`stdin: ${size}, over the cap of ${maxBytes} bytes for a piped document`);
-  const handed = (globalThis as Record<symbol, unknown>)[HANDED_STDIN] as { text: string; over: boolean } | undefined;
+  const handed = (globalThis as Record<symbol, unknown>)[HANDED_STDIN] as { text: string; bytes: number } | { failed: true } | undefined;
   if (handed !== undefined) {
-    if (handed.over || Buffer.byteLength(handed.text) > maxBytes) throw tooLarge(`more than ${maxBytes} bytes`);
+    if ('failed' in handed) return undefined;
+    if (handed.bytes > maxBytes) throw tooLarge(`more than ${maxBytes} bytes`);
     return handed.text;
   }
   if (process.stdin.isTTY) return undefined;
