@@ -37,6 +37,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_GROUPS, BENCH_HISTORY, BENCH_SESSION, generateBench, parseScale, scaleName, SESSIONS, type BenchDb } from './generate.ts';
 import { benchIndexBuild, cliStoredCounts, indexedCopy, projectWith, type IndexBench, type Release } from './relevance.ts';
 import { benchBuilderHook, benchHookCost, HOOK_TARGET_MS, hookCostRows, type BuilderHookCost } from './hook.ts';
+import { benchReport, REPORT_TARGETS } from './report.ts';
 import { benchIndexing, indexingRatios, type IndexingBench } from './indexing.ts';
 import { median, RSS_METHOD, runScale, type ScaleResult, type SeriesSpec } from './series.ts';
 import { startTimer, stopTimer } from './timer.ts';
@@ -424,6 +425,7 @@ async function main(): Promise<number> {
     ? await attempt('in-process pipeline', () => benchPipeline(current, at100k.g, at100k.indexed.current as string, at100k.counts.current as [string, number][])) : { error: 'no 100k database in --scales' };
   const count = await attempt('counting 1 MB', () => benchCount(current));
   const hookCost = await attempt('prompt hook cost', () => benchHookCost());
+  const reportCost = await attempt('report of 1,000 assemblies', () => benchReport(current, REPO));
   // Today's BAZINGA spawn: the prompt hook on the builder's run, warm and in its own process.
   const builderHook: (BuilderHookCost | { error: string })[] = [];
   for (const { g, indexed } of dbs) {
@@ -516,6 +518,11 @@ async function main(): Promise<number> {
       log(`| ${b.scale} | ${b.rounds} × 3 | ${b.node_median_ms.toFixed(1)} ms | ${x(b.warm_median_ms)} | ${x(b.own_median_ms)} | ${b.placed} of ${b.rounds * 6} | ${b.served} of ${b.rounds * 3} |`);
     }
   }
+  if (!failed(reportCost)) {
+    log(`\n### The report of a session of ${reportCost.assemblies} assemblies (context-assembler report --format html, ${reportCost.runs} runs)\n`);
+    log(`| command | median | × node -e 0 | file |\n|---|---:|---:|---:|`);
+    log(`| report --format html | ${reportCost.median_ms.toFixed(0)} ms | ${(reportCost.median_ms / reportCost.node_median_ms).toFixed(2)} | ${(reportCost.bytes / 1024 / 1024).toFixed(2)} MB |`);
+  }
   if (!failed(hookCost)) {
     log(`\n### Prompt hook on a Bash call that is not the prompt builder (${hookCost.rounds} interleaved rounds)\n`);
     log('| command | median | × node -e 0 |\n|---|---:|---:|');
@@ -573,6 +580,8 @@ async function main(): Promise<number> {
     targets.push({ target: `redaction of 1 MB adversarial text (slowest: ${worst.input}) < 200 ms`, value: worst.ms_1mb, limit: 200, unit: 'ms' });
     targets.push({ target: 'redaction time 1 MB / 100 KB, worst input ≤ 15 (linear ≈ 10)', value: Math.max(...redaction.map((r) => r.ratio)), limit: 15, unit: '×' });
   }
+  targets.push({ target: `report of ${failed(reportCost) ? 1000 : reportCost.assemblies} assemblies written as HTML < 1 s (the command, Node's start included)`, value: failed(reportCost) ? null : reportCost.median_ms / 1000, limit: REPORT_TARGETS.ms / 1000, unit: 's' });
+  targets.push({ target: 'that HTML file < 2 MB', value: failed(reportCost) ? null : reportCost.bytes / 1024 / 1024, limit: REPORT_TARGETS.bytes / 1024 / 1024, unit: 'MB' });
   targets.push({ target: `prompt hook on a non-builder Bash call ≤ ${HOOK_TARGET_MS} ms (median)`, value: failed(hookCost) ? null : hookCost.guarded_median_ms, limit: HOOK_TARGET_MS, unit: 'ms' });
   if (!failed(indexBuild)) targets.push({ target: 'first read of a 100k database never indexed < 5 s', value: indexBuild.first_read_ms / 1000, limit: 5, unit: 's' });
 
@@ -641,6 +650,7 @@ async function main(): Promise<number> {
     redaction_1mb: failed(redaction) ? null : redaction,
     prompt_hook_cost: failed(hookCost) ? null : hookCost,
     prompt_hook_on_builder_run: builderHookDone,
+    report_1000: failed(reportCost) ? null : reportCost,
     targets: targets.map((t) => ({ ...t, value: t.value === null ? null : Number(t.value.toFixed(3)), result: verdict(t) })),
     all_pass: allPass,
     wall_ms: Math.round(wallMs),

@@ -47,7 +47,7 @@ try {
 const targets = [
   {
     skill: 'context-assembler',
-    scripts: ['assemble', 'zone', 'rank', 'pack', 'reasoning', 'consume', 'fetch', 'prompt-hook', 'serve', 'doctor'],
+    scripts: ['assemble', 'zone', 'rank', 'pack', 'reasoning', 'consume', 'fetch', 'prompt-hook', 'serve', 'report', 'doctor'],
     esm: ['doctor'],
   },
   { skill: 'bazinga-db', scripts: ['bazinga-db'], esm: [] },

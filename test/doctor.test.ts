@@ -21,7 +21,7 @@ import { REPO_ROOT, S1, copyFixture, makeProject, type Project } from './helpers
 import { bazingaDbIn as bazingaDb } from './inProcess.ts';
 
 const BIN = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
-const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'secrets', 'config', 'relevance', 'flow', 'tokenizer'];
+const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'secrets', 'config', 'relevance', 'flow', 'reports', 'tokenizer'];
 
 /** No inherited project hints: only flags (or the cwd) choose the project. */
 const ENV: NodeJS.ProcessEnv = { ...process.env };
@@ -132,6 +132,8 @@ describe('doctor on a healthy fixture copy', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.doc.ok).toBe(true);
     expect(r.doc.checks.map((c) => c.check)).toEqual(CHECKS);
+    // Where the report's HTML goes.
+    expect(r.doc.checks.find((c) => c.check === 'reports')?.detail).toMatch(/bazinga\/reports \(none yet\): context-assembler report --format html writes there/);
     for (const c of r.doc.checks) {
       expect(c.status, `${c.check}: ${c.detail}`).toBe('ok');
       expect(c.detail.length).toBeGreaterThan(0);

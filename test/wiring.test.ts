@@ -228,6 +228,25 @@ describe('spawns of one group, as the orchestrator makes them', () => {
     writeParams('tech_lead', 'AUTH');
     const tl = spawnPrompt('tech_lead', 'AUTH');
     expect(onlyContextChanged(tl.builder, tl.prompt, '## SPECIALIZATION GUIDANCE (Advisory)\n')).toMatch(/^## Context for tech_lead\n/);
+
+    // Each spawn the hook served is on record, with the prompt's size by the builder's estimate
+    // (characters ÷ 3.85, plus 2 %) and what the block delivered, in the transaction that recorded it.
+    const db = new Database(project.dbPath, { readonly: true });
+    try {
+      const recs = db.prepare("SELECT agent_type, iteration, source, outcome, prompt_tokens, detail FROM ca_assemblies WHERE source = 'prompt-hook' ORDER BY id").all() as { agent_type: string; iteration: number; outcome: string; prompt_tokens: number; detail: string }[];
+      expect(recs.map((r) => [r.agent_type, r.iteration, r.outcome])).toEqual([
+        ['developer', 0, 'recorded'],
+        ['qa_expert', 0, 'recorded'],
+        ['developer', 1, 'recorded'],
+        ['tech_lead', 1, 'recorded'],
+      ]);
+      expect(recs[3]?.prompt_tokens).toBe(Math.floor((Array.from(tl.prompt).length / 3.85) * 1.02));
+      const delivered = JSON.parse(recs[1]?.detail as string).delivered as number[];
+      const consumed = (db.prepare("SELECT package_id FROM consumption_scope WHERE agent_type = 'qa_expert' AND iteration = 0 ORDER BY package_id").all() as { package_id: number }[]).map((r) => r.package_id);
+      expect([...delivered].sort((a, b) => a - b)).toEqual(consumed);
+    } finally {
+      db.close();
+    }
   });
 
   it('a group without specializations: the section ends at the skills checklist', () => {
@@ -331,6 +350,16 @@ describe('what the hook leaves alone', () => {
     expect(hooks[0]?.stderr).toMatch(/prompt would be about \d+ tokens by the builder's estimate, past its file-read budget of 92\)\n$/);
     expect(consumption('tech_lead')).toBe(recorded);
     expect(fs.existsSync(P(`${DIR}/.context-assembler/tech_lead_CART.md.json`))).toBe(false);
+    // On record: the agent got the builder's prompt, and why.
+    const db = new Database(project.dbPath, { readonly: true });
+    try {
+      const last = db.prepare("SELECT agent_type, group_id, outcome, reason, prompt_tokens, detail FROM ca_assemblies WHERE source = 'prompt-hook' ORDER BY id DESC LIMIT 1").get() as Record<string, unknown>;
+      expect(last).toMatchObject({ agent_type: 'tech_lead', group_id: 'CART', outcome: 'left', reason: expect.stringContaining('past its file-read budget of 92') });
+      expect(last.prompt_tokens as number).toBeGreaterThan(92);
+      expect(JSON.parse(last.detail as string).delivered).toEqual([]);
+    } finally {
+      db.close();
+    }
   });
 
   it('a project reached through a symbolic link (CLAUDE_PROJECT_DIR) is served', () => {

@@ -3,7 +3,7 @@
 // ../../bazinga-db/bin/launch.cjs: prebuilt bundle when fresh, else the TypeScript source via tsx).
 //
 //   context-assembler.cjs [flags]              → assemble (the orchestrator's one command)
-//   context-assembler.cjs <step> [flags]       → <step>: zone rank pack reasoning consume assemble fetch doctor prompt-hook
+//   context-assembler.cjs <step> [flags]       → <step>: zone rank pack reasoning consume assemble fetch doctor prompt-hook serve report
 //   context-assembler.cjs help | --help | -h   → the steps, one line each (`<step> --help`: its flags)
 //
 // When a dependency is missing, assembly still never blocks: the fallback block (the same text as
@@ -25,6 +25,7 @@ const STEP_LINES = {
   doctor: 'checks that context-assembler can run here: Node, better-sqlite3, the project, database and config',
   'prompt-hook': "today's BAZINGA flow: puts the block in the prompt the prompt builder wrote (a PostToolUse hook; install-skills --wire)",
   serve: "the warm assembler: answers assemble calls and the prompt hook from one process, each a Node start and a round trip (the SessionStart hook, or a prompt hook that finds none, starts it)",
+  report: 'what each spawn was given, what it cost, whether context helped: markdown, JSON or one self-contained HTML file (reads only)',
 };
 const STEPS = new Set(Object.keys(STEP_LINES));
 const HELP = `context-assembler: the context block for an agent spawn, or any step of its assembly
@@ -98,7 +99,7 @@ const warm = {
 }[script];
 launch(skillDir, script, { warm }, (missing, install) => {
   const fix = `dependencies are missing (${missing}); install the dependencies: ${install}`;
-  if (script === 'fetch' || script === 'doctor' || script === 'serve') {
+  if (script === 'fetch' || script === 'doctor' || script === 'serve' || script === 'report') {
     process.stderr.write(`⚠ context-assembler: ${fix}\n`);
     process.exit(1);
   }

@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 8;
+export const CA_SCHEMA_VERSION = 9;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
@@ -342,6 +342,37 @@ export const MEMORY_DDL: readonly string[] = [
   `CREATE VIRTUAL TABLE IF NOT EXISTS ca_fts_memories USING fts5(title, body, tokenize = '${SEARCH_TOKENIZER}')`,
 ];
 
+/**
+ * v9: the assembly record (repo/assemblies.ts): one row per recording assembly (written in the
+ * same transaction as its consumption), per prompt the prompt hook served, and per fallback of a
+ * recording call (best effort): what the spawn was given, what was left out and why, the budget
+ * and what it cost. Source data of this product's own (the report reads it); never read by
+ * BAZINGA's tools. Every text in `detail` went through the redaction engine first.
+ */
+export const ASSEMBLY_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ca_assemblies (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_at TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  group_id TEXT,
+  agent_type TEXT NOT NULL,
+  iteration INTEGER NOT NULL CHECK(iteration >= 0),
+  source TEXT NOT NULL CHECK(source IN ('assemble', 'consume', 'prompt-hook')),
+  outcome TEXT NOT NULL CHECK(outcome IN ('recorded', 'unrecorded', 'nothing-delivered', 'skipped-zone', 'fallback', 'left')),
+  reason TEXT,
+  purpose TEXT,
+  zone TEXT,
+  usage_pct REAL,
+  budget INTEGER,
+  used_tokens INTEGER,
+  overrun INTEGER NOT NULL DEFAULT 0 CHECK(overrun >= 0),
+  prompt_tokens INTEGER,
+  duration_ms REAL NOT NULL,
+  version TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(detail)))`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_assemblies_session ON ca_assemblies(session_id, id)`,
+];
+
 /** The extension objects, idempotent. */
 export const CA_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS ca_meta (
@@ -383,6 +414,7 @@ export const CA_DDL: readonly string[] = [
   ON error_patterns(project_id, ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash)`,
   ...SEARCH_DDL,
   ...MEMORY_DDL,
+  ...ASSEMBLY_DDL,
 ];
 
 /** Every object CA_DDL creates, to tell a complete extension set from one an outside tool pruned. */
@@ -404,4 +436,6 @@ export const CA_OBJECTS = [
   'ca_idx_memories_hash',
   'ca_idx_memories_source',
   'ca_fts_memories',
+  'ca_assemblies',
+  'ca_idx_assemblies_session',
 ] as const;

@@ -15,6 +15,7 @@ import {
   printError,
   SPAWNED_AGENTS as AGENTS,
   writeTransaction,
+  type DB,
   type PackageRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { DEFAULT_MODEL, type ParsedFlags } from './params.ts';
@@ -41,8 +42,11 @@ export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
   return { ids: [...new Set(parts.map(Number))], agent, iteration, session: flags.values.get('--session') ?? null };
 }
 
-/** Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written). */
-export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo): number {
+/**
+ * Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written).
+ * `inTransaction` runs inside the write transaction that marks them (the prompt hook's assembly record).
+ */
+export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo, inTransaction?: (db: DB) => void): number {
   const io = guardIo(rawIo).io;
   const env = loadEnvironment(flags, io);
   const { deps, close } = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`), undefined, { writes: true });
@@ -64,9 +68,11 @@ export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: Sc
       io.stdout(JSON.stringify({ success: true, dry_run: true, agent: req.agent, iteration: req.iteration, consumed: [] }, null, 2) + '\n');
       return 0;
     }
-    const results = writeTransaction(db, () =>
-      packages.map((pkg) => ({ package_id: pkg.id, ...markPackageConsumed(db, pkg, req.agent, req.iteration) })),
-    );
+    const results = writeTransaction(db, () => {
+      const marked = packages.map((pkg) => ({ package_id: pkg.id, ...markPackageConsumed(db, pkg, req.agent, req.iteration) }));
+      inTransaction?.(db);
+      return marked;
+    });
     io.stdout(
       JSON.stringify({ success: true, agent: req.agent, iteration: req.iteration, consumed: packages.map((p) => p.id), results }, null, 2) + '\n',
     );

@@ -141,6 +141,8 @@ export interface ErrorPatternItem {
   relevance: number;
   /** Set by pack. */
   tier?: Tier;
+  /** Set by pack: tokens of its entry in the block (with its separator). */
+  tokens?: number;
 }
 
 export interface StrategyItem {
@@ -152,6 +154,8 @@ export interface StrategyItem {
   relevance: number;
   /** Set by pack. */
   tier?: Tier;
+  /** Set by pack: tokens of its entry in the block (with its separator). */
+  tokens?: number;
 }
 
 /** A project memory for the block (from earlier sessions; bazinga-db's ca_memories). */
@@ -166,6 +170,8 @@ export interface MemoryItem {
   /** Its standing by memory.search_weights (relevance, importance, recency, access). */
   score: number;
   tier?: Tier;
+  /** Set by pack: tokens of its entry in the block (with its separator). */
+  tokens?: number;
 }
 
 export interface ReasoningItem {

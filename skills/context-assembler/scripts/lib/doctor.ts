@@ -171,6 +171,10 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     // Needs better-sqlite3 (the dry run reads the stored texts): without it, its own row has said why.
     const integration = await import('./wiring/integration.ts').catch(() => undefined);
     for (const c of integration?.integrationChecks(projectRoot, dbPath, configuredRelevance, io.env) ?? []) add(c.check, c.status, c.detail, c.fix);
+    // Where `report --format html` writes (the record it reads is kept by every recording assembly).
+    const reports = path.join(projectRoot, 'bazinga', 'reports');
+    const existing = fs.existsSync(reports) ? fs.readdirSync(reports).filter((f) => f.endsWith('.html')).length : 0;
+    add('reports', 'ok', `${reports}${existing > 0 ? ` (${existing} HTML report${existing === 1 ? '' : 's'})` : ' (none yet)'}: context-assembler report --format html writes there; --format markdown or json prints to stdout`);
   }
 
   try {

@@ -72,6 +72,11 @@ export interface Deps {
   explain: boolean;
   dryRun: boolean;
   warn: (message: string) => void;
+  /**
+   * Set for a run that records (not a dry run): writes the assembly record of the final document
+   * inside the caller's write transaction (record.ts writeRecord: never fails that transaction).
+   */
+  record?: (db: DB, doc: AssemblyDoc) => void;
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -362,9 +367,9 @@ function withBlock<D extends Omit<RankDoc, 'candidates'> & Partial<PackFields>>(
     packages,
     packages_tokens: section.tokens,
     overflow_count: Math.max(0, total - packages.length),
-    error_patterns: block.items.error_pattern,
-    strategies: block.items.strategy,
-    ...(memories.length > 0 || doc.memories !== undefined ? { memories } : {}),
+    error_patterns: block.items.error_pattern.map((e) => ({ ...e, tokens: block.tokensOf('error_pattern', e.pattern_hash) })),
+    strategies: block.items.strategy.map((s) => ({ ...s, tokens: block.tokensOf('strategy', s.strategy_id) })),
+    ...(memories.length > 0 || doc.memories !== undefined ? { memories: memories.map((m) => ({ ...m, tokens: block.tokensOf('memory', m.id) })) } : {}),
     excluded: block.excluded,
     truncation: block.report,
     ...(block.commands ? { verification_commands: block.commands } : {}),
@@ -494,14 +499,31 @@ function reasoningScores(
  * cannot be written (a busy or locked database) this throws and the shell falls back.
  */
 export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
-  if (!ZONE_RULES[doc.zone].recordsConsumption) return consumed(doc, 'skipped-zone');
+  if (!ZONE_RULES[doc.zone].recordsConsumption) return recordedAlone(consumed(doc, 'skipped-zone'), deps);
   const ids = packageIds(doc);
-  if (ids.length === 0) return consumed(doc, 'nothing-delivered');
+  if (ids.length === 0) return recordedAlone(consumed(doc, 'nothing-delivered'), deps);
   if (deps.dryRun) return consumed(doc, 'dry-run');
   return recording(() => {
     const db = deps.db();
     return writeTransaction(db, () => claimed(doc, db, ids, deps));
   });
+}
+
+/**
+ * A run that delivers nothing to record (no package, or a zone that records no consumption) still
+ * leaves its assembly record, in a write transaction of its own; a dry run none. The record is not
+ * worth a fallback: when it cannot be written, the block is printed all the same (one warning).
+ */
+function recordedAlone(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
+  const record = deps.record;
+  if (record === undefined || deps.dryRun) return doc;
+  try {
+    const db = deps.db();
+    writeTransaction(db, () => record(db, doc));
+  } catch (err) {
+    deps.warn(`context-assembler: the assembly record was not written (${(err as Error).message})`);
+  }
+  return doc;
 }
 
 /** How often a run chooses outside the lock; the last choice is made holding it. */
@@ -558,11 +580,15 @@ function claimed(doc: AssemblyDoc, db: DB, ids: readonly number[], deps: Deps): 
   const claim = claimPackages(db, ids, doc.request.agent, doc.request.iteration);
   // Delivered packages nothing could record (requirements_engineer after its first iteration).
   const status = claim.claimed.length === 0 && claim.unrecorded.length > 0 ? 'unrecorded' : 'recorded';
-  if (claim.taken.length === 0) return consumed(doc, status, claim.claimed);
-  deps.warn(
-    `context-assembler: package(s) ${claim.taken.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
-  );
-  return consumed(withdrawPackages(doc, claim.taken, deps.counter), status, claim.claimed);
+  if (claim.taken.length > 0) {
+    deps.warn(
+      `context-assembler: package(s) ${claim.taken.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
+    );
+  }
+  const result = consumed(claim.taken.length === 0 ? doc : withdrawPackages(doc, claim.taken, deps.counter), status, claim.claimed);
+  // In the transaction that records what it delivers.
+  deps.record?.(db, result);
+  return result;
 }
 
 /** Runs a recording write; a failure means nothing may be delivered, so it is rethrown for the shell's fallback. */

@@ -16,6 +16,7 @@ import {
   isSettledText,
   invalid,
   markRunComplete,
+  monotonicMs,
   openDatabase,
   printError,
   readConfigFile,
@@ -46,6 +47,7 @@ import {
   type ParsedFlags,
 } from './params.ts';
 import { advance, zoneStep, type Deps } from './pipeline.ts';
+import { assemblyRecord, fallbackRecord, writeRecord, writeRecordAlone } from './record.ts';
 import { makeTokenCounter, tokenizerLoaded, type TokenCountCache } from './tokens.ts';
 
 useDriver(Database);
@@ -337,6 +339,7 @@ export function makeDeps(
 
 /** Runs one step script (or assemble, with step 'consume'); returns the exit code. */
 export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
+  const started = monotonicMs();
   const tokenizerBefore = tokenizerLoaded();
   const guarded = guardIo(rawIo);
   const io = guarded.io;
@@ -366,12 +369,17 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
   const request = start.kind === 'doc' ? start.doc.request : start.request;
   const warn = (m: string) => io.stderr(`⚠ ${m}\n`);
   let close = () => {};
+  // A recording run (assemble, or consume continuing a piped document) leaves its assembly record.
+  const recording = spec.step === 'consume' && !flags.bools.has('--dry-run');
+  const source = spec.name === 'assemble.ts' ? 'assemble' : 'consume';
+  let env: Environment | undefined;
   try {
-    const env = loadEnvironment(flags, io);
+    env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
     const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume', indexes: io.indexes === true });
     close = made.close;
+    if (recording) made.deps.record = (db, doc) => void writeRecord(db, assemblyRecord(doc, { source, durationMs: monotonicMs() - started }));
     guarded.redactString.useSettled(made.settled);
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));
@@ -394,7 +402,17 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     markRunComplete();
     return 0;
   } catch (err) {
-    return fallback(io, format, request.agent, (err as Error).message);
+    const message = (err as Error).message;
+    try {
+      close();
+    } catch {
+      // Closing cannot change what was printed.
+    }
+    close = () => {};
+    // Best effort and quick (seed 001: the warning is logged to the session): a database that cannot
+    // be opened or is locked, often why the call fell back, keeps no record.
+    if (recording && env !== undefined) writeRecordAlone(env.dbPath, fallbackRecord(request, message, { source, durationMs: monotonicMs() - started }), 50);
+    return fallback(io, format, request.agent, message);
   } finally {
     try {
       close();

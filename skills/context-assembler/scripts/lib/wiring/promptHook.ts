@@ -24,6 +24,7 @@ import {
   describeRefusal,
   isInsideAny,
   listQuotableTexts,
+  monotonicMs,
   openReadOnly,
   readRegularFile,
   readSpawnState,
@@ -34,11 +35,15 @@ import {
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { AssemblyDoc } from '../contract.ts';
 import { consumeIds, consumeIdsRequest } from '../consumeIds.ts';
+import { assemblyRecord, writeRecord, writeRecordAlone } from '../record.ts';
 import { COMMON_FLAGS, PARAMS_FILE_MAX_BYTES, parseFlags } from '../params.ts';
 import { runScript, type ScriptIo } from '../shell.ts';
 import { readBuilderRun } from './builderRun.ts';
 import { PROMPT_BUILDER, WIRED_HOOK_COMMAND } from './hookCommand.ts';
 import { builderPackageCount, placeBlock, withBlock, type QuotedText } from './promptSection.ts';
+
+/** How long the hook waits for a lock to write an assembly record of its own (twice that in all). */
+const RECORD_BUSY_MS = 500;
 
 /** Where the hook keeps the block it made for a prompt (beside it). */
 const MADE_DIR = '.context-assembler';
@@ -67,9 +72,10 @@ export type HookOutcome =
 
 /** Runs the hook on the JSON Claude Code passes on stdin; always exit 0. */
 export function runPromptHook(io: HookIo): HookOutcome {
+  const started = monotonicMs();
   let outcome: HookOutcome;
   try {
-    outcome = handle(io);
+    outcome = handle(io, started);
   } catch (err) {
     outcome = { done: 'left', why: (err as Error).message };
   }
@@ -84,7 +90,7 @@ interface Event {
   cwd?: unknown;
 }
 
-function handle(io: HookIo): HookOutcome {
+function handle(io: HookIo, started: number): HookOutcome {
   let input: Event;
   try {
     input = JSON.parse(io.stdin) as Event;
@@ -141,6 +147,7 @@ function handle(io: HookIo): HookOutcome {
       root, prompt, paramsFile, paramsBytes: paramsRead.bytes, agent, session, group,
       record: path.join(made, `${path.basename(prompt)}.json`),
       effectiveBudget: run.effectiveBudget ?? BUILDER_EFFECTIVE_BUDGET,
+      started,
     }),
   );
 }
@@ -157,6 +164,8 @@ interface Spawn {
   record: string;
   /** Tokens (by the builder's own estimate) the prompt must stay within. */
   effectiveBudget: number;
+  /** When the hook started (monotonicMs): the assembly record's duration. */
+  started: number;
 }
 
 /**
@@ -228,18 +237,23 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   // A block that shows nothing never takes the place of what the builder wrote (nor goes first where
   // it wrote nothing); nor does one without packages where the builder's section lists some (an agent
   // no package names as a consumer, packages this agent was given at this iteration already).
-  if (kept.empty && placement.kind !== 'renew') return { done: 'ignored', why: "the block has nothing to show: the builder's prompt stays as it is" };
-  if (kept.packages === 0 && builderPackageCount(before, placement) > 0) return { done: 'ignored', why: "the block shows no package where the builder's section lists some: the builder's prompt stays as it is" };
+  // A new assembly that is not placed is on record too: the spawn got the builder's prompt, and why.
+  const notPlaced = (outcome: HookOutcome & { why: string }): HookOutcome => {
+    if (made !== undefined) writeRecordAlone(dbPath, assemblyRecord(made.doc, { source: 'prompt-hook', durationMs: monotonicMs() - s.started, outcome: 'left', reason: outcome.why, promptTokens: builderTokens(before.toString('utf8')) }), RECORD_BUSY_MS);
+    return outcome;
+  };
+  if (kept.empty && placement.kind !== 'renew') return notPlaced({ done: 'ignored', why: "the block has nothing to show: the builder's prompt stays as it is" });
+  if (kept.packages === 0 && builderPackageCount(before, placement) > 0) return notPlaced({ done: 'ignored', why: "the block shows no package where the builder's section lists some: the builder's prompt stays as it is" });
   const after = withBlock(before, placement, kept.block);
   const tokens = builderTokens(after.toString('utf8'));
   if (tokens > s.effectiveBudget) {
-    return { done: 'left', why: `with the block the prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${s.effectiveBudget}`, prompt: s.prompt };
+    return notPlaced({ done: 'left', why: `with the block the prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${s.effectiveBudget}`, prompt: s.prompt });
   }
   if (!after.equals(before)) writeFileAtomically(s.prompt, after, { mode: fs.statSync(s.prompt).mode & 0o777 });
   if (made !== undefined) {
     // Kept only once placed: a block that was not is made again (from the same state) next time.
     writeFileAtomically(s.record, JSON.stringify(kept) + '\n', { mode: 0o600 });
-    recordDelivery(io, s, made);
+    recordDelivery(io, s, made, dbPath, tokens);
   }
   return { done: placement.kind === 'replace' ? 'replaced' : placement.kind === 'renew' ? 'renewed' : 'inserted', prompt: s.prompt, reused };
 }
@@ -263,6 +277,8 @@ interface Made {
   /** The packages it delivers, and the iteration to record them at once the prompt holds the block. */
   delivered: number[];
   iteration: number;
+  /** The assembly's document (a dry run's: recorded once the block is placed). */
+  doc: AssemblyDoc;
 }
 
 /** The block for the spawn, chosen as a recording run would choose it but recording nothing yet; or why there is none to use. */
@@ -289,7 +305,7 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string } {
   const d = doc as AssemblyDoc;
   const shown = (d.packages?.length ?? 0) + (d.reasoning?.entries.length ?? 0) + (d.error_patterns?.length ?? 0) + (d.strategies?.length ?? 0) + (d.memories?.length ?? 0);
   const delivered = (d.packages ?? []).map((p) => p.id);
-  return { block: out, empty: shown === 0, packages: delivered.length, delivered, iteration: d.request.iteration };
+  return { block: out, empty: shown === 0, packages: delivered.length, delivered, iteration: d.request.iteration, doc: d };
 }
 
 /**
@@ -297,22 +313,37 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string } {
  * prompt holds the block (nothing is recorded for a block that was not placed). A package the
  * rule refuses (not designated for the agent any more) records nothing; said on stderr.
  */
-function recordDelivery(io: HookIo, s: Spawn, made: Made): void {
-  if (made.delivered.length === 0) return;
+function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, promptTokens: number): void {
+  const record = (outcome: 'recorded' | 'unrecorded' | 'nothing-delivered', reason: string | null = null) =>
+    assemblyRecord(
+      { ...made.doc, consumption: outcome === 'recorded' ? 'recorded' : 'nothing-delivered', consumed: outcome === 'recorded' ? made.delivered : [] },
+      { source: 'prompt-hook', durationMs: monotonicMs() - s.started, promptTokens, outcome, reason },
+    );
+  if (made.delivered.length === 0) {
+    writeRecordAlone(dbPath, record('nothing-delivered'), RECORD_BUSY_MS);
+    return;
+  }
   let err = '';
   const flags = parseFlags(
     ['--project-root', s.root, '--session', s.session, '--agent', s.agent, '--iteration', String(made.iteration), '--ids', made.delivered.join(',')],
     { ...COMMON_FLAGS, '--ids': 'string' },
   );
-  const code = consumeIds(consumeIdsRequest(flags), flags, {
-    argv: [],
-    cwd: s.root,
-    env: io.env,
-    stdout: () => {},
-    stderr: (t) => (err += t),
-    readStdin: () => undefined,
-    now: io.now,
-  });
+  const code = consumeIds(
+    consumeIdsRequest(flags),
+    flags,
+    {
+      argv: [],
+      cwd: s.root,
+      env: io.env,
+      stdout: () => {},
+      stderr: (t) => (err += t),
+      readStdin: () => undefined,
+      now: io.now,
+    },
+    // In the transaction that records the delivery.
+    (db) => void writeRecord(db, record('recorded')),
+  );
+  if (code !== 0) writeRecordAlone(dbPath, record('unrecorded', err.trim()), RECORD_BUSY_MS);
   if (code !== 0) io.stderr(`⚠ context-assembler: the block is in the prompt, but its packages were not recorded as delivered (${err.trim()})\n`);
 }
 

@@ -1,0 +1,173 @@
+/**
+ * The assembly record (bazinga-db's ca_assemblies): what one recording assembly gave a spawn, made
+ * from the final document. Written in the write transaction that records the packages it delivers
+ * (pipeline.ts), in one of its own when it delivers none, by the prompt hook with the prompt's size
+ * once the block is placed (wiring/promptHook.ts), and for a recording call that fell back (best
+ * effort: shell.ts). Dry runs and reads write none. The report reads it (report/).
+ *
+ * Every text in it comes from the document, which the steps redacted already (the query's text and
+ * terms, ids, reasons); a fallback's reason is redacted here.
+ */
+import { hasAssemblyRecord, insertAssembly, openDatabase, redactText, writeTransaction, type AssemblyRecord, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
+import type { AssemblyDoc, Exclusion } from './contract.ts';
+import type { ItemKind, Tier } from './core/tiers.ts';
+
+/** The product's version, as package.json and the plugin manifest give it (a test keeps the three equal). */
+export const PRODUCT_VERSION = '0.1.0';
+
+/** Items left out listed one by one, at most (the rest are counted per reason). */
+export const LEFT_OUT_LISTED = 50;
+
+/** What the record holds beyond its columns (the `detail` JSON). */
+export interface AssemblyDetail {
+  /** Tokens each section of the block used. */
+  sections: { packages: number; reasoning: number; error_patterns: number; strategies: number; memories: number };
+  /** Every item shown, in the block's order within its kind. */
+  shown: { kind: ItemKind; id: number | string; tier: Tier | null; tokens: number | null }[];
+  /** The first LEFT_OUT_LISTED items left out, with why. */
+  left_out: { kind: ItemKind; id: number | string; reason: Exclusion['reason']; tier: Tier | null }[];
+  /** Everything left out, counted per reason. */
+  left_out_counts: Record<string, number>;
+  /** The query relevance ranked by (redacted, as the document holds it). */
+  query: { source: string; terms: string[]; scope: string[]; scope_source: string } | null;
+  /** Packages delivered and recorded (ids). */
+  delivered: number[];
+  /** The model the spawn runs on (the prompt size is measured against its context window). */
+  model: string;
+}
+
+export interface RecordMeta {
+  source: AssemblyRecord['source'];
+  durationMs: number;
+  /** The builder's estimate of the prompt with the block in it (the prompt hook only). */
+  promptTokens?: number | null;
+  /** The prompt hook's outcome when it did not place the block ('left', with why). */
+  outcome?: AssemblyRecord['outcome'];
+  reason?: string | null;
+}
+
+const tierOf = (item: { tier?: Tier }): Tier | null => item.tier ?? null;
+
+/** The record of a final (consume step) document. Pure. */
+export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyRecord {
+  const packages = doc.packages ?? [];
+  const entries = doc.reasoning?.entries ?? [];
+  const patterns = doc.error_patterns ?? [];
+  const strategies = doc.strategies ?? [];
+  const memories = doc.memories ?? [];
+  const sum = (xs: readonly { tokens?: number }[]) => xs.reduce((a, x) => a + (x.tokens ?? 0), 0);
+  const excluded = doc.excluded ?? [];
+  const counts: Record<string, number> = {};
+  for (const e of excluded) counts[e.reason] = (counts[e.reason] ?? 0) + 1;
+  const q = doc.query;
+  const detail: AssemblyDetail = {
+    sections: {
+      packages: doc.packages_tokens ?? sum(packages),
+      reasoning: doc.reasoning?.used_tokens ?? 0,
+      error_patterns: sum(patterns),
+      strategies: sum(strategies),
+      memories: sum(memories),
+    },
+    shown: [
+      ...packages.map((p) => ({ kind: 'package' as const, id: p.id, tier: tierOf(p), tokens: p.tokens })),
+      ...entries.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: tierOf(e), tokens: e.tokens })),
+      ...patterns.map((p) => ({ kind: 'error_pattern' as const, id: p.pattern_hash, tier: tierOf(p), tokens: p.tokens ?? null })),
+      ...strategies.map((s) => ({ kind: 'strategy' as const, id: s.strategy_id, tier: tierOf(s), tokens: s.tokens ?? null })),
+      ...memories.map((m) => ({ kind: 'memory' as const, id: m.id, tier: tierOf(m), tokens: m.tokens ?? null })),
+    ],
+    left_out: excluded.slice(0, LEFT_OUT_LISTED).map((e) => ({ kind: e.kind, id: e.id, reason: e.reason, tier: e.tier ?? null })),
+    left_out_counts: counts,
+    query: q ? { source: q.source, terms: q.terms, scope: q.scope, scope_source: q.scope_source } : null,
+    delivered: doc.consumed ?? [],
+    model: doc.request.model,
+  };
+  const consumption = doc.consumption;
+  const outcome: AssemblyRecord['outcome'] =
+    meta.outcome ?? (consumption === 'recorded' || consumption === 'unrecorded' || consumption === 'skipped-zone' ? consumption : 'nothing-delivered');
+  const r = doc.request;
+  return {
+    created_at: r.now,
+    session_id: r.session,
+    group_id: r.group,
+    agent_type: r.agent,
+    iteration: r.iteration,
+    source: meta.source,
+    outcome,
+    reason: meta.reason === undefined || meta.reason === null ? null : redactText(meta.reason),
+    purpose: doc.purpose ?? null,
+    zone: doc.zone,
+    usage_pct: doc.usage_pct,
+    budget: doc.context_budget,
+    used_tokens: doc.truncation?.used ?? detail.sections.packages + detail.sections.reasoning,
+    overrun: doc.truncation?.overrun ?? 0,
+    prompt_tokens: meta.promptTokens ?? null,
+    duration_ms: Math.round(meta.durationMs * 10) / 10,
+    version: PRODUCT_VERSION,
+    detail: JSON.stringify(detail),
+  };
+}
+
+/** The record of a recording call that fell back: only what its request says, and why. */
+export function fallbackRecord(
+  request: { now: string; session: string; group: string | null; agent: string; iteration: number },
+  reason: string,
+  meta: { source: AssemblyRecord['source']; durationMs: number },
+): AssemblyRecord {
+  return {
+    created_at: request.now,
+    session_id: request.session,
+    group_id: request.group,
+    agent_type: request.agent,
+    iteration: request.iteration,
+    source: meta.source,
+    outcome: 'fallback',
+    reason: redactText(reason),
+    purpose: null,
+    zone: null,
+    usage_pct: null,
+    budget: null,
+    used_tokens: null,
+    overrun: 0,
+    prompt_tokens: null,
+    duration_ms: Math.round(meta.durationMs * 10) / 10,
+    version: PRODUCT_VERSION,
+    detail: '{}',
+  };
+}
+
+/**
+ * Writes `record` inside the caller's write transaction, in a savepoint of its own: a record that
+ * cannot be written (a file whose schema step has not made the table yet) is left out, and the
+ * transaction (the consumption it records beside) goes on. Returns whether it was written.
+ */
+export function writeRecord(db: DB, record: AssemblyRecord): boolean {
+  if (!hasAssemblyRecord(db)) return false;
+  try {
+    db.transaction(() => insertAssembly(db, record))();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes `record` in a connection and a write transaction of its own, waiting at most `busyMs` for
+ * a lock (twice that in all); returns whether it was written. Never throws: a record is never worth
+ * failing what it records.
+ */
+export function writeRecordAlone(dbPath: string, record: AssemblyRecord, busyMs: number): boolean {
+  let db: DB | undefined;
+  try {
+    db = openDatabase({ dbPath, create: false, busyTimeoutMs: busyMs, busyBudgetMs: busyMs * 2 });
+    const conn = db;
+    return writeTransaction(conn, () => writeRecord(conn, record));
+  } catch {
+    return false;
+  } finally {
+    try {
+      db?.close();
+    } catch {
+      // nothing to keep
+    }
+  }
+}

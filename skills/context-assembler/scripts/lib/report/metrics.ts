@@ -1,0 +1,105 @@
+/**
+ * The four success metrics of the strategy the product comes from (seed 001), over the sessions of
+ * one report, each with how it is computed and, when it cannot be, which data is missing.
+ *
+ * - Iterations per group (< 3 on average): BAZINGA's task_groups.revision_count counts the times a
+ *   group went back to the developer, so a group has been through revision_count + 1 iterations;
+ *   averaged over the groups that started (status other than pending).
+ * - Prompt sizes (< 80 % of the model's limit): the spawns the prompt hook served record the
+ *   prompt's size with the block in it (the builder's own estimate: characters ÷ 3.85, plus 2 %);
+ *   the value is the largest such prompt as a share of its model's context window
+ *   (model_context_windows), met when every one stays under 80 %. The orchestrator's own calls see
+ *   only the block, not the prompt around it, so they do not count.
+ * - Context hits (> 50 % of packages consumed): the sessions' packages (not superseded) delivered to
+ *   at least one agent (a consumption_scope row, or a consumer row marked consumed) over all of them.
+ * - QA failure recurrence (< 10 %: the same error twice): the error patterns of the sessions'
+ *   projects seen twice or more (occurrences ≥ 2) over all their patterns. Project-wide: BAZINGA's
+ *   error_patterns table keeps no session.
+ */
+import { countPatternRecurrence, type DB } from '../../../../bazinga-db/scripts/lib/index.ts';
+import type { SessionReport } from './data.ts';
+
+export interface Metric {
+  key: 'iterations_per_group' | 'prompt_size' | 'context_hits' | 'qa_failure_recurrence';
+  name: string;
+  /** The target as text, and as a comparison. */
+  target: string;
+  limit: number;
+  compare: 'below' | 'above';
+  unit: '' | '%';
+  /** null when it cannot be computed (missing says why). */
+  value: number | null;
+  met: boolean | null;
+  numerator: number | null;
+  denominator: number | null;
+  /** The figures behind the value, in words ("3 iterations over 2 groups"). */
+  figures: string | null;
+  how: string;
+  missing: string | null;
+}
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+function metric(
+  base: Omit<Metric, 'met' | 'value' | 'missing' | 'numerator' | 'denominator' | 'figures'>,
+  value: number | null,
+  parts: { numerator: number; denominator: number; figures: string; missing: string },
+): Metric {
+  const met = value === null ? null : base.compare === 'below' ? value < base.limit : value > base.limit;
+  return { ...base, value: value === null ? null : round(value), met, numerator: parts.numerator, denominator: parts.denominator, figures: value === null ? null : parts.figures, missing: value === null ? parts.missing : null };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metric[] {
+  // A group started once its status left pending, or a spawn of it is on record.
+  const started = sessions.flatMap((s) => s.groups.filter((g) => g.status !== 'pending' || g.spawns.length > 0));
+  const iterations = started.reduce((a, g) => a + g.iterations, 0);
+  const prompts = sessions.flatMap((s) => s.spawns.filter((sp) => sp.prompt_tokens !== null && sp.model_window !== null));
+  const shares = prompts.map((sp) => ((sp.prompt_tokens as number) * 100) / (sp.model_window as number));
+  const total = sessions.reduce((a, s) => a + s.packages_total, 0);
+  const delivered = sessions.reduce((a, s) => a + s.packages_delivered, 0);
+  const projects = [...new Set(sessions.map((s) => s.project_id))];
+  let patterns = 0;
+  let repeated = 0;
+  for (const project of projects) {
+    const row = countPatternRecurrence(db, project);
+    patterns += row.patterns;
+    repeated += row.repeated;
+  }
+  return [
+    metric(
+      { key: 'iterations_per_group', name: 'Iterations per group', target: '< 3 on average', limit: 3, compare: 'below', unit: '', how: 'task_groups.revision_count + 1 per group that started (status not pending, or a spawn on record), averaged' },
+      started.length === 0 ? null : iterations / started.length,
+      { numerator: iterations, denominator: started.length, figures: `${plural(iterations, 'iteration')} over ${plural(started.length, 'group')}`, missing: 'no task group of these sessions has started (task_groups)' },
+    ),
+    metric(
+      {
+        key: 'prompt_size',
+        name: 'Prompt sizes',
+        target: "< 80 % of the model's limit",
+        limit: 80,
+        compare: 'below',
+        unit: '%',
+        how: "the largest prompt the prompt hook served (the builder's estimate, with the block) as a share of its model's context window (model_context_windows); met when all stay under 80 %",
+      },
+      shares.length === 0 ? null : Math.max(...shares),
+      {
+        numerator: shares.filter((x) => x < 80).length,
+        denominator: shares.length,
+        figures: `${shares.filter((x) => x < 80).length} of ${plural(shares.length, 'prompt')} under 80 %`,
+        missing: "no spawn of these sessions went through the prompt hook (the orchestrator's own calls see only the block, not the prompt: ca_assemblies.prompt_tokens)",
+      },
+    ),
+    metric(
+      { key: 'context_hits', name: 'Context hits', target: '> 50 % of packages consumed', limit: 50, compare: 'above', unit: '%', how: 'packages (not superseded) delivered to at least one agent (consumption_scope, or a consumer row marked consumed) over all packages of the sessions' },
+      total === 0 ? null : (delivered * 100) / total,
+      { numerator: delivered, denominator: total, figures: `${delivered} of ${plural(total, 'package')} delivered`, missing: 'the sessions hold no context package (context_packages)' },
+    ),
+    metric(
+      { key: 'qa_failure_recurrence', name: 'QA failure recurrence', target: '< 10 % (the same error twice)', limit: 10, compare: 'below', unit: '%', how: "error patterns of the sessions' projects seen twice or more (error_patterns.occurrences >= 2) over all their patterns; project-wide (the table keeps no session)" },
+      patterns === 0 ? null : (repeated * 100) / patterns,
+      { numerator: repeated, denominator: patterns, figures: `${repeated} of ${plural(patterns, 'pattern')} seen twice or more`, missing: `no error pattern is recorded for ${projects.join(', ') || 'the project'} (error_patterns)` },
+    ),
+  ];
+}

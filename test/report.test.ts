@@ -1,0 +1,281 @@
+/**
+ * The assembly record and the report (issue: every assembly on record). On real copies of the v19
+ * fixture, in process (the scripts' own runScript / runReport) and a few real processes:
+ *   - a recording assembly writes one record in the transaction of its consumption (a claim that
+ *     fails leaves no record of a delivery, and the fallback is on record instead); one that
+ *     delivers nothing, or runs in a zone that records nothing, leaves one too; dry runs, reads and
+ *     steps write none; a file whose table is gone still records its consumption;
+ *   - the report's JSON on a seeded session with known figures: the four metrics and how each is
+ *     computed, timelines and verdicts, what each spawn got, packages never delivered, repeated
+ *     failures, fallbacks; markdown and HTML carry the same values; a planted secret reaches none;
+ *   - the HTML file: its content security policy, no script, under 2 MB for 1,000 assemblies;
+ *   - bad flags named, exit codes, --help, a session that is not there.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertAssembly, type AssemblyRecord } from '../skills/bazinga-db/scripts/lib/index.ts';
+import { fakeAssemblies } from './fakeAssemblies.ts';
+import { PRODUCT_VERSION } from '../skills/context-assembler/scripts/lib/record.ts';
+import { runScript, type ScriptSpec } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { REPO_ROOT, S1, S2, type Project } from './helpers.ts';
+import { capturingIo, copyIndexedFixture } from './inProcess.ts';
+import { assemble, exec, NOW, report, rows, SECRET, SECRET_VALUE, seedReportSession } from './reportSeed.ts';
+
+
+const RANK: ScriptSpec = { name: 'rank.ts', step: 'rank', defaultFormat: 'json', readsStdin: false, summary: '' };
+
+
+describe('the assembly record', () => {
+  let p: Project;
+  beforeAll(() => {
+    p = copyIndexedFixture('ca-record-');
+  });
+  afterAll(() => p.cleanup());
+
+  it('a recording assembly writes one record beside its consumption: what was shown, left out, tokens by section, the query, its version', () => {
+    const r = assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2', '--task', 'refresh token rotation']);
+    expect(r.code, r.err).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.consumption).toBe('recorded');
+    const [rec, ...more] = rows(p);
+    expect(more).toEqual([]);
+    expect(rec).toMatchObject({ session_id: S1, group_id: 'AUTH', agent_type: 'developer', iteration: 2, source: 'assemble', outcome: 'recorded', reason: null, zone: 'Normal', purpose: doc.purpose, budget: doc.context_budget, used_tokens: doc.truncation.used, overrun: doc.truncation.overrun, prompt_tokens: null, version: PRODUCT_VERSION, created_at: new Date(NOW).toISOString() });
+    expect(rec?.duration_ms as number).toBeGreaterThan(0);
+    const detail = JSON.parse(rec?.detail as string);
+    expect(detail.delivered).toEqual(doc.consumed);
+    expect(detail.shown.filter((x: { kind: string }) => x.kind === 'package').map((x: { id: number }) => x.id)).toEqual(doc.packages.map((x: { id: number }) => x.id));
+    expect(detail.shown.filter((x: { kind: string }) => x.kind === 'reasoning').map((x: { id: number }) => x.id)).toEqual(doc.reasoning.entries.map((x: { id: number }) => x.id));
+    expect(detail.shown.filter((x: { kind: string }) => x.kind === 'error_pattern').length).toBe(doc.error_patterns.length);
+    expect(detail.sections).toEqual({
+      packages: doc.packages_tokens,
+      reasoning: doc.reasoning.used_tokens,
+      error_patterns: doc.error_patterns.reduce((a: number, e: { tokens: number }) => a + e.tokens, 0),
+      strategies: doc.strategies.reduce((a: number, e: { tokens: number }) => a + e.tokens, 0),
+      memories: 0,
+    });
+    expect(detail.sections.error_patterns).toBeGreaterThan(0);
+    expect(detail.left_out.length).toBe(Math.min(doc.excluded.length, 50));
+    expect(detail.query).toMatchObject({ source: 'explicit', terms: doc.query.terms });
+    expect(detail.model).toBe(doc.request.model);
+    // The consumption it records beside.
+    const consumed = rows(p, "SELECT package_id FROM consumption_scope WHERE agent_type = 'developer' AND iteration = 2 ORDER BY package_id").map((x) => x.package_id);
+    expect(consumed).toEqual([...doc.consumed].sort((a: number, b: number) => a - b));
+  });
+
+  it('dry runs, steps and reports write no record', () => {
+    const before = rows(p).length;
+    expect(assemble(p, ['--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '2', '--dry-run']).code).toBe(0);
+    const c = capturingIo(['--project-root', p.root, '--session', S1, '--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '2'], { cwd: p.root });
+    expect(runScript(RANK, c.io)).toBe(0);
+    expect(report(p, ['--session', S1, '--format', 'json']).code).toBe(0);
+    expect(rows(p).length).toBe(before);
+  });
+
+  it('a run that delivers nothing, and one in a zone that records nothing, leave a record each', () => {
+    const before = rows(p).length;
+    // The developer at iteration 2 again and again, until every package of it was handed out.
+    const outcomes: string[] = [];
+    while (outcomes.at(-1) !== 'nothing-delivered' && outcomes.length < 10) outcomes.push(JSON.parse(assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2']).out).consumption);
+    expect(outcomes.at(-1)).toBe('nothing-delivered');
+    expect(JSON.parse(assemble(p, ['--group', 'CART', '--agent', 'qa_expert', '--iteration', '1', '--current-tokens', '136000']).out).consumption).toBe('skipped-zone');
+    expect(rows(p).slice(before).map((x) => [x.outcome, x.zone])).toEqual([...outcomes.map((o) => [o, 'Normal']), ['skipped-zone', 'Conservative']]);
+  });
+
+  it('a claim that fails leaves no record of a delivery: the fallback is on record instead, with its reason (redacted)', () => {
+    const q = copyIndexedFixture('ca-record-fail-');
+    try {
+      exec(q, `CREATE TRIGGER fail_claim BEFORE INSERT ON consumption_scope BEGIN SELECT RAISE(ABORT, 'disk on fire password=${SECRET_VALUE}'); END`);
+      const r = assemble(q, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ fallback: true });
+      const recs = rows(q);
+      expect(recs.map((x) => x.outcome)).toEqual(['fallback']);
+      expect(recs[0]).toMatchObject({ agent_type: 'developer', iteration: 2, source: 'assemble', budget: null });
+      expect(recs[0]?.reason).toContain('disk on fire');
+      expect(recs[0]?.reason).not.toContain(SECRET_VALUE);
+      expect(rows(q, 'SELECT * FROM consumption_scope WHERE iteration = 2')).toEqual([]);
+    } finally {
+      q.cleanup();
+    }
+  });
+
+  it('a record that cannot be written never costs the consumption (an insert that fails, by a trigger of an outside tool)', () => {
+    const q = copyIndexedFixture('ca-record-refused-');
+    try {
+      exec(q, "CREATE TRIGGER refuse_record BEFORE INSERT ON ca_assemblies BEGIN SELECT RAISE(ABORT, 'no records here'); END");
+      const r = assemble(q, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).consumption).toBe('recorded');
+      expect(rows(q, 'SELECT * FROM consumption_scope WHERE iteration = 2').length).toBeGreaterThan(0);
+      expect(rows(q)).toEqual([]);
+    } finally {
+      q.cleanup();
+    }
+  });
+});
+
+describe('report', () => {
+  let p: Project;
+  let json: any;
+  beforeAll(() => {
+    p = copyIndexedFixture('ca-report-');
+    seedReportSession(p);
+    const r = report(p, ['--session', S1, '--format', 'json']);
+    expect(r.code, r.err).toBe(0);
+    json = JSON.parse(r.out);
+  });
+  afterAll(() => p.cleanup());
+
+  it('the four metrics, with how each is computed, on known figures', () => {
+    const m = Object.fromEntries(json.metrics.map((x: { key: string }) => [x.key, x]));
+    // AUTH: revision_count 1 → 2 iterations; CART: 0 → 1 (both started); S2's group is not in the report.
+    expect(m.iterations_per_group).toMatchObject({ value: 1.5, met: true, numerator: 3, denominator: 2 });
+    // No spawn went through the prompt hook: not computable, and why.
+    expect(m.prompt_size).toMatchObject({ value: null, met: null });
+    expect(m.prompt_size.missing).toContain('prompt hook');
+    const s = json.sessions[0];
+    expect(m.context_hits).toMatchObject({ numerator: s.packages_delivered, denominator: s.packages_total });
+    expect(m.context_hits.value).toBeCloseTo((s.packages_delivered * 100) / s.packages_total, 2);
+    const patterns = rows(p, "SELECT occurrences FROM error_patterns WHERE project_id = 'acme-shop'");
+    expect(m.qa_failure_recurrence).toMatchObject({ numerator: 1, denominator: patterns.length });
+    for (const x of json.metrics) expect(x.how.length).toBeGreaterThan(20);
+  });
+
+  it('per group a timeline with iterations and verdicts; per spawn what it got; never-delivered packages; repeated failures; the fallback', () => {
+    const s = json.sessions[0];
+    expect(s.record_kept).toBe(true);
+    const auth = s.groups.find((g: { id: string }) => g.id === 'AUTH');
+    expect(auth).toMatchObject({ iterations: 2, revision_count: 1, last_review_status: 'CHANGES_REQUESTED', qa_attempts: 1 });
+    const authSpawns = s.spawns.filter((sp: { group_id: string }) => sp.group_id === 'AUTH');
+    expect(authSpawns.map((sp: { agent: string; iteration: number; verdict: string }) => [sp.agent, sp.iteration, sp.verdict])).toEqual([
+      ['developer', 1, 'CHANGES_REQUESTED'],
+      ['qa_expert', 1, 'CHANGES_REQUESTED'],
+      ['developer', 2, 'CHANGES_REQUESTED'],
+      ['qa_expert', 2, 'CHANGES_REQUESTED'],
+      ['tech_lead', 2, 'CHANGES_REQUESTED'],
+    ]);
+    expect(auth.spawns).toEqual(authSpawns.map((sp: { id: number }) => sp.id));
+    for (const sp of authSpawns) {
+      expect(sp.outcome).toBe('recorded');
+      expect(sp.used_tokens).toBeLessThanOrEqual(sp.budget + sp.overrun);
+      expect(sp.sections.packages).toBeGreaterThan(0);
+    }
+    const cart = s.spawns.filter((sp: { group_id: string }) => sp.group_id === 'CART');
+    expect(cart.map((sp: { outcome: string }) => sp.outcome)).toEqual(['skipped-zone', 'recorded', 'fallback']);
+    expect(cart[1].overrun).toBeGreaterThan(0);
+    expect(s.fallbacks).toEqual([cart[2].id]);
+    expect(cart[2].reason).toContain('disk on fire');
+    const never = s.never_delivered.map((x: { id: number }) => x.id);
+    expect(never.length).toBe(s.packages_total - s.packages_delivered);
+    const planted = s.never_delivered.find((x: { file_path: string }) => x.file_path.includes('secret-notes'));
+    expect(planted.summary).toContain('Staging access');
+    expect(s.repeated_failures).toHaveLength(1);
+    expect(JSON.stringify(json)).not.toContain(SECRET_VALUE);
+    expect(JSON.stringify(json)).not.toContain(SECRET);
+  });
+
+  it('markdown and HTML carry the same values; neither holds the planted secret', () => {
+    const md = report(p, ['--session', S1]);
+    expect(md.code).toBe(0);
+    for (const m of json.metrics) expect(md.out).toContain(`| ${m.name} |`);
+    expect(md.out).toContain('### Packages never delivered');
+    expect(md.out).toContain('disk on fire');
+    const out = path.join(p.root, 'out.html');
+    const h = report(p, ['--session', S1, '--format', 'html', '--out', out]);
+    expect(h.code, h.err).toBe(0);
+    expect(h.out.trim()).toBe(out);
+    const html = fs.readFileSync(out, 'utf8');
+    for (const m of json.metrics) expect(html).toContain(`data-metric="${m.key}"><td>${m.name}</td><td class="n" data-value="${m.value ?? ''}"`);
+    for (const sp of json.sessions[0].spawns) expect(html).toContain(`data-spawn="${sp.id}"`);
+    for (const text of [md.out, html]) {
+      expect(text).not.toContain(SECRET_VALUE);
+      expect(text).not.toContain(SECRET);
+    }
+    expect(html).toContain('http-equiv="Content-Security-Policy" content="default-src \'none\';');
+    expect(html).not.toMatch(/<script|<link|<iframe|<img|url\(|@import|https?:\/\//i);
+  });
+
+  it('the default HTML path is the project\'s bazinga/reports/; --last N reports the newest N sessions', () => {
+    const h = report(p, ['--format', 'html', '--last', '2']);
+    expect(h.code, h.err).toBe(0);
+    expect(h.out.trim()).toBe(path.join(p.root, 'bazinga', 'reports', `${S2}-and-1-earlier.html`));
+    const both = JSON.parse(report(p, ['--last', '2', '--format', 'json']).out);
+    expect(both.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([S2, S1]);
+    // No session named: the newest.
+    expect(JSON.parse(report(p, ['--format', 'json']).out).sessions.map((s: { session_id: string }) => s.session_id)).toEqual([S2]);
+  });
+
+  it('bad input: each flag named with the value and what is allowed; a missing session; --help', () => {
+    const cases: [string[], number, string][] = [
+      [['--format', 'pdf'], 2, "--format must be one of markdown, json, html, got 'pdf'"],
+      [['--last', '0'], 2, '--last'],
+      [['--last', '101'], 2, "--last must be between 1 and 100, got '101'"],
+      [['--session', S1, '--last', '2'], 2, '--session and --last exclude each other'],
+      [['--now', 'yesterday'], 2, "--now must be an ISO 8601 time such as 2025-12-02T12:00:00Z, got 'yesterday'"],
+      [['--session', 'nope'], 1, `session 'nope' is not in`],
+      [['--bogus'], 2, '--bogus'],
+    ];
+    for (const [args, code, message] of cases) {
+      const r = report(p, args);
+      expect(r.code, args.join(' ')).toBe(code);
+      expect(r.out).toBe('');
+      expect(JSON.parse(r.err.trim().split('\n').pop() as string)).toMatchObject({ success: false, error: expect.stringContaining(message) });
+    }
+    const help = report(p, ['--help']);
+    expect(help).toMatchObject({ code: 0, err: '' });
+    expect(help.out).toMatch(/^report: /);
+  });
+
+  it('an old database (no writer of this version opened it) reports what BAZINGA\'s tables hold and says the record is missing', () => {
+    const q = copyIndexedFixture('ca-report-old-');
+    try {
+      exec(q, 'DROP TABLE ca_assemblies');
+      const r = JSON.parse(report(q, ['--session', S1, '--format', 'json']).out);
+      expect(r.sessions[0]).toMatchObject({ record_kept: false, spawns: [] });
+      expect(r.metrics.find((m: { key: string }) => m.key === 'context_hits').value).not.toBeNull();
+      expect(report(q, ['--session', S1]).out).toContain('The database holds no assembly record');
+    } finally {
+      q.cleanup();
+    }
+  });
+
+  it('1,000 assemblies: the HTML file stays under 2 MB, self-contained', () => {
+    const q = copyIndexedFixture('ca-report-big-');
+    try {
+      const db = new Database(q.dbPath);
+      db.transaction(() => {
+        for (const r of fakeAssemblies(1000, S1, PRODUCT_VERSION)) insertAssembly(db, r as unknown as AssemblyRecord);
+      })();
+      db.close();
+      const out = path.join(q.root, 'big.html');
+      expect(report(q, ['--session', S1, '--format', 'html', '--out', out]).code).toBe(0);
+      const size = fs.statSync(out).size;
+      expect(size).toBeLessThan(2 * 1024 * 1024);
+      expect(fs.readFileSync(out, 'utf8').match(/data-spawn="/g)?.length).toBe(1000);
+    } finally {
+      q.cleanup();
+    }
+  });
+});
+
+describe('report as a real process', () => {
+  it('the launcher runs it: --help, and the markdown of the fixture (read-only: the file is not changed)', () => {
+    const q = copyIndexedFixture('ca-report-proc-');
+    try {
+      const launcher = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
+      const help = spawnSync(process.execPath, [launcher, 'report', '--help'], { encoding: 'utf8' });
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(/^report: /);
+      const before = fs.readFileSync(q.dbPath);
+      const r = spawnSync(process.execPath, [launcher, 'report', '--project-root', q.root, '--session', S1], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('## Success metrics');
+      expect(fs.readFileSync(q.dbPath).equals(before)).toBe(true);
+    } finally {
+      q.cleanup();
+    }
+  });
+});
