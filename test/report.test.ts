@@ -235,6 +235,7 @@ describe('report', () => {
       exec(q, 'DROP TABLE ca_assemblies');
       const r = JSON.parse(report(q, ['--session', S1, '--format', 'json']).out);
       expect(r.sessions[0]).toMatchObject({ record_kept: false, spawns: [] });
+      expect(r.metrics.find((m: { key: string }) => m.key === 'prompt_size').missing).toContain('the database holds no assembly record');
       expect(r.metrics.find((m: { key: string }) => m.key === 'context_hits').value).not.toBeNull();
       expect(report(q, ['--session', S1]).out).toContain('The database holds no assembly record');
     } finally {

@@ -88,7 +88,9 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metr
         numerator: shares.filter((x) => x < 80).length,
         denominator: shares.length,
         figures: `${shares.filter((x) => x < 80).length} of ${plural(shares.length, 'prompt')} under 80 %`,
-        missing: "no spawn of these sessions went through the prompt hook (the orchestrator's own calls see only the block, not the prompt: ca_assemblies.prompt_tokens)",
+        missing: sessions.some((s) => s.record_kept)
+          ? "no spawn of these sessions went through the prompt hook (the orchestrator's own calls see only the block, not the prompt: ca_assemblies.prompt_tokens)"
+          : 'the database holds no assembly record (ca_assemblies): no recording assembly of this version ran on it',
       },
     ),
     metric(
