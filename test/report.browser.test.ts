@@ -67,27 +67,37 @@ describe('the HTML report in headless Chromium', () => {
     const url = pathToFileURL(file).href;
     await page.goto(url, { waitUntil: 'load' });
     // The metrics: each row's value as the JSON gives it.
-    const metrics = await page.$$eval('tr[data-metric]', (trs) => trs.map((tr) => ({ key: tr.getAttribute('data-metric'), value: tr.querySelector('td[data-value]')?.getAttribute('data-value'), text: (tr as unknown as { innerText: string }).innerText })));
+    // The metrics: each row's cells as a person reads them, against the JSON's figures.
+    const metrics = await page.$$eval('tr[data-metric]', (trs) =>
+      trs.map((tr) => ({ key: tr.getAttribute('data-metric'), cells: [...tr.querySelectorAll('td')].map((td) => (td as unknown as { innerText: string }).innerText.trim()) })),
+    );
     expect(metrics.map((m) => m.key)).toEqual(json.metrics.map((m: { key: string }) => m.key));
     for (const m of json.metrics) {
-      const shown = metrics.find((x) => x.key === m.key);
-      expect(shown?.value).toBe(m.value === null ? '' : String(m.value));
-      expect(shown?.text).toContain(m.met === null ? 'n/a' : m.met ? 'met' : 'not met');
+      const cells = metrics.find((x) => x.key === m.key)?.cells ?? [];
+      expect(cells[0]).toBe(m.name);
+      expect(cells[1]).toBe(m.value === null ? `not computable: ${m.missing}` : `${m.value}${m.unit === '%' ? ' %' : ''} (${m.figures})`);
+      expect(cells[2]).toBe(m.target);
+      expect(cells[3]).toBe(m.met === null ? 'n/a' : m.met ? 'met' : 'not met');
     }
+    expect(json.metrics.map((m: { met: boolean | null }) => m.met)).toContain(false);
     // Every spawn: tokens used and budget, outcome.
+    // Every spawn: its cells (iteration, verdict, outcome, packages shown, tokens used / budget).
     const spawns = await page.$$eval('tr[data-spawn]', (trs) =>
-      trs.map((tr) => {
-        const cell = tr.querySelector('td[data-used]');
-        return { id: Number(tr.getAttribute('data-spawn')), used: cell?.getAttribute('data-used'), budget: cell?.getAttribute('data-budget'), text: (tr as unknown as { innerText: string }).innerText };
-      }),
+      trs.map((tr) => ({ id: Number(tr.getAttribute('data-spawn')), cells: [...tr.querySelectorAll('td')].map((td) => (td as unknown as { innerText: string }).innerText.trim()) })),
     );
     const session = json.sessions[0];
     expect(spawns.map((s) => s.id)).toEqual(session.spawns.map((s: { id: number }) => s.id));
     for (const sp of session.spawns) {
-      const shown = spawns.find((s) => s.id === sp.id);
-      expect(shown?.used).toBe(sp.used_tokens === null ? '' : String(sp.used_tokens));
-      expect(shown?.budget).toBe(sp.budget === null ? '' : String(sp.budget));
-      expect(shown?.text).toContain(sp.outcome);
+      const cells = spawns.find((s) => s.id === sp.id)?.cells ?? [];
+      expect(cells.slice(2, 9)).toEqual([
+        sp.group_id ?? 'session-wide',
+        sp.agent,
+        String(sp.iteration),
+        sp.verdict,
+        sp.outcome,
+        String(sp.shown.filter((x: { kind: string }) => x.kind === 'package').length),
+        sp.budget === null ? '—' : `${sp.used_tokens} / ${sp.budget}${sp.overrun > 0 ? ` (overrun ${sp.overrun})` : ''}`,
+      ]);
     }
     expect(session.spawns.some((sp: { overrun: number }) => sp.overrun > 0)).toBe(true);
     expect(await page.locator('[data-fallback]').count()).toBe(session.fallbacks.length);

@@ -180,7 +180,13 @@ describe('report', () => {
   it('markdown and HTML carry the same values; neither holds the planted secret', () => {
     const md = report(p, ['--session', S1]);
     expect(md.code).toBe(0);
-    for (const m of json.metrics) expect(md.out).toContain(`| ${m.name} |`);
+    for (const m of json.metrics) {
+      const value = m.value === null ? `not computable: ${m.missing}` : `${m.value}${m.unit === '%' ? ' %' : ''} (${m.figures})`;
+      expect(md.out).toContain(`| ${m.name} | ${value} | ${m.target} | ${m.met === null ? 'n/a' : m.met ? 'met' : 'not met'} |`);
+    }
+    for (const sp of json.sessions[0].spawns.filter((x: { group_id: string | null }) => x.group_id !== null)) {
+      expect(md.out).toContain(`| ${sp.id} | ${sp.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} | ${sp.agent} | ${sp.iteration} | ${sp.verdict} | ${sp.outcome} |`);
+    }
     expect(md.out).toContain('### Packages never delivered');
     expect(md.out).toContain('disk on fire');
     const out = path.join(p.root, 'out.html');
@@ -259,6 +265,57 @@ describe('report', () => {
     } finally {
       q.cleanup();
     }
+  });
+});
+
+describe('report: what is stored cannot reach the page as markup or a secret', () => {
+  it('ids holding a token (session, project, group) are redacted in every format and the file name; figures stored as text never become markup', () => {
+    const q = copyIndexedFixture('ca-report-hostile-');
+    const token = 'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const session = `sess-${token}`;
+    try {
+      exec(q, "INSERT INTO sessions (session_id, start_time, mode, original_requirements, status, metadata) VALUES (?, '2025-12-02 10:00:00', 'simple', 'x', 'active', ?)", session, JSON.stringify({ project_id: `proj-${token}` }));
+      exec(q, "INSERT INTO task_groups (id, session_id, name, status) VALUES (?, ?, ?, 'in_progress')", `G-${token}`, session, `</td><script>alert(1)</script> ${token}`);
+      exec(q, `INSERT INTO ca_assemblies (created_at, session_id, group_id, agent_type, iteration, source, outcome, reason, purpose, zone, usage_pct, budget, used_tokens, overrun, prompt_tokens, duration_ms, version, detail)
+               VALUES ('2025-12-02T12:00:00.000Z', ?, ?, 'developer', '<i>it</i>', 'assemble', 'recorded', NULL, 'implementation', 'Normal', 1.5, '<b>9</b>', 10, 0, NULL, 3.2, '0.1.0', ?)`,
+        session, `G-${token}`, JSON.stringify({ sections: { packages: '<meta http-equiv="refresh" content="0;url=https://example.invalid/leak">', reasoning: 0, error_patterns: 0, strategies: 0, memories: 0 }, shown: [{ kind: 'package', id: `<img src=x> ${token}`, tier: 1, tokens: 5 }], left_out: [], left_out_counts: {}, query: { source: 'explicit', terms: [token], scope: [], scope_source: 'none' }, delivered: [], model: 'sonnet' }));
+      const html = report(q, ['--session', session, '--format', 'html']);
+      expect(html.code, html.err).toBe(0);
+      const file = html.out.trim();
+      expect(path.basename(file)).toMatch(/^sess-.*-[0-9a-f]{8}\.html$/);
+      expect(fs.existsSync(file)).toBe(true);
+      const json = path.join(q.root, 'r.json');
+      expect(report(q, ['--session', session, '--format', 'json', '--out', json]).code).toBe(0);
+      for (const text of [fs.readFileSync(file, 'utf8'), fs.readFileSync(json, 'utf8'), file]) {
+        expect(text).not.toContain(token);
+      }
+      const page = fs.readFileSync(file, 'utf8');
+      expect(page).not.toMatch(/<script|<meta http-equiv="refresh"|<img|<i>it|<b>9/);
+      expect(page).toContain('&lt;/td&gt;&lt;script&gt;');
+    } finally {
+      q.cleanup();
+    }
+  });
+
+  it('--out never names the database; a session id that is not a safe file name gets a hash, so two ids never share a file', () => {
+    const q = copyIndexedFixture('ca-report-out-');
+    try {
+      const r = report(q, ['--session', S1, '--out', q.dbPath]);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.err.trim())).toMatchObject({ success: false, error: expect.stringContaining('--out must not name the database') });
+      for (const id of ['a/b', 'a_b']) exec(q, "INSERT INTO sessions (session_id, start_time, mode, original_requirements, status) VALUES (?, '2025-12-02 10:00:00', 'simple', 'x', 'active')", id);
+      const a = report(q, ['--session', 'a/b', '--format', 'html']).out.trim();
+      const b = report(q, ['--session', 'a_b', '--format', 'html']).out.trim();
+      expect(path.basename(b)).toBe('a_b.html');
+      expect(path.basename(a)).toMatch(/^a_b-[0-9a-f]{8}\.html$/);
+    } finally {
+      q.cleanup();
+    }
+  });
+
+  it('the product\'s version is the one package.json and the plugin manifest give', () => {
+    expect(PRODUCT_VERSION).toBe(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version);
+    expect(PRODUCT_VERSION).toBe(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, '.claude-plugin', 'plugin.json'), 'utf8')).version);
   });
 });
 

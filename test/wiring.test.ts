@@ -684,3 +684,40 @@ describe('assemble --params-file', () => {
     expect(r.error.error).toContain('not a regular file');
   });
 });
+
+// Last: it changes the database's record and the group's prompts, which the tests above keep blocks by.
+describe('the prompt hook on record', () => {
+  it('an assembly that falls back leaves the prompt as built and is on record as a fallback, with why', () => {
+    writeParams('qa_expert', 'CART');
+    const config = P('bazinga/skills_config.json');
+    const original = fs.existsSync(config) ? { bytes: fs.readFileSync(config), stat: fs.statSync(config) } : undefined;
+    try {
+      // A config the assembler refuses (a CONFIG error): the assembly falls back.
+      const command = BUILD(paramsOf('qa_expert', 'CART'));
+      const build = spawnSync('/bin/sh', ['-c', command], { cwd: project.root, encoding: 'utf8' });
+      fs.writeFileSync(config, '{"context_engineering": {"zone_thresholds": "soon"}}');
+      const built = fs.readFileSync(P(promptOf('qa_expert', 'CART')));
+      // Whichever hook serves the project now (its wiring, or the plugin's where it is unwired).
+      const wired = fs.existsSync(P('.claude/settings.json')) && fs.readFileSync(P('.claude/settings.json'), 'utf8').includes('prompt-hook');
+      const hooks = runHooks(command, { stdout: build.stdout, stderr: build.stderr }, { plugin: !wired });
+      expect(hooks).toHaveLength(1);
+      expect(fs.readFileSync(P(promptOf('qa_expert', 'CART'))).equals(built)).toBe(true);
+      expect(hooks[0]?.stderr).toMatch(/prompt left as the builder wrote it \(assembly fell back \(/);
+    } finally {
+      // Put back as it was, its time too (the hook keeps blocks by the config's size and time).
+      if (original === undefined) fs.rmSync(config, { force: true });
+      else {
+        fs.writeFileSync(config, original.bytes);
+        fs.utimesSync(config, original.stat.atime, original.stat.mtime);
+      }
+    }
+    const db = new Database(project.dbPath, { readonly: true });
+    try {
+      const last = db.prepare("SELECT agent_type, group_id, source, outcome, reason FROM ca_assemblies ORDER BY id DESC LIMIT 1").get();
+      expect(last).toMatchObject({ agent_type: 'qa_expert', group_id: 'CART', source: 'prompt-hook', outcome: 'fallback', reason: expect.stringContaining('zone_thresholds') });
+    } finally {
+      db.close();
+    }
+  });
+
+});

@@ -172,9 +172,7 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     const integration = await import('./wiring/integration.ts').catch(() => undefined);
     for (const c of integration?.integrationChecks(projectRoot, dbPath, configuredRelevance, io.env) ?? []) add(c.check, c.status, c.detail, c.fix);
     // Where `report --format html` writes (the record it reads is kept by every recording assembly).
-    const reports = path.join(projectRoot, 'bazinga', 'reports');
-    const existing = fs.existsSync(reports) ? fs.readdirSync(reports).filter((f) => f.endsWith('.html')).length : 0;
-    add('reports', 'ok', `${reports}${existing > 0 ? ` (${existing} HTML report${existing === 1 ? '' : 's'})` : ' (none yet)'}: context-assembler report --format html writes there; --format markdown or json prints to stdout`);
+    add(...reportsCheck(path.join(projectRoot, 'bazinga', 'reports')));
   }
 
   try {
@@ -247,4 +245,29 @@ export async function runDoctor(argv: readonly string[], rawIo: DoctorIo): Promi
     io.stdout(`${table(checks)}\n${verdict}\n`);
   }
   return ok ? 0 : 1;
+}
+
+/** Where `report --format html` writes: the folder, what it holds, and whether a report can be written there. */
+function reportsCheck(reports: string): [string, 'ok' | 'warn', string, string?] {
+  const what = 'context-assembler report --format html writes there; --format markdown or json prints to stdout';
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(reports);
+  } catch {
+    st = undefined;
+  }
+  if (st === undefined) return ['reports', 'ok', `${reports} (none yet): ${what}`];
+  if (!st.isDirectory()) return ['reports', 'warn', `${reports} is not a folder: no HTML report can be written there`, `remove or rename it, or give report --out FILE`];
+  try {
+    fs.accessSync(reports, fs.constants.W_OK);
+  } catch {
+    return ['reports', 'warn', `${reports} is not writable: no HTML report can be written there`, 'fix its permissions, or give report --out FILE'];
+  }
+  let n = 0;
+  try {
+    n = fs.readdirSync(reports).filter((f) => f.endsWith('.html')).length;
+  } catch {
+    n = 0;
+  }
+  return ['reports', 'ok', `${reports} (${n > 0 ? `${n} HTML report${n === 1 ? '' : 's'}` : 'none yet'}): ${what}`];
 }

@@ -77,6 +77,12 @@ export interface Deps {
    * inside the caller's write transaction (record.ts writeRecord: never fails that transaction).
    */
   record?: (db: DB, doc: AssemblyDoc) => void;
+  /**
+   * Set with `record`: writes the record of a run that records no consumption (nothing delivered,
+   * a zone that records none) in a connection and transaction of its own, waiting briefly for a
+   * lock and silent when it cannot (record.ts writeRecordAlone).
+   */
+  recordAlone?: (doc: AssemblyDoc) => void;
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -511,18 +517,12 @@ export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
 
 /**
  * A run that delivers nothing to record (no package, or a zone that records no consumption) still
- * leaves its assembly record, in a write transaction of its own; a dry run none. The record is not
- * worth a fallback: when it cannot be written, the block is printed all the same (one warning).
+ * leaves its assembly record, in a connection of its own that waits for a lock only briefly; a dry
+ * run none. The record is never worth a fallback or a wait: when it cannot be written (a busy or
+ * missing database), the block is printed all the same.
  */
 function recordedAlone(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
-  const record = deps.record;
-  if (record === undefined || deps.dryRun) return doc;
-  try {
-    const db = deps.db();
-    writeTransaction(db, () => record(db, doc));
-  } catch (err) {
-    deps.warn(`context-assembler: the assembly record was not written (${(err as Error).message})`);
-  }
+  if (deps.recordAlone !== undefined && !deps.dryRun) deps.recordAlone(doc);
   return doc;
 }
 
@@ -624,7 +624,8 @@ function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], counter: T
     packages,
     packages_tokens: section.tokens,
     counting: countingAfter(doc, section.exact),
-    ...(doc.truncation ? { truncation: reportWithExcluded(doc.truncation, after) } : {}),
+    // The block's tokens less what the withdrawn packages took (the package section counted again).
+    ...(doc.truncation ? { truncation: { ...reportWithExcluded(doc.truncation, after), used: Math.max(0, doc.truncation.used - ((doc.packages_tokens ?? 0) - section.tokens)) } } : {}),
   };
 }
 

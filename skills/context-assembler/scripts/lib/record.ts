@@ -50,11 +50,13 @@ const tierOf = (item: { tier?: Tier }): Tier | null => item.tier ?? null;
 
 /** The record of a final (consume step) document. Pure. */
 export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyRecord {
-  const packages = doc.packages ?? [];
-  const entries = doc.reasoning?.entries ?? [];
-  const patterns = doc.error_patterns ?? [];
-  const strategies = doc.strategies ?? [];
-  const memories = doc.memories ?? [];
+  // A block the prompt hook did not place reached no agent: nothing of it is on record as shown.
+  const placed = meta.outcome !== 'left';
+  const packages = placed ? (doc.packages ?? []) : [];
+  const entries = placed ? (doc.reasoning?.entries ?? []) : [];
+  const patterns = placed ? (doc.error_patterns ?? []) : [];
+  const strategies = placed ? (doc.strategies ?? []) : [];
+  const memories = placed ? (doc.memories ?? []) : [];
   const sum = (xs: readonly { tokens?: number }[]) => xs.reduce((a, x) => a + (x.tokens ?? 0), 0);
   const excluded = doc.excluded ?? [];
   const counts: Record<string, number> = {};
@@ -62,8 +64,8 @@ export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyReco
   const q = doc.query;
   const detail: AssemblyDetail = {
     sections: {
-      packages: doc.packages_tokens ?? sum(packages),
-      reasoning: doc.reasoning?.used_tokens ?? 0,
+      packages: placed ? (doc.packages_tokens ?? sum(packages)) : 0,
+      reasoning: placed ? (doc.reasoning?.used_tokens ?? 0) : 0,
       error_patterns: sum(patterns),
       strategies: sum(strategies),
       memories: sum(memories),
@@ -78,7 +80,7 @@ export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyReco
     left_out: excluded.slice(0, LEFT_OUT_LISTED).map((e) => ({ kind: e.kind, id: e.id, reason: e.reason, tier: e.tier ?? null })),
     left_out_counts: counts,
     query: q ? { source: q.source, terms: q.terms, scope: q.scope, scope_source: q.scope_source } : null,
-    delivered: doc.consumed ?? [],
+    delivered: placed ? (doc.consumed ?? []) : [],
     model: doc.request.model,
   };
   const consumption = doc.consumption;
@@ -98,8 +100,8 @@ export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyReco
     zone: doc.zone,
     usage_pct: doc.usage_pct,
     budget: doc.context_budget,
-    used_tokens: doc.truncation?.used ?? detail.sections.packages + detail.sections.reasoning,
-    overrun: doc.truncation?.overrun ?? 0,
+    used_tokens: !placed ? 0 : (doc.truncation?.used ?? detail.sections.packages + detail.sections.reasoning),
+    overrun: placed ? (doc.truncation?.overrun ?? 0) : 0,
     prompt_tokens: meta.promptTokens ?? null,
     duration_ms: Math.round(meta.durationMs * 10) / 10,
     version: PRODUCT_VERSION,
@@ -158,7 +160,8 @@ export function writeRecord(db: DB, record: AssemblyRecord): boolean {
 export function writeRecordAlone(dbPath: string, record: AssemblyRecord, busyMs: number): boolean {
   let db: DB | undefined;
   try {
-    db = openDatabase({ dbPath, create: false, busyTimeoutMs: busyMs, busyBudgetMs: busyMs * 2 });
+    // derived: as an assembly opens it (a schema step an indexer is still making is not redone here).
+    db = openDatabase({ dbPath, create: false, busyTimeoutMs: busyMs, busyBudgetMs: busyMs * 2, derived: true });
     const conn = db;
     return writeTransaction(conn, () => writeRecord(conn, record));
   } catch {

@@ -69,6 +69,8 @@ export interface ScriptIo {
    * the prompt holds the block, so its assembly is the spawn's one writer of the index.
    */
   indexes?: boolean;
+  /** Told why, when the run prints the fallback block (the prompt hook keeps that on record). */
+  fellBack?: (reason: string) => void;
 }
 
 export interface ScriptSpec {
@@ -195,6 +197,7 @@ function withCounting(doc: AssemblyDoc, loadedBefore: boolean): AssemblyDoc {
 }
 
 function fallback(io: ScriptIo, format: OutputFormat, agent: string, reason: string): number {
+  io.fellBack?.(reason);
   io.stderr(`⚠ context-assembler: ${reason}; printing the fallback block\n`);
   io.stdout(format === 'markdown' ? renderFallback(agent) : JSON.stringify({ fallback: true, agent, error: reason }, null, 2) + '\n');
   return 0;
@@ -337,6 +340,12 @@ export function makeDeps(
   return { deps, close, settled };
 }
 
+/**
+ * How long a record written in a connection of its own (a fallback, a run that recorded no
+ * consumption) waits for a lock, at most twice in all: it is never worth making a spawn wait.
+ */
+const RECORD_ALONE_BUSY_MS = 50;
+
 /** Runs one step script (or assemble, with step 'consume'); returns the exit code. */
 export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
   const started = monotonicMs();
@@ -373,13 +382,17 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
   const recording = spec.step === 'consume' && !flags.bools.has('--dry-run');
   const source = spec.name === 'assemble.ts' ? 'assemble' : 'consume';
   let env: Environment | undefined;
+  // Whether this run wrote its record already (then a later failure is not recorded a second time).
+  let recorded = false;
   try {
     env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
     const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume', indexes: io.indexes === true });
     close = made.close;
-    if (recording) made.deps.record = (db, doc) => void writeRecord(db, assemblyRecord(doc, { source, durationMs: monotonicMs() - started }));
+    if (recording) made.deps.record = (db, doc) => void (recorded = writeRecord(db, assemblyRecord(doc, { source, durationMs: monotonicMs() - started })) || recorded);
+    const dbPath = env.dbPath;
+    if (recording) made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, assemblyRecord(doc, { source, durationMs: monotonicMs() - started }), RECORD_ALONE_BUSY_MS) || recorded);
     guarded.redactString.useSettled(made.settled);
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));
@@ -411,7 +424,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     close = () => {};
     // Best effort and quick (seed 001: the warning is logged to the session): a database that cannot
     // be opened or is locked, often why the call fell back, keeps no record.
-    if (recording && env !== undefined) writeRecordAlone(env.dbPath, fallbackRecord(request, message, { source, durationMs: monotonicMs() - started }), 50);
+    if (recording && env !== undefined && !recorded) writeRecordAlone(env.dbPath, fallbackRecord(request, message, { source, durationMs: monotonicMs() - started }), RECORD_ALONE_BUSY_MS);
     return fallback(io, format, request.agent, message);
   } finally {
     try {

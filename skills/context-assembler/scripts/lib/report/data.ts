@@ -107,8 +107,14 @@ export interface ReportData {
   metrics: Metric[];
 }
 
-const r = (t: string | null): string | null => (t === null ? null : redactText(t));
-const rs = (t: string | null | undefined): string => redactText(t ?? '');
+// Every text from the database passes the redaction engine here (ids too: a session, group or
+// project id can hold anything), and every figure is made a number: a column that SQLite typed as
+// text, or a hand-edited `detail`, never reaches a page as markup.
+const r = (t: unknown): string | null => (t === null || t === undefined ? null : redactText(String(t)));
+const rs = (t: unknown): string => redactText(t === null || t === undefined ? '' : String(t));
+const num = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) ? x : Number.isFinite(Number(x)) ? Number(x) : 0);
+const numOrNull = (x: unknown): number | null => (x === null || x === undefined ? null : num(x));
+const itemId = (id: unknown): number | string => (typeof id === 'number' && Number.isFinite(id) ? id : rs(id));
 
 /** The sessions to report: the one named, or the project's last `last` by start time (newest first). */
 export function sessionsToReport(db: DB, session: string | null, last: number): string[] {
@@ -124,7 +130,7 @@ export function gatherReport(db: DB, sessionIds: readonly string[], opts: { data
     report_version: 1,
     product_version: PRODUCT_VERSION,
     generated_at: opts.now.toISOString(),
-    database: opts.database,
+    database: rs(opts.database),
     sessions,
     metrics: computeMetrics(sessions, db),
   };
@@ -142,28 +148,40 @@ function sessionReport(db: DB, sessionId: string, recordKept: boolean, config: C
   const groupRows = listReportGroups(db, sessionId);
   const groups = new Map<string, GroupReport>(
     groupRows.map((g) => [
-      g.id,
-      { id: g.id, name: rs(g.name), status: g.status, revision_count: g.revision_count, last_review_status: g.last_review_status, qa_attempts: g.qa_attempts, tl_review_attempts: g.tl_review_attempts, iterations: g.revision_count + 1, spawns: [] },
+      rs(g.id),
+      {
+        id: rs(g.id),
+        name: rs(g.name),
+        status: r(g.status),
+        revision_count: num(g.revision_count),
+        last_review_status: r(g.last_review_status),
+        qa_attempts: num(g.qa_attempts),
+        tl_review_attempts: num(g.tl_review_attempts),
+        iterations: num(g.revision_count) + 1,
+        spawns: [],
+      },
     ]),
   );
   const rows = recordKept ? listAssemblies(db, sessionId) : [];
-  const spawns = rows.map((row) => spawnReport(row, groups.get(row.group_id ?? ''), config));
+  const spawns = rows.map((row) => spawnReport(row, groups.get(rs(row.group_id)), config));
   for (const sp of spawns) if (sp.group_id !== null) groups.get(sp.group_id)?.spawns.push(sp.id);
-  // Delivered: a consumption row (any agent, any iteration), or a consumer row marked consumed.
   const packages = listReportPackages(db, sessionId);
-  const never = packages.filter((p) => !p.delivered);
+  // Given to an agent: recorded as consumed, or shown by a block that reached its prompt (a zone that
+  // records no consumption still shows packages).
+  const shownIds = new Set(spawns.filter((sp) => sp.outcome !== 'left' && sp.outcome !== 'fallback').flatMap((sp) => sp.shown.filter((x) => x.kind === 'package').map((x) => x.id)));
+  const never = packages.filter((p) => !p.delivered && !shownIds.has(num(p.id)));
   const failures = listRepeatedPatterns(db, projectId, 50);
   return {
-    session_id: sessionId,
-    project_id: projectId,
-    start_time: s?.start_time ?? null,
-    status: s?.status ?? null,
+    session_id: rs(sessionId),
+    project_id: rs(projectId),
+    start_time: r(s?.start_time ?? null),
+    status: r(s?.status ?? null),
     record_kept: recordKept,
     groups: [...groups.values()],
     spawns,
     packages_total: packages.length,
     packages_delivered: packages.length - never.length,
-    never_delivered: never.map((p) => ({ id: p.id, group_id: p.group_id, package_type: p.package_type, priority: p.priority, file_path: rs(p.file_path), summary: rs(p.summary) })),
+    never_delivered: never.map((p) => ({ id: num(p.id), group_id: r(p.group_id), package_type: rs(p.package_type), priority: rs(p.priority), file_path: rs(p.file_path), summary: rs(p.summary) })),
     repeated_failures: failures.map((f) => {
       let sig: { error_type?: unknown; message_pattern?: unknown } = {};
       try {
@@ -171,7 +189,7 @@ function sessionReport(db: DB, sessionId: string, recordKept: boolean, config: C
       } catch {
         // an unreadable signature: shown by its hash
       }
-      return { pattern_hash: f.pattern_hash, error_type: rs(String(sig.error_type ?? '')), message: rs(String(sig.message_pattern ?? '')), occurrences: f.occurrences, last_seen: f.last_seen };
+      return { pattern_hash: rs(f.pattern_hash), error_type: rs(sig.error_type), message: rs(sig.message_pattern), occurrences: num(f.occurrences), last_seen: r(f.last_seen) };
     }),
     fallbacks: spawns.filter((sp) => sp.outcome === 'fallback' || sp.outcome === 'left').map((sp) => sp.id),
   };
@@ -197,33 +215,43 @@ function spawnReport(row: AssemblyRow, group: GroupReport | undefined, config: C
   } catch {
     detail = {};
   }
-  const query = detail.query ? { ...detail.query, terms: detail.query.terms.map(rs), scope: detail.query.scope.map(rs) } : null;
+  const q = detail.query;
+  const query = q ? { source: rs(q.source), terms: (q.terms ?? []).map(rs), scope: (q.scope ?? []).map(rs), scope_source: rs(q.scope_source) } : null;
+  const sections = detail.sections
+    ? {
+        packages: num(detail.sections.packages),
+        reasoning: num(detail.sections.reasoning),
+        error_patterns: num(detail.sections.error_patterns),
+        strategies: num(detail.sections.strategies),
+        memories: num(detail.sections.memories),
+      }
+    : null;
   return {
-    id: row.id,
-    at: row.created_at,
-    group_id: row.group_id,
-    agent: row.agent_type,
-    iteration: row.iteration,
-    source: row.source,
-    outcome: row.outcome,
+    id: num(row.id),
+    at: rs(row.created_at),
+    group_id: r(row.group_id),
+    agent: rs(row.agent_type),
+    iteration: num(row.iteration),
+    source: rs(row.source) as AssemblyRow['source'],
+    outcome: rs(row.outcome) as AssemblyRow['outcome'],
     reason: r(row.reason),
-    purpose: row.purpose,
-    zone: row.zone,
-    usage_pct: row.usage_pct,
-    budget: row.budget,
-    used_tokens: row.used_tokens,
-    overrun: row.overrun,
-    prompt_tokens: row.prompt_tokens,
-    model_window: row.prompt_tokens === null ? null : lookupByModel(config.model_context_windows, detail.model ?? 'default'),
-    duration_ms: row.duration_ms,
-    version: row.version,
-    verdict: verdictOf(row.iteration, group),
-    sections: detail.sections ?? null,
-    shown: (detail.shown ?? []).map((x) => ({ ...x, id: typeof x.id === 'string' ? rs(x.id) : x.id })),
-    left_out: (detail.left_out ?? []).map((x) => ({ ...x, id: typeof x.id === 'string' ? rs(x.id) : x.id })),
-    left_out_counts: detail.left_out_counts ?? {},
+    purpose: r(row.purpose),
+    zone: r(row.zone),
+    usage_pct: numOrNull(row.usage_pct),
+    budget: numOrNull(row.budget),
+    used_tokens: numOrNull(row.used_tokens),
+    overrun: num(row.overrun),
+    prompt_tokens: numOrNull(row.prompt_tokens),
+    model_window: row.prompt_tokens === null ? null : lookupByModel(config.model_context_windows, typeof detail.model === 'string' ? detail.model : 'default'),
+    duration_ms: num(row.duration_ms),
+    version: rs(row.version),
+    verdict: verdictOf(num(row.iteration), group),
+    sections,
+    shown: (detail.shown ?? []).map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), tier: numOrNull(x.tier) as typeof x.tier, tokens: numOrNull(x.tokens) })),
+    left_out: (detail.left_out ?? []).map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), reason: rs(x.reason) as typeof x.reason, tier: numOrNull(x.tier) as typeof x.tier })),
+    left_out_counts: Object.fromEntries(Object.entries(detail.left_out_counts ?? {}).map(([k, v]) => [rs(k), num(v)])),
     query,
-    delivered: detail.delivered ?? [],
+    delivered: (detail.delivered ?? []).map(num),
   };
 }
 

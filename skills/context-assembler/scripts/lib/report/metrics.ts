@@ -10,8 +10,10 @@
  *   the value is the largest such prompt as a share of its model's context window
  *   (model_context_windows), met when every one stays under 80 %. The orchestrator's own calls see
  *   only the block, not the prompt around it, so they do not count.
- * - Context hits (> 50 % of packages consumed): the sessions' packages (not superseded) delivered to
- *   at least one agent (a consumption_scope row, or a consumer row marked consumed) over all of them.
+ * - Context hits (> 50 % of packages consumed): the sessions' packages (not superseded) given to at
+ *   least one agent (a consumption_scope row, a consumer row marked consumed, or shown by a recorded
+ *   block that reached the agent's prompt: a zone that records no consumption still shows packages)
+ *   over all of them.
  * - QA failure recurrence (< 10 %: the same error twice): the error patterns of the sessions'
  *   projects seen twice or more (occurrences ≥ 2) over all their patterns. Project-wide: BAZINGA's
  *   error_patterns table keeps no session.
@@ -81,7 +83,7 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metr
         limit: 80,
         compare: 'below',
         unit: '%',
-        how: "the largest prompt the prompt hook served (the builder's estimate, with the block) as a share of its model's context window (model_context_windows); met when all stay under 80 %",
+        how: "the largest prompt the prompt hook served (the builder's estimate, with the block) as a share of its model's context window (model_context_windows); met when all stay under 80 %. The hook never places a block that takes a prompt past the builder's own file-read budget (23,000 tokens unless the builder says otherwise), so with a 200k window this holds by construction: the figure shows the room left",
       },
       shares.length === 0 ? null : Math.max(...shares),
       {
@@ -94,7 +96,7 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metr
       },
     ),
     metric(
-      { key: 'context_hits', name: 'Context hits', target: '> 50 % of packages consumed', limit: 50, compare: 'above', unit: '%', how: 'packages (not superseded) delivered to at least one agent (consumption_scope, or a consumer row marked consumed) over all packages of the sessions' },
+      { key: 'context_hits', name: 'Context hits', target: '> 50 % of packages consumed', limit: 50, compare: 'above', unit: '%', how: "packages (not superseded) given to at least one agent (recorded as consumed in consumption_scope or a consumer row, or shown by a recorded block that reached the agent's prompt) over all packages of the sessions" },
       total === 0 ? null : (delivered * 100) / total,
       { numerator: delivered, denominator: total, figures: `${delivered} of ${plural(total, 'package')} delivered`, missing: 'the sessions hold no context package (context_packages)' },
     ),

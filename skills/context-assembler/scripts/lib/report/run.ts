@@ -1,4 +1,5 @@
 /** report.ts behind the shell: flags, the read-only database, the data, one of three formats. */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -6,9 +7,10 @@ import {
   invalid,
   markRunComplete,
   notFound,
-  openReadOnly,
+  openDatabase,
   parseInteger,
   printError,
+  redactText,
   usage,
   writeFileAtomically,
   type DB,
@@ -90,7 +92,9 @@ export function runReport(rawIo: ScriptIo): number {
     const env = loadEnvironment(flags, io);
     guarded.setPolicy(redactionPolicyOf(env.config));
     if (!fs.existsSync(env.dbPath)) throw notFound(`Database not found: ${env.dbPath}`);
-    db = openReadOnly(env.dbPath);
+    // The product's reader: it writes nothing (no -wal or -shm left behind), reads a read-only file
+    // in a read-only folder, and refuses a file that is no BAZINGA database with the schema check's words.
+    db = openDatabase({ dbPath: env.dbPath, create: false, readOnly: true });
     const session = flags.values.get('--session') ?? null;
     const ids = sessionsToReport(db, session === null ? null : session.trim(), last);
     if (ids.length === 0) throw notFound(`no session in ${env.dbPath}`);
@@ -99,6 +103,9 @@ export function runReport(rawIo: ScriptIo): number {
     const text = format === 'json' ? JSON.stringify(data, null, 2) + '\n' : format === 'markdown' ? renderReportMarkdown(data) : renderReportHtml(data);
     const outFlag = flags.values.get('--out');
     const out = outFlag !== undefined ? path.resolve(io.cwd, outFlag) : format === 'html' ? path.join(env.projectRoot, REPORTS_DIR, `${fileNameOf(ids)}.html`) : undefined;
+    if (out !== undefined && [env.dbPath, `${env.dbPath}-wal`, `${env.dbPath}-shm`, `${env.dbPath}-journal`].some((f) => sameFile(f, out))) {
+      return printError(io.stderr, invalid(`--out must not name the database or its side files, got '${outFlag}'`), { exit: 2 });
+    }
     if (out === undefined) io.stdout(text);
     else {
       fs.mkdirSync(path.dirname(out), { recursive: true });
@@ -114,8 +121,27 @@ export function runReport(rawIo: ScriptIo): number {
   }
 }
 
-/** A file name for the sessions: the one session's id, or the newest's with how many. */
+/**
+ * A file name for the sessions: the one session's id, or the newest's with how many earlier. The id
+ * is redacted first (a name can hold a secret too); one that had to be changed to be a safe name
+ * (other characters, redaction, over 80 characters) gets a short hash of the id, so two ids never
+ * share a file.
+ */
 function fileNameOf(ids: readonly string[]): string {
-  const safe = (ids[0] as string).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100);
-  return ids.length === 1 ? safe : `${safe}-and-${ids.length - 1}-earlier`;
+  const id = ids[0] as string;
+  const safe = redactText(id).replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 80);
+  const name = safe === id ? safe : `${safe}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
+  return ids.length === 1 ? name : `${name}-and-${ids.length - 1}-earlier`;
+}
+
+/** Whether `a` and `b` name the same file (by real path where they exist). */
+function sameFile(a: string, b: string): boolean {
+  const real = (f: string) => {
+    try {
+      return fs.realpathSync(f);
+    } catch {
+      return path.resolve(f);
+    }
+  };
+  return real(a) === real(b);
 }

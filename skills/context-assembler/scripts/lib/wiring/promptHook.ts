@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   describeRefusal,
+  groupRevisionCount,
   isInsideAny,
   listQuotableTexts,
   monotonicMs,
@@ -35,7 +36,7 @@ import {
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { AssemblyDoc } from '../contract.ts';
 import { consumeIds, consumeIdsRequest } from '../consumeIds.ts';
-import { assemblyRecord, writeRecord, writeRecordAlone } from '../record.ts';
+import { assemblyRecord, fallbackRecord, writeRecord, writeRecordAlone } from '../record.ts';
 import { COMMON_FLAGS, PARAMS_FILE_MAX_BYTES, parseFlags } from '../params.ts';
 import { runScript, type ScriptIo } from '../shell.ts';
 import { readBuilderRun } from './builderRun.ts';
@@ -199,10 +200,12 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   const { dbPath } = resolvePaths({ projectRoot: s.root, cwd: s.root, env: {} });
   let state: SpawnState;
   let quoted: QuotedText[];
+  let revisions = 0;
   const db = openReadOnly(dbPath, 1000);
   try {
     state = readSpawnState(db, s.session, s.group);
     quoted = state.sessionFound ? listQuotableTexts(db, s.session, s.group) : [];
+    revisions = state.sessionFound ? (groupRevisionCount(db, s.group, s.session) ?? 0) : 0;
   } finally {
     db.close();
   }
@@ -230,7 +233,13 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   if (reused) kept = earlier;
   else {
     const assembled = assemble(io, s);
-    if ('why' in assembled) return { done: 'left', why: assembled.why, prompt: s.prompt };
+    if ('why' in assembled) {
+      // A fallback of the hook's assembly is on record (the spawn goes with the builder's prompt).
+      if (assembled.fellBack !== undefined) {
+        writeRecordAlone(dbPath, fallbackRecord({ now: io.now().toISOString(), session: s.session, group: s.group, agent: s.agent, iteration: revisions }, assembled.fellBack, { source: 'prompt-hook', durationMs: monotonicMs() - s.started }), RECORD_BUSY_MS);
+      }
+      return { done: 'left', why: assembled.why, prompt: s.prompt };
+    }
     made = assembled;
     kept = { params_sha256: paramsHash, state: fingerprint, block: made.block, empty: made.empty, packages: made.packages };
   }
@@ -238,16 +247,17 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   // it wrote nothing); nor does one without packages where the builder's section lists some (an agent
   // no package names as a consumer, packages this agent was given at this iteration already).
   // A new assembly that is not placed is on record too: the spawn got the builder's prompt, and why.
-  const notPlaced = (outcome: HookOutcome & { why: string }): HookOutcome => {
-    if (made !== undefined) writeRecordAlone(dbPath, assemblyRecord(made.doc, { source: 'prompt-hook', durationMs: monotonicMs() - s.started, outcome: 'left', reason: outcome.why, promptTokens: builderTokens(before.toString('utf8')) }), RECORD_BUSY_MS);
+  // (A block with nothing to show delivered nothing; one that could not be placed is left out.)
+  const notPlaced = (outcome: HookOutcome & { why: string }, recorded: 'nothing-delivered' | 'left'): HookOutcome => {
+    if (made !== undefined) writeRecordAlone(dbPath, assemblyRecord(made.doc, { source: 'prompt-hook', durationMs: monotonicMs() - s.started, outcome: recorded, reason: outcome.why, promptTokens: builderTokens(before.toString('utf8')) }), RECORD_BUSY_MS);
     return outcome;
   };
-  if (kept.empty && placement.kind !== 'renew') return notPlaced({ done: 'ignored', why: "the block has nothing to show: the builder's prompt stays as it is" });
-  if (kept.packages === 0 && builderPackageCount(before, placement) > 0) return notPlaced({ done: 'ignored', why: "the block shows no package where the builder's section lists some: the builder's prompt stays as it is" });
+  if (kept.empty && placement.kind !== 'renew') return notPlaced({ done: 'ignored', why: "the block has nothing to show: the builder's prompt stays as it is" }, 'nothing-delivered');
+  if (kept.packages === 0 && builderPackageCount(before, placement) > 0) return notPlaced({ done: 'ignored', why: "the block shows no package where the builder's section lists some: the builder's prompt stays as it is" }, 'left');
   const after = withBlock(before, placement, kept.block);
   const tokens = builderTokens(after.toString('utf8'));
   if (tokens > s.effectiveBudget) {
-    return notPlaced({ done: 'left', why: `with the block the prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${s.effectiveBudget}`, prompt: s.prompt });
+    return notPlaced({ done: 'left', why: `with the block the prompt would be about ${tokens} tokens by the builder's estimate, past its file-read budget of ${s.effectiveBudget}`, prompt: s.prompt }, 'left');
   }
   if (!after.equals(before)) writeFileAtomically(s.prompt, after, { mode: fs.statSync(s.prompt).mode & 0o777 });
   if (made !== undefined) {
@@ -282,10 +292,11 @@ interface Made {
 }
 
 /** The block for the spawn, chosen as a recording run would choose it but recording nothing yet; or why there is none to use. */
-function assemble(io: HookIo, s: Spawn): Made | { why: string } {
+function assemble(io: HookIo, s: Spawn): Made | { why: string; fellBack?: string } {
   let out = '';
   let err = '';
   let doc: AssemblyDoc | undefined;
+  let fellBack: string | undefined;
   const scriptIo: ScriptIo = {
     argv: ['--params-file', s.paramsFile, '--project-root', s.root, '--dry-run'],
     cwd: s.root,
@@ -297,11 +308,13 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string } {
     document: (d) => (doc = d),
     // The spawn's one writer of the index (the rows written since the last spawn); it records nothing.
     indexes: true,
+    fellBack: (reason) => (fellBack = reason),
   };
   const code = runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' }, scriptIo);
   if (err.trim() !== '') io.stderr(err);
   if (code !== 0) return { why: `assembly exited ${code}` };
-  if (doc === undefined) return { why: 'assembly gave no block (fallback or disabled)' };
+  if (fellBack !== undefined) return { why: `assembly fell back (${fellBack})`, fellBack };
+  if (doc === undefined) return { why: 'assembly gave no block (context assembly disabled)' };
   const d = doc as AssemblyDoc;
   const shown = (d.packages?.length ?? 0) + (d.reasoning?.entries.length ?? 0) + (d.error_patterns?.length ?? 0) + (d.strategies?.length ?? 0) + (d.memories?.length ?? 0);
   const delivered = (d.packages ?? []).map((p) => p.id);
@@ -328,23 +341,24 @@ function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, prompt
     ['--project-root', s.root, '--session', s.session, '--agent', s.agent, '--iteration', String(made.iteration), '--ids', made.delivered.join(',')],
     { ...COMMON_FLAGS, '--ids': 'string' },
   );
-  const code = consumeIds(
-    consumeIdsRequest(flags),
-    flags,
-    {
-      argv: [],
-      cwd: s.root,
-      env: io.env,
-      stdout: () => {},
-      stderr: (t) => (err += t),
-      readStdin: () => undefined,
-      now: io.now,
-    },
-    // In the transaction that records the delivery.
-    (db) => void writeRecord(db, record('recorded')),
-  );
-  if (code !== 0) writeRecordAlone(dbPath, record('unrecorded', err.trim()), RECORD_BUSY_MS);
-  if (code !== 0) io.stderr(`⚠ context-assembler: the block is in the prompt, but its packages were not recorded as delivered (${err.trim()})\n`);
+  let code: number;
+  try {
+    code = consumeIds(
+      consumeIdsRequest(flags),
+      flags,
+      { argv: [], cwd: s.root, env: io.env, stdout: () => {}, stderr: (t) => (err += t), readStdin: () => undefined, now: io.now },
+      // In the transaction that records the delivery.
+      (db) => void writeRecord(db, record('recorded')),
+    );
+  } catch (e) {
+    // A database that could not be opened or written: the block is placed, its delivery not recorded.
+    err += (e as Error).message;
+    code = 1;
+  }
+  if (code !== 0) {
+    writeRecordAlone(dbPath, record('unrecorded', err.trim()), RECORD_BUSY_MS);
+    io.stderr(`⚠ context-assembler: the block is in the prompt, but its packages were not recorded as delivered (${err.trim()})\n`);
+  }
 }
 
 /** The block the hook kept for `prompt` (beside it), if any: doctor's dry run recognises a served prompt by it. */
