@@ -110,8 +110,18 @@ export interface ReportData {
 // Every text from the database passes the redaction engine here (ids too: a session, group or
 // project id can hold anything), and every figure is made a number: a column that SQLite typed as
 // text, or a hand-edited `detail`, never reaches a page as markup.
-const r = (t: unknown): string | null => (t === null || t === undefined ? null : redactText(String(t)));
-const rs = (t: unknown): string => redactText(t === null || t === undefined ? '' : String(t));
+// Texts repeat across a session's records (agents, zones, query terms, reasons): each is redacted once.
+const redacted = new Map<string, string>();
+const redactOnce = (t: string): string => {
+  let out = redacted.get(t);
+  if (out === undefined) {
+    if (redacted.size > 100_000) redacted.clear();
+    redacted.set(t, (out = redactText(t)));
+  }
+  return out;
+};
+const r = (t: unknown): string | null => (t === null || t === undefined ? null : redactOnce(String(t)));
+const rs = (t: unknown): string => redactOnce(t === null || t === undefined ? '' : String(t));
 const num = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) ? x : Number.isFinite(Number(x)) ? Number(x) : 0);
 const numOrNull = (x: unknown): number | null => (x === null || x === undefined ? null : num(x));
 const itemId = (id: unknown): number | string => (typeof id === 'number' && Number.isFinite(id) ? id : rs(id));
