@@ -98,7 +98,7 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metr
     metric(
       { key: 'context_hits', name: 'Context hits', target: '> 50 % of packages consumed', limit: 50, compare: 'above', unit: '%', how: "packages (not superseded) given to at least one agent (recorded as consumed in consumption_scope or a consumer row, or shown by a recorded block that reached the agent's prompt) over all packages of the sessions" },
       total === 0 ? null : (delivered * 100) / total,
-      { numerator: delivered, denominator: total, figures: `${delivered} of ${plural(total, 'package')} delivered`, missing: 'the sessions hold no context package (context_packages)' },
+      { numerator: delivered, denominator: total, figures: `${delivered} of ${plural(total, 'package')} given to an agent`, missing: 'the sessions hold no context package (context_packages)' },
     ),
     metric(
       { key: 'qa_failure_recurrence', name: 'QA failure recurrence', target: '< 10 % (the same error twice)', limit: 10, compare: 'below', unit: '%', how: "error patterns of the sessions' projects seen twice or more (error_patterns.occurrences >= 2) over all their patterns; project-wide (the table keeps no session)" },
