@@ -82,7 +82,8 @@ export function planInstall(project: string, stamp: string): Action[] {
       shipped.push([path.join(BUNDLE, 'skills', skill, f), `.claude/skills/${skill}/${f}`]);
     }
   }
-  for (const f of listFiles(path.join(BUNDLE, 'references'))) shipped.push([path.join(BUNDLE, 'references', f), `.claude/references/${f}`]);
+  // The documents (the README's screenshot stays behind).
+  for (const f of listFiles(path.join(BUNDLE, 'references')).filter((name) => name.endsWith('.md'))) shipped.push([path.join(BUNDLE, 'references', f), `.claude/references/${f}`]);
   for (const [source, target] of shipped) {
     const dest = path.join(project, target);
     if (!fs.existsSync(dest)) actions.push({ kind: 'create', target, source });

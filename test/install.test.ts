@@ -76,7 +76,7 @@ function bundleFiles(dir: string): string[] {
 function shippedTargets(): string[] {
   const targets: string[] = [];
   for (const skill of SKILLS) for (const f of bundleFiles(path.join(REPO_ROOT, 'skills', skill))) targets.push(`.claude/skills/${skill}/${f}`);
-  for (const f of bundleFiles(path.join(REPO_ROOT, 'references'))) targets.push(`.claude/references/${f}`);
+  for (const f of bundleFiles(path.join(REPO_ROOT, 'references')).filter((name) => name.endsWith('.md'))) targets.push(`.claude/references/${f}`);
   return targets.sort();
 }
 
