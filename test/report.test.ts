@@ -170,6 +170,10 @@ describe('report', () => {
     expect(cart[2].reason).toContain('disk on fire');
     const never = s.never_delivered.map((x: { id: number }) => x.id);
     expect(never.length).toBe(s.packages_total - s.packages_delivered);
+    // What the Conservative-zone block showed counts as given, though it recorded no consumption.
+    const shownInConservative = cart[0].shown.filter((x: { kind: string }) => x.kind === 'package').map((x: { id: number }) => x.id);
+    expect(shownInConservative.length).toBeGreaterThan(0);
+    for (const id of shownInConservative) expect(never).not.toContain(id);
     const planted = s.never_delivered.find((x: { file_path: string }) => x.file_path.includes('secret-notes'));
     expect(planted.summary).toContain('Staging access');
     expect(s.repeated_failures).toHaveLength(1);
@@ -292,6 +296,27 @@ describe('report: what is stored cannot reach the page as markup or a secret', (
       const page = fs.readFileSync(file, 'utf8');
       expect(page).not.toMatch(/<script|<meta http-equiv="refresh"|<img|<i>it|<b>9/);
       expect(page).toContain('&lt;/td&gt;&lt;script&gt;');
+      // The project's own id (redacted in the page) still finds its error patterns.
+      exec(q, "INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, lang, last_seen, created_at, ttl_days) VALUES ('p1', ?, '{}', 's', 0.9, 3, NULL, '2025-12-01 09:00:00', '2025-12-01 09:00:00', 90), ('p2', ?, '{}', 's', 0.9, 1, NULL, '2025-12-01 09:00:00', '2025-12-01 09:00:00', 90)", `proj-${token}`, `proj-${token}`);
+      const metrics = JSON.parse(report(q, ['--session', session, '--format', 'json']).out).metrics;
+      expect(metrics.find((m: { key: string }) => m.key === 'qa_failure_recurrence')).toMatchObject({ value: 50, numerator: 1, denominator: 2 });
+    } finally {
+      q.cleanup();
+    }
+  });
+
+  it('a detail that is not the shape this version writes is left out, never fatal; a hook record that delivered nothing is no fallback', () => {
+    const q = copyIndexedFixture('ca-report-shapes-');
+    try {
+      for (const [outcome, detail] of [['recorded', 'null'], ['recorded', '{"shown": {}, "query": {"terms": "x"}, "sections": 5}'], ['nothing-delivered', '{}']] as const) {
+        exec(q, `INSERT INTO ca_assemblies (created_at, session_id, group_id, agent_type, iteration, source, outcome, duration_ms, version, detail) VALUES ('2025-12-02T12:00:00.000Z', ?, 'AUTH', 'developer', 1, 'prompt-hook', ?, 1, '0.1.0', ?)`, S1, outcome, detail);
+      }
+      const r = report(q, ['--session', S1, '--format', 'json']);
+      expect(r.code, r.err).toBe(0);
+      const s = JSON.parse(r.out).sessions[0];
+      expect(s.spawns.map((sp: { shown: unknown[]; query: unknown }) => [sp.shown, sp.query])).toEqual([[[], null], [[], { source: '', terms: [], scope: [], scope_source: '' }], [[], null]]);
+      expect(s.fallbacks).toEqual([]);
+      expect(report(q, ['--session', S1, '--format', 'html', '--out', path.join(q.root, 'x.html')]).code).toBe(0);
     } finally {
       q.cleanup();
     }

@@ -356,7 +356,8 @@ describe('what the hook leaves alone', () => {
       const last = db.prepare("SELECT agent_type, group_id, outcome, reason, prompt_tokens, detail FROM ca_assemblies WHERE source = 'prompt-hook' ORDER BY id DESC LIMIT 1").get() as Record<string, unknown>;
       expect(last).toMatchObject({ agent_type: 'tech_lead', group_id: 'CART', outcome: 'left', reason: expect.stringContaining('past its file-read budget of 92') });
       expect(last.prompt_tokens as number).toBeGreaterThan(92);
-      expect(JSON.parse(last.detail as string).delivered).toEqual([]);
+      expect(JSON.parse(last.detail as string)).toMatchObject({ delivered: [], shown: [] });
+      expect(last.prompt_tokens).not.toBeNull();
     } finally {
       db.close();
     }
@@ -695,7 +696,7 @@ describe('the prompt hook on record', () => {
       // A config the assembler refuses (a CONFIG error): the assembly falls back.
       const command = BUILD(paramsOf('qa_expert', 'CART'));
       const build = spawnSync('/bin/sh', ['-c', command], { cwd: project.root, encoding: 'utf8' });
-      fs.writeFileSync(config, '{"context_engineering": {"zone_thresholds": "soon"}}');
+      fs.writeFileSync(config, '{"context_engineering": {"zone_thresholds": "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}}');
       const built = fs.readFileSync(P(promptOf('qa_expert', 'CART')));
       // Whichever hook serves the project now (its wiring, or the plugin's where it is unwired).
       const wired = fs.existsSync(P('.claude/settings.json')) && fs.readFileSync(P('.claude/settings.json'), 'utf8').includes('prompt-hook');
@@ -703,6 +704,7 @@ describe('the prompt hook on record', () => {
       expect(hooks).toHaveLength(1);
       expect(fs.readFileSync(P(promptOf('qa_expert', 'CART'))).equals(built)).toBe(true);
       expect(hooks[0]?.stderr).toMatch(/prompt left as the builder wrote it \(assembly fell back \(/);
+      expect(hooks[0]?.stderr).not.toContain('ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8');
     } finally {
       // Put back as it was, its time too (the hook keeps blocks by the config's size and time).
       if (original === undefined) fs.rmSync(config, { force: true });
@@ -715,6 +717,7 @@ describe('the prompt hook on record', () => {
     try {
       const last = db.prepare("SELECT agent_type, group_id, source, outcome, reason FROM ca_assemblies ORDER BY id DESC LIMIT 1").get();
       expect(last).toMatchObject({ agent_type: 'qa_expert', group_id: 'CART', source: 'prompt-hook', outcome: 'fallback', reason: expect.stringContaining('zone_thresholds') });
+      expect((last as { reason: string }).reason).not.toContain('ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8');
     } finally {
       db.close();
     }

@@ -253,10 +253,11 @@ function reportsCheck(reports: string): [string, 'ok' | 'warn', string, string?]
   let st: fs.Stats | undefined;
   try {
     st = fs.statSync(reports);
-  } catch {
-    st = undefined;
+  } catch (err) {
+    // Not there yet: made by the first report. Anything else (a file where a folder should be on the way): said.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ['reports', 'ok', `${reports} (none yet): ${what}`];
+    return ['reports', 'warn', `${reports} cannot be made (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): no HTML report can be written there`, 'give report --out FILE, or fix the path'];
   }
-  if (st === undefined) return ['reports', 'ok', `${reports} (none yet): ${what}`];
   if (!st.isDirectory()) return ['reports', 'warn', `${reports} is not a folder: no HTML report can be written there`, `remove or rename it, or give report --out FILE`];
   try {
     fs.accessSync(reports, fs.constants.W_OK);

@@ -549,7 +549,10 @@ function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): A
       return writeTransaction(db, () => {
         const doc = runSteps(start, choose, deps);
         const ids = packageIds(doc);
-        return ids.length === 0 ? consumeStep(doc, deps) : recording(() => claimed(doc, db, ids, deps));
+        // Nothing to claim: its record goes in this transaction, on this connection (one of its own
+        // could not get the lock this one holds).
+        if (ids.length === 0) return consumeStep(doc, { ...deps, recordAlone: deps.record === undefined ? undefined : (d) => deps.record?.(db, d) });
+        return recording(() => claimed(doc, db, ids, deps));
       });
     }
     const doc = runSteps(start, choose, deps);

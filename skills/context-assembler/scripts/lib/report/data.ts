@@ -135,30 +135,36 @@ export function sessionsToReport(db: DB, session: string | null, last: number): 
 export function gatherReport(db: DB, sessionIds: readonly string[], opts: { database: string; now: Date; config?: Config }): ReportData {
   const config = opts.config ?? DEFAULT_CONFIG;
   const recordKept = hasAssemblyRecord(db);
-  const sessions = sessionIds.map((id) => sessionReport(db, id, recordKept, config));
+  const sessions = sessionIds.map((id) => ({ id, projectId: projectIdOf(db, id) }));
+  const reports = sessions.map((x) => sessionReport(db, x.id, x.projectId, recordKept, config));
   return {
     report_version: 1,
     product_version: PRODUCT_VERSION,
     generated_at: opts.now.toISOString(),
     database: rs(opts.database),
-    sessions,
-    metrics: computeMetrics(sessions, db),
+    sessions: reports,
+    // Looked up by the projects' own ids (the report shows them redacted).
+    metrics: computeMetrics(reports, db, [...new Set(sessions.map((x) => x.projectId))]),
   };
 }
 
-function sessionReport(db: DB, sessionId: string, recordKept: boolean, config: Config): SessionReport {
-  const s = findReportSession(db, sessionId);
-  let projectId = 'default';
+/** The session's project id as the assembler reads it (`metadata.project_id`, else 'default'). */
+function projectIdOf(db: DB, sessionId: string): string {
   try {
-    const pid = JSON.parse(s?.metadata ?? '{}')?.project_id;
-    if (typeof pid === 'string' && pid !== '') projectId = pid;
+    const pid = JSON.parse(findReportSession(db, sessionId)?.metadata ?? '{}')?.project_id;
+    return typeof pid === 'string' && pid !== '' ? pid : 'default';
   } catch {
-    // no project id: 'default', as the assembler reads it
+    return 'default';
   }
+}
+
+function sessionReport(db: DB, sessionId: string, projectId: string, recordKept: boolean, config: Config): SessionReport {
+  const s = findReportSession(db, sessionId);
   const groupRows = listReportGroups(db, sessionId);
+  // Keyed by the groups' own ids: two that redact alike stay two.
   const groups = new Map<string, GroupReport>(
     groupRows.map((g) => [
-      rs(g.id),
+      String(g.id),
       {
         id: rs(g.id),
         name: rs(g.name),
@@ -173,8 +179,12 @@ function sessionReport(db: DB, sessionId: string, recordKept: boolean, config: C
     ]),
   );
   const rows = recordKept ? listAssemblies(db, sessionId) : [];
-  const spawns = rows.map((row) => spawnReport(row, groups.get(rs(row.group_id)), config));
-  for (const sp of spawns) if (sp.group_id !== null) groups.get(sp.group_id)?.spawns.push(sp.id);
+  const spawns = rows.map((row) => {
+    const group = row.group_id === null ? undefined : groups.get(String(row.group_id));
+    const sp = spawnReport(row, group, config);
+    group?.spawns.push(sp.id);
+    return sp;
+  });
   const packages = listReportPackages(db, sessionId);
   // Given to an agent: recorded as consumed, or shown by a block that reached its prompt (a zone that
   // records no consumption still shows packages).
@@ -219,12 +229,7 @@ export function verdictOf(iteration: number, group: GroupReport | undefined): st
 }
 
 function spawnReport(row: AssemblyRow, group: GroupReport | undefined, config: Config): SpawnReport {
-  let detail: Partial<AssemblyDetail> = {};
-  try {
-    detail = JSON.parse(row.detail) as Partial<AssemblyDetail>;
-  } catch {
-    detail = {};
-  }
+  const detail = detailOf(row.detail);
   const q = detail.query;
   const query = q ? { source: rs(q.source), terms: (q.terms ?? []).map(rs), scope: (q.scope ?? []).map(rs), scope_source: rs(q.scope_source) } : null;
   const sections = detail.sections
@@ -265,3 +270,30 @@ function spawnReport(row: AssemblyRow, group: GroupReport | undefined, config: C
   };
 }
 
+/**
+ * A record's `detail` as the report reads it: each part taken only when it has the shape this
+ * version writes (a hand-edited or foreign value is left out, never fatal).
+ */
+function detailOf(text: unknown): Partial<AssemblyDetail> {
+  let v: unknown;
+  try {
+    v = JSON.parse(String(text));
+  } catch {
+    return {};
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return {};
+  const d = v as Record<string, unknown>;
+  const obj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+  const items = (x: unknown) => (Array.isArray(x) ? x.filter(obj) : []);
+  const strings = (x: unknown) => (Array.isArray(x) ? x.filter((t): t is string => typeof t === 'string') : []);
+  const out: Partial<AssemblyDetail> = {
+    shown: items(d.shown) as unknown as AssemblyDetail['shown'],
+    left_out: items(d.left_out) as unknown as AssemblyDetail['left_out'],
+    left_out_counts: (obj(d.left_out_counts) ? d.left_out_counts : {}) as AssemblyDetail['left_out_counts'],
+    delivered: (Array.isArray(d.delivered) ? d.delivered : []) as number[],
+  };
+  if (obj(d.sections)) out.sections = d.sections as unknown as AssemblyDetail['sections'];
+  if (obj(d.query)) out.query = { source: String(d.query.source ?? ''), terms: strings(d.query.terms), scope: strings(d.query.scope), scope_source: String(d.query.scope_source ?? '') };
+  if (typeof d.model === 'string') out.model = d.model;
+  return out;
+}

@@ -53,7 +53,8 @@ function metric(
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metric[] {
+/** The metrics of `sessions`; `projects` are their projects' own ids (what error_patterns holds). */
+export function computeMetrics(sessions: readonly SessionReport[], db: DB, projects: readonly string[]): Metric[] {
   // A group started once its status left pending, or a spawn of it is on record.
   const started = sessions.flatMap((s) => s.groups.filter((g) => g.status !== 'pending' || g.spawns.length > 0));
   const iterations = started.reduce((a, g) => a + g.iterations, 0);
@@ -61,7 +62,6 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metr
   const shares = prompts.map((sp) => ((sp.prompt_tokens as number) * 100) / (sp.model_window as number));
   const total = sessions.reduce((a, s) => a + s.packages_total, 0);
   const delivered = sessions.reduce((a, s) => a + s.packages_delivered, 0);
-  const projects = [...new Set(sessions.map((s) => s.project_id))];
   let patterns = 0;
   let repeated = 0;
   for (const project of projects) {
@@ -103,7 +103,7 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB): Metr
     metric(
       { key: 'qa_failure_recurrence', name: 'QA failure recurrence', target: '< 10 % (the same error twice)', limit: 10, compare: 'below', unit: '%', how: "error patterns of the sessions' projects seen twice or more (error_patterns.occurrences >= 2) over all their patterns; project-wide (the table keeps no session)" },
       patterns === 0 ? null : (repeated * 100) / patterns,
-      { numerator: repeated, denominator: patterns, figures: `${repeated} of ${plural(patterns, 'pattern')} seen twice or more`, missing: `no error pattern is recorded for ${projects.join(', ') || 'the project'} (error_patterns)` },
+      { numerator: repeated, denominator: patterns, figures: `${repeated} of ${plural(patterns, 'pattern')} seen twice or more`, missing: `no error pattern is recorded for ${[...new Set(sessions.map((s) => s.project_id))].join(', ') || 'the project'} (error_patterns)` },
     ),
   ];
 }

@@ -29,6 +29,7 @@ import {
   openReadOnly,
   readRegularFile,
   readSpawnState,
+  redactText,
   resolvePaths,
   SPAWNED_AGENTS,
   writeFileAtomically,
@@ -37,7 +38,7 @@ import {
 import type { AssemblyDoc } from '../contract.ts';
 import { consumeIds, consumeIdsRequest } from '../consumeIds.ts';
 import { assemblyRecord, fallbackRecord, writeRecord, writeRecordAlone } from '../record.ts';
-import { COMMON_FLAGS, PARAMS_FILE_MAX_BYTES, parseFlags } from '../params.ts';
+import { COMMON_FLAGS, PARAMS_FILE_KEYS, PARAMS_FILE_MAX_BYTES, parseFlags } from '../params.ts';
 import { runScript, type ScriptIo } from '../shell.ts';
 import { readBuilderRun } from './builderRun.ts';
 import { PROMPT_BUILDER, WIRED_HOOK_COMMAND } from './hookCommand.ts';
@@ -149,6 +150,7 @@ function handle(io: HookIo, started: number): HookOutcome {
       record: path.join(made, `${path.basename(prompt)}.json`),
       effectiveBudget: run.effectiveBudget ?? BUILDER_EFFECTIVE_BUDGET,
       started,
+      retry: PARAMS_FILE_KEYS.feedback.some((k) => typeof params[k] === 'string' && (params[k] as string).trim() !== ''),
     }),
   );
 }
@@ -167,6 +169,8 @@ interface Spawn {
   effectiveBudget: number;
   /** When the hook started (monotonicMs): the assembly record's duration. */
   started: number;
+  /** The params carry review feedback (a retry: the assembly serves iteration 1 at least). */
+  retry: boolean;
 }
 
 /**
@@ -236,7 +240,9 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
     if ('why' in assembled) {
       // A fallback of the hook's assembly is on record (the spawn goes with the builder's prompt).
       if (assembled.fellBack !== undefined) {
-        writeRecordAlone(dbPath, fallbackRecord({ now: io.now().toISOString(), session: s.session, group: s.group, agent: s.agent, iteration: revisions }, assembled.fellBack, { source: 'prompt-hook', durationMs: monotonicMs() - s.started }), RECORD_BUSY_MS);
+        // The iteration the assembly would have served: the group's revision count, at least 1 on a retry (review feedback in the params).
+        const iteration = Math.max(revisions, s.retry ? 1 : 0);
+        writeRecordAlone(dbPath, fallbackRecord({ now: io.now().toISOString(), session: s.session, group: s.group, agent: s.agent, iteration }, assembled.fellBack, { source: 'prompt-hook', durationMs: monotonicMs() - s.started }), RECORD_BUSY_MS);
       }
       return { done: 'left', why: assembled.why, prompt: s.prompt };
     }
@@ -308,7 +314,8 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string; fellBack?: string
     document: (d) => (doc = d),
     // The spawn's one writer of the index (the rows written since the last spawn); it records nothing.
     indexes: true,
-    fellBack: (reason) => (fellBack = reason),
+    // Redacted here: the hook prints it on stderr past the script's own door.
+    fellBack: (reason) => (fellBack = redactText(reason)),
   };
   const code = runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' }, scriptIo);
   if (err.trim() !== '') io.stderr(err);
