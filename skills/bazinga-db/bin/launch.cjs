@@ -280,7 +280,6 @@ async function launch(skillDir, script, options, onMissing) {
         if (sendable) request.stdin = read?.text ?? '';
       }
       const answer = sendable ? await warm.askServer(serverBundle, request, options.warm.answerMs) : undefined;
-      globalThis[SERVER_SEEN] = warm.serverState(serverBundle);
       if (answer === 'lost') {
         trace('the warm assembler took the call and gave no answer');
         options.warm.lost('the warm assembler took the call and gave no answer (stopped if it hung); the next calls run in their own process until it is started again');
@@ -294,6 +293,8 @@ async function launch(skillDir, script, options, onMissing) {
         process.exitCode = answer.code;
         return;
       }
+      // The script runs here after all: whether it may start a server (the prompt hook does).
+      globalThis[SERVER_SEEN] = warm.serverState(serverBundle);
     }
     if (bundle !== undefined) {
       if (bundle.endsWith('.cjs')) runWithCodeCache(bundle, trace);

@@ -211,9 +211,8 @@ function exchange(socket, request, helloMs, answerMs) {
   });
 }
 
-/** Whether a server's socket for `bundle` is in place (it may still be busy, or dead). */
-function socketPresent(bundle) {
-  const socket = socketPath(bundle);
+/** Whether a server's socket is in place at `socket` (it may still be busy, or dead), in a folder only this user can enter. */
+function socketPresent(socket) {
   return socket !== undefined && privateDir(path.dirname(socket)) && fs.existsSync(socket);
 }
 
@@ -249,8 +248,8 @@ function serverState(bundle) {
  * the fallback block, since the server may have recorded what it was handing out.
  */
 async function askServer(bundle, request, answerMs = ANSWER_MS) {
-  if (!socketPresent(bundle)) return undefined;
   const socket = socketPath(bundle);
+  if (!socketPresent(socket)) return undefined;
   const r = await exchange(socket, request, HELLO_MS, answerMs);
   if (r.hello === undefined) return undefined;
   if (r.timeout) stopServer(socket, r.hello.pid);
@@ -375,4 +374,4 @@ async function serve(bundle, handle, { idleMs, log }) {
   });
 }
 
-module.exports = { ANSWER_MS, HELLO_MS, SERVER_NODE_FLAGS, askServer, serve, serverDir, serverState, socketPath, socketPresent, startServer, privateDir };
+module.exports = { ANSWER_MS, HELLO_MS, SERVER_NODE_FLAGS, askServer, serve, serverDir, serverState, socketPath, startServer, privateDir };

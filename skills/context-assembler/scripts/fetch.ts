@@ -9,15 +9,6 @@
  * Exit:   0; 1 when the package or its file is missing or the path is refused; 2 for invalid parameters.
  */
 import { runFetch } from './lib/fetchArtifact.ts';
-import { exitQuietlyOnEpipe } from './lib/stdio.ts';
+import { mainWith } from './lib/main.ts';
 
-exitQuietlyOnEpipe();
-process.exitCode = runFetch({
-  argv: process.argv.slice(2),
-  cwd: process.cwd(),
-  env: process.env,
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-  readStdin: () => undefined,
-  now: () => new Date(),
-});
+mainWith(runFetch);

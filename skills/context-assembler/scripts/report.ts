@@ -9,15 +9,6 @@
  * Exit:   0; 1 when the session or database is missing; 2 for invalid parameters
  */
 import { runReport } from './lib/report/run.ts';
-import { exitQuietlyOnEpipe } from './lib/stdio.ts';
+import { mainWith } from './lib/main.ts';
 
-exitQuietlyOnEpipe();
-process.exitCode = runReport({
-  argv: process.argv.slice(2),
-  cwd: process.cwd(),
-  env: process.env,
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-  readStdin: () => undefined,
-  now: () => new Date(),
-});
+mainWith(runReport);

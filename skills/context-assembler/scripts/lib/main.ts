@@ -10,16 +10,26 @@ export const ASSEMBLE: ScriptSpec = {
   summary: 'every step in one process: the context block the orchestrator pastes into the spawn prompt',
 };
 import { exitQuietlyOnEpipe, readPipedStdin } from './stdio.ts';
+import type { ScriptIo } from './shell.ts';
 
-export function main(spec: ScriptSpec): void {
+/**
+ * Runs `run` on this process's io (argv, cwd, environment, stdout and stderr, the clock; stdin
+ * only when `readsStdin`) and sets the exit code it returns; a reader that stops early is no error.
+ */
+export function mainWith(run: (io: ScriptIo) => number, readsStdin = false): void {
   exitQuietlyOnEpipe();
-  process.exitCode = runScript(spec, {
+  process.exitCode = run({
     argv: process.argv.slice(2),
     cwd: process.cwd(),
     env: process.env,
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
-    readStdin: readPipedStdin,
+    readStdin: readsStdin ? readPipedStdin : () => undefined,
     now: () => new Date(),
   });
+}
+
+/** A step script (or assemble): its spec through the shared shell, stdin read as a piped document. */
+export function main(spec: ScriptSpec): void {
+  mainWith((io) => runScript(spec, io), true);
 }

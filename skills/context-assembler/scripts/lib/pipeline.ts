@@ -504,10 +504,10 @@ function reasoningScores(
  * listed as excluded: consumed. A package is only delivered by the run that recorded it, so when the claim
  * cannot be written (a busy or locked database) this throws and the shell falls back.
  */
-export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
-  if (!ZONE_RULES[doc.zone].recordsConsumption) return recordedAlone(consumed(doc, 'skipped-zone'), deps);
+export function consumeStep(doc: AssemblyDoc, deps: Deps, holding?: DB): AssemblyDoc {
+  if (!ZONE_RULES[doc.zone].recordsConsumption) return recordedAlone(consumed(doc, 'skipped-zone'), deps, holding);
   const ids = packageIds(doc);
-  if (ids.length === 0) return recordedAlone(consumed(doc, 'nothing-delivered'), deps);
+  if (ids.length === 0) return recordedAlone(consumed(doc, 'nothing-delivered'), deps, holding);
   if (deps.dryRun) return consumed(doc, 'dry-run');
   return recording(() => {
     const db = deps.db();
@@ -519,10 +519,14 @@ export function consumeStep(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
  * A run that delivers nothing to record (no package, or a zone that records no consumption) still
  * leaves its assembly record, in a connection of its own that waits for a lock only briefly; a dry
  * run none. The record is never worth a fallback or a wait: when it cannot be written (a busy or
- * missing database), the block is printed all the same.
+ * missing database), the block is printed all the same. A run `holding` the write lock on its own
+ * connection (the last, locked choice) writes it there, in that transaction (a connection of its
+ * own could not get the lock).
  */
-function recordedAlone(doc: AssemblyDoc, deps: Deps): AssemblyDoc {
-  if (deps.recordAlone !== undefined && !deps.dryRun) deps.recordAlone(doc);
+function recordedAlone(doc: AssemblyDoc, deps: Deps, holding?: DB): AssemblyDoc {
+  if (deps.dryRun) return doc;
+  if (holding !== undefined) deps.record?.(holding, doc);
+  else deps.recordAlone?.(doc);
   return doc;
 }
 
@@ -549,10 +553,7 @@ function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): A
       return writeTransaction(db, () => {
         const doc = runSteps(start, choose, deps);
         const ids = packageIds(doc);
-        // Nothing to claim: its record goes in this transaction, on this connection (one of its own
-        // could not get the lock this one holds).
-        if (ids.length === 0) return consumeStep(doc, { ...deps, recordAlone: deps.record === undefined ? undefined : (d) => deps.record?.(db, d) });
-        return recording(() => claimed(doc, db, ids, deps));
+        return ids.length === 0 ? consumeStep(doc, deps, db) : recording(() => claimed(doc, db, ids, deps));
       });
     }
     const doc = runSteps(start, choose, deps);

@@ -390,9 +390,12 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
     const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume', indexes: io.indexes === true });
     close = made.close;
-    if (recording) made.deps.record = (db, doc) => void (recorded = writeRecord(db, assemblyRecord(doc, { source, durationMs: monotonicMs() - started })) || recorded);
-    const dbPath = env.dbPath;
-    if (recording) made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, assemblyRecord(doc, { source, durationMs: monotonicMs() - started }), RECORD_ALONE_BUSY_MS) || recorded);
+    if (recording) {
+      const recordOf = (doc: AssemblyDoc) => assemblyRecord(doc, { source, durationMs: monotonicMs() - started });
+      const dbPath = env.dbPath;
+      made.deps.record = (db, doc) => void (recorded = writeRecord(db, recordOf(doc)) || recorded);
+      made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, recordOf(doc), RECORD_ALONE_BUSY_MS) || recorded);
+    }
     guarded.redactString.useSettled(made.settled);
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));

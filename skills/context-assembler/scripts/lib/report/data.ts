@@ -17,31 +17,24 @@ import {
   redactText,
   type AssemblyRow,
   type DB,
+  type ReportGroupRow,
+  type ReportPackageRow,
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { DEFAULT_CONFIG, lookupByModel, type Config } from '../config.ts';
 import { PRODUCT_VERSION, type AssemblyDetail } from '../record.ts';
 import { computeMetrics, type Metric } from './metrics.ts';
 
-export interface SpawnReport {
-  id: number;
+/** A record as the report shows it: its columns (redacted, figures made numbers), and what they imply. */
+export type SpawnReport = Pick<
+  AssemblyRow,
+  'id' | 'group_id' | 'iteration' | 'source' | 'outcome' | 'reason' | 'purpose' | 'zone' | 'usage_pct' | 'budget' | 'used_tokens' | 'overrun' | 'prompt_tokens' | 'duration_ms' | 'version'
+> & {
+  /** created_at */
   at: string;
-  group_id: string | null;
+  /** agent_type */
   agent: string;
-  iteration: number;
-  source: AssemblyRow['source'];
-  outcome: AssemblyRow['outcome'];
-  reason: string | null;
-  purpose: string | null;
-  zone: string | null;
-  usage_pct: number | null;
-  budget: number | null;
-  used_tokens: number | null;
-  overrun: number;
-  prompt_tokens: number | null;
   /** The model's context window the prompt is measured against (prompt hook records only). */
   model_window: number | null;
-  duration_ms: number;
-  version: string;
   /** How the group's iteration the spawn served ended (see verdictOf). */
   verdict: string;
   sections: AssemblyDetail['sections'] | null;
@@ -50,29 +43,17 @@ export interface SpawnReport {
   left_out_counts: Record<string, number>;
   query: AssemblyDetail['query'];
   delivered: number[];
-}
+};
 
-export interface GroupReport {
-  id: string;
-  name: string;
-  status: string | null;
-  revision_count: number;
-  last_review_status: string | null;
-  qa_attempts: number;
-  tl_review_attempts: number;
+/** A task group as the report shows it (redacted), with its iterations and spawns on record. */
+export type GroupReport = ReportGroupRow & {
   /** revision_count + 1: the iterations the group has been through (see metrics.ts). */
   iterations: number;
   spawns: number[];
-}
+};
 
-export interface PackageLine {
-  id: number;
-  group_id: string | null;
-  package_type: string;
-  priority: string;
-  file_path: string;
-  summary: string;
-}
+/** A package no agent was given. */
+export type PackageLine = Omit<ReportPackageRow, 'delivered'>;
 
 export interface FailureSignature {
   pattern_hash: string;
