@@ -24,7 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   consumptionScopeId,
-  errorPatternHash,
+  errorPatternOf,
   findPackage,
   insertConsumer,
   insertErrorPattern,
@@ -32,7 +32,6 @@ import {
   insertReasoning,
   insertSession,
   markPackageConsumed,
-  normaliseErrorMessage,
   openDatabase,
   PACKAGE_TYPES,
   PRIORITIES,
@@ -182,13 +181,10 @@ export function generate(outDir: string, packages: number, seed = 42): Generated
       });
     }
     for (let i = 0; i < 1000; i++) {
-      const signature = {
-        error_type: pick(r, ['TypeError', 'ModuleNotFound', 'JestTimeout', 'SyntaxError', 'NetworkError']),
-        message_pattern: normaliseErrorMessage(`${sentence(r, 6)} at /src/${pick(r, WORDS)}_${i}.ts line ${i}`),
-        context_hints: [] as string[],
-        stack_pattern: [] as unknown[],
-      };
-      const hash = errorPatternHash(signature);
+      const { hash, signature } = errorPatternOf(
+        pick(r, ['TypeError', 'ModuleNotFound', 'JestTimeout', 'SyntaxError', 'NetworkError']),
+        `${sentence(r, 6)} at /src/${pick(r, WORDS)}_${i}.ts line ${i}`,
+      );
       insertErrorPattern(db, { hash, projectId: BENCH_PROJECT, signatureJson: pyJsonDumps(signature), solution: sentence(r, 15), lang: 'typescript' });
       setErrorConfidence(db, hash, BENCH_PROJECT, Math.round((0.3 + r() * 0.7) * 100) / 100);
     }
@@ -488,15 +484,13 @@ export function generateBench(outDir: string, packages: number, seed = 42, log: 
   db.exec('BEGIN');
   for (let i = 0; i < patterns; i++) {
     const project = r() < 0.3 ? BENCH_PROJECT : pick(r, PROJECTS);
-    const signature = {
-      error_type: pick(r, ['TypeError', 'ModuleNotFound', 'JestTimeout', 'SyntaxError', 'NetworkError']),
-      message_pattern: normaliseErrorMessage(`${sentence(r, 6)} at /src/${pick(r, WORDS)}_${i}.ts line ${i}`),
-      context_hints: [] as string[],
-      stack_pattern: [] as unknown[],
-    };
+    const { hash, signature } = errorPatternOf(
+      pick(r, ['TypeError', 'ModuleNotFound', 'JestTimeout', 'SyntaxError', 'NetworkError']),
+      `${sentence(r, 6)} at /src/${pick(r, WORDS)}_${i}.ts line ${i}`,
+    );
     const seen = sqlTime(anchor - Math.floor(r() * 120 * DAY));
     rows.error_patterns += ins.pattern.run(
-      errorPatternHash(signature), project, pyJsonDumps(signature), sentence(r, 15), Math.round((0.3 + r() * 0.7) * 100) / 100,
+      hash, project, pyJsonDumps(signature), sentence(r, 15), Math.round((0.3 + r() * 0.7) * 100) / 100,
       1 + Math.floor(r() * 5), r() < 0.7 ? 'typescript' : 'python', seen, seen,
     ).changes;
   }

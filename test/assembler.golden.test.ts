@@ -102,7 +102,7 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
     expect(stdout).toContain('\n### Prior Agent Reasoning (4 entries)\n');
     expect(stdout).toContain('\n### Error Patterns (2 matches)\n');
     expect(stdout).toContain('⚠️ **Known Issue**: "');
-    expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 1 times\)$/m);
+    expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 2 times\)$/m);
     expect(stdout).toContain('\n📦 +1 more packages available (re-invoke with higher limit to expand)\n\n### Left out\n');
     // What the limit left out is named, so an agent can fetch it.
     expect(stdout.trimEnd().endsWith('- 1 past the limit\n- Most relevant left out: package 4 (`fetch <id>` prints a package)')).toBe(true);

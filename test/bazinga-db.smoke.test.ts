@@ -109,7 +109,7 @@ const FAMILIES: Record<string, Family> = {
         check: (r) =>
           expect(ok(r)).toEqual({
             success: true,
-            pattern_hash: 'c396f13a676baff03ef14fad2f32524d28e108484bdee1b2e5c6ae7e2345c8c7',
+            pattern_hash: '0525065295c85bff246c5e36b13ed63d907923872c71e16ca33ac66df74dd128',
             operation: 'created',
             occurrences: 1,
             confidence: 0.5,

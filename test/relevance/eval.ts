@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, writeTransaction, type DB } from '../../skills/bazinga-db/scripts/lib/db.ts';
-import { errorPatternHash, normaliseErrorMessage, normaliseErrorType } from '../../skills/bazinga-db/scripts/lib/hashing.ts';
+import { errorPatternOf } from '../../skills/bazinga-db/scripts/lib/hashing.ts';
 import { pyJsonDumps } from '../../skills/bazinga-db/scripts/lib/pyjson.ts';
 import { insertConsumer, insertPackage } from '../../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertErrorPattern, recordErrorOccurrence, setErrorConfidence } from '../../skills/bazinga-db/scripts/lib/repo/errorPatterns.ts';
@@ -154,8 +154,7 @@ export function buildCaseDb(c: Case, nowMs: number, tokenizer = SEARCH_TOKENIZER
       keyOf.reasoning.set(id, r.key);
     }
     for (const e of c.patterns) {
-      const signature = { error_type: normaliseErrorType(e.error_type), message_pattern: normaliseErrorMessage(e.message), context_hints: [], stack_pattern: [] };
-      const hash = errorPatternHash(signature);
+      const { hash, signature } = errorPatternOf(e.error_type, e.message);
       insertErrorPattern(db, { hash, projectId: c.session.project_id, signatureJson: pyJsonDumps(signature), solution: e.solution, lang: e.lang ?? null });
       for (let i = 1; i < e.occurrences; i++) recordErrorOccurrence(db, hash, c.session.project_id, null);
       setErrorConfidence(db, hash, c.session.project_id, e.confidence);

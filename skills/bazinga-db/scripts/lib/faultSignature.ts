@@ -26,6 +26,12 @@ const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 /** A path (two or more segments, or one with an extension), POSIX or Windows, absolute or relative. */
 const PATH = /(?:[A-Za-z]:)?(?:[.~]{0,2}[\\/])?(?:[\w@.+-]+[\\/])+[\w@.+-]+|\b[\w@+-]+\.(?:[cm]?[jt]sx?|py|json|node|d\.ts|vue|svelte|rs|go|java|rb|php|cs|c|cc|cpp|h|hpp)\b/g;
 
+/**
+ * Where a fault happened, as a message says it (`… at src/x.ts line 3`, `… in lib/a.py:12`): the
+ * place is dropped, not kept as a stem; the same fault at another file is the same fault.
+ */
+const LOCATION = new RegExp(`\\b(at|in) (?:${PATH.source})(?::\\d+){0,2}`, 'g');
+
 /** A path's last component without its extension(s): `src/a/notification.service.ts` → `notification.service`. */
 function stem(path: string): string {
   const last = path.split(/[\\/]/).pop() ?? path;
@@ -33,8 +39,8 @@ function stem(path: string): string {
 }
 
 /**
- * The words of a message with what varies between occurrences of one fault replaced: paths by
- * their stem, `:line:col` and `(line,col)` dropped, ISO times → T, durations → Nms, hex addresses →
+ * The words of a message with what varies between occurrences of one fault replaced: the place
+ * it names (`at <path>`, `in <path>`) dropped, other paths by their stem, `:line:col` and `(line,col)` dropped, ISO times → T, durations → Nms, hex addresses →
  * 0xN, UUIDs and long hex ids → ID, other numbers → N; whitespace folded.
  */
 export function normaliseFaultText(text: string): string {
@@ -44,6 +50,7 @@ export function normaliseFaultText(text: string): string {
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'ID')
     .replace(/\b0x[0-9a-f]+\b/gi, '0xN')
     .replace(/\b[0-9a-f]{12,}\b/gi, 'ID')
+    .replace(LOCATION, '$1')
     .replace(PATH, (p) => stem(p))
     .replace(/(?::\d+){1,2}\b|\(\d+,\d+\)/g, '')
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|s|m)\b/g, 'Nms')
@@ -141,4 +148,21 @@ export function faultSignature(text: string): FaultSignature {
   return typed
     ? { tool: 'text', error_type: typed[1] as string, message_pattern: normaliseFaultText(typed[2] as string) }
     : { tool: 'text', error_type: 'Unknown', message_pattern: normaliseFaultText(first) };
+}
+
+/** The most characters of a stored message pattern (as the original stores its patterns). */
+const PATTERN_MAX_CHARS = 500;
+
+/**
+ * The signature an error pattern is stored and keyed under, from what an agent or the capture
+ * gives: an error type and an error text. A recognised tool's output names its own type (TS2305,
+ * TypeError, no-unused-vars …); plain text keeps the type its first line names (`KeyError: …`),
+ * else the one given (empty: "Unknown").
+ */
+export function patternSignature(errorType: string, message: string): FaultSignature {
+  const f = faultSignature(message);
+  const capped = { ...f, message_pattern: Array.from(f.message_pattern).slice(0, PATTERN_MAX_CHARS).join('') };
+  if (f.tool !== 'text' || f.error_type !== 'Unknown') return capped;
+  const given = errorType.trim();
+  return { ...capped, error_type: given === '' ? 'Unknown' : given };
 }

@@ -3,6 +3,7 @@
  * and error-pattern signatures with their hashes. All hashes are SHA-256 of UTF-8, lower-case hex.
  */
 import { createHash } from 'node:crypto';
+import { patternSignature } from './faultSignature.ts';
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -25,7 +26,8 @@ export function strategyId(projectId: string, topic: string, insight: string): s
 }
 
 /**
- * Normalises an error message into the pattern the original stores: paths reduced to their last
+ * Normalises an error message into the pattern the original stores (legacyErrorPatternHash; the
+ * assembler also matches --error against stored patterns with it): paths reduced to their last
  * component, line numbers and short quoted strings replaced, trimmed, at most 500 characters.
  */
 export function normaliseErrorMessage(message: string): string {
@@ -51,8 +53,51 @@ export interface ErrorSignature {
   stack_pattern: unknown[];
 }
 
-/** pattern_hash over error type, message pattern and sorted hints; the stack is not part of it. */
-export function errorPatternHash(sig: ErrorSignature): string {
+/** A signature as this layer stores it: keyed by faultPatternHash, with the tool it was recognised as. */
+export interface StoredSignature extends ErrorSignature {
+  /** faultSignature's tool ('tsc', 'vitest', 'node', 'eslint', 'pytest', 'npm', 'gyp', 'text'): marks a row keyed this way. */
+  tool: string;
+}
+
+/**
+ * The signature and hash an error is stored under (save-error-pattern, the capture): the fault's
+ * signature of `message` (patternSignature), `redact` applied to the text before it is
+ * normalised (normalising cuts paths and quotes, and a secret cut in half is no longer
+ * recognisable) and to the pattern after.
+ */
+export function errorPatternOf(
+  errorType: string,
+  message: string,
+  opts: { hints?: string[]; stack?: unknown[]; redact?: (text: string) => string } = {},
+): { hash: string; signature: StoredSignature } {
+  const redact = opts.redact ?? ((t: string) => t);
+  const fault = patternSignature(redact(errorType), redact(message));
+  const signature: StoredSignature = {
+    error_type: redact(fault.error_type),
+    message_pattern: redact(fault.message_pattern),
+    context_hints: opts.hints ?? [],
+    stack_pattern: opts.stack ?? [],
+    tool: fault.tool,
+  };
+  return { hash: faultPatternHash(signature), signature };
+}
+
+/**
+ * `error_patterns.pattern_hash` of one fault (faultSignature.ts patternSignature): over its error
+ * type and message pattern only, so that one fault met in many files, lines and runs, with any
+ * hints, is one pattern. Rows keyed the original's way (legacyErrorPatternHash) are re-keyed to it
+ * (repo/errorPatterns.ts rekeyErrorPatterns).
+ */
+export function faultPatternHash(sig: { error_type: string; message_pattern: string }): string {
+  return sha256Hex(`fault:${sig.error_type}:${sig.message_pattern}`);
+}
+
+/**
+ * The pattern_hash the original tool writes: over error type, message pattern (normaliseErrorMessage)
+ * and sorted hints; the stack is not part of it. It splits one fault into one hash per file and
+ * position, so this layer no longer keys by it; kept to recognise and re-key such rows.
+ */
+export function legacyErrorPatternHash(sig: ErrorSignature): string {
   const hints = [...sig.context_hints].sort(compareCodePoints).join(',');
   return sha256Hex(`${sig.error_type}:${sig.message_pattern}:${hints}`);
 }

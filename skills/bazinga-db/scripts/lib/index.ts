@@ -98,7 +98,8 @@ export { insertErrorPattern, setErrorConfidence } from './repo/errorPatterns.ts'
 export { insertReasoning } from './repo/reasoning.ts';
 export { insertSession } from './repo/sessions.ts';
 export { upsertStrategy } from './repo/strategies.ts';
-export { consumptionScopeId, errorPatternHash } from './hashing.ts';
+export { consumptionScopeId, errorPatternOf, faultPatternHash, legacyErrorPatternHash } from './hashing.ts';
+export { keyPatternsByFault } from './patternKeys.ts';
 export { pyJsonDumps } from './pyjson.ts';
 export { REASONING_PHASES } from './enums.ts';
 export { redact } from './redact.ts';

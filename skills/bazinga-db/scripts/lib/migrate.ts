@@ -1,6 +1,7 @@
 /** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
 import { BazingaError } from './errors.ts';
 import { resetSearchIndex } from './repo/searchIndex.ts';
+import { keyPatternsByFault } from './patternKeys.ts';
 import { CA_DDL, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';
 import { SEARCH_TOKENIZER } from './searchText.ts';
 import { stmt, writeTransaction, type DB } from './statements.ts';
@@ -68,6 +69,8 @@ export function ensureExtensions(db: DB, between?: () => void): void {
       if (!columns.has(name)) db.exec(`ALTER TABLE ca_memories ADD COLUMN ${name} ${definition}`);
     }
     if (searchTables.n < searchObjects.length) resetSearchIndex(db);
+    // v10: error patterns keyed by their fault, the rows of one fault merged (idempotent).
+    keyPatternsByFault(db);
     if (!between) setSchemaVersion(db);
   });
   if (!between) return;

@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 9;
+export const CA_SCHEMA_VERSION = 10;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
@@ -373,6 +373,28 @@ export const ASSEMBLY_DDL: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS ca_idx_assemblies_session ON ca_assemblies(session_id, id)`,
 ];
 
+/**
+ * v10: what the capture learnt from a group's retries (repo/captures.ts): one row per failure it
+ * decided (a failures package, or the review feedback a retry spawn was given), with how the retry
+ * ended, the pattern it created or moved and where its solution came from. The unique key makes
+ * the capture idempotent. (v10 also keys error patterns by their fault: migrate.ts.)
+ */
+export const CAPTURE_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ca_captures (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  group_id TEXT NOT NULL,
+  failure_ref TEXT NOT NULL,
+  fail_iteration INTEGER,
+  outcome TEXT NOT NULL CHECK(outcome IN ('passed', 'failed')),
+  pattern_hash TEXT NOT NULL,
+  operation TEXT NOT NULL CHECK(operation IN ('created', 'raised', 'lowered', 'no-solution', 'unknown-failed')),
+  solution_ref TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE(session_id, group_id, failure_ref))`,
+];
+
 /** The extension objects, idempotent. */
 export const CA_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS ca_meta (
@@ -415,6 +437,7 @@ export const CA_DDL: readonly string[] = [
   ...SEARCH_DDL,
   ...MEMORY_DDL,
   ...ASSEMBLY_DDL,
+  ...CAPTURE_DDL,
 ];
 
 /** Every object CA_DDL creates, to tell a complete extension set from one an outside tool pruned. */
@@ -438,4 +461,5 @@ export const CA_OBJECTS = [
   'ca_fts_memories',
   'ca_assemblies',
   'ca_idx_assemblies_session',
+  'ca_captures',
 ] as const;

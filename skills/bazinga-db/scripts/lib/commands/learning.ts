@@ -2,8 +2,10 @@
 import { writeTransaction } from '../statements.ts';
 import { invalid, notFound, usage } from '../errors.ts';
 import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
-import { errorPatternHash, normaliseErrorMessage, normaliseErrorType, strategyId, type ErrorSignature } from '../hashing.ts';
+import { errorPatternOf, strategyId } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
+import { captureOutcomes } from '../capture.ts';
+import { keyPatternsByFault } from '../patternKeys.ts';
 import {
   deleteExpiredErrorPatterns,
   findErrorPattern,
@@ -228,19 +230,16 @@ const saveErrorPattern: Command = {
     rejectSecret('project_id', projectId);
     // Field by field, never the serialised JSON: a replacement must not break the JSON around it.
     const redactor = ctx.redactor();
-    const signature: ErrorSignature = {
-      error_type: redactor.text(normaliseErrorType(errorType)),
-      // Redacted before normalising too: normalising cuts paths and quotes, and a secret it cuts
-      // in half is no longer recognisable.
-      message_pattern: redactor.text(normaliseErrorMessage(redactor.text(message))),
-      context_hints: redactor.json(hints as string[]),
+    // One fault, one pattern: keyed by its signature (faultSignature.ts), whatever file, line or run it came from.
+    const { hash, signature } = errorPatternOf(errorType, message, {
+      hints: redactor.json(hints as string[]),
       // Secrets can sit at any depth of a stack item (objects, nested arrays).
-      stack_pattern: redactor.json(stack),
-    };
+      stack: redactor.json(stack),
+      redact: (t) => redactor.text(t),
+    });
     const solution = redactor.text(rawSolution);
     const lang = redactor.optional(args.values.get('--lang'));
     const redacted = redactor.redacted;
-    const hash = errorPatternHash(signature);
     const db = ctx.db();
     return writeTransaction(db, () => {
       const existing = findErrorPattern(db, hash, projectId);
@@ -476,6 +475,39 @@ const extractStrategies: Command = {
   },
 };
 
+// ------------------------------------------------------------------------------------ capture
+
+const CAPTURE_FLAGS = { '--group': 'value', '--dry-run': 'bool' } as const;
+
+const captureOutcomesCommand: Command = {
+  name: 'capture-outcomes',
+  indexes: true,
+  synopsis: 'capture-outcomes <session_id> [--group G] [--dry-run]',
+  flags: CAPTURE_FLAGS,
+  maxPositionals: 1,
+  run(args, ctx) {
+    requirePositionals(args, 1, 'capture-outcomes requires: <session_id>');
+    rejectProblem(args, { unknownFlag: (t) => `Unknown flag '${t}'. Valid flags: ${validFlagList(CAPTURE_FLAGS)}` });
+    const sessionId = pos(args, 0);
+    const rawGroup = args.values.get('--group');
+    if (rawGroup !== undefined) validateGroupId(rawGroup);
+    const dryRun = args.bools.has('--dry-run');
+    const db = ctx.db();
+    if (!sessionExists(db, sessionId)) throw notFound(`Session not found: ${sessionId}`);
+    // Patterns the original tool saved since are keyed its way: keyed by their fault first, so a
+    // captured failure finds them.
+    const rekeyed = dryRun ? null : writeTransaction(db, () => keyPatternsByFault(db));
+    const report = captureOutcomes(db, {
+      sessionId,
+      ...(rawGroup !== undefined ? { groups: [rawGroup] } : {}),
+      projectRoot: ctx.paths().projectRoot,
+      dryRun,
+      now: new Date().toISOString(),
+    });
+    return { success: true, ...report, patterns_rekeyed: rekeyed?.rekeyed ?? 0, patterns_merged: rekeyed?.merged ?? 0 };
+  },
+};
+
 export const learningCommands: Command[] = [
   saveReasoning,
   getReasoning,
@@ -487,5 +519,6 @@ export const learningCommands: Command[] = [
   getStrategies,
   updateStrategyHelpfulness,
   extractStrategies,
+  captureOutcomesCommand,
 ];
 

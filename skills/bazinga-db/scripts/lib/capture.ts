@@ -1,0 +1,210 @@
+/**
+ * Error patterns learnt from a group's retries, with no change to BAZINGA. A group's failure texts
+ * (its failures packages, and the review feedback its retry spawns were given: qa_feedback and
+ * tl_feedback, as the assembly record keeps them) are put in time order and signed
+ * (hashing.ts errorPatternOf: one fault, one signature); texts of one fault with no fix between them
+ * are one failure. What the fixing agent wrote after a failure (its completion reasoning, else its
+ * decisions, else its handoff package) is that failure's solution. A failure is decided once the
+ * review after it is known:
+ *
+ * - passed: the next failure text of the group names another fault, or there is none and the group
+ *   passed review (approved, completed or being merged). Its signature → solution becomes a pattern
+ *   (confidence 0.5), or a known pattern of it is confirmed (+0.1 confidence, one more occurrence).
+ * - failed: the next failure text names the same fault. A known pattern of it loses 0.2 confidence
+ *   (not below 0.1); an unknown one is not learnt (nothing fixed it).
+ *
+ * Each decided failure is written once to the ledger `ca_captures` with where it and its solution
+ * came from, in the transaction that changes its pattern: running again changes nothing
+ * (idempotent). A dry run reports what it would write and writes nothing.
+ */
+import { errorPatternOf } from './hashing.ts';
+import { pyJsonDumps } from './pyjson.ts';
+import { redactText } from './redact.ts';
+import {
+  decidedFailures,
+  groupFailures,
+  groupFixes,
+  groupPassed,
+  groupsWithFailures,
+  hasCaptureLedger,
+  insertCapture,
+  type CaptureEntry,
+  type FailureRow,
+  type FixRow,
+} from './repo/captures.ts';
+import { findErrorPattern, insertErrorPattern } from './repo/errorPatterns.ts';
+import { indexedArtifactText } from './repo/searchIndex.ts';
+import { getProjectId } from './repo/sessions.ts';
+import { hasAssemblyRecord } from './repo/assemblies.ts';
+import { oneLine, shorten } from './shown.ts';
+import { stmt, writeTransaction, type DB } from './statements.ts';
+
+/** How much of a failures package's artifact is read for its error text. */
+const ARTIFACT_BYTES = 16_384;
+/** The most characters of a captured solution (as save-error-pattern's callers are asked to keep them). */
+const SOLUTION_CHARS = 500;
+/** Confidence moves as update-error-confidence moves it. */
+const RAISE = 0.1;
+const LOWER = 0.2;
+const FLOOR = 0.1;
+
+export interface CaptureOptions {
+  sessionId: string;
+  /** The groups to look at; all the session's groups with a failure text when absent. */
+  groups?: readonly string[];
+  /** Where artifacts are read from (null: summaries only). */
+  projectRoot: string | null;
+  dryRun: boolean;
+  /** The ledger's time (ISO). */
+  now: string;
+}
+
+export interface CaptureDecision extends CaptureEntry {
+  error_type: string;
+  message_pattern: string;
+  /** The failure texts merged into this failure (one fault, no fix between them). */
+  failure_refs: string[];
+}
+
+export interface CaptureReport {
+  session_id: string;
+  project_id: string;
+  dry_run: boolean;
+  groups: number;
+  /** Failures decided now (written unless a dry run). */
+  decided: CaptureDecision[];
+  /** Failures whose next review is not known yet. */
+  undecided: number;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** SQLite's `YYYY-MM-DD HH:MM:SS` (UTC) or an ISO time, as epoch ms (NaN when neither). */
+function timeMs(value: string | null): number {
+  if (!value) return NaN;
+  const iso = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
+  return Date.parse(/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(iso) ? iso : `${iso}Z`);
+}
+
+interface Failure {
+  first: FailureRow;
+  refs: string[];
+  firstMs: number;
+  lastMs: number;
+  hash: string;
+  error_type: string;
+  message_pattern: string;
+  signatureJson: string;
+}
+
+const FIX_ORDER: Record<FixRow['kind'], number> = { completion: 0, decisions: 1, handoff: 2 };
+
+/** The fix of a failure among the texts the fixing agents wrote before the next failure: the last completion, else decisions, else handoff. */
+function fixOf(fixes: readonly (FixRow & { ms: number })[], fromMs: number, toMs: number): FixRow | undefined {
+  const inWindow = fixes.filter((f) => f.ms >= fromMs && f.ms < toMs && f.text.trim() !== '');
+  return inWindow.sort((a, b) => FIX_ORDER[a.kind] - FIX_ORDER[b.kind] || b.ms - a.ms)[0];
+}
+
+/** A group's failures in time order, signed, one fault's texts with no fix between them merged. */
+function failuresOf(db: DB, opts: CaptureOptions, groupId: string, withRecord: boolean, fixes: readonly (FixRow & { ms: number })[]): Failure[] {
+  const rows = groupFailures(db, opts.sessionId, groupId, withRecord)
+    .map((row) => ({ row, ms: timeMs(row.at) }))
+    .filter((r) => !Number.isNaN(r.ms) && typeof r.row.text === 'string')
+    .sort((a, b) => a.ms - b.ms || a.row.ref.localeCompare(b.row.ref));
+  const out: Failure[] = [];
+  for (const { row, ms } of rows) {
+    const artifact = row.file_path === null ? '' : indexedArtifactText(opts.projectRoot, row.file_path, ARTIFACT_BYTES);
+    const text = artifact === '' ? row.text : `${row.text}\n${artifact}`;
+    const { hash, signature } = errorPatternOf('Unknown', text, { redact: redactText });
+    const last = out.at(-1);
+    if (last && last.hash === hash && !fixes.some((f) => f.ms >= last.lastMs && f.ms < ms)) {
+      last.refs.push(row.ref);
+      last.lastMs = ms;
+      continue;
+    }
+    out.push({ first: row, refs: [row.ref], firstMs: ms, lastMs: ms, hash, error_type: signature.error_type, message_pattern: signature.message_pattern, signatureJson: pyJsonDumps(signature) });
+  }
+  return out;
+}
+
+/** Decides what can be decided of a session's failures and, unless a dry run, writes it. */
+export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
+  const projectId = getProjectId(db, opts.sessionId);
+  const report: CaptureReport = { session_id: opts.sessionId, project_id: projectId, dry_run: opts.dryRun, groups: 0, decided: [], undecided: 0 };
+  // A file no writer of this version opened has no ledger: nothing can be kept, so nothing is decided.
+  if (!hasCaptureLedger(db)) return report;
+  const withRecord = hasAssemblyRecord(db);
+  const groups = opts.groups ?? groupsWithFailures(db, opts.sessionId, withRecord);
+  const pending: { decision: CaptureDecision; signatureJson: string; solution: string | null; ms: number }[] = [];
+  for (const groupId of groups) {
+    if (groupId === 'global') continue;
+    const fixes = groupFixes(db, opts.sessionId, groupId)
+      .map((f) => ({ ...f, ms: timeMs(f.at) }))
+      .filter((f) => !Number.isNaN(f.ms));
+    const failures = failuresOf(db, opts, groupId, withRecord, fixes);
+    if (failures.length === 0) continue;
+    report.groups += 1;
+    const decided = decidedFailures(db, opts.sessionId, groupId);
+    const passed = groupPassed(db, opts.sessionId, groupId);
+    failures.forEach((f, i) => {
+      if (decided.has(f.first.ref)) return;
+      const next = failures[i + 1];
+      const outcome = next ? (next.hash === f.hash ? 'failed' : 'passed') : passed ? 'passed' : undefined;
+      if (outcome === undefined) {
+        report.undecided += 1;
+        return;
+      }
+      const fix = fixOf(fixes, f.firstMs, next ? next.firstMs : Infinity);
+      const solution = fix ? shorten(redactText(oneLine(fix.text)), SOLUTION_CHARS) : null;
+      pending.push({
+        ms: f.firstMs,
+        signatureJson: f.signatureJson,
+        solution,
+        decision: {
+          project_id: projectId,
+          session_id: opts.sessionId,
+          group_id: groupId,
+          failure_ref: f.first.ref,
+          failure_refs: f.refs,
+          fail_iteration: f.first.iteration,
+          outcome,
+          pattern_hash: f.hash,
+          error_type: f.error_type,
+          message_pattern: f.message_pattern,
+          // Settled when written: what the pattern table holds then decides it.
+          operation: outcome === 'passed' ? (solution === null ? 'no-solution' : 'created') : 'unknown-failed',
+          solution_ref: fix?.ref ?? null,
+          created_at: opts.now,
+        },
+      });
+    });
+  }
+  if (pending.length === 0) return report;
+  // In the order the failures happened: a pattern one failure creates is known to the next.
+  pending.sort((a, b) => a.ms - b.ms || a.decision.group_id.localeCompare(b.decision.group_id));
+  const apply = () => {
+    for (const p of pending) {
+      const d = p.decision;
+      const known = findErrorPattern(db, d.pattern_hash, projectId);
+      d.operation = d.outcome === 'failed' ? (known ? 'lowered' : 'unknown-failed') : known ? 'raised' : p.solution === null ? 'no-solution' : 'created';
+      if (opts.dryRun) {
+        report.decided.push(d);
+        continue;
+      }
+      const { failure_refs: _refs, error_type: _type, message_pattern: _pattern, ...entry } = d;
+      if (!insertCapture(db, entry)) continue;
+      report.decided.push(d);
+      if (d.operation === 'created') insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null });
+      else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
+        const next = d.operation === 'raised' ? round2(Math.min(1, round2(known.confidence) + RAISE)) : round2(Math.max(FLOOR, round2(known.confidence) - LOWER));
+        stmt(
+          db,
+          `UPDATE error_patterns SET confidence = ?, occurrences = occurrences + 1, last_seen = datetime('now') WHERE pattern_hash = ? AND project_id = ?`,
+        ).run(next, d.pattern_hash, projectId);
+      }
+    }
+  };
+  if (opts.dryRun) apply();
+  else writeTransaction(db, apply);
+  return report;
+}

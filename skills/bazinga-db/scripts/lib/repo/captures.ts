@@ -1,0 +1,137 @@
+/**
+ * What the capture (capture.ts) reads of a group's retries and what it writes: the failure texts
+ * of a group (its failures packages, and the review feedback its retry spawns were given, as the
+ * assembly record keeps it), what the fixing agents wrote (their completion or decisions reasoning,
+ * their handoff packages), how the group ended, and the ledger `ca_captures` (schema.ts CAPTURE_DDL).
+ */
+import { stmt, type DB } from '../statements.ts';
+
+/** A text that says the group's work failed review. */
+export interface FailureRow {
+  /** `package:<id>` (a failures package) or `assembly:<id>` (a spawn given review feedback). */
+  ref: string;
+  at: string;
+  /** The iteration that failed, when the source says (a retry spawn's iteration less one). */
+  iteration: number | null;
+  text: string;
+  file_path: string | null;
+}
+
+/** A text in which the fixing agent said what it did. */
+export interface FixRow {
+  /** `reasoning:<id>` or `package:<id>`. */
+  ref: string;
+  at: string;
+  kind: 'completion' | 'decisions' | 'handoff';
+  text: string;
+}
+
+/** Agents whose work a review passes or fails: what they write after a failure is its fix. */
+export const FIXING_AGENTS = ['developer', 'senior_software_engineer'] as const;
+
+/** The most failure texts (and fixes) read for one group: a group's retries are few. */
+const GROUP_ROWS_MAX = 200;
+
+export function hasCaptureLedger(db: DB): boolean {
+  return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_captures'").get() !== undefined;
+}
+
+export function groupFailures(db: DB, sessionId: string, groupId: string, withRecord: boolean): FailureRow[] {
+  const packages = stmt(
+    db,
+    `SELECT 'package:' || id AS ref, created_at AS at, NULL AS iteration, summary AS text, file_path
+     FROM context_packages
+     WHERE session_id = ? AND group_id = ? AND package_type = 'failures'
+     ORDER BY created_at, id LIMIT ?`,
+  ).all(sessionId, groupId, GROUP_ROWS_MAX) as FailureRow[];
+  if (!withRecord) return packages;
+  const feedback = stmt(
+    db,
+    `SELECT 'assembly:' || id AS ref, created_at AS at, iteration - 1 AS iteration, json_extract(detail, '$.error') AS text, NULL AS file_path
+     FROM ca_assemblies
+     WHERE session_id = ? AND group_id = ? AND json_valid(detail) AND json_type(detail, '$.error') = 'text'
+     ORDER BY id LIMIT ?`,
+  ).all(sessionId, groupId, GROUP_ROWS_MAX) as FailureRow[];
+  return [...packages, ...feedback];
+}
+
+export function groupFixes(db: DB, sessionId: string, groupId: string): FixRow[] {
+  const agents = FIXING_AGENTS.map(() => '?').join(', ');
+  const reasoning = stmt(
+    db,
+    `SELECT 'reasoning:' || id AS ref, timestamp AS at, reasoning_phase AS kind, content AS text
+     FROM orchestration_logs
+     WHERE session_id = ? AND group_id = ? AND log_type = 'reasoning' AND agent_type IN (${agents})
+       AND reasoning_phase IN ('completion', 'decisions')
+     ORDER BY timestamp, id LIMIT ?`,
+  ).all(sessionId, groupId, ...FIXING_AGENTS, GROUP_ROWS_MAX) as FixRow[];
+  const handoffs = stmt(
+    db,
+    `SELECT 'package:' || id AS ref, created_at AS at, 'handoff' AS kind, summary AS text
+     FROM context_packages
+     WHERE session_id = ? AND group_id = ? AND package_type = 'handoff' AND producer_agent IN (${agents})
+     ORDER BY created_at, id LIMIT ?`,
+  ).all(sessionId, groupId, ...FIXING_AGENTS, GROUP_ROWS_MAX) as FixRow[];
+  return [...reasoning, ...handoffs];
+}
+
+/** The groups of a session with a failure text (a failures package, or feedback on record). */
+export function groupsWithFailures(db: DB, sessionId: string, withRecord: boolean): string[] {
+  const rows = stmt(
+    db,
+    `SELECT DISTINCT group_id AS g FROM context_packages WHERE session_id = ? AND package_type = 'failures' AND group_id IS NOT NULL
+     ${withRecord ? "UNION SELECT DISTINCT group_id FROM ca_assemblies WHERE session_id = ? AND group_id IS NOT NULL AND json_valid(detail) AND json_type(detail, '$.error') = 'text'" : ''}`,
+  ).all(...(withRecord ? [sessionId, sessionId] : [sessionId])) as { g: string }[];
+  return rows.map((r) => r.g).sort();
+}
+
+/** Whether a group's review passed: the tech lead approved it, or it is completed or being merged. */
+export function groupPassed(db: DB, sessionId: string, groupId: string): boolean {
+  const row = stmt(db, 'SELECT status, last_review_status FROM task_groups WHERE session_id = ? AND id = ?').get(sessionId, groupId) as
+    | { status: string | null; last_review_status: string | null }
+    | undefined;
+  if (!row) return false;
+  return row.last_review_status === 'APPROVED' || row.status === 'completed' || row.status === 'approved_pending_merge' || row.status === 'merging';
+}
+
+export interface CaptureEntry {
+  project_id: string;
+  session_id: string;
+  group_id: string;
+  failure_ref: string;
+  fail_iteration: number | null;
+  outcome: 'passed' | 'failed';
+  pattern_hash: string;
+  operation: 'created' | 'raised' | 'lowered' | 'no-solution' | 'unknown-failed';
+  solution_ref: string | null;
+  created_at: string;
+}
+
+/** The failure refs of a group already decided. */
+export function decidedFailures(db: DB, sessionId: string, groupId: string): Set<string> {
+  const rows = stmt(db, 'SELECT failure_ref FROM ca_captures WHERE session_id = ? AND group_id = ?').all(sessionId, groupId) as { failure_ref: string }[];
+  return new Set(rows.map((r) => r.failure_ref));
+}
+
+/** Records a decided failure; false when it was decided already (another run got there first). */
+export function insertCapture(db: DB, e: CaptureEntry): boolean {
+  return (
+    stmt(
+      db,
+      `INSERT OR IGNORE INTO ca_captures (project_id, session_id, group_id, failure_ref, fail_iteration, outcome, pattern_hash, operation, solution_ref, created_at)
+       VALUES (@project_id, @session_id, @group_id, @failure_ref, @fail_iteration, @outcome, @pattern_hash, @operation, @solution_ref, @created_at)`,
+    ).run(e).changes === 1
+  );
+}
+
+export type CaptureRow = CaptureEntry & { id: number };
+
+/** A session's ledger in the order it was written. */
+export function listCaptures(db: DB, sessionId: string): CaptureRow[] {
+  return stmt(db, 'SELECT * FROM ca_captures WHERE session_id = ? ORDER BY id').all(sessionId) as CaptureRow[];
+}
+
+/** Where a pattern's captures came from (newest first), for a pattern's provenance. */
+export function capturesOfPattern(db: DB, projectId: string, hash: string, limit: number): CaptureRow[] {
+  return stmt(db, 'SELECT * FROM ca_captures WHERE project_id = ? AND pattern_hash = ? ORDER BY id DESC LIMIT ?').all(projectId, hash, limit) as CaptureRow[];
+}
