@@ -9,7 +9,7 @@
  *
  * - passed: the next failure text of the group names another fault, or there is none and the group
  *   passed review (approved, completed or being merged). Its signature → solution becomes a pattern
- *   (confidence 0.5), or a known pattern of it is confirmed (+0.1 confidence, one more occurrence).
+ *   (confidence CAPTURED_CONFIDENCE), or a known pattern of it is confirmed (+0.1 confidence, one more occurrence).
  * - failed: the next failure text names the same fault. A known pattern of it loses 0.2 confidence
  *   (not below 0.1); an unknown one is not learnt (nothing fixed it).
  *
@@ -26,13 +26,14 @@ import {
   groupFixes,
   groupPassed,
   groupsWithFailures,
+  passedGroups,
   hasCaptureLedger,
   insertCapture,
   type CaptureEntry,
   type FailureRow,
   type FixRow,
 } from './repo/captures.ts';
-import { findErrorPattern, insertErrorPattern } from './repo/errorPatterns.ts';
+import { findErrorPattern, insertErrorPattern, setErrorConfidence } from './repo/errorPatterns.ts';
 import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectId } from './repo/sessions.ts';
 import { hasAssemblyRecord } from './repo/assemblies.ts';
@@ -47,6 +48,12 @@ const SOLUTION_CHARS = 500;
 const RAISE = 0.1;
 const LOWER = 0.2;
 const FLOOR = 0.1;
+/**
+ * A captured pattern's confidence: its fix passed a review, more than a pattern an agent saves by
+ * hand (0.5) can say; the assembler's default threshold (error_patterns.min_confidence 0.7), so
+ * it is shown from the next spawn on, and one failing retry (−0.2) hides it again.
+ */
+export const CAPTURED_CONFIDENCE = 0.7;
 
 export interface CaptureOptions {
   sessionId: string;
@@ -57,6 +64,8 @@ export interface CaptureOptions {
   dryRun: boolean;
   /** The ledger's time (ISO). */
   now: string;
+  /** Groups (that passed review) to mark settled when none of their failures is left undecided. */
+  settle?: readonly string[];
 }
 
 export interface CaptureDecision extends CaptureEntry {
@@ -75,6 +84,8 @@ export interface CaptureReport {
   decided: CaptureDecision[];
   /** Failures whose next review is not known yet. */
   undecided: number;
+  /** The groups that have such a failure. */
+  undecided_groups: string[];
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -130,7 +141,7 @@ function failuresOf(db: DB, opts: CaptureOptions, groupId: string, withRecord: b
 /** Decides what can be decided of a session's failures and, unless a dry run, writes it. */
 export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   const projectId = getProjectId(db, opts.sessionId);
-  const report: CaptureReport = { session_id: opts.sessionId, project_id: projectId, dry_run: opts.dryRun, groups: 0, decided: [], undecided: 0 };
+  const report: CaptureReport = { session_id: opts.sessionId, project_id: projectId, dry_run: opts.dryRun, groups: 0, decided: [], undecided: 0, undecided_groups: [] };
   // A file no writer of this version opened has no ledger: nothing can be kept, so nothing is decided.
   if (!hasCaptureLedger(db)) return report;
   const withRecord = hasAssemblyRecord(db);
@@ -152,6 +163,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       const outcome = next ? (next.hash === f.hash ? 'failed' : 'passed') : passed ? 'passed' : undefined;
       if (outcome === undefined) {
         report.undecided += 1;
+        if (!report.undecided_groups.includes(groupId)) report.undecided_groups.push(groupId);
         return;
       }
       const fix = fixOf(fixes, f.firstMs, next ? next.firstMs : Infinity);
@@ -179,7 +191,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       });
     });
   }
-  if (pending.length === 0) return report;
+  if (pending.length === 0 && !opts.settle?.length) return report;
   // In the order the failures happened: a pattern one failure creates is known to the next.
   pending.sort((a, b) => a.ms - b.ms || a.decision.group_id.localeCompare(b.decision.group_id));
   const apply = () => {
@@ -194,7 +206,10 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       const { failure_refs: _refs, error_type: _type, message_pattern: _pattern, ...entry } = d;
       if (!insertCapture(db, entry)) continue;
       report.decided.push(d);
-      if (d.operation === 'created') insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null });
+      if (d.operation === 'created') {
+        insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null });
+        setErrorConfidence(db, d.pattern_hash, projectId, CAPTURED_CONFIDENCE);
+      }
       else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
         const next = d.operation === 'raised' ? round2(Math.min(1, round2(known.confidence) + RAISE)) : round2(Math.max(FLOOR, round2(known.confidence) - LOWER));
         stmt(
@@ -205,6 +220,39 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
     }
   };
   if (opts.dryRun) apply();
-  else writeTransaction(db, apply);
+  else
+    writeTransaction(db, () => {
+      apply();
+      // Groups that passed with every failure decided: nothing later changes them (settledGroups).
+      for (const g of opts.settle ?? []) if (!report.undecided_groups.includes(g)) setSettled(db, opts.sessionId, g);
+    });
   return report;
+}
+
+/** The most groups that passed review a spawn's capture looks at besides its own (the rest at the next spawn). */
+export const PASSED_GROUPS_PER_SPAWN = 4;
+
+const settledKey = (sessionId: string, groupId: string) => `capture.settled\u0000${sessionId}\u0000${groupId}`;
+
+function setSettled(db: DB, sessionId: string, groupId: string): void {
+  stmt(db, "INSERT INTO ca_meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING").run(settledKey(sessionId, groupId));
+}
+
+function isSettled(db: DB, sessionId: string, groupId: string): boolean {
+  return stmt(db, 'SELECT 1 FROM ca_meta WHERE key = ?').get(settledKey(sessionId, groupId)) !== undefined;
+}
+
+/**
+ * The capture a spawn runs before it is assembled (never on a dry run): its own group's failures
+ * (a retry decides the one before it), and those of up to PASSED_GROUPS_PER_SPAWN groups of the
+ * session that passed review since (a group's last review comes after its last spawn). A group
+ * that passed with every failure decided is marked settled and not read again; `capture-outcomes`
+ * at the session's end reads every group.
+ */
+export function captureBeforeSpawn(db: DB, opts: { sessionId: string; groupId: string; projectRoot: string | null; now: string }): CaptureReport | undefined {
+  if (!hasCaptureLedger(db)) return undefined;
+  const passed = passedGroups(db, opts.sessionId).filter((g) => g !== opts.groupId && !isSettled(db, opts.sessionId, g)).slice(0, PASSED_GROUPS_PER_SPAWN);
+  const groups = opts.groupId === 'global' ? passed : [opts.groupId, ...passed];
+  if (groups.length === 0) return undefined;
+  return captureOutcomes(db, { sessionId: opts.sessionId, groups, projectRoot: opts.projectRoot, dryRun: false, now: opts.now, settle: passed });
 }

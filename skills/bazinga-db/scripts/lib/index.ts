@@ -100,6 +100,8 @@ export { insertSession } from './repo/sessions.ts';
 export { upsertStrategy } from './repo/strategies.ts';
 export { consumptionScopeId, errorPatternOf, faultPatternHash, legacyErrorPatternHash } from './hashing.ts';
 export { keyPatternsByFault } from './patternKeys.ts';
+export { captureBeforeSpawn, captureOutcomes, type CaptureReport } from './capture.ts';
+export { capturesOfPattern, listCaptures, type CaptureRow } from './repo/captures.ts';
 export { pyJsonDumps } from './pyjson.ts';
 export { REASONING_PHASES } from './enums.ts';
 export { redact } from './redact.ts';

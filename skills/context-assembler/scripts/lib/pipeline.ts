@@ -83,6 +83,12 @@ export interface Deps {
    * lock and silent when it cannot (record.ts writeRecordAlone).
    */
   recordAlone?: (doc: AssemblyDoc) => void;
+  /**
+   * Set for a run that records: learns from the group's retries before the spawn is assembled
+   * (bazinga-db capture.ts captureBeforeSpawn), so that a fault fixed once is known when it recurs.
+   * Never fails the run.
+   */
+  capture?: (request: AssemblyRequest) => void;
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -661,5 +667,6 @@ function runSteps(doc: AssemblyDoc, steps: readonly Step[], deps: Deps): Assembl
 export function advance(doc: AssemblyDoc, target: Step, deps: Deps): AssemblyDoc {
   const steps = STEPS.slice(STEPS.indexOf(doc.step) + 1, STEPS.indexOf(target) + 1);
   const records = ZONE_RULES[doc.zone].recordsConsumption && !deps.dryRun;
+  if (!deps.dryRun && steps.includes('rank')) deps.capture?.(doc.request);
   return records && steps.includes('rank') && steps.includes('consume') ? assembleOnce(doc, steps, deps) : runSteps(doc, steps, deps);
 }

@@ -34,7 +34,15 @@ export interface AssemblyDetail {
   delivered: number[];
   /** The model the spawn runs on (the prompt size is measured against its context window). */
   model: string;
+  /**
+   * The error text the spawn was given (--error, or a retry's qa_feedback and tl_feedback), redacted
+   * and cut to ERROR_CHARS: the failure the capture learns from (bazinga-db capture.ts).
+   */
+  error?: string;
 }
+
+/** The most characters of a request's error text kept on record. */
+export const ERROR_CHARS = 4000;
 
 export interface RecordMeta {
   source: AssemblyRecord['source'];
@@ -82,6 +90,7 @@ export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyReco
     query: q ? { source: q.source, terms: q.terms, scope: q.scope, scope_source: q.scope_source } : null,
     delivered: placed ? (doc.consumed ?? []) : [],
     model: doc.request.model,
+    ...(doc.request.error ? { error: Array.from(redactText(doc.request.error)).slice(0, ERROR_CHARS).join('') } : {}),
   };
   const consumption = doc.consumption;
   const outcome: AssemblyRecord['outcome'] =

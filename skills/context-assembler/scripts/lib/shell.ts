@@ -15,6 +15,7 @@ import {
   groupRevisionCount,
   isSettledText,
   invalid,
+  captureBeforeSpawn,
   markRunComplete,
   monotonicMs,
   openDatabase,
@@ -395,6 +396,14 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
       const dbPath = env.dbPath;
       made.deps.record = (db, doc) => void (recorded = writeRecord(db, recordOf(doc)) || recorded);
       made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, recordOf(doc), RECORD_ALONE_BUSY_MS) || recorded);
+      const projectRoot = env.projectRoot;
+      made.deps.capture = (r) => {
+        try {
+          captureBeforeSpawn(made.deps.db(), { sessionId: r.session, groupId: r.group, projectRoot, now: r.now });
+        } catch (err) {
+          warn(`context-assembler: learning from the group's retries skipped (${(err as Error).message})`);
+        }
+      };
     }
     guarded.redactString.useSettled(made.settled);
     // The agent's own texts are echoed in the document: redacted like everything else emitted.

@@ -94,6 +94,17 @@ export function groupPassed(db: DB, sessionId: string, groupId: string): boolean
   return row.last_review_status === 'APPROVED' || row.status === 'completed' || row.status === 'approved_pending_merge' || row.status === 'merging';
 }
 
+/** The session's groups that passed review, by id. */
+export function passedGroups(db: DB, sessionId: string): string[] {
+  const rows = stmt(
+    db,
+    `SELECT id FROM task_groups WHERE session_id = ?
+       AND (last_review_status = 'APPROVED' OR status IN ('completed', 'approved_pending_merge', 'merging'))
+     ORDER BY id`,
+  ).all(sessionId) as { id: string }[];
+  return rows.map((r) => r.id);
+}
+
 export interface CaptureEntry {
   project_id: string;
   session_id: string;

@@ -1,0 +1,229 @@
+/**
+ * Learning from a group's retries (bazinga-db capture.ts): a failure text (a failures package, or
+ * the review feedback a retry spawn was given), what the fixing agent wrote, and how the next
+ * review ended become signature → solution, with provenance in `ca_captures`. On real SQLite
+ * files written through bazinga-db's commands and the assembler, the review outcomes set on
+ * task_groups as BAZINGA sets them. Times are set by hand: agents work minutes apart, a test does not.
+ */
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { legacyErrorPatternHash, normaliseErrorMessage } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+import { errorPatternOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { REPO_ROOT, makeProject, writeArtifact, type Project } from './helpers.ts';
+import { bazingaDbIn, capturingIo } from './inProcess.ts';
+
+const SESSION = 'bazinga_20260101_100000';
+const PROJECT = 'shop';
+const ASSEMBLE_SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' } as const;
+
+/** Real tsc output for one renamed export (the same fault in two files). */
+const TSC_A = "src/app.ts(1,10): error TS2305: Module '\"./services/notification.service\"' has no exported member 'sendNotice'.";
+const TSC_A_ELSEWHERE = "src/api/deep/orders.ts(2,10): error TS2305: Module '\"./services/notification.service\"' has no exported member 'sendNotice'.";
+const VITEST_B = ` FAIL  test/cart.test.ts > totals a cart
+AssertionError: expected 7 to be 8 // Object.is equality
+ ❯ test/cart.test.ts:12:31`;
+const FIX_A = 'Renamed the import to notifyUser, the export the service has now';
+
+let p: Project;
+const db = () => new Database(p.dbPath);
+const ok = (args: string[]) => {
+  const r = bazingaDbIn(p, args);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+};
+
+function setup(session = SESSION): void {
+  ok(['create-session', session, 'parallel', 'Shop', '--metadata', JSON.stringify({ project_id: PROJECT })]);
+}
+
+function group(id: string, session = SESSION): void {
+  ok(['create-task-group', id, session, `Group ${id}`]);
+}
+
+/** A failures package holding `output` in its artifact, at `at`. */
+function failure(groupId: string, output: string, at: string, session = SESSION): number {
+  const file = writeArtifact(p, session, `failures_${groupId}_${at.replace(/\W/g, '')}.md`, `# QA\n\n${output}\n`);
+  const out = ok(['save-context-package', session, groupId, 'failures', file, 'qa_expert', '["developer"]', 'high', 'QA failed: tests fail']);
+  const conn = db();
+  conn.prepare('UPDATE context_packages SET created_at = ? WHERE id = ?').run(at, out.package_id);
+  conn.close();
+  return out.package_id;
+}
+
+function fix(groupId: string, text: string, at: string, phase = 'completion', session = SESSION): number {
+  const out = ok(['save-reasoning', session, groupId, 'developer', phase, text]);
+  const conn = db();
+  conn.prepare('UPDATE orchestration_logs SET timestamp = ? WHERE id = ?').run(at, out.log_id);
+  conn.close();
+  return out.log_id;
+}
+
+function review(groupId: string, status: 'APPROVED' | 'CHANGES_REQUESTED', revisions: number, session = SESSION): void {
+  const conn = db();
+  conn
+    .prepare("UPDATE task_groups SET last_review_status = ?, revision_count = ?, status = CASE WHEN ? = 'APPROVED' THEN 'completed' ELSE status END WHERE id = ? AND session_id = ?")
+    .run(status, revisions, status, groupId, session);
+  conn.close();
+}
+
+const patterns = () => {
+  const conn = db();
+  const rows = conn.prepare('SELECT pattern_hash, solution, confidence, occurrences FROM error_patterns WHERE project_id = ? ORDER BY rowid').all(PROJECT);
+  conn.close();
+  return rows as { pattern_hash: string; solution: string; confidence: number; occurrences: number }[];
+};
+const ledger = () => {
+  const conn = db();
+  const rows = conn.prepare('SELECT group_id, failure_ref, outcome, operation, solution_ref, pattern_hash FROM ca_captures ORDER BY id').all();
+  conn.close();
+  return rows as Record<string, unknown>[];
+};
+
+const HASH_A = errorPatternOf('Unknown', TSC_A).hash;
+
+beforeEach(() => {
+  p = makeProject('ca-capture-');
+  setup();
+});
+afterEach(() => p.cleanup());
+
+describe('capture-outcomes: a failure, its fix, the review after it', () => {
+  it('fail → fix → approved: signature → solution, with where both came from; a second run changes nothing', () => {
+    group('G1');
+    const pkg = failure('G1', TSC_A, '2026-01-01 10:00:00');
+    const log = fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out).toMatchObject({ success: true, project_id: PROJECT, groups: 1, undecided: 0 });
+    expect(out.decided).toEqual([
+      expect.objectContaining({ group_id: 'G1', failure_ref: `package:${pkg}`, outcome: 'passed', operation: 'created', solution_ref: `reasoning:${log}`, pattern_hash: HASH_A, error_type: 'TS2305' }),
+    ]);
+    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+    expect(ok(['capture-outcomes', SESSION]).decided).toEqual([]);
+    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+    expect(ledger()).toHaveLength(1);
+    // The pattern is what the next agent meeting the fault is shown.
+    expect(ok(['get-error-patterns', PROJECT, '--min_confidence', '0'])[0]).toMatchObject({ pattern_hash: HASH_A, solution: FIX_A });
+  });
+
+  it('--dry-run reports the decision and writes nothing', () => {
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    expect(ok(['capture-outcomes', SESSION, '--dry-run']).decided).toEqual([expect.objectContaining({ outcome: 'passed', operation: 'created' })]);
+    expect(patterns()).toEqual([]);
+    expect(ledger()).toEqual([]);
+  });
+
+  it('a group not yet reviewed after its last failure is left undecided, then decided once it passes', () => {
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    expect(ok(['capture-outcomes', SESSION])).toMatchObject({ decided: [], undecided: 1, undecided_groups: ['G1'] });
+    review('G1', 'APPROVED', 1);
+    expect(ok(['capture-outcomes', SESSION]).decided).toHaveLength(1);
+  });
+
+  it('the same fault again after a fix: that retry failed (nothing learnt from it); the fix after the last one is the solution', () => {
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', 'Restarted the build', '2026-01-01 10:20:00');
+    failure('G1', TSC_A_ELSEWHERE, '2026-01-01 10:40:00');
+    const log = fix('G1', FIX_A, '2026-01-01 11:00:00');
+    review('G1', 'APPROVED', 2);
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out.decided.map((d: any) => [d.outcome, d.operation])).toEqual([
+      ['failed', 'unknown-failed'],
+      ['passed', 'created'],
+    ]);
+    expect(out.decided[1].solution_ref).toBe(`reasoning:${log}`);
+    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+  });
+
+  it('two texts of one fault with no fix between them are one failure; another fault next means the first was fixed', () => {
+    group('G1');
+    const first = failure('G1', TSC_A, '2026-01-01 10:00:00');
+    failure('G1', TSC_A_ELSEWHERE, '2026-01-01 10:05:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    failure('G1', VITEST_B, '2026-01-01 10:40:00');
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out.decided).toEqual([expect.objectContaining({ failure_ref: `package:${first}`, failure_refs: [`package:${first}`, `package:${first + 1}`], outcome: 'passed' })]);
+    expect(out.undecided).toBe(1);
+  });
+
+  it('a known fault: a passing retry raises its confidence, a failing one lowers it', () => {
+    group('G1');
+    group('G2');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    ok(['capture-outcomes', SESSION]);
+    // Another group meets it: fixed the same way, passes.
+    failure('G2', TSC_A_ELSEWHERE, '2026-01-01 12:00:00');
+    fix('G2', FIX_A, '2026-01-01 12:20:00');
+    review('G2', 'APPROVED', 1);
+    expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(['raised']);
+    expect(patterns()[0]).toMatchObject({ confidence: 0.8, occurrences: 2 });
+    // A third group: the fault comes back after the fix.
+    group('G3');
+    failure('G3', TSC_A, '2026-01-01 13:00:00');
+    fix('G3', 'Tried the known fix', '2026-01-01 13:20:00');
+    failure('G3', TSC_A, '2026-01-01 13:40:00');
+    expect(ok(['capture-outcomes', SESSION, '--group', 'G3']).decided.map((d: any) => d.operation)).toEqual(['lowered']);
+    expect(patterns()[0]).toMatchObject({ confidence: 0.6, occurrences: 3 });
+  });
+
+  it('a pattern the original tool saved (keyed its way) is keyed by its fault first, and then confirmed', () => {
+    const signature = { error_type: 'TS2305', message_pattern: normaliseErrorMessage(TSC_A), context_hints: [], stack_pattern: [] };
+    const conn = db();
+    conn
+      .prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences) VALUES (?, ?, ?, 'Rename the import', 0.7, 3)")
+      .run(legacyErrorPatternHash(signature), PROJECT, JSON.stringify(signature));
+    conn.close();
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out.patterns_rekeyed).toBe(1);
+    // The legacy pattern kept the quotes' '...': another signature than the fresh text's, so a new pattern.
+    expect(patterns().map((r) => r.occurrences).sort()).toEqual([1, 3]);
+  });
+
+  it('names the session it cannot find and the flags it takes', () => {
+    const r = bazingaDbIn(p, ['capture-outcomes', 'nope']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Session not found: nope');
+    const bad = bazingaDbIn(p, ['capture-outcomes', SESSION, '--grop', 'G1']);
+    expect(bad.stderr).toContain("Unknown flag '--grop'. Valid flags: ['--dry-run', '--group']");
+  });
+});
+
+describe('before each spawn: the assembler learns from the session\'s retries', () => {
+  const assemble = (flags: string[], now: string) => {
+    const run = capturingIo(['--project-root', p.root, '--session', SESSION, '--now', now, '--format', 'json', ...flags], { cwd: REPO_ROOT });
+    const code = runScript(ASSEMBLE_SPEC, run.io);
+    expect(code, run.err()).toBe(0);
+    return JSON.parse(run.out());
+  };
+
+  it('the retry feedback a spawn was given is the failure; the next spawn after the approval learns it; a dry run never does', () => {
+    group('G1');
+    group('G2');
+    // The developer's retry, given QA's feedback (as the prompt hook passes qa_feedback): on record.
+    assemble(['--agent', 'developer', '--group', 'G1', '--iteration', '1', '--error', `QA: tests fail\n${TSC_A}`], '2026-01-01T10:00:00Z');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    assemble(['--agent', 'developer', '--group', 'G2', '--dry-run'], '2026-01-01T11:00:00Z');
+    expect(patterns()).toEqual([]);
+    const doc = assemble(['--agent', 'developer', '--group', 'G2'], '2026-01-01T11:00:00Z');
+    expect(doc.step).toBe('consume');
+    expect(ledger()).toEqual([expect.objectContaining({ group_id: 'G1', outcome: 'passed', operation: 'created', pattern_hash: HASH_A })]);
+    expect(String(ledger()[0]?.failure_ref)).toMatch(/^assembly:\d+$/);
+    // The next spawn meeting the fault is shown it, matched by its error.
+    const retry = assemble(['--agent', 'developer', '--group', 'G2', '--iteration', '1', '--error', TSC_A_ELSEWHERE, '--dry-run'], '2026-01-01T12:00:00Z');
+    expect(retry.error_patterns[0]).toMatchObject({ pattern_hash: HASH_A, solution: FIX_A, matched_error: true });
+  });
+});
