@@ -113,6 +113,8 @@ describe('which bazinga-db commands read', () => {
     // Counting what redact-existing would change is a read.
     expect(access('redact-existing')).toBe('write');
     expect(access('redact-existing', ['--dry-run'])).toBe('read');
+    expect(access('capture-outcomes')).toBe('write');
+    expect(access('capture-outcomes', ['s1', '--dry-run'])).toBe('read');
     // So are planning maintenance and a rehydration that counts no access.
     expect(access('memory-maintenance', ['p'])).toBe('write');
     expect(access('memory-maintenance', ['p', '--dry-run'])).toBe('read');

@@ -162,6 +162,7 @@ export const COMMAND_ACCESS: Readonly<Record<string, Access | ((args: ParsedArgs
   'detect-paths': 'none',
   // Counting what would change writes nothing.
   'redact-existing': (args) => (args.bools.has('--dry-run') ? 'read' : 'write'),
+  'capture-outcomes': (args) => (args.bools.has('--dry-run') ? 'read' : 'write'),
   // In the background it only starts itself again (the started process writes).
   'index-search': (args) => (args.bools.has('--background') ? 'none' : 'write'),
   'save-memory': 'write',

@@ -45,6 +45,7 @@ export {
   hasConsumer,
   isConsumedAtIteration,
   listBucketHeads,
+  listEligibleByIds,
   listConsumedPackages,
   listPackagesNaming,
   searchRequestPackages,
@@ -102,6 +103,7 @@ export { consumptionScopeId, errorPatternOf, faultPatternHash, legacyErrorPatter
 export { keyPatternsByFault } from './patternKeys.ts';
 export { captureBeforeSpawn, captureOutcomes, type CaptureReport } from './capture.ts';
 export { capturesOfPattern, listCaptures, type CaptureRow } from './repo/captures.ts';
+export { listShownVerdicts, OUTCOME_RECORDS_MAX, type ShownVerdict } from './repo/outcomes.ts';
 export { pyJsonDumps } from './pyjson.ts';
 export { REASONING_PHASES } from './enums.ts';
 export { redact } from './redact.ts';

@@ -151,6 +151,27 @@ const DECLARED = {
     /** Memories a block shows at most (0: no section). */
     block_max: key('count', 3),
   },
+  /**
+   * Outcome feedback (core/outcomes.ts): counts of the verdicts that followed the spawns an item was
+   * shown to (approved: helped; sent back: hurt), per project, each fading with its age; every
+   * kind's ranking adds its weight × (helped − hurt) / (helped + hurt + prior).
+   */
+  outcome_feedback: {
+    /** Off: no item's rank depends on what followed it (and no record is read for it). */
+    enabled: key('boolean', true),
+    /** Days after which a verdict counts half. */
+    half_life_days: key('positive', 30),
+    /** Verdicts an item is presumed to have had either way: one bad verdict moves the term to −1/(1 + prior). */
+    prior: key('positive', 2),
+    /** The term's weight in each kind's standing (its own scale: a package's score, a reasoning entry's, the others' relevance). */
+    weights: {
+      package: key('nonnegative', 10),
+      reasoning: key('nonnegative', 1),
+      error_pattern: key('nonnegative', 0.3),
+      strategy: key('nonnegative', 0.3),
+      memory: key('nonnegative', 0.3),
+    },
+  },
   /** Purpose-driven tiers (core/tiers.ts): each agent's default purpose and each purpose's budget split. */
   purposes: {
     /** The purpose of a spawn that names none, by agent (every iteration of a spawn has its agent's purpose). */

@@ -54,6 +54,16 @@ export interface ScoreComponents {
   scope: number;
   /** 1 when, with a query, the package matches it (relevance ≥ ranking.match_threshold) or the scope: weighted by ranking.weights.match. */
   match?: number;
+  /** The outcome term in (−1, 1) (core/outcomes.ts), weighted by outcome_feedback.weights.package; 0 for a package never shown. */
+  outcome?: number;
+}
+
+/** How the spawns an item was shown to went (core/outcomes.ts), as --explain shows it. */
+export interface OutcomeInfo {
+  helped: number;
+  hurt: number;
+  shown: number;
+  term: number;
 }
 
 /** Where the query matched a package (with --explain). */
@@ -91,6 +101,8 @@ export interface RankedPackage {
   score: number;
   components?: ScoreComponents;
   match?: MatchInfo;
+  /** With --explain, for a package shown before: how those spawns went. */
+  outcome?: OutcomeInfo;
   /** Set by pack: the item's tier for this request (core/tiers.ts). */
   tier?: Tier;
 }
@@ -143,6 +155,8 @@ export interface ErrorPatternItem {
   tier?: Tier;
   /** Set by pack: tokens of its entry in the block (with its separator). */
   tokens?: number;
+  /** With --explain, for an item shown before: how those spawns went (core/outcomes.ts). */
+  outcome?: OutcomeInfo;
 }
 
 export interface StrategyItem {
@@ -156,6 +170,8 @@ export interface StrategyItem {
   tier?: Tier;
   /** Set by pack: tokens of its entry in the block (with its separator). */
   tokens?: number;
+  /** With --explain, for an item shown before: how those spawns went (core/outcomes.ts). */
+  outcome?: OutcomeInfo;
 }
 
 /** A project memory for the block (from earlier sessions; bazinga-db's ca_memories). */
@@ -172,6 +188,8 @@ export interface MemoryItem {
   tier?: Tier;
   /** Set by pack: tokens of its entry in the block (with its separator). */
   tokens?: number;
+  /** With --explain, for an item shown before: how those spawns went (core/outcomes.ts). */
+  outcome?: OutcomeInfo;
 }
 
 export interface ReasoningItem {
@@ -186,6 +204,8 @@ export interface ReasoningItem {
   group_id?: string | null;
   iteration?: number | null;
   tier?: Tier;
+  /** With --explain, for an item shown before: how those spawns went (core/outcomes.ts). */
+  outcome?: OutcomeInfo;
 }
 
 export interface ReasoningSection {

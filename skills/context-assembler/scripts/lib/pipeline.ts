@@ -21,13 +21,16 @@ import {
   listErrorPatterns,
   listReasoningByIds,
   listRecentReasoningOf,
+  listShownVerdicts,
   listStrategies,
   searchReasoning,
   writeTransaction,
   type DB,
   type ErrorPatternRow,
   type ReasoningRow,
+  type ShownVerdict,
 } from '../../../bazinga-db/scripts/lib/index.ts';
+import { countsOf, outcomeTable, termOf, type OutcomeTable } from './core/outcomes.ts';
 import { purposeOf, splitOf, type Config, type Zone } from './config.ts';
 import {
   DOC_VERSION,
@@ -89,6 +92,43 @@ export interface Deps {
    * Never fails the run.
    */
   capture?: (request: AssemblyRequest) => void;
+  /**
+   * The verdicts that followed the spawns items were shown to, for a project (outcome feedback):
+   * bazinga-db's listShownVerdicts unless given (the evaluation gives its own: core/outcomes.ts).
+   */
+  outcomeSource?: (db: DB, projectId: string) => ShownVerdict[];
+}
+
+const outcomeMemo = new WeakMap<Deps, Map<string, OutcomeTable>>();
+
+/**
+ * The outcome table of a request's project (core/outcomes.ts), read once per run; undefined with
+ * outcome_feedback off. Packages and reasoning entries belong to one session: only what followed
+ * their showing in the request's session counts for them (and an id of another session is never a
+ * candidate here).
+ */
+function outcomesFor(deps: Deps, db: DB, projectId: string, sessionId: string, nowMs: number): OutcomeTable | undefined {
+  const cfg = deps.config.outcome_feedback;
+  if (!cfg.enabled) return undefined;
+  const memo = outcomeMemo.get(deps) ?? new Map<string, OutcomeTable>();
+  outcomeMemo.set(deps, memo);
+  const key = `${projectId}\u0000${sessionId}`;
+  let table = memo.get(key);
+  if (table === undefined) {
+    const rows = (deps.outcomeSource ?? listShownVerdicts)(db, projectId).filter((r) => (r.kind === 'package' || r.kind === 'reasoning' ? r.session_id === sessionId : true));
+    table = outcomeTable(rows, nowMs, cfg.half_life_days, cfg.prior);
+    memo.set(key, table);
+  }
+  return table;
+}
+
+/** The weighted outcome term of each item of a kind in `table`, keyed as the kind's ranking keys it. */
+function weightedTerms<K extends string | number>(table: OutcomeTable | undefined, kind: ItemKind, weight: number, parse: (id: string) => K): Map<K, number> | undefined {
+  if (table === undefined || weight === 0) return undefined;
+  const out = new Map<K, number>();
+  const prefix = `${kind}:`;
+  for (const [key, c] of table) if (key.startsWith(prefix) && c.term !== 0) out.set(parse(key.slice(prefix.length)), weight * c.term);
+  return out;
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -140,6 +180,10 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const db = deps.db();
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
+  const projectId = getProjectId(db, r.session);
+  // What followed the spawns items were shown to (derived from the record: when it cannot be read, rank without it).
+  const outcomes = guarded(deps, () => outcomesFor(deps, db, projectId, r.session, nowMs), undefined);
+  const weightsOf = deps.config.outcome_feedback.weights;
   const fts = deps.config.enable_fts5;
   const scopeByIndex = fts ? refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn) : false;
   const consumed = listConsumedPackages(db, query);
@@ -157,6 +201,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
       explain: deps.explain,
       totalAvailable: Math.max(0, designated.count - consumed.length),
       consumed,
+      ...(outcomes ? { outcome: weightedTerms(outcomes, 'package', 1, Number) ?? new Map<number, number>() } : {}),
     });
   // The index is derived data: when it cannot be read, rank without relevance rather than not at all.
   let plan: SearchPlan;
@@ -174,7 +219,6 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const missing = unknownTargetWarning(db, r, plan.groupIds);
   if (missing !== undefined) deps.warn(missing);
   const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config), new Map()) : new Map();
-  const projectId = getProjectId(db, r.session);
   const ep = deps.config.error_patterns;
   // Error patterns by the error text and the task, strategies by the task, both also by the group's
   // name and component path: their words matched in memory on the project's rows (at most
@@ -207,6 +251,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     ...(patternRelevance ? { relevance: patternRelevance } : {}),
     errorMatched,
     stack: plan.stack,
+    ...withDefined('outcome', weightedTerms(outcomes, 'error_pattern', weightsOf.error_pattern, String)),
     redact: deps.redact,
   });
   const st = deps.config.strategies;
@@ -214,15 +259,28 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const strategyRelevance = wordScores(text, strategyRows.map((row) => ({ key: row.strategy_id, text: `${row.topic}\n${row.insight}` })), maxTerms);
   const strategies = prepareStrategies(
     strategyRows,
-    { max: st.max, insightChars: st.insight_chars, redact: deps.redact, relevanceFirst: plan.info.source === 'explicit', stack: plan.stack, ...(strategyRelevance ? { relevance: strategyRelevance } : {}) },
+    {
+      max: st.max,
+      insightChars: st.insight_chars,
+      redact: deps.redact,
+      relevanceFirst: plan.info.source === 'explicit',
+      stack: plan.stack,
+      ...(strategyRelevance ? { relevance: strategyRelevance } : {}),
+      ...withDefined('outcome', weightedTerms(outcomes, 'strategy', weightsOf.strategy, String)),
+    },
   );
   const mem = deps.config.memory;
-  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps), []) : [];
+  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps, outcomes), []) : [];
+  // With --explain, each item shown before says how the spawns it was shown to went.
+  const explained = <T,>(kind: ItemKind, id: (item: T) => number | string) => (item: T): T => {
+    const c = deps.explain ? countsOf(outcomes, kind, id(item)) : undefined;
+    return c ? { ...item, outcome: c } : item;
+  };
   return {
     ...doc,
     step: 'rank',
     project_id: projectId,
-    ...(memories.length > 0 ? { memories } : {}),
+    ...(memories.length > 0 ? { memories: memories.map(explained<MemoryItem>('memory', (x) => x.id)) } : {}),
     query: { ...plan.info, ...(plan.info.source !== 'none' ? { fts_hits: selection.hits, rounds: selection.rounds } : {}) },
     total_available: ranked.total_available,
     total_capped: designated.capped,
@@ -230,10 +288,11 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     // Redacted here already: this document is printed too (rank.ts), not only the final block.
     candidates: ranked.selected.map((p) => {
       const match = matches.get(p.id);
-      return { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
+      const shown = { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
+      return explained<RankedPackage>('package', (x) => x.id)(shown);
     }),
-    error_patterns: patterns,
-    strategies,
+    error_patterns: patterns.map(explained('error_pattern', (x) => x.pattern_hash)),
+    strategies: strategies.map(explained('strategy', (x) => x.strategy_id)),
     excluded: ranked.excluded,
   };
 }
@@ -244,13 +303,14 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
  * memory.block_max; none on a database whose memory tables no writer made yet. What this session
  * itself produced is in the block already (its packages and reasoning), so not again here.
  */
-function relevantMemories(db: DB, projectId: string, sessionId: string, text: string | null, nowMs: number, deps: Deps): MemoryItem[] {
+function relevantMemories(db: DB, projectId: string, sessionId: string, text: string | null, nowMs: number, deps: Deps, outcomes?: OutcomeTable): MemoryItem[] {
   if (text === null || !hasMemoryTables(db)) return [];
   const cfg = deps.config.memory;
   const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false });
   return found
     .filter((f) => f.relevance > 0 && f.row.source_session !== sessionId)
-    .map(({ row, relevance }) => ({ row, relevance, score: searchScore(row, relevance, nowMs, cfg.search_weights) }))
+    // Plus what followed the spawns it was shown to (outcome_feedback.weights.memory × its term).
+    .map(({ row, relevance }) => ({ row, relevance, score: searchScore(row, relevance, nowMs, cfg.search_weights) + deps.config.outcome_feedback.weights.memory * termOf(outcomes, 'memory', row.id) }))
     .sort((a, b) => b.score - a.score || b.row.id - a.row.id)
     .slice(0, cfg.block_max)
     .map(({ row, relevance, score }) => {
@@ -438,6 +498,16 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     for (const row of listReasoningByIds(db, hits.filter((h) => !rows.has(h.id)).map((h) => h.id))) rows.set(row.id, row);
     score = reasoningScores([...rows.values()], normaliseBm25(hits.map((h) => ({ key: h.id, bm25: h.bm25 }))), plan, Date.parse(r.now), deps.config);
   }
+  // What followed the spawns an entry was shown to moves it (outcome_feedback.weights.reasoning);
+  // without a query's standing, on top of recency (entries never shown keep the newest-first order).
+  const nowMs = Date.parse(r.now);
+  const outcomes = guarded(deps, () => outcomesFor(deps, db, doc.project_id ?? getProjectId(db, r.session), r.session, nowMs), undefined);
+  const wOutcome = deps.config.outcome_feedback.weights.reasoning;
+  if (outcomes !== undefined && wOutcome > 0 && [...rows.keys()].some((id) => termOf(outcomes, 'reasoning', id) !== 0)) {
+    const recency = (row: ReasoningRow) => cfg.weights.recency * recencyOf(parseSqliteTime(row.timestamp), nowMs, deps.config.ranking.recency_half_life_hours);
+    const base = score;
+    score = new Map([...rows.values()].map((row) => [row.id, (base?.get(row.id) ?? recency(row)) + wOutcome * termOf(outcomes, 'reasoning', row.id)]));
+  }
   const selected = selectReasoning({
     rows: [...rows.values()],
     producers,
@@ -449,6 +519,12 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     counter: deps.counter,
     ...(score ? { score } : {}),
   });
+  if (deps.explain && outcomes !== undefined) {
+    selected.entries = selected.entries.map((e) => {
+      const c = countsOf(outcomes, 'reasoning', e.id);
+      return c ? { ...e, outcome: c } : e;
+    });
+  }
   const section = { included: true, level: r.reasoning_level, budget, used_tokens: selected.used_tokens, entries: selected.entries };
   const excluded = [...doc.excluded, ...selected.excluded];
   // A document without a block fit to join (ranked and not packed, as the relevance eval reasons, or
@@ -467,6 +543,11 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
   const entries = block.items.reasoning.map((e) => ({ ...e, tokens: block.tokensOf('reasoning', e.id) }));
   const used = entries.reduce((sum, e) => sum + e.tokens, 0);
   return { ...packed, reasoning: { ...section, used_tokens: used, entries } };
+}
+
+/** `{ [key]: value }` when value is defined, else nothing (optional fields are left out, never undefined). */
+function withDefined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 /** Runs a read of the (derived, rebuildable) search index; on failure says so and goes on without it. */

@@ -10,6 +10,7 @@ import {
   highlightTexts,
   indexedArtifactText,
   listBucketHeads,
+  listEligibleByIds,
   listPackagePaths,
   listPackagesNaming,
   listTaskGroups,
@@ -216,6 +217,8 @@ interface SelectInput {
   consumed: readonly CandidatePackage[];
   /** Read every eligible package (the reference the fast read is tested against). */
   exhaustive?: boolean;
+  /** The outcome term per package id (core/outcomes.ts): packages shown before. */
+  outcome?: ReadonlyMap<number, number>;
 }
 
 const bucketKey = (row: CandidatePackage, group: string) => `${row.group_id === group ? 'g' : 's'}|${row.priority}|${row.package_type}`;
@@ -255,6 +258,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
       ...base,
       candidates: [...input.consumed.map((row) => ({ ...row, consumed: true })), ...[...rows.values()].map((row) => ({ ...row, consumed: false }))],
       ...(relevance ? { relevance } : {}),
+      ...(input.outcome ? { outcome: input.outcome } : {}),
       scope,
     });
   const heuristic = (row: CandidatePackage) =>
@@ -272,6 +276,11 @@ export function selectPackages(input: SelectInput): PackageSelection {
     plan.scopes.length > 0 && plan.scopeInSession === null
       ? listPackagesNaming(db, query, plan.scopes.map((segs) => segs[segs.length - 1] as string)).filter((p) => !consumedIds.has(p.id))
       : [];
+  // Packages a helped spawn was shown are read whatever their bucket: their outcome term may lift
+  // them above a bucket's tail, which the bound of what is left unread (provesExact) does not count.
+  // A term of 0 or less only lowers a package, so the others need no reading.
+  const helped = input.outcome ? [...input.outcome].filter(([, term]) => term > 0).map(([id]) => id) : [];
+  const shownHelped = helped.length === 0 ? [] : listEligibleByIds(db, query, helped).filter((p) => !consumedIds.has(p.id));
   for (let round = 1; ; round++) {
     if (read.perBucket !== perBucket) heads = listBucketHeads(db, query, perBucket);
     // The best k matches of the request's packages; those not eligible are dropped after they
@@ -284,7 +293,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
     const hits = matched.filter(eligible);
     const scoped = [...scopedMatched.filter(eligible), ...namingScope];
     const rows = new Map<number, CandidatePackage>();
-    for (const row of [...heads, ...hits, ...scoped]) if (!rows.has(row.id)) rows.set(row.id, row);
+    for (const row of [...heads, ...hits, ...scoped, ...shownHelped]) if (!rows.has(row.id)) rows.set(row.id, row);
     const hitsTruncated = matched.length === k;
     const scopeTruncated = scopedMatched.length === k;
 

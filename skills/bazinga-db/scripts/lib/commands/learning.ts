@@ -481,7 +481,6 @@ const CAPTURE_FLAGS = { '--group': 'value', '--dry-run': 'bool' } as const;
 
 const captureOutcomesCommand: Command = {
   name: 'capture-outcomes',
-  indexes: true,
   synopsis: 'capture-outcomes <session_id> [--group G] [--dry-run]',
   flags: CAPTURE_FLAGS,
   maxPositionals: 1,

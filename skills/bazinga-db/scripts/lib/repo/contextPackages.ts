@@ -226,6 +226,17 @@ const HEAD_COLUMNS = `${CANDIDATE_COLUMNS.replace(/\bcp\./g, '')}, 0 AS consumed
 /** Every (priority, package type) bucket, in the order the heads are read (JSON, bound as a parameter). */
 const BUCKETS = JSON.stringify(PRIORITIES.flatMap((priority) => PACKAGE_TYPES.map((type) => [priority, type])));
 
+/** The eligible packages at @iteration among `ids` (packages shown before whose outcome may lift them). */
+export function listEligibleByIds(db: DB, q: EligibilityQuery & { iteration: number }, ids: readonly number[]): CandidatePackage[] {
+  if (ids.length === 0) return [];
+  return stmt(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp
+     WHERE cp.id IN (SELECT value FROM json_each(@ids)) AND ${IN_SCOPE} AND ${DESIGNATED_AND_UNCONSUMED}
+     ORDER BY cp.id`,
+  ).all({ ...q, ids: JSON.stringify(ids) }) as CandidatePackage[];
+}
+
 /**
  * Eligible packages at @iteration whose summary, path or indexed artifact paths contain one of
  * `needles`: a superset of those that can name a path under a scope (each needle is a scope's last

@@ -28,6 +28,8 @@ export interface SelectPatternsInput {
   errorMatched?: ReadonlySet<string>;
   /** The request's group's languages and frameworks (its specializations, --lang, --framework), lower-cased. */
   stack?: ReadonlySet<string>;
+  /** Each pattern's outcome term (by hash), weighted (outcome_feedback.weights.error_pattern): added to its relevance in the order. */
+  outcome?: ReadonlyMap<string, number>;
   redact: (text: string) => string;
 }
 
@@ -91,14 +93,16 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
       const relevance = exact ? 1 : round2(input.relevance?.get(r.pattern_hash) ?? 0);
       // Matched: the same message, or the error's words in its type and message (the task's words only rank it).
       const matched = exact || (input.errorMatched?.has(r.pattern_hash) ?? false);
-      return { r, sig, exact, relevance, matched, affinity: stackAffinity(r, input.stack) };
+      // What followed the spawns it was shown to moves it within what the text says (never past an exact match).
+      const standing = round2(relevance + (input.outcome?.get(r.pattern_hash) ?? 0));
+      return { r, sig, exact, relevance, standing, matched, affinity: stackAffinity(r, input.stack) };
     })
     // The error text and the task first, then the group's language, then confidence: another
     // group's pattern leads only where it matches the request better.
     .sort(
       (a, b) =>
         Number(b.exact) - Number(a.exact) ||
-        b.relevance - a.relevance ||
+        b.standing - a.standing ||
         b.affinity - a.affinity ||
         round2(b.r.confidence) - round2(a.r.confidence) ||
         b.r.occurrences - a.r.occurrences ||
@@ -141,6 +145,8 @@ export interface PrepareStrategiesOptions {
   relevanceFirst?: boolean;
   /** The request's group's languages and frameworks, lower-cased (stackAffinity). */
   stack?: ReadonlySet<string>;
+  /** Each strategy's outcome term (by id), weighted (outcome_feedback.weights.strategy): added to its relevance in the order, and before helpfulness. */
+  outcome?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -154,12 +160,14 @@ const STRATEGY_MATCH = 0.3;
 
 export function prepareStrategies(rows: readonly StrategyRowInput[], opts: PrepareStrategiesOptions): StrategyItem[] {
   const rel = (r: StrategyRowInput) => round2(opts.relevance?.get(r.strategy_id) ?? 0);
+  const out = (r: StrategyRowInput) => opts.outcome?.get(r.strategy_id) ?? 0;
+  const standing = (r: StrategyRowInput) => round2(rel(r) + out(r));
   const first = (opts.relevanceFirst ?? true) && opts.relevance !== undefined;
   const aff = (r: StrategyRowInput) => stackAffinity(r, opts.stack);
   const order = (a: { r: StrategyRowInput; i: number }, b: { r: StrategyRowInput; i: number }) =>
     first
-      ? rel(b.r) - rel(a.r) || aff(b.r) - aff(a.r) || a.i - b.i
-      : Math.min(aff(b.r), 1) - Math.min(aff(a.r), 1) || Number(rel(b.r) >= STRATEGY_MATCH) - Number(rel(a.r) >= STRATEGY_MATCH) || b.r.helpfulness - a.r.helpfulness || rel(b.r) - rel(a.r) || aff(b.r) - aff(a.r) || a.i - b.i;
+      ? standing(b.r) - standing(a.r) || aff(b.r) - aff(a.r) || a.i - b.i
+      : Math.min(aff(b.r), 1) - Math.min(aff(a.r), 1) || Number(rel(b.r) >= STRATEGY_MATCH) - Number(rel(a.r) >= STRATEGY_MATCH) || out(b.r) - out(a.r) || b.r.helpfulness - a.r.helpfulness || rel(b.r) - rel(a.r) || aff(b.r) - aff(a.r) || a.i - b.i;
   const ordered = rows.map((r, i) => ({ r, i })).sort(order).map((x) => x.r);
   return ordered.slice(0, opts.max).map((r) => ({
     strategy_id: r.strategy_id,

@@ -25,6 +25,8 @@ export interface RankInput {
   relevance?: ReadonlyMap<number, number>;
   /** Scope signal per package id (0 or 1); absent ids have none. */
   scope?: ReadonlyMap<number, number>;
+  /** The outcome term per package id in (−1, 1) (core/outcomes.ts); absent ids were never shown (0). */
+  outcome?: ReadonlyMap<number, number>;
   /**
    * The number of eligible packages when `candidates` holds only those that can reach the top
    * (the database's bucket heads); defaults to the number of unconsumed candidates.
@@ -87,10 +89,11 @@ function componentsInto(k: ScoreComponents, c: Candidate, createdMs: number, inp
   k.recency = recencyOf(createdMs, input.nowMs, r.recency_half_life_hours);
   k.relevance = input.relevance?.get(c.id) ?? 0;
   k.scope = input.scope?.get(c.id) ?? 0;
+  k.outcome = input.outcome?.get(c.id) ?? 0;
   return k;
 }
 
-const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0, scope: 0 });
+const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0, scope: 0, outcome: 0 });
 
 function componentsAt(c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
   return componentsInto(zeroComponents(), c, createdMs, input);
@@ -109,8 +112,15 @@ export function rawScoreOf(k: ScoreComponents, config: Config, withRelevance: bo
     w.type_affinity * k.type_affinity +
     w.recency * k.recency +
     (withRelevance ? w.relevance * k.relevance + w.match * matchOf(k, config) : 0) +
-    w.scope * k.scope
+    w.scope * k.scope +
+    outcomeWeight(config) * (k.outcome ?? 0)
   );
+}
+
+/** A package's outcome term's weight: outcome_feedback.weights.package, 0 when the feedback is off. */
+export function outcomeWeight(config: Config): number {
+  const o = config.outcome_feedback;
+  return o.enabled ? o.weights.package : 0;
 }
 
 /**
@@ -269,5 +279,6 @@ function roundComponents(k: ScoreComponents, input: RankInput): ScoreComponents 
     scope: k.scope,
     // Counted only with a query (no query, no match term).
     match: input.relevance === undefined ? 0 : matchOf(k, input.config),
+    outcome: k.outcome ?? 0,
   };
 }
