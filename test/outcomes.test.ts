@@ -1,0 +1,284 @@
+/**
+ * Outcome feedback (core/outcomes.ts, bazinga-db repo/outcomes.ts): the verdicts that followed the
+ * spawns an item was shown to move it in its kind's ranking. The pure counts and term first; then,
+ * on real SQLite files, for each kind of item: two look-alikes the text cannot tell apart, one of
+ * them shown to a spawn whose iteration was approved (an assembly record, as the assembler writes
+ * it; the verdict on task_groups, as BAZINGA sets it), and every config key of outcome_feedback
+ * shown to change the result. Last, `--explain` on the v19 fixture.
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies.ts';
+import { outcomeTable } from '../skills/context-assembler/scripts/lib/core/outcomes.ts';
+import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { REPO_ROOT, S1, copyFixture, makeProject, writeArtifact, type Project } from './helpers.ts';
+import { bazingaDbIn, capturingIo } from './inProcess.ts';
+
+const NOW = '2026-02-01T12:00:00Z';
+const ASSEMBLE_SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' } as const;
+
+describe('counts and term (pure)', () => {
+  const at = (days: number) => new Date(Date.parse(NOW) - days * 86_400_000).toISOString();
+  const nowMs = Date.parse(NOW);
+
+  it('helped and hurt are decayed counts; the term is (helped − hurt)/(helped + hurt + prior)', () => {
+    const t = outcomeTable(
+      [
+        { kind: 'strategy', id: 'a', at: at(0), verdict: 'helped' },
+        { kind: 'strategy', id: 'a', at: at(30), verdict: 'helped' },
+        { kind: 'strategy', id: 'a', at: at(0), verdict: 'hurt' },
+      ],
+      nowMs,
+      30,
+      2,
+    );
+    expect(t.get('strategy:a')).toEqual({ helped: 1.5, hurt: 1, shown: 3, term: 0.1111 });
+    expect(t.get('strategy:b')).toBeUndefined();
+  });
+
+  it('one bad verdict gives −1/(1 + prior): with the default prior, −1/3; a term stays inside (−1, 1)', () => {
+    expect(outcomeTable([{ kind: 'memory', id: '1', at: NOW, verdict: 'hurt' }], nowMs, 30, 2).get('memory:1')?.term).toBe(-0.3333);
+    expect(outcomeTable([{ kind: 'memory', id: '1', at: NOW, verdict: 'hurt' }], nowMs, 30, 1).get('memory:1')?.term).toBe(-0.5);
+    const many = Array.from({ length: 200 }, () => ({ kind: 'memory', id: '1', at: NOW, verdict: 'helped' as const }));
+    expect(outcomeTable(many, nowMs, 30, 2).get('memory:1')?.term).toBeLessThan(1);
+  });
+});
+
+// ------------------------------------------------------------------------- on real files
+
+const SESSION = 'bazinga_20260201_090000';
+const EARLIER = 'bazinga_20260101_090000';
+const PROJECT = 'shop';
+const TASK = 'retry queue for payment webhooks';
+
+let p: Project;
+const ok = (args: string[]) => {
+  const r = bazingaDbIn(p, args);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+};
+const sql = (text: string, ...params: unknown[]) => {
+  const db = new Database(p.dbPath);
+  try {
+    db.prepare(text).run(...params);
+  } finally {
+    db.close();
+  }
+};
+
+/** A record of a spawn of `group` at `iteration` that was shown `shown`, at `at`. */
+function shownTo(group: string, iteration: number, shown: { kind: string; id: number | string }[], at = NOW, session = SESSION): void {
+  const db = new Database(p.dbPath);
+  try {
+    insertAssembly(db, {
+      created_at: at,
+      session_id: session,
+      group_id: group,
+      agent_type: 'developer',
+      iteration,
+      source: 'assemble',
+      outcome: 'recorded',
+      reason: null,
+      purpose: 'implementation',
+      zone: 'Normal',
+      usage_pct: 0,
+      budget: 1000,
+      used_tokens: 100,
+      overrun: 0,
+      prompt_tokens: null,
+      duration_ms: 1,
+      version: '0.1.0',
+      detail: JSON.stringify({ shown: shown.map((s) => ({ ...s, tier: 3, tokens: 10 })) }),
+    });
+  } finally {
+    db.close();
+  }
+}
+
+const approve = (group: string, session = SESSION) => sql("UPDATE task_groups SET last_review_status = 'APPROVED', status = 'completed' WHERE id = ? AND session_id = ?", group, session);
+const sendBack = (group: string, revisions: number) => sql("UPDATE task_groups SET last_review_status = 'CHANGES_REQUESTED', revision_count = ? WHERE id = ? AND session_id = ?", revisions, group, SESSION);
+
+function config(outcome: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
+  fs.mkdirSync(path.join(p.root, 'bazinga'), { recursive: true });
+  fs.writeFileSync(
+    path.join(p.root, 'bazinga', 'skills_config.json'),
+    JSON.stringify({ context_engineering: { outcome_feedback: outcome, strategies: { max: 1 }, error_patterns: { max: 1, min_confidence: 0 }, memory: { block_max: 1 }, ...extra } }),
+  );
+}
+
+function assemble(flags: string[]): any {
+  const run = capturingIo(['--project-root', p.root, '--session', SESSION, '--group', 'G2', '--agent', 'developer', '--now', NOW, '--format', 'json', '--dry-run', '--explain', '--task', TASK, ...flags], {
+    cwd: REPO_ROOT,
+  });
+  const code = runScript(ASSEMBLE_SPEC, run.io);
+  expect(code, run.err()).toBe(0);
+  return JSON.parse(run.out());
+}
+
+/** Two look-alikes of a kind: their ids, and how a block lists what it shows of that kind. */
+interface Kind {
+  name: string;
+  make: () => [number | string, number | string];
+  shown: (doc: any) => (number | string)[];
+  flags?: string[];
+}
+
+const KINDS: Kind[] = [
+  {
+    name: 'strategy',
+    make: () => {
+      const a = ok(['save-strategy', PROJECT, 'implementation', 'Use a retry queue for payment webhooks, with backoff']).strategy_id;
+      const b = ok(['save-strategy', PROJECT, 'implementation', 'Use a retry queue for payment webhooks with backoff']).strategy_id;
+      return [a, b];
+    },
+    shown: (doc) => doc.strategies.map((s: any) => s.strategy_id),
+  },
+  {
+    name: 'error_pattern',
+    make: () => {
+      const a = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue overflowed', 'Drain the retry queue']).pattern_hash;
+      const b = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue stalled', 'Restart the retry queue']).pattern_hash;
+      return [a, b];
+    },
+    shown: (doc) => doc.error_patterns.map((e: any) => e.pattern_hash),
+  },
+  {
+    name: 'memory',
+    make: () => {
+      ok(['create-session', EARLIER, 'simple', 'Earlier', '--metadata', JSON.stringify({ project_id: PROJECT })]);
+      // Alike in their words, not alike enough to be merged as one (memory.dedup_similarity).
+      const save = (title: string, lesson: string) =>
+        ok(['save-memory', PROJECT, 'learning', title, '--content', JSON.stringify({ lesson }), '--session', EARLIER, '--importance', '5']).memory_id;
+      return [
+        save('Retry queue for payment webhooks', 'payment webhooks: exponential backoff in the retry queue'),
+        save('Payment webhooks retry queue alerts', 'retry queue of payment webhooks: alert on dead letters'),
+      ];
+    },
+    shown: (doc) => (doc.memories ?? []).map((m: any) => m.id),
+  },
+  {
+    name: 'package',
+    make: () => {
+      const save = (name: string) =>
+        ok(['save-context-package', SESSION, 'G2', 'research', writeArtifact(p, SESSION, name), 'developer', '["developer"]', 'high', 'Retry queue for payment webhooks']).package_id;
+      const a = save('research_a.md');
+      const b = save('research_b.md');
+      sql("UPDATE context_packages SET created_at = '2026-02-01 10:00:00'");
+      return [a, b];
+    },
+    shown: (doc) => doc.packages.map((x: any) => x.id),
+    flags: ['--limit', '1'],
+  },
+  {
+    name: 'reasoning',
+    make: () => {
+      const save = (text: string) => ok(['save-reasoning', SESSION, 'G2', 'developer', 'decisions', text]).log_id;
+      const a = save('Retry queue for payment webhooks: backoff doubles');
+      const b = save('Retry queue for payment webhooks: backoff doubles each try');
+      sql("UPDATE orchestration_logs SET timestamp = '2026-02-01 10:00:00' WHERE log_type = 'reasoning'");
+      return [a, b];
+    },
+    shown: (doc) => doc.reasoning.entries.map((e: any) => e.id),
+    flags: ['--iteration', '1', '--include-reasoning', 'true'],
+  },
+];
+
+beforeEach(() => {
+  p = makeProject('ca-outcomes-');
+  ok(['create-session', SESSION, 'parallel', 'Shop', '--metadata', JSON.stringify({ project_id: PROJECT })]);
+  ok(['create-task-group', 'G1', SESSION, 'Payments']);
+  ok(['create-task-group', 'G2', SESSION, 'Webhooks']);
+});
+afterEach(() => p.cleanup());
+
+const reasoningConfig = { reasoning: { max_per_producer: 1, relevant_producers: { developer: ['developer'] } } };
+
+describe.each(KINDS)('$name: the look-alike shown to an approved spawn ranks first', (kind) => {
+  const run = (outcome: Record<string, unknown> = {}) => {
+    config(outcome, kind.name === 'reasoning' ? reasoningConfig : {});
+    return assemble(kind.flags ?? []);
+  };
+
+  it('without any record, one order; the other look-alike helped → it leads, with its counts in --explain; feedback off → the first order again', () => {
+    const ids = kind.make();
+    const before = kind.shown(run());
+    expect(before).toHaveLength(1);
+    const other = ids.find((id) => id !== before[0]) as number | string;
+    shownTo('G1', 0, [{ kind: kind.name, id: other }]);
+    approve('G1');
+    const doc = run();
+    expect(kind.shown(doc)).toEqual([other]);
+    const item = JSON.stringify(doc).includes('"outcome":{"helped":1') ? doc : undefined;
+    expect(item, 'the helped item carries its counts').toBeDefined();
+    expect(kind.shown(run({ enabled: false }))).toEqual(before);
+    expect(kind.shown(run({ weights: { [kind.name]: 0 } }))).toEqual(before);
+  });
+
+  it('a spawn sent back for changes hurts what it was shown: the other look-alike leads', () => {
+    const ids = kind.make();
+    const before = kind.shown(run());
+    shownTo('G1', 0, [{ kind: kind.name, id: before[0] as number | string }]);
+    sendBack('G1', 1);
+    expect(kind.shown(run())).toEqual([ids.find((id) => id !== before[0])]);
+  });
+});
+
+describe('config: half-life and prior set the counts; an open iteration counts for nothing', () => {
+  it('a verdict 30 days old counts half with half_life_days 30, 0.7071 with 60; prior sets the term', () => {
+    const [a] = KINDS[0]!.make();
+    shownTo('G1', 0, [{ kind: 'strategy', id: a as string }], '2026-01-02T12:00:00Z');
+    approve('G1');
+    const counts = (outcome: Record<string, unknown>) => {
+      config(outcome);
+      return assemble([]).strategies.find((s: any) => s.strategy_id === a)?.outcome;
+    };
+    expect(counts({})).toEqual({ helped: 0.5, hurt: 0, shown: 1, term: 0.2 });
+    expect(counts({ half_life_days: 60 })).toEqual({ helped: 0.7071, hurt: 0, shown: 1, term: 0.2612 });
+    expect(counts({ prior: 0.5 })).toEqual({ helped: 0.5, hurt: 0, shown: 1, term: 0.5 });
+  });
+
+  it('a spawn whose iteration is still open has no verdict: nothing is counted', () => {
+    const [a] = KINDS[0]!.make();
+    shownTo('G1', 0, [{ kind: 'strategy', id: a as string }]);
+    config({});
+    expect(assemble([]).strategies.every((s: any) => s.outcome === undefined)).toBe(true);
+  });
+
+  it('one bad verdict cannot bury an item: a pattern the error matches stays first', () => {
+    const a = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue overflowed', 'Drain the retry queue']).pattern_hash;
+    ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue stalled', 'Restart the retry queue']);
+    shownTo('G1', 0, [{ kind: 'error_pattern', id: a }]);
+    sendBack('G1', 1);
+    config({});
+    const doc = assemble(['--error', 'WebhookError: payment webhook retry queue overflowed']);
+    expect(doc.error_patterns[0]).toMatchObject({ pattern_hash: a, matched_error: true, outcome: { hurt: 1, term: -0.3333 } });
+  });
+});
+
+describe('--explain on the v19 fixture shows an item\'s outcome counts', () => {
+  it('after a recorded spawn of AUTH and a review that sent it back', () => {
+    const fx = copyFixture('ca-outcomes-fx-');
+    try {
+      const run = (flags: string[]) => {
+        const r = capturingIo(['--project-root', fx.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--now', '2025-12-02T12:00:00Z', '--format', 'json', ...flags], { cwd: REPO_ROOT });
+        expect(runScript(ASSEMBLE_SPEC, r.io), r.err()).toBe(0);
+        return JSON.parse(r.out());
+      };
+      const first = run([]);
+      const shownPatterns = first.error_patterns.map((e: any) => e.pattern_hash);
+      expect(shownPatterns.length).toBeGreaterThan(0);
+      const db = new Database(fx.dbPath);
+      db.prepare("UPDATE task_groups SET revision_count = 1, last_review_status = 'CHANGES_REQUESTED' WHERE id = 'AUTH'").run();
+      db.close();
+      const explained = run(['--dry-run', '--explain', '--iteration', '1']);
+      for (const e of explained.error_patterns.filter((x: any) => shownPatterns.includes(x.pattern_hash))) {
+        expect(e.outcome).toEqual({ helped: 0, hurt: 1, shown: 1, term: -0.3333 });
+      }
+      expect(explained.error_patterns.some((x: any) => x.outcome !== undefined)).toBe(true);
+    } finally {
+      fx.cleanup();
+    }
+  });
+});
