@@ -11,8 +11,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { faultSignature, normaliseFaultText } from '../skills/bazinga-db/scripts/lib/faultSignature.ts';
-import { REPO_ROOT } from './helpers.ts';
+import { errorPatternOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies.ts';
+import { REPO_ROOT, makeProject, writeArtifact } from './helpers.ts';
+import { bazingaDbIn } from './inProcess.ts';
 
 interface Occurrence {
   fault: string;
@@ -140,11 +144,9 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('one fault, one signature, on real outputs', () => {
-  it('every planted fault class has one signature of its own (at least 90 % of classes; printed)', () => {
-    const key = (o: Occurrence) => {
-      const s = faultSignature(o.text);
-      return `${s.error_type}\u0000${s.message_pattern}`;
-    };
+  it('every planted fault class has one signature, and one pattern hash, of its own (at least 90 % of classes; printed)', () => {
+    // The pattern hash an occurrence is stored under (save-error-pattern, the capture).
+    const key = (o: Occurrence) => errorPatternOf('Unknown', o.text).hash.slice(0, 16);
     const classes = new Map<string, Set<string>>();
     for (const o of corpus) {
       const set = classes.get(o.fault) ?? new Set<string>();
@@ -155,8 +157,13 @@ describe('one fault, one signature, on real outputs', () => {
     for (const [fault, keys] of classes) for (const k of keys) owners.set(k, [...(owners.get(k) ?? []), fault]);
     const good = [...classes].filter(([fault, keys]) => keys.size === 1 && (owners.get([...keys][0] as string) ?? []).length === 1 && !fault.includes(' other: '));
     const rate = good.length / classes.size;
-    const table = [...classes].map(([fault, keys]) => `${fault}: ${[...keys].map((k) => k.replace('\u0000', ' | ')).join(' ;; ')}`).join('\n');
-    process.stdout.write(`fault signatures: ${good.length} of ${classes.size} classes with one signature of their own (${(rate * 100).toFixed(0)} %), ${corpus.length} occurrences\n${table}\n`);
+    const signed = (k: string) => {
+      const o = corpus.find((x) => key(x) === k) as Occurrence;
+      const f = faultSignature(o.text);
+      return `${k} ${f.error_type} | ${f.message_pattern}`;
+    };
+    const table = [...classes].map(([fault, keys]) => `${fault}: ${[...keys].map(signed).join(' ;; ')}`).join('\n');
+    process.stdout.write(`fault signatures: ${good.length} of ${classes.size} classes with one pattern hash of their own (${(rate * 100).toFixed(0)} %), ${corpus.length} occurrences\n${table}\n`);
     expect(corpus.length).toBeGreaterThanOrEqual(20);
     expect(rate, table).toBeGreaterThanOrEqual(0.9);
   });
@@ -170,5 +177,96 @@ describe('one fault, one signature, on real outputs', () => {
     expect(normaliseFaultText('job 3f2b8c1e-1d2a-4c7b-9e8f-0a1b2c3d4e5f failed at 2025-12-02T12:00:00.123Z after 412 ms at 0x7ffd1234')).toBe('job ID failed at T after Nms at 0xN');
     // Different identifiers are different faults.
     expect(faultSignature("a.ts(1,1): error TS2305: Module '\"./x\"' has no exported member 'foo'.")).not.toEqual(faultSignature("a.ts(1,1): error TS2305: Module '\"./x\"' has no exported member 'bar'."));
+  });
+});
+
+/**
+ * Capture (bazinga-db capture.ts) on fail → pass pairs made from the corpus: for every occurrence,
+ * a group whose QA left it in a failures package's artifact (half of them) or in the review
+ * feedback the developer's retry was given (the other half, as the assembly record keeps it),
+ * whose developer then wrote a completion naming the fix, and which was approved. Some groups,
+ * besides, meet the same fault again after their fix and are not approved (fail → fail: nothing may
+ * be learnt from them). Precision: of the solutions captured, those stored under their class's one
+ * pattern with the fix written for that failure; recall: of the true fail → pass pairs, those.
+ */
+describe('capture on fail → pass pairs made from the corpus', () => {
+  it('precision at least 0.9 and recall at least 0.7 (printed), every class one pattern', () => {
+    const p = makeProject('ca-capture-corpus-');
+    try {
+      const SESSION = 'bazinga_20260301_090000';
+      const ok = (args: string[]) => {
+        const r = bazingaDbIn(p, args);
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout);
+      };
+      ok(['create-session', SESSION, 'parallel', 'corpus', '--metadata', JSON.stringify({ project_id: 'corpus' })]);
+      const db = () => new Database(p.dbPath);
+      const at = (minute: number) => new Date(Date.parse('2026-03-01T09:00:00Z') + minute * 60_000).toISOString().replace('T', ' ').slice(0, 19);
+      const truth = new Map<string, { fault: string; fix: number }>();
+      let minute = 0;
+      // The failure as QA leaves it: in a failures package's artifact, or as the review feedback the
+      // developer's retry is given (the prompt hook passes qa_feedback: the assembly record keeps it).
+      const failed = (conn: Database.Database, group: string, text: string, iteration: number, inArtifact: boolean) => {
+        if (inArtifact) {
+          const file = writeArtifact(p, SESSION, `failures_${group}_${iteration}.md`, `# QA report\n\n${text}\n`);
+          const pkg = ok(['save-context-package', SESSION, group, 'failures', file, 'qa_expert', '["developer"]', 'high', 'QA: tests fail']).package_id;
+          conn.prepare('UPDATE context_packages SET created_at = ? WHERE id = ?').run(at((minute += 10)), pkg);
+          return;
+        }
+        minute += 10;
+        insertAssembly(conn, {
+          created_at: new Date(Date.parse('2026-03-01T09:00:00Z') + minute * 60_000).toISOString(),
+          session_id: SESSION, group_id: group, agent_type: 'developer', iteration, source: 'prompt-hook', outcome: 'recorded', reason: null,
+          purpose: 'implementation', zone: 'Normal', usage_pct: 0, budget: 1000, used_tokens: 0, overrun: 0, prompt_tokens: null, duration_ms: 1,
+          version: '0.1.0', detail: JSON.stringify({ shown: [], error: `QA: 2 tests fail, see below\n\n${text}` }),
+        });
+      };
+      corpus.forEach((o, i) => {
+        const group = `G${i + 1}`;
+        ok(['create-task-group', group, SESSION, `fix ${o.fault}`]);
+        const inArtifact = i % 2 === 0;
+        const conn = db();
+        failed(conn, group, o.text, 1, inArtifact);
+        const fix = ok(['save-reasoning', SESSION, group, 'developer', 'completion', `Fixed ${o.fault} (${group})`]).log_id;
+        conn.prepare('UPDATE orchestration_logs SET timestamp = ? WHERE id = ?').run(at((minute += 10)), fix);
+        if (i % 5 === 4) {
+          // fail → fail: the fault again after the fix, and no approval.
+          failed(conn, group, o.text, 2, inArtifact);
+        } else {
+          conn.prepare("UPDATE task_groups SET last_review_status = 'APPROVED', status = 'completed' WHERE id = ? AND session_id = ?").run(group, SESSION);
+          truth.set(group, { fault: o.fault, fix });
+        }
+        conn.close();
+      });
+      const out = ok(['capture-outcomes', SESSION]);
+      if (process.env.DEBUG_CAPTURE) for (const d of out.decided) process.stdout.write(`${d.group_id} ${truth.get(d.group_id)?.fault} ${d.outcome} ${d.operation} ${d.error_type} | ${d.message_pattern.slice(0, 100)}\n`);
+      const learnt = (out.decided as any[]).filter((d) => d.operation === 'created' || d.operation === 'raised');
+      // Each class's pattern: the hash most of its captures went to.
+      const hashesOf = new Map<string, string[]>();
+      for (const d of learnt) {
+        const t = truth.get(d.group_id);
+        if (t) hashesOf.set(t.fault, [...(hashesOf.get(t.fault) ?? []), d.pattern_hash]);
+      }
+      const classHash = new Map([...hashesOf].map(([fault, hs]) => [fault, hs.sort((a, b) => hs.filter((h) => h === b).length - hs.filter((h) => h === a).length)[0] as string]));
+      const owners = new Map<string, number>();
+      for (const h of classHash.values()) owners.set(h, (owners.get(h) ?? 0) + 1);
+      const correct = learnt.filter((d) => {
+        const t = truth.get(d.group_id);
+        return t !== undefined && classHash.get(t.fault) === d.pattern_hash && owners.get(d.pattern_hash) === 1 && d.solution_ref === `reasoning:${t.fix}`;
+      });
+      const precision = learnt.length === 0 ? 0 : correct.length / learnt.length;
+      const recall = correct.length / truth.size;
+      const oneEach = [...hashesOf].filter(([, hs]) => new Set(hs).size === 1).length / hashesOf.size;
+      process.stdout.write(
+        `capture on the corpus: ${truth.size} fail → pass pairs, ${corpus.length - truth.size} fail → fail; ${learnt.length} captured, ${correct.length} right: precision ${precision.toFixed(2)}, recall ${recall.toFixed(2)}; classes with one pattern ${(oneEach * 100).toFixed(0)} %\n`,
+      );
+      // Nothing is learnt from a fail → fail group.
+      expect(learnt.every((d) => truth.has(d.group_id))).toBe(true);
+      expect(precision).toBeGreaterThanOrEqual(0.9);
+      expect(recall).toBeGreaterThanOrEqual(0.7);
+      expect(oneEach).toBeGreaterThanOrEqual(0.9);
+    } finally {
+      p.cleanup();
+    }
   });
 });

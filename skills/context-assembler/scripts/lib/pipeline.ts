@@ -309,8 +309,12 @@ function relevantMemories(db: DB, projectId: string, sessionId: string, text: st
   const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false });
   return found
     .filter((f) => f.relevance > 0 && f.row.source_session !== sessionId)
-    // Plus what followed the spawns it was shown to (outcome_feedback.weights.memory × its term).
-    .map(({ row, relevance }) => ({ row, relevance, score: searchScore(row, relevance, nowMs, cfg.search_weights) + deps.config.outcome_feedback.weights.memory * termOf(outcomes, 'memory', row.id) }))
+    // Plus what followed the spawns it was shown to: outcome_feedback.weights.memory × its term × its relevance.
+    .map(({ row, relevance }) => ({
+      row,
+      relevance,
+      score: searchScore(row, relevance, nowMs, cfg.search_weights) + deps.config.outcome_feedback.weights.memory * termOf(outcomes, 'memory', row.id) * relevance,
+    }))
     .sort((a, b) => b.score - a.score || b.row.id - a.row.id)
     .slice(0, cfg.block_max)
     .map(({ row, relevance, score }) => {

@@ -347,8 +347,12 @@ export function makeDeps(
  */
 const RECORD_ALONE_BUSY_MS = 50;
 
-/** Runs one step script (or assemble, with step 'consume'); returns the exit code. */
-export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
+/**
+ * Runs one step script (or assemble, with step 'consume'); returns the exit code. `extend` may
+ * change the run's dependencies once they are made (the outcome evaluation gives its own verdict
+ * source: test/outcomes/simulate.ts); the scripts pass none.
+ */
+export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Deps) => void): number {
   const started = monotonicMs();
   const tokenizerBefore = tokenizerLoaded();
   const guarded = guardIo(rawIo);
@@ -405,6 +409,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo): number {
         }
       };
     }
+    extend?.(made.deps);
     guarded.redactString.useSettled(made.settled);
     // The agent's own texts are echoed in the document: redacted like everything else emitted.
     const redactText = (t: string | null) => (t === null ? null : made.deps.redact(t));

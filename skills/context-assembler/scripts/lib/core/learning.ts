@@ -28,7 +28,7 @@ export interface SelectPatternsInput {
   errorMatched?: ReadonlySet<string>;
   /** The request's group's languages and frameworks (its specializations, --lang, --framework), lower-cased. */
   stack?: ReadonlySet<string>;
-  /** Each pattern's outcome term (by hash), weighted (outcome_feedback.weights.error_pattern): added to its relevance in the order. */
+  /** Each pattern's outcome term (by hash), weighted (outcome_feedback.weights.error_pattern): its relevance × (1 + this) orders it. */
   outcome?: ReadonlyMap<string, number>;
   redact: (text: string) => string;
 }
@@ -93,8 +93,9 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
       const relevance = exact ? 1 : round2(input.relevance?.get(r.pattern_hash) ?? 0);
       // Matched: the same message, or the error's words in its type and message (the task's words only rank it).
       const matched = exact || (input.errorMatched?.has(r.pattern_hash) ?? false);
-      // What followed the spawns it was shown to moves it within what the text says (never past an exact match).
-      const standing = round2(relevance + (input.outcome?.get(r.pattern_hash) ?? 0));
+      // What followed the spawns it was shown to moves it among those the text matches, in proportion
+      // to how well it matches (a pattern the text does not match is never lifted; never past an exact match).
+      const standing = round2(relevance * Math.max(0, 1 + (input.outcome?.get(r.pattern_hash) ?? 0)));
       return { r, sig, exact, relevance, standing, matched, affinity: stackAffinity(r, input.stack) };
     })
     // The error text and the task first, then the group's language, then confidence: another
@@ -145,7 +146,7 @@ export interface PrepareStrategiesOptions {
   relevanceFirst?: boolean;
   /** The request's group's languages and frameworks, lower-cased (stackAffinity). */
   stack?: ReadonlySet<string>;
-  /** Each strategy's outcome term (by id), weighted (outcome_feedback.weights.strategy): added to its relevance in the order, and before helpfulness. */
+  /** Each strategy's outcome term (by id), weighted (outcome_feedback.weights.strategy): its relevance × (1 + this) orders it, and it goes before helpfulness. */
   outcome?: ReadonlyMap<string, number>;
 }
 
@@ -161,7 +162,8 @@ const STRATEGY_MATCH = 0.3;
 export function prepareStrategies(rows: readonly StrategyRowInput[], opts: PrepareStrategiesOptions): StrategyItem[] {
   const rel = (r: StrategyRowInput) => round2(opts.relevance?.get(r.strategy_id) ?? 0);
   const out = (r: StrategyRowInput) => opts.outcome?.get(r.strategy_id) ?? 0;
-  const standing = (r: StrategyRowInput) => round2(rel(r) + out(r));
+  // Among the strategies the task matches, what followed their showing moves them in proportion to the match.
+  const standing = (r: StrategyRowInput) => round2(rel(r) * Math.max(0, 1 + out(r)));
   const first = (opts.relevanceFirst ?? true) && opts.relevance !== undefined;
   const aff = (r: StrategyRowInput) => stackAffinity(r, opts.stack);
   const order = (a: { r: StrategyRowInput; i: number }, b: { r: StrategyRowInput; i: number }) =>
