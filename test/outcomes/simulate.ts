@@ -363,6 +363,8 @@ export const GRID: { name: string; settings: Partial<Settings> }[] = [
   { name: 'types 12', settings: { types: 12 } },
   { name: 'training sessions 3', settings: { trainSessions: 3 } },
   { name: 'weak signal (gain 0.35, harm 0.1)', settings: { gain: 0.35, harm: 0.1 } },
+  { name: 'outcome_feedback.weights.strategy 1', settings: { feedback: { weights: { strategy: 1 } } } },
+  { name: 'outcome_feedback.weights.strategy 3', settings: { feedback: { weights: { strategy: 3 } } } },
 ];
 
 const f2 = (x: number) => x.toFixed(2);

@@ -37,6 +37,7 @@ import { findErrorPattern, insertErrorPattern, setErrorConfidence } from './repo
 import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectId } from './repo/sessions.ts';
 import { hasAssemblyRecord } from './repo/assemblies.ts';
+import { sqliteMs } from './memory.ts';
 import { oneLine, shorten } from './shown.ts';
 import { stmt, writeTransaction, type DB } from './statements.ts';
 
@@ -91,11 +92,7 @@ export interface CaptureReport {
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** SQLite's `YYYY-MM-DD HH:MM:SS` (UTC) or an ISO time, as epoch ms (NaN when neither). */
-function timeMs(value: string | null): number {
-  if (!value) return NaN;
-  const iso = value.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
-  return Date.parse(/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(iso) ? iso : `${iso}Z`);
-}
+const timeMs = (value: string | null) => (value ? sqliteMs(value) : NaN);
 
 interface Failure {
   first: FailureRow;

@@ -5,6 +5,7 @@
  * their handoff packages), how the group ended, and the ledger `ca_captures` (schema.ts CAPTURE_DDL).
  */
 import { stmt, type DB } from '../statements.ts';
+import { reviewPassed } from './taskGroups.ts';
 
 /** A text that says the group's work failed review. */
 export interface FailureRow {
@@ -85,22 +86,16 @@ export function groupsWithFailures(db: DB, sessionId: string, withRecord: boolea
   return rows.map((r) => r.g).sort();
 }
 
-/** Whether a group's review passed: the tech lead approved it, or it is completed or being merged. */
+/** Whether a group's review passed (reviewPassed). */
 export function groupPassed(db: DB, sessionId: string, groupId: string): boolean {
-  const row = stmt(db, 'SELECT status, last_review_status FROM task_groups WHERE session_id = ? AND id = ?').get(sessionId, groupId) as
-    | { status: string | null; last_review_status: string | null }
-    | undefined;
-  if (!row) return false;
-  return row.last_review_status === 'APPROVED' || row.status === 'completed' || row.status === 'approved_pending_merge' || row.status === 'merging';
+  return stmt(db, `SELECT 1 FROM task_groups WHERE session_id = ? AND id = ? AND ${reviewPassed()}`).get(sessionId, groupId) !== undefined;
 }
 
 /** The session's groups that passed review, by id. */
 export function passedGroups(db: DB, sessionId: string): string[] {
   const rows = stmt(
     db,
-    `SELECT id FROM task_groups WHERE session_id = ?
-       AND (last_review_status = 'APPROVED' OR status IN ('completed', 'approved_pending_merge', 'merging'))
-     ORDER BY id`,
+    `SELECT id FROM task_groups WHERE session_id = ? AND ${reviewPassed()} ORDER BY id`,
   ).all(sessionId) as { id: string }[];
   return rows.map((r) => r.id);
 }

@@ -8,6 +8,7 @@
  * group, has no verdict yet and is not listed.
  */
 import { stmt, type DB } from '../statements.ts';
+import { reviewPassed } from './taskGroups.ts';
 
 export interface ShownVerdict {
   /** The item's kind as the record names it (package, reasoning, error_pattern, strategy, memory). */
@@ -31,7 +32,7 @@ export function listShownVerdicts(db: DB, projectId: string, limit = OUTCOME_REC
        SELECT a.id, a.created_at, a.session_id, a.detail,
               CASE
                 WHEN a.iteration < COALESCE(g.revision_count, 0) THEN 'hurt'
-                WHEN g.last_review_status = 'APPROVED' OR g.status IN ('completed', 'approved_pending_merge', 'merging') THEN 'helped'
+                WHEN ${reviewPassed('g')} THEN 'helped'
                 WHEN g.last_review_status = 'CHANGES_REQUESTED' THEN 'hurt'
               END AS verdict
        FROM ca_assemblies a

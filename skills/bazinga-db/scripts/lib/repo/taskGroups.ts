@@ -1,6 +1,16 @@
 /** Repository: `task_groups`. */
 import { stmt, type DB } from '../statements.ts';
 
+/**
+ * A task group whose review passed, as a SQL condition on its columns (of the table aliased `alias`,
+ * a constant): the tech lead approved it, or it is completed or being merged. The capture and
+ * outcome feedback share it.
+ */
+export function reviewPassed(alias?: 'g'): string {
+  const c = alias === undefined ? '' : `${alias}.`;
+  return `(${c}last_review_status = 'APPROVED' OR ${c}status IN ('completed', 'approved_pending_merge', 'merging'))`;
+}
+
 export type TaskGroupRow = Record<string, unknown> & { id: string; session_id: string };
 
 export interface TaskGroupUpsert {
