@@ -6,7 +6,7 @@
  * was shown) feedback must not lose. The table is printed.
  */
 import { describe, expect, it } from 'vitest';
-import { TABLE_HEAD, summarise, summaryRow } from './outcomes/simulate.ts';
+import { TABLE_HEAD, simulateWorld, summarise, summaryRow } from './outcomes/simulate.ts';
 
 describe('outcome feedback in simulated sessions (held-out sessions, real assemblies)', () => {
   it('default world: fewer iterations to approval with feedback, more keys shown, fewer look-alikes; null world: no loss', () => {
@@ -20,4 +20,8 @@ describe('outcome feedback in simulated sessions (held-out sessions, real assemb
     expect(nullWorld.gain.hi).toBeGreaterThanOrEqual(0);
     expect(nullWorld.arms.with.iterations).toBeLessThanOrEqual(nullWorld.arms.without.iterations);
   }, 240_000);
+
+  it('a seed gives the same world and the same results every run', () => {
+    expect(simulateWorld(1007, { trainSessions: 3, testSessions: 2 })).toEqual(simulateWorld(1007, { trainSessions: 3, testSessions: 2 }));
+  }, 120_000);
 });

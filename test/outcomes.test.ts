@@ -20,15 +20,14 @@ const NOW = '2026-02-01T12:00:00Z';
 const ASSEMBLE_SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' } as const;
 
 describe('counts and term (pure)', () => {
-  const at = (days: number) => new Date(Date.parse(NOW) - days * 86_400_000).toISOString();
-  const nowMs = Date.parse(NOW);
+  const day = (days: number) => new Date(Date.parse('2026-02-01T12:00:00Z') - days * 86_400_000).toISOString().slice(0, 10);
+  const nowMs = Date.parse('2026-02-01T12:00:00Z');
 
-  it('helped and hurt are decayed counts; the term is (helped − hurt)/(helped + hurt + prior)', () => {
+  it('helped and hurt are decayed counts (from the day of the spawn); the term is (helped − hurt)/(helped + hurt + prior)', () => {
     const t = outcomeTable(
       [
-        { kind: 'strategy', id: 'a', at: at(0), verdict: 'helped' },
-        { kind: 'strategy', id: 'a', at: at(30), verdict: 'helped' },
-        { kind: 'strategy', id: 'a', at: at(0), verdict: 'hurt' },
+        { kind: 'strategy', id: 'a', day: day(0), helped: 1, hurt: 1 },
+        { kind: 'strategy', id: 'a', day: day(30), helped: 1, hurt: 0 },
       ],
       nowMs,
       30,
@@ -39,10 +38,9 @@ describe('counts and term (pure)', () => {
   });
 
   it('one bad verdict gives −1/(1 + prior): with the default prior, −1/3; a term stays inside (−1, 1)', () => {
-    expect(outcomeTable([{ kind: 'memory', id: '1', at: NOW, verdict: 'hurt' }], nowMs, 30, 2).get('memory:1')?.term).toBe(-0.3333);
-    expect(outcomeTable([{ kind: 'memory', id: '1', at: NOW, verdict: 'hurt' }], nowMs, 30, 1).get('memory:1')?.term).toBe(-0.5);
-    const many = Array.from({ length: 200 }, () => ({ kind: 'memory', id: '1', at: NOW, verdict: 'helped' as const }));
-    expect(outcomeTable(many, nowMs, 30, 2).get('memory:1')?.term).toBeLessThan(1);
+    expect(outcomeTable([{ kind: 'memory', id: '1', day: day(0), helped: 0, hurt: 1 }], nowMs, 30, 2).get('memory:1')?.term).toBe(-0.3333);
+    expect(outcomeTable([{ kind: 'memory', id: '1', day: day(0), helped: 0, hurt: 1 }], nowMs, 30, 1).get('memory:1')?.term).toBe(-0.5);
+    expect(outcomeTable([{ kind: 'memory', id: '1', day: day(0), helped: 200, hurt: 0 }], nowMs, 30, 2).get('memory:1')?.term).toBeLessThan(1);
   });
 });
 
@@ -97,8 +95,16 @@ function shownTo(group: string, iteration: number, shown: { kind: string; id: nu
   }
 }
 
-const approve = (group: string, session = SESSION) => sql("UPDATE task_groups SET last_review_status = 'APPROVED', status = 'completed' WHERE id = ? AND session_id = ?", group, session);
-const sendBack = (group: string, revisions: number) => sql("UPDATE task_groups SET last_review_status = 'CHANGES_REQUESTED', revision_count = ? WHERE id = ? AND session_id = ?", revisions, group, SESSION);
+// The verdict as BAZINGA sets it; then settled as the next recording spawn (or capture-outcomes) settles it.
+const settle = () => expect(ok(['capture-outcomes', SESSION]).records_settled).toBeGreaterThan(0);
+const approve = (group: string, session = SESSION) => {
+  sql("UPDATE task_groups SET last_review_status = 'APPROVED', status = 'completed' WHERE id = ? AND session_id = ?", group, session);
+  settle();
+};
+const sendBack = (group: string, revisions: number) => {
+  sql("UPDATE task_groups SET last_review_status = 'CHANGES_REQUESTED', revision_count = ? WHERE id = ? AND session_id = ?", revisions, group, SESSION);
+  settle();
+};
 
 function config(outcome: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
   fs.mkdirSync(path.join(p.root, 'bazinga'), { recursive: true });
@@ -239,9 +245,10 @@ describe('config: half-life and prior set the counts; an open iteration counts f
     expect(counts({ prior: 0.5 })).toEqual({ helped: 0.5, hurt: 0, shown: 1, term: 0.5 });
   });
 
-  it('a spawn whose iteration is still open has no verdict: nothing is counted', () => {
+  it('a spawn whose iteration is still open has no verdict: nothing is counted (nor settled)', () => {
     const [a] = KINDS[0]!.make();
     shownTo('G1', 0, [{ kind: 'strategy', id: a as string }]);
+    expect(ok(['capture-outcomes', SESSION]).records_settled).toBe(0);
     config({});
     expect(assemble([]).strategies.every((s: any) => s.outcome === undefined)).toBe(true);
   });
@@ -272,7 +279,8 @@ describe('--explain on the v19 fixture shows an item\'s outcome counts', () => {
       const db = new Database(fx.dbPath);
       db.prepare("UPDATE task_groups SET revision_count = 1, last_review_status = 'CHANGES_REQUESTED' WHERE id = 'AUTH'").run();
       db.close();
-      const explained = run(['--dry-run', '--explain', '--iteration', '1']);
+      // The next recording spawn settles the verdict, then ranks with it.
+      const explained = run(['--explain', '--iteration', '1']);
       for (const e of explained.error_patterns.filter((x: any) => shownPatterns.includes(x.pattern_hash))) {
         expect(e.outcome).toEqual({ helped: 0, hurt: 1, shown: 1, term: -0.3333 });
       }

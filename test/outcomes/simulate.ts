@@ -35,8 +35,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../skills/bazinga-db/scripts/lib/cli.ts';
-import type { ShownVerdict } from '../../skills/bazinga-db/scripts/lib/repo/outcomes.ts';
-import { listShownVerdicts } from '../../skills/bazinga-db/scripts/lib/repo/outcomes.ts';
+import type { DB } from '../../skills/bazinga-db/scripts/lib/index.ts';
+import { listVerdicts } from '../../skills/bazinga-db/scripts/lib/repo/outcomes.ts';
+import type { Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
 import { runScript } from '../../skills/context-assembler/scripts/lib/shell.ts';
 
 export interface Settings {
@@ -186,6 +187,13 @@ function makeWorld(r: () => number, s: Settings, project: Project): TaskType[] {
     }
     types.push({ words: w, strategies: ids, keys: new Set(pickDistinct(r, ids, s.keys)) });
   }
+  // Saved at the wall clock's second: one time for all, so no tie is broken by when the run happened.
+  const db = new Database(project.dbPath);
+  try {
+    db.prepare("UPDATE strategies SET last_seen = '2026-01-01 00:00:00', created_at = '2026-01-01 00:00:00'").run();
+  } finally {
+    db.close();
+  }
   return types;
 }
 
@@ -222,7 +230,7 @@ function runSession(
   plan: SessionPlan,
   types: TaskType[],
   clock: { ms: number },
-  source: ((db: import('../../skills/bazinga-db/scripts/lib/index.ts').DB, projectId: string) => ShownVerdict[]) | undefined,
+  source: Deps['outcomeSource'],
   tally: Tally,
 ): void {
   cli(project.root, project.dbPath, ['create-session', plan.id, 'parallel', 'simulated', '--metadata', JSON.stringify({ project_id: PROJECT })]);
@@ -292,11 +300,11 @@ export function simulateWorld(seed: number, settings: Partial<Settings> = {}): W
     for (const plan of train) runSession(seed, s, trained, plan, types, clock, undefined, ignored);
     const trainIds = new Set(train.map((p) => p.id));
     // Held out: what the training sessions' spawns were followed by, and nothing after.
-    const trainedOnly = (db: Parameters<typeof listShownVerdicts>[0], projectId: string) => listShownVerdicts(db, projectId).filter((v) => trainIds.has(v.session_id));
-    const sources: Record<Arm, ((db: Parameters<typeof listShownVerdicts>[0], projectId: string) => ShownVerdict[]) | undefined> = {
+    const trainedOnly: NonNullable<Deps['outcomeSource']> = (db: DB, q) => listVerdicts(db, q).filter((v) => trainIds.has(v.session_id));
+    const sources: Record<Arm, Deps['outcomeSource']> = {
       without: undefined,
       with: trainedOnly,
-      popularity: (db, projectId) => trainedOnly(db, projectId).map((v) => ({ ...v, verdict: 'helped' as const })),
+      popularity: (db, q) => trainedOnly(db, q).map((v) => ({ ...v, helped: v.helped + v.hurt, hurt: 0 })),
     };
     const result = {} as WorldResult;
     for (const arm of ARMS) {

@@ -37,6 +37,7 @@ import { findErrorPattern, insertErrorPattern, setErrorConfidence } from './repo
 import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectId } from './repo/sessions.ts';
 import { hasAssemblyRecord } from './repo/assemblies.ts';
+import { SETTLE_PER_SPAWN, settleableRecords, settleVerdicts } from './repo/outcomes.ts';
 import { sqliteMs } from './memory.ts';
 import { oneLine, shorten } from './shown.ts';
 import { stmt, writeTransaction, type DB } from './statements.ts';
@@ -226,6 +227,16 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   return report;
 }
 
+/**
+ * The verdicts now known of records not yet settled (the newest `limit`; -1: all) written as
+ * outcome rows (repo/outcomes.ts), in a write transaction only when there are some.
+ */
+export function settleKnownVerdicts(db: DB, limit: number): number {
+  const ids = settleableRecords(db, limit);
+  if (ids.length > 0) writeTransaction(db, () => settleVerdicts(db, ids));
+  return ids.length;
+}
+
 /** The most groups that passed review a spawn's capture looks at besides its own (the rest at the next spawn). */
 export const PASSED_GROUPS_PER_SPAWN = 4;
 
@@ -244,10 +255,12 @@ function isSettled(db: DB, sessionId: string, groupId: string): boolean {
  * (a retry decides the one before it), and those of up to PASSED_GROUPS_PER_SPAWN groups of the
  * session that passed review since (a group's last review comes after its last spawn). A group
  * that passed with every failure decided is marked settled and not read again; `capture-outcomes`
- * at the session's end reads every group.
+ * at the session's end reads every group. First, the verdicts now known of what earlier spawns
+ * were shown are settled (outcome feedback reads them).
  */
 export function captureBeforeSpawn(db: DB, opts: { sessionId: string; groupId: string; projectRoot: string | null; now: string }): CaptureReport | undefined {
   if (!hasCaptureLedger(db)) return undefined;
+  settleKnownVerdicts(db, SETTLE_PER_SPAWN);
   const passed = passedGroups(db, opts.sessionId).filter((g) => g !== opts.groupId && !isSettled(db, opts.sessionId, g)).slice(0, PASSED_GROUPS_PER_SPAWN);
   const groups = opts.groupId === 'global' ? passed : [opts.groupId, ...passed];
   if (groups.length === 0) return undefined;

@@ -369,17 +369,37 @@ export const ASSEMBLY_DDL: readonly string[] = [
   prompt_tokens INTEGER,
   duration_ms REAL NOT NULL,
   version TEXT NOT NULL,
-  detail TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(detail)))`,
+  detail TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(detail)),
+  settled INTEGER NOT NULL DEFAULT 0 CHECK(settled IN (0, 1)))`,
   `CREATE INDEX IF NOT EXISTS ca_idx_assemblies_session ON ca_assemblies(session_id, id)`,
 ];
 
+/** v10: columns ca_assemblies gained after its first definition (v9), with these definitions (constants). */
+export const ASSEMBLY_ADDED_COLUMNS: readonly (readonly [string, string])[] = [['settled', 'INTEGER NOT NULL DEFAULT 0 CHECK(settled IN (0, 1))']];
+
 /**
- * v10: what the capture learnt from a group's retries (repo/captures.ts): one row per failure it
+ * v10: the verdicts that followed what spawns were shown (ca_outcomes, settled from the assembly
+ * record: repo/outcomes.ts), and what the capture learnt from a group's retries (repo/captures.ts): one row per failure it
  * decided (a failures package, or the review feedback a retry spawn was given), with how the retry
  * ended, the pattern it created or moved and where its solution came from. The unique key makes
  * the capture idempotent. (v10 also keys error patterns by their fault: migrate.ts.)
  */
 export const CAPTURE_DDL: readonly string[] = [
+  // Records whose verdict is not known yet (repo/outcomes.ts settleVerdicts reads them).
+  `CREATE INDEX IF NOT EXISTS ca_idx_assemblies_unsettled ON ca_assemblies(id) WHERE settled = 0`,
+  // The verdicts that followed the showing of each item, once known (repo/outcomes.ts), counted per
+  // project, kind, item, session and UTC day: what outcome feedback reads, by item, or by session
+  // for packages and reasoning. A handful of rows per item however often it was shown.
+  `CREATE TABLE IF NOT EXISTS ca_outcomes (
+  project_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  item_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  helped INTEGER NOT NULL DEFAULT 0 CHECK(helped >= 0),
+  hurt INTEGER NOT NULL DEFAULT 0 CHECK(hurt >= 0),
+  PRIMARY KEY (project_id, kind, item_id, session_id, day)) WITHOUT ROWID`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_outcomes_session ON ca_outcomes(session_id, kind)`,
   `CREATE TABLE IF NOT EXISTS ca_captures (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id TEXT NOT NULL,
@@ -462,4 +482,7 @@ export const CA_OBJECTS = [
   'ca_assemblies',
   'ca_idx_assemblies_session',
   'ca_captures',
+  'ca_idx_assemblies_unsettled',
+  'ca_outcomes',
+  'ca_idx_outcomes_session',
 ] as const;

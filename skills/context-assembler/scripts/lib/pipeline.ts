@@ -21,7 +21,7 @@ import {
   listErrorPatterns,
   listReasoningByIds,
   listRecentReasoningOf,
-  listShownVerdicts,
+  listVerdicts,
   listStrategies,
   searchReasoning,
   writeTransaction,
@@ -93,33 +93,29 @@ export interface Deps {
    */
   capture?: (request: AssemblyRequest) => void;
   /**
-   * The verdicts that followed the spawns items were shown to, for a project (outcome feedback):
-   * bazinga-db's listShownVerdicts unless given (the evaluation gives its own: core/outcomes.ts).
+   * The verdicts that followed the showing of a kind's items (outcome feedback): bazinga-db's
+   * listVerdicts unless given (the evaluation gives its own: test/outcomes/simulate.ts).
    */
-  outcomeSource?: (db: DB, projectId: string) => ShownVerdict[];
+  outcomeSource?: (db: DB, q: OutcomeQuery) => ShownVerdict[];
 }
 
-const outcomeMemo = new WeakMap<Deps, Map<string, OutcomeTable>>();
+/** Whose verdicts an outcome read asks for: a kind's items by id, or (ids null) all of the session's. */
+export interface OutcomeQuery {
+  projectId: string;
+  sessionId: string;
+  kind: ItemKind;
+  ids: readonly (string | number)[] | null;
+}
 
 /**
- * The outcome table of a request's project (core/outcomes.ts), read once per run; undefined with
- * outcome_feedback off. Packages and reasoning entries belong to one session: only what followed
- * their showing in the request's session counts for them (and an id of another session is never a
- * candidate here).
+ * The outcome counts of a kind's items (core/outcomes.ts); undefined with outcome_feedback off or
+ * the kind's weight 0. Packages and reasoning entries belong to one session: theirs are read by session.
  */
-function outcomesFor(deps: Deps, db: DB, projectId: string, sessionId: string, nowMs: number): OutcomeTable | undefined {
+function outcomesOf(deps: Deps, db: DB, q: OutcomeQuery, nowMs: number): OutcomeTable | undefined {
   const cfg = deps.config.outcome_feedback;
-  if (!cfg.enabled) return undefined;
-  const memo = outcomeMemo.get(deps) ?? new Map<string, OutcomeTable>();
-  outcomeMemo.set(deps, memo);
-  const key = `${projectId}\u0000${sessionId}`;
-  let table = memo.get(key);
-  if (table === undefined) {
-    const rows = (deps.outcomeSource ?? listShownVerdicts)(db, projectId).filter((r) => (r.kind === 'package' || r.kind === 'reasoning' ? r.session_id === sessionId : true));
-    table = outcomeTable(rows, nowMs, cfg.half_life_days, cfg.prior);
-    memo.set(key, table);
-  }
-  return table;
+  if (!cfg.enabled || cfg.weights[q.kind] === 0) return undefined;
+  // Derived from the record: when it cannot be read, rank without it.
+  return guarded(deps, () => outcomeTable((deps.outcomeSource ?? listVerdicts)(db, q), nowMs, cfg.half_life_days, cfg.prior), undefined);
 }
 
 /** The weighted outcome term of each item of a kind in `table`, keyed as the kind's ranking keys it. */
@@ -181,8 +177,9 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
   const projectId = getProjectId(db, r.session);
-  // What followed the spawns items were shown to (derived from the record: when it cannot be read, rank without it).
-  const outcomes = guarded(deps, () => outcomesFor(deps, db, projectId, r.session, nowMs), undefined);
+  // What followed the spawns items were shown to, per kind, for its candidates.
+  const outcomes = (kind: ItemKind, ids: readonly (string | number)[] | null) => outcomesOf(deps, db, { projectId, sessionId: r.session, kind, ids }, nowMs);
+  const packageOutcomes = outcomes('package', null);
   const weightsOf = deps.config.outcome_feedback.weights;
   const fts = deps.config.enable_fts5;
   const scopeByIndex = fts ? refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn) : false;
@@ -201,7 +198,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
       explain: deps.explain,
       totalAvailable: Math.max(0, designated.count - consumed.length),
       consumed,
-      ...(outcomes ? { outcome: weightedTerms(outcomes, 'package', 1, Number) ?? new Map<number, number>() } : {}),
+      ...withDefined('outcome', weightedTerms(packageOutcomes, 'package', 1, Number)),
     });
   // The index is derived data: when it cannot be read, rank without relevance rather than not at all.
   let plan: SearchPlan;
@@ -240,6 +237,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const errorMatched = new Set(
     [...wordMatches(r.error, patternTexts.map((p) => ({ key: p.key, text: p.signature })), maxTerms)].filter(([, n]) => n >= ERROR_MATCH_WORDS).map(([key]) => key),
   );
+  const patternOutcomes = outcomes('error_pattern', patternRows.map((row) => row.pattern_hash));
   const patterns = selectErrorPatterns({
     rows: patternRows,
     nowMs,
@@ -251,12 +249,13 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     ...(patternRelevance ? { relevance: patternRelevance } : {}),
     errorMatched,
     stack: plan.stack,
-    ...withDefined('outcome', weightedTerms(outcomes, 'error_pattern', weightsOf.error_pattern, String)),
+    ...withDefined('outcome', weightedTerms(patternOutcomes, 'error_pattern', weightsOf.error_pattern, String)),
     redact: deps.redact,
   });
   const st = deps.config.strategies;
   const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : WORD_MATCHED_ROWS_MAX });
   const strategyRelevance = wordScores(text, strategyRows.map((row) => ({ key: row.strategy_id, text: `${row.topic}\n${row.insight}` })), maxTerms);
+  const strategyOutcomes = outcomes('strategy', strategyRows.map((row) => row.strategy_id));
   const strategies = prepareStrategies(
     strategyRows,
     {
@@ -266,21 +265,21 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
       relevanceFirst: plan.info.source === 'explicit',
       stack: plan.stack,
       ...(strategyRelevance ? { relevance: strategyRelevance } : {}),
-      ...withDefined('outcome', weightedTerms(outcomes, 'strategy', weightsOf.strategy, String)),
+      ...withDefined('outcome', weightedTerms(strategyOutcomes, 'strategy', weightsOf.strategy, String)),
     },
   );
   const mem = deps.config.memory;
-  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps, outcomes), []) : [];
+  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps, (ids) => outcomes('memory', ids)), []) : [];
   // With --explain, each item shown before says how the spawns it was shown to went.
-  const explained = <T,>(kind: ItemKind, id: (item: T) => number | string) => (item: T): T => {
-    const c = deps.explain ? countsOf(outcomes, kind, id(item)) : undefined;
+  const explained = <T,>(kind: ItemKind, table: OutcomeTable | undefined, id: (item: T) => number | string) => (item: T): T => {
+    const c = deps.explain ? countsOf(table, kind, id(item)) : undefined;
     return c ? { ...item, outcome: c } : item;
   };
   return {
     ...doc,
     step: 'rank',
     project_id: projectId,
-    ...(memories.length > 0 ? { memories: memories.map(explained<MemoryItem>('memory', (x) => x.id)) } : {}),
+    ...(memories.length > 0 ? { memories } : {}),
     query: { ...plan.info, ...(plan.info.source !== 'none' ? { fts_hits: selection.hits, rounds: selection.rounds } : {}) },
     total_available: ranked.total_available,
     total_capped: designated.capped,
@@ -289,10 +288,10 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     candidates: ranked.selected.map((p) => {
       const match = matches.get(p.id);
       const shown = { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
-      return explained<RankedPackage>('package', (x) => x.id)(shown);
+      return explained<RankedPackage>('package', packageOutcomes, (x) => x.id)(shown);
     }),
-    error_patterns: patterns.map(explained('error_pattern', (x) => x.pattern_hash)),
-    strategies: strategies.map(explained('strategy', (x) => x.strategy_id)),
+    error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.pattern_hash)),
+    strategies: strategies.map(explained('strategy', strategyOutcomes, (x) => x.strategy_id)),
     excluded: ranked.excluded,
   };
 }
@@ -303,24 +302,34 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
  * memory.block_max; none on a database whose memory tables no writer made yet. What this session
  * itself produced is in the block already (its packages and reasoning), so not again here.
  */
-function relevantMemories(db: DB, projectId: string, sessionId: string, text: string | null, nowMs: number, deps: Deps, outcomes?: OutcomeTable): MemoryItem[] {
+function relevantMemories(
+  db: DB,
+  projectId: string,
+  sessionId: string,
+  text: string | null,
+  nowMs: number,
+  deps: Deps,
+  outcomesOfIds: (ids: number[]) => OutcomeTable | undefined,
+): MemoryItem[] {
   if (text === null || !hasMemoryTables(db)) return [];
   const cfg = deps.config.memory;
-  const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false });
-  return found
-    .filter((f) => f.relevance > 0 && f.row.source_session !== sessionId)
-    // Plus what followed the spawns it was shown to: outcome_feedback.weights.memory × its term × its relevance.
-    .map(({ row, relevance }) => ({
-      row,
-      relevance,
-      score: searchScore(row, relevance, nowMs, cfg.search_weights) + deps.config.outcome_feedback.weights.memory * termOf(outcomes, 'memory', row.id) * relevance,
-    }))
-    .sort((a, b) => b.score - a.score || b.row.id - a.row.id)
-    .slice(0, cfg.block_max)
-    .map(({ row, relevance, score }) => {
-      const m = parseMemory(row);
-      return { id: m.id, type: m.type, title: deps.redact(m.title), line: deps.redact(memoryLine(m)), relevance, score: round4(score) };
-    });
+  const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).filter(
+    (f) => f.relevance > 0 && f.row.source_session !== sessionId,
+  );
+  const outcomes = found.length === 0 ? undefined : outcomesOfIds(found.map((f) => f.row.id));
+  const weight = deps.config.outcome_feedback.weights.memory;
+  return (
+    found
+      // Plus what followed the spawns it was shown to: outcome_feedback.weights.memory × its term × its relevance.
+      .map(({ row, relevance }) => ({ row, relevance, score: searchScore(row, relevance, nowMs, cfg.search_weights) + weight * termOf(outcomes, 'memory', row.id) * relevance }))
+      .sort((a, b) => b.score - a.score || b.row.id - a.row.id)
+      .slice(0, cfg.block_max)
+      .map(({ row, relevance, score }): MemoryItem => {
+        const m = parseMemory(row);
+        const counts = deps.explain ? countsOf(outcomes, 'memory', m.id) : undefined;
+        return { id: m.id, type: m.type, title: deps.redact(m.title), line: deps.redact(memoryLine(m)), relevance, score: round4(score), ...(counts ? { outcome: counts } : {}) };
+      })
+  );
 }
 
 /**
@@ -505,7 +514,7 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
   // What followed the spawns an entry was shown to moves it (outcome_feedback.weights.reasoning);
   // without a query's standing, on top of recency (entries never shown keep the newest-first order).
   const nowMs = Date.parse(r.now);
-  const outcomes = guarded(deps, () => outcomesFor(deps, db, doc.project_id ?? getProjectId(db, r.session), r.session, nowMs), undefined);
+  const outcomes = outcomesOf(deps, db, { projectId: doc.project_id ?? getProjectId(db, r.session), sessionId: r.session, kind: 'reasoning', ids: [...rows.keys()] }, nowMs);
   const wOutcome = deps.config.outcome_feedback.weights.reasoning;
   if (outcomes !== undefined && wOutcome > 0 && [...rows.keys()].some((id) => termOf(outcomes, 'reasoning', id) !== 0)) {
     const recency = (row: ReasoningRow) => cfg.weights.recency * recencyOf(parseSqliteTime(row.timestamp), nowMs, deps.config.ranking.recency_half_life_hours);

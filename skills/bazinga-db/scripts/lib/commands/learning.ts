@@ -4,7 +4,7 @@ import { invalid, notFound, usage } from '../errors.ts';
 import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
 import { errorPatternOf, strategyId } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
-import { captureOutcomes } from '../capture.ts';
+import { captureOutcomes, settleKnownVerdicts } from '../capture.ts';
 import { keyPatternsByFault } from '../patternKeys.ts';
 import {
   deleteExpiredErrorPatterns,
@@ -496,6 +496,8 @@ const captureOutcomesCommand: Command = {
     // Patterns the original tool saved since are keyed its way: keyed by their fault first, so a
     // captured failure finds them.
     const rekeyed = dryRun ? null : writeTransaction(db, () => keyPatternsByFault(db));
+    // And the verdicts now known of what spawns were shown (outcome feedback).
+    const settled = dryRun ? 0 : settleKnownVerdicts(db, -1);
     const report = captureOutcomes(db, {
       sessionId,
       ...(rawGroup !== undefined ? { groups: [rawGroup] } : {}),
@@ -503,7 +505,7 @@ const captureOutcomesCommand: Command = {
       dryRun,
       now: new Date().toISOString(),
     });
-    return { success: true, ...report, patterns_rekeyed: rekeyed?.rekeyed ?? 0, patterns_merged: rekeyed?.merged ?? 0 };
+    return { success: true, ...report, patterns_rekeyed: rekeyed?.rekeyed ?? 0, patterns_merged: rekeyed?.merged ?? 0, records_settled: settled };
   },
 };
 

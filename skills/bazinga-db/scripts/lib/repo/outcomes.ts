@@ -1,51 +1,97 @@
 /**
- * What followed the spawns items were shown to: each item an assembly record lists as shown
- * (ca_assemblies detail.shown: kind and id), with the time of the spawn and the verdict of the
- * iteration it served, for one project. The verdict comes from the spawn's task group as BAZINGA
- * keeps it: an iteration before the group's revision_count went back for changes ('hurt'); the
- * current one is 'helped' once the group is approved (last_review_status APPROVED, or completed or
- * being merged) and 'hurt' when changes were requested; a spawn of an open iteration, or of no
- * group, has no verdict yet and is not listed.
+ * What followed the spawns items were shown to. A spawn's verdict comes from its task group as
+ * BAZINGA keeps it: an iteration before the group's revision_count went back for changes ('hurt');
+ * the current one is 'helped' once the group's review passed (taskGroups.reviewPassed) and 'hurt'
+ * when changes were requested; an open iteration, or a spawn of no group, has none yet. A verdict,
+ * once known, does not change (revision_count only grows).
+ *
+ * `settleVerdicts` turns the assembly records whose verdict is now known (settleableRecords) into one `ca_outcomes` row
+ * per item they list as shown (kind, id, project, session, verdict, the spawn's time) and marks them
+ * settled; `listVerdicts` reads those rows for given items, so a spawn reads the few rows of its
+ * candidates, never the whole record.
  */
 import { stmt, type DB } from '../statements.ts';
 import { reviewPassed } from './taskGroups.ts';
 
+/** The verdicts that followed the showing of one item in one session on one day. */
 export interface ShownVerdict {
   /** The item's kind as the record names it (package, reasoning, error_pattern, strategy, memory). */
   kind: string;
   /** Its id as text (a package's or entry's number, a pattern's hash, a strategy's id). */
   id: string;
-  /** The spawn's time (the record's created_at: ISO). */
-  at: string;
-  verdict: 'helped' | 'hurt';
+  /** The UTC day of the spawns (YYYY-MM-DD). */
+  day: string;
+  /** Spawns it was shown to whose iteration was approved, and sent back. */
+  helped: number;
+  hurt: number;
   session_id: string;
 }
 
-/** The newest this many records of a project are read (a spawn's cost stays bounded). */
-export const OUTCOME_RECORDS_MAX = 2000;
+/** The most records one spawn settles (the newest first; the rest at later spawns or capture-outcomes). */
+export const SETTLE_PER_SPAWN = 500;
 
-export function listShownVerdicts(db: DB, projectId: string, limit = OUTCOME_RECORDS_MAX): ShownVerdict[] {
-  if (stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_assemblies'").get() === undefined) return [];
-  return stmt(
+const VERDICT = `CASE
+  WHEN a.iteration < COALESCE(g.revision_count, 0) THEN 'hurt'
+  WHEN ${reviewPassed('g')} THEN 'helped'
+  WHEN g.last_review_status = 'CHANGES_REQUESTED' THEN 'hurt'
+END`;
+
+const PROJECT = `COALESCE(NULLIF(CASE WHEN json_valid(s.metadata) THEN json_extract(s.metadata, '$.project_id') END, ''), 'default')`;
+
+/** The newest `limit` unsettled records (all with -1) whose verdict is known now. A read. */
+export function settleableRecords(db: DB, limit = SETTLE_PER_SPAWN): number[] {
+  if (stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_outcomes'").get() === undefined) return [];
+  const rows = stmt(
     db,
-    `WITH spawns AS (
-       SELECT a.id, a.created_at, a.session_id, a.detail,
-              CASE
-                WHEN a.iteration < COALESCE(g.revision_count, 0) THEN 'hurt'
-                WHEN ${reviewPassed('g')} THEN 'helped'
-                WHEN g.last_review_status = 'CHANGES_REQUESTED' THEN 'hurt'
-              END AS verdict
+    `SELECT a.id FROM (SELECT id FROM ca_assemblies WHERE settled = 0 ORDER BY id DESC LIMIT ?) u
+     JOIN ca_assemblies a ON a.id = u.id
+     JOIN task_groups g ON g.session_id = a.session_id AND g.id = a.group_id
+     WHERE ${VERDICT} IS NOT NULL ORDER BY a.id`,
+  ).all(limit) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+
+/** Writes the verdict rows of the given records (settleableRecords) and marks them settled. In the caller's write transaction. */
+export function settleVerdicts(db: DB, ids: readonly number[]): void {
+  if (ids.length === 0) return;
+  const list = JSON.stringify(ids);
+  stmt(
+    db,
+    `INSERT INTO ca_outcomes (project_id, kind, item_id, session_id, day, helped, hurt)
+     SELECT project_id, kind, item_id, session_id, day, SUM(verdict = 'helped'), SUM(verdict = 'hurt') FROM (
+       SELECT ${PROJECT} AS project_id, json_extract(j.value, '$.kind') AS kind, CAST(json_extract(j.value, '$.id') AS TEXT) AS item_id,
+              a.session_id AS session_id, substr(a.created_at, 1, 10) AS day, ${VERDICT} AS verdict
        FROM ca_assemblies a
        JOIN sessions s ON s.session_id = a.session_id
-       JOIN task_groups g ON g.session_id = a.session_id AND g.id = a.group_id
-       WHERE COALESCE(NULLIF(CASE WHEN json_valid(s.metadata) THEN json_extract(s.metadata, '$.project_id') END, ''), 'default') = ?
-         AND json_valid(a.detail)
-       ORDER BY a.id DESC
-       LIMIT ?)
-     SELECT json_extract(j.value, '$.kind') AS kind, CAST(json_extract(j.value, '$.id') AS TEXT) AS id, spawns.created_at AS at,
-            spawns.verdict AS verdict, spawns.session_id AS session_id
-     FROM spawns, json_each(spawns.detail, '$.shown') j
-     WHERE spawns.verdict IS NOT NULL AND json_type(j.value, '$.kind') = 'text'
-     ORDER BY spawns.id, j.key`,
-  ).all(projectId, limit) as ShownVerdict[];
+       JOIN task_groups g ON g.session_id = a.session_id AND g.id = a.group_id,
+       json_each(CASE WHEN json_valid(a.detail) THEN a.detail ELSE '{}' END, '$.shown') j
+       WHERE a.id IN (SELECT value FROM json_each(?)) AND a.settled = 0
+         AND json_type(j.value, '$.kind') = 'text' AND json_type(j.value, '$.id') IN ('text', 'integer'))
+     WHERE verdict IS NOT NULL
+     GROUP BY project_id, kind, item_id, session_id, day
+     ON CONFLICT (project_id, kind, item_id, session_id, day) DO UPDATE SET helped = helped + excluded.helped, hurt = hurt + excluded.hurt`,
+  ).run(list);
+  stmt(db, 'UPDATE ca_assemblies SET settled = 1 WHERE id IN (SELECT value FROM json_each(?))').run(list);
+}
+
+/**
+ * The verdicts that followed the showing of items of one kind: of the project, for the given ids,
+ * or (ids null) every item of the kind shown in `sessionId` (packages and reasoning entries belong
+ * to one session).
+ */
+export function listVerdicts(db: DB, q: { projectId: string; sessionId: string; kind: string; ids: readonly (string | number)[] | null }): ShownVerdict[] {
+  if (stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_outcomes'").get() === undefined) return [];
+  if (q.ids === null) {
+    return stmt(
+      db,
+      `SELECT kind, item_id AS id, day, helped, hurt, session_id FROM ca_outcomes WHERE session_id = ? AND kind = ? AND project_id = ? ORDER BY item_id, day`,
+    ).all(q.sessionId, q.kind, q.projectId) as ShownVerdict[];
+  }
+  if (q.ids.length === 0) return [];
+  return stmt(
+    db,
+    `SELECT kind, item_id AS id, day, helped, hurt, session_id FROM ca_outcomes
+     WHERE project_id = ? AND kind = ? AND item_id IN (SELECT CAST(value AS TEXT) FROM json_each(?))
+     ORDER BY item_id, day, session_id`,
+  ).all(q.projectId, q.kind, JSON.stringify(q.ids)) as ShownVerdict[];
 }
