@@ -50,7 +50,7 @@ export const GROUPS = Array.from({ length: 10 }, (_, i) => `G${String(i).padStar
 export const GENERATOR_VERSION = 3;
 
 /** mulberry32: a small, fast, seedable PRNG. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

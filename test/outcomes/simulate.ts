@@ -39,6 +39,7 @@ import type { DB } from '../../skills/bazinga-db/scripts/lib/index.ts';
 import { listVerdicts } from '../../skills/bazinga-db/scripts/lib/repo/outcomes.ts';
 import type { Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
 import { runScript } from '../../skills/context-assembler/scripts/lib/shell.ts';
+import { rng as mulberry32 } from '../../bench/generate.ts';
 
 export interface Settings {
   types: number;
@@ -89,17 +90,6 @@ export interface ArmResult {
 export type WorldResult = Record<Arm, ArmResult>;
 
 // ------------------------------------------------------------------------------- the world
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A draw that depends only on its key (the same in every arm). */
 function drawOf(seed: number, key: string): number {
