@@ -209,6 +209,22 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     return JSON.parse(run.out());
   };
 
+  it('what a spawn decided from the newest failures is not decided again by the session-end run that reads them all', () => {
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    failure('G1', TSC_A_ELSEWHERE, '2026-01-01 10:05:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    failure('G1', VITEST_B, '2026-01-01 10:40:00');
+    // The retry's spawn reads the two newest failures: A (its second text) was fixed, B follows.
+    assemble(['--agent', 'developer', '--group', 'G1', '--iteration', '2'], '2026-01-01T11:00:00Z');
+    expect(ledger()).toEqual([expect.objectContaining({ outcome: 'passed', operation: 'created', pattern_hash: HASH_A })]);
+    review('G1', 'APPROVED', 2);
+    const out = ok(['capture-outcomes', SESSION]);
+    // A is not counted twice under its first text; only B is new.
+    expect(out.decided.map((d: any) => [d.error_type, d.operation])).toEqual([['AssertionError', 'no-solution']]);
+    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+  });
+
   it('the retry feedback a spawn was given is the failure; the next spawn after the approval learns it; a dry run never does', () => {
     group('G1');
     group('G2');

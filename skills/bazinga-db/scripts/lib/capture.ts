@@ -68,6 +68,8 @@ export interface CaptureOptions {
   now: string;
   /** Groups (that passed review) to mark settled when none of their failures is left undecided. */
   settle?: readonly string[];
+  /** Read only each source's newest this many failure texts and fixes of a group (a spawn: what its retry changed). */
+  recent?: number;
 }
 
 export interface CaptureDecision extends CaptureEntry {
@@ -115,13 +117,13 @@ function fixOf(fixes: readonly (FixRow & { ms: number })[], fromMs: number, toMs
 }
 
 /** A group's failures in time order, signed, one fault's texts with no fix between them merged. */
-function failuresOf(db: DB, opts: CaptureOptions, groupId: string, withRecord: boolean, fixes: readonly (FixRow & { ms: number })[]): Failure[] {
-  const rows = groupFailures(db, opts.sessionId, groupId, withRecord)
+function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: readonly (FixRow & { ms: number })[]): Failure[] {
+  const timed = rows
     .map((row) => ({ row, ms: timeMs(row.at) }))
     .filter((r) => !Number.isNaN(r.ms) && typeof r.row.text === 'string')
     .sort((a, b) => a.ms - b.ms || a.row.ref.localeCompare(b.row.ref));
   const out: Failure[] = [];
-  for (const { row, ms } of rows) {
+  for (const { row, ms } of timed) {
     const artifact = row.file_path === null ? '' : indexedArtifactText(opts.projectRoot, row.file_path, ARTIFACT_BYTES);
     const text = artifact === '' ? row.text : `${row.text}\n${artifact}`;
     const { hash, signature } = errorPatternOf('Unknown', text, { redact: redactText });
@@ -147,16 +149,28 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   const pending: { decision: CaptureDecision; signatureJson: string; solution: string | null; ms: number }[] = [];
   for (const groupId of groups) {
     if (groupId === 'global') continue;
-    const fixes = groupFixes(db, opts.sessionId, groupId)
-      .map((f) => ({ ...f, ms: timeMs(f.at) }))
-      .filter((f) => !Number.isNaN(f.ms));
-    const failures = failuresOf(db, opts, groupId, withRecord, fixes);
-    if (failures.length === 0) continue;
+    const rows = groupFailures(db, opts.sessionId, groupId, withRecord, opts.recent);
+    if (rows.length === 0) continue;
     report.groups += 1;
     const decided = decidedFailures(db, opts.sessionId, groupId);
     const passed = groupPassed(db, opts.sessionId, groupId);
+    // Nothing can be decided (and nothing is read or signed) when every failure is, or when a
+    // single failure awaits the review after it.
+    if (rows.every((r) => decided.has(r.ref)) || (!passed && rows.length < 2)) {
+      if (!passed && rows.length === 1 && !decided.has((rows[0] as FailureRow).ref)) {
+        report.undecided += 1;
+        report.undecided_groups.push(groupId);
+      }
+      continue;
+    }
+    // Fixes further back than the failures read: the one before the older failure's review is among them.
+    const fixes = groupFixes(db, opts.sessionId, groupId, opts.recent === undefined ? undefined : opts.recent * 10)
+      .map((f) => ({ ...f, ms: timeMs(f.at) }))
+      .filter((f) => !Number.isNaN(f.ms));
+    const failures = failuresOf(opts, rows, fixes);
     failures.forEach((f, i) => {
-      if (decided.has(f.first.ref)) return;
+      // Decided already, under any of its texts (a spawn that read fewer of them may have named a later one).
+      if (f.refs.some((ref) => decided.has(ref))) return;
       const next = failures[i + 1];
       const outcome = next ? (next.hash === f.hash ? 'failed' : 'passed') : passed ? 'passed' : undefined;
       if (outcome === undefined) {
@@ -237,6 +251,13 @@ export function settleKnownVerdicts(db: DB, limit: number): number {
   return ids.length;
 }
 
+/**
+ * The newest failure texts (of each source) and fixes a spawn's capture reads of a group: the last
+ * transition is decided from the last two failures; an older one left undecided is decided at a
+ * later spawn's or by capture-outcomes, which reads them all.
+ */
+export const RECENT_PER_SPAWN = 2;
+
 /** The most groups that passed review a spawn's capture looks at besides its own (the rest at the next spawn). */
 export const PASSED_GROUPS_PER_SPAWN = 4;
 
@@ -264,5 +285,5 @@ export function captureBeforeSpawn(db: DB, opts: { sessionId: string; groupId: s
   const passed = passedGroups(db, opts.sessionId).filter((g) => g !== opts.groupId && !isSettled(db, opts.sessionId, g)).slice(0, PASSED_GROUPS_PER_SPAWN);
   const groups = opts.groupId === 'global' ? passed : [opts.groupId, ...passed];
   if (groups.length === 0) return undefined;
-  return captureOutcomes(db, { sessionId: opts.sessionId, groups, projectRoot: opts.projectRoot, dryRun: false, now: opts.now, settle: passed });
+  return captureOutcomes(db, { sessionId: opts.sessionId, groups, projectRoot: opts.projectRoot, dryRun: false, now: opts.now, settle: passed, recent: RECENT_PER_SPAWN });
 }

@@ -6,6 +6,7 @@
  */
 import { stmt, type DB } from '../statements.ts';
 import { reviewPassed } from './taskGroups.ts';
+import { PRIORITIES } from '../enums.ts';
 
 /** A text that says the group's work failed review. */
 export interface FailureRow {
@@ -30,49 +31,57 @@ export interface FixRow {
 /** Agents whose work a review passes or fails: what they write after a failure is its fix. */
 export const FIXING_AGENTS = ['developer', 'senior_software_engineer'] as const;
 
-/** The most failure texts (and fixes) read for one group: a group's retries are few. */
-const GROUP_ROWS_MAX = 200;
+/** The most failure texts (and fixes) of each source read for one group at a session's end: a group's retries are few. */
+export const GROUP_ROWS_MAX = 200;
 
 export function hasCaptureLedger(db: DB): boolean {
   return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_captures'").get() !== undefined;
 }
 
-export function groupFailures(db: DB, sessionId: string, groupId: string, withRecord: boolean): FailureRow[] {
-  const packages = stmt(
-    db,
-    `SELECT 'package:' || id AS ref, created_at AS at, NULL AS iteration, summary AS text, file_path
-     FROM context_packages
-     WHERE session_id = ? AND group_id = ? AND package_type = 'failures'
-     ORDER BY created_at, id LIMIT ?`,
-  ).all(sessionId, groupId, GROUP_ROWS_MAX) as FailureRow[];
+/**
+ * The newest `limit` packages of a type in a group (not superseded), newest first: one read per
+ * priority, each through the group's bucket index, so a group with many packages costs `limit` rows.
+ */
+function newestOfType(db: DB, sessionId: string, groupId: string, type: string, limit: number): { id: number; created_at: string; summary: string; file_path: string; producer_agent: string }[] {
+  const bucket = `SELECT * FROM (SELECT id, created_at, summary, file_path, producer_agent FROM context_packages
+     WHERE session_id = @sessionId AND group_id = @groupId AND priority = ? AND package_type = @type AND supersedes_id IS NULL
+     ORDER BY created_at DESC, id DESC LIMIT @limit)`;
+  return stmt(db, `SELECT * FROM (${PRIORITIES.map(() => bucket).join(' UNION ALL ')}) ORDER BY created_at DESC, id DESC LIMIT @limit`).all(
+    ...PRIORITIES,
+    { sessionId, groupId, type, limit },
+  ) as { id: number; created_at: string; summary: string; file_path: string; producer_agent: string }[];
+}
+
+/** A group's newest `limit` failures packages and newest `limit` spawns given review feedback (the failure texts). */
+export function groupFailures(db: DB, sessionId: string, groupId: string, withRecord: boolean, limit = GROUP_ROWS_MAX): FailureRow[] {
+  const packages = newestOfType(db, sessionId, groupId, 'failures', limit).map(
+    (p): FailureRow => ({ ref: `package:${p.id}`, at: p.created_at, iteration: null, text: p.summary, file_path: p.file_path }),
+  );
   if (!withRecord) return packages;
   const feedback = stmt(
     db,
     `SELECT 'assembly:' || id AS ref, created_at AS at, iteration - 1 AS iteration, json_extract(detail, '$.error') AS text, NULL AS file_path
      FROM ca_assemblies
      WHERE session_id = ? AND group_id = ? AND json_valid(detail) AND json_type(detail, '$.error') = 'text'
-     ORDER BY id LIMIT ?`,
-  ).all(sessionId, groupId, GROUP_ROWS_MAX) as FailureRow[];
+     ORDER BY id DESC LIMIT ?`,
+  ).all(sessionId, groupId, limit) as FailureRow[];
   return [...packages, ...feedback];
 }
 
-export function groupFixes(db: DB, sessionId: string, groupId: string): FixRow[] {
-  const agents = FIXING_AGENTS.map(() => '?').join(', ');
-  const reasoning = stmt(
+/** What the fixing agents of a group wrote: their newest `limit` reasoning entries each (completion and decisions kept) and handoff packages. */
+export function groupFixes(db: DB, sessionId: string, groupId: string, limit = GROUP_ROWS_MAX): FixRow[] {
+  const newest = stmt(
     db,
     `SELECT 'reasoning:' || id AS ref, timestamp AS at, reasoning_phase AS kind, content AS text
      FROM orchestration_logs
-     WHERE session_id = ? AND group_id = ? AND log_type = 'reasoning' AND agent_type IN (${agents})
-       AND reasoning_phase IN ('completion', 'decisions')
-     ORDER BY timestamp, id LIMIT ?`,
-  ).all(sessionId, groupId, ...FIXING_AGENTS, GROUP_ROWS_MAX) as FixRow[];
-  const handoffs = stmt(
-    db,
-    `SELECT 'package:' || id AS ref, created_at AS at, 'handoff' AS kind, summary AS text
-     FROM context_packages
-     WHERE session_id = ? AND group_id = ? AND package_type = 'handoff' AND producer_agent IN (${agents})
-     ORDER BY created_at, id LIMIT ?`,
-  ).all(sessionId, groupId, ...FIXING_AGENTS, GROUP_ROWS_MAX) as FixRow[];
+     WHERE session_id = ? AND group_id = ? AND agent_type = ? AND log_type = 'reasoning'
+     ORDER BY timestamp DESC, id DESC LIMIT ?`,
+  );
+  const reasoning = FIXING_AGENTS.flatMap((agent) => newest.all(sessionId, groupId, agent, limit) as FixRow[]).filter((f) => f.kind === 'completion' || f.kind === 'decisions');
+  const fixers = new Set<string>(FIXING_AGENTS);
+  const handoffs = newestOfType(db, sessionId, groupId, 'handoff', limit)
+    .filter((p) => fixers.has(p.producer_agent))
+    .map((p): FixRow => ({ ref: `package:${p.id}`, at: p.created_at, kind: 'handoff', text: p.summary }));
   return [...reasoning, ...handoffs];
 }
 
