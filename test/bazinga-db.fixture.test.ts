@@ -74,8 +74,8 @@ const sig = (type: string, pattern: string) =>
   `{"error_type": "${type}", "message_pattern": "${pattern}", "context_hints": [], "stack_pattern": [], "tool": "text"}`;
 const REKEYED_PATTERNS: Record<number, Row> = {
   1: {
-    pattern_hash: '386ae76a75d2e71fed4634610fb1196ec95cac96afcab5f48d7663cd91217c84',
-    signature_json: sig('ModuleNotFound', "Cannot find module '...' at line N"),
+    pattern_hash: '9cc747bb674aa58141ec9b9691b2042311c2645938d12f0708f8d168c9f12973',
+    signature_json: sig('ModuleNotFound', "Cannot find module '...' line N"),
     occurrences: 2,
   },
   3: { pattern_hash: 'acbe93700b61f1a8dbebe00840379629c2991cf3383ea445bb6742003cf9d776', signature_json: sig('TypeError', "Cannot read properties of undefined (reading '...')") },

@@ -262,7 +262,7 @@ describe('opening an existing v19 file', () => {
       for (const [table, rows] of Object.entries(before.rows)) if (table !== 'error_patterns') expect(after.rows[table], table).toEqual(rows);
       const patterns = after.rows.error_patterns as Record<string, unknown>[];
       expect(patterns.map((r) => [r.__rowid, String(r.pattern_hash).slice(0, 8), r.occurrences])).toEqual([
-        [1, '386ae76a', 2],
+        [1, '9cc747bb', 2],
         [3, 'acbe9370', 1],
         [4, 'c142d360', 1],
       ]);

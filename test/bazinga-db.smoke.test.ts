@@ -109,7 +109,7 @@ const FAMILIES: Record<string, Family> = {
         check: (r) =>
           expect(ok(r)).toEqual({
             success: true,
-            pattern_hash: '0525065295c85bff246c5e36b13ed63d907923872c71e16ca33ac66df74dd128',
+            pattern_hash: 'e5c69c7455365ec9f4ddfe3148dae68bef578eac04ffee0b084acef5f90afa98',
             operation: 'created',
             occurrences: 1,
             confidence: 0.5,

@@ -57,7 +57,7 @@ const LEGACY_HASH = {
   jest: 'ea83b08c98dfc536',
 };
 const FIXTURE_HASH = {
-  x: '386ae76a75d2e71fed4634610fb1196ec95cac96afcab5f48d7663cd91217c84',
+  x: '9cc747bb674aa58141ec9b9691b2042311c2645938d12f0708f8d168c9f12973',
   typeError: 'acbe93700b61f1a8',
   jest: 'c142d36041a00e69',
 };
@@ -569,7 +569,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
     });
   });
 
-  it('update-error-confidence 386ae76a… (x.ts and y.ts merged) success → 0.8 → 0.9 (F5)', () => {
+  it('update-error-confidence 9cc747bb… (x.ts and y.ts merged) success → 0.8 → 0.9 (F5)', () => {
     expect(ok(cli(fx, ['update-error-confidence', FIXTURE_HASH.x, 'acme-shop', 'success']))).toEqual({
       success: true,
       pattern_hash: FIXTURE_HASH.x,
@@ -952,7 +952,7 @@ describe('§9.4 validation and usage cases', () => {
 
 // ======================================================= §9.5 patterns, strategies, reasoning
 
-const HASH_C396 = '0525065295c85bff246c5e36b13ed63d907923872c71e16ca33ac66df74dd128';
+const HASH_C396 = 'e5c69c7455365ec9f4ddfe3148dae68bef578eac04ffee0b084acef5f90afa98';
 
 describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   let p: Project;
@@ -965,7 +965,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   const patternRow = (hash: string) =>
     withDb(p, (db) => db.prepare("SELECT * FROM error_patterns WHERE pattern_hash = ? AND project_id = 'proj1'").get(hash)) as any;
 
-  it('1. save → created, 05250652…, confidence 0.5, not redacted', () => {
+  it('1. save → created, e5c69c74…, confidence 0.5, not redacted', () => {
     expect(
       ok(
         cli(p, [
@@ -999,7 +999,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
 
   it('3. stored signature_json is Python-style JSON', () => {
     expect(patternRow(HASH_C396).signature_json).toBe(
-      `{"error_type": "ModuleNotFoundError", "message_pattern": "Cannot find module 'utils' at line N", "context_hints": [], "stack_pattern": [], "tool": "text"}`,
+      `{"error_type": "ModuleNotFoundError", "message_pattern": "Cannot find module 'utils' line N", "context_hints": [], "stack_pattern": [], "tool": "text"}`,
     );
   });
 

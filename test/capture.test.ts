@@ -6,6 +6,8 @@
  * task_groups as BAZINGA sets them. Times are set by hand: agents work minutes apart, a test does not.
  */
 import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { legacyErrorPatternHash, normaliseErrorMessage } from '../skills/bazinga-db/scripts/lib/hashing.ts';
 import { errorPatternOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
@@ -192,6 +194,70 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     expect(patterns().map((r) => r.occurrences).sort()).toEqual([1, 3]);
   });
 
+  it("QA's failures package and the prose feedback the retry was given are one failure (no fix between): nothing is credited before a review", () => {
+    const signature = errorPatternOf('Unknown', TSC_A);
+    const conn = db();
+    conn
+      .prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences) VALUES (?, ?, ?, 'Rename the import', 0.7, 1)")
+      .run(signature.hash, PROJECT, JSON.stringify(signature.signature));
+    conn.close();
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    failure('G1', 'QA: the build still fails, see the report', '2026-01-01 10:05:00');
+    review('G1', 'CHANGES_REQUESTED', 1);
+    expect(ok(['capture-outcomes', SESSION])).toMatchObject({ decided: [], undecided: 1 });
+    expect(patterns()[0]).toMatchObject({ confidence: 0.7, occurrences: 1 });
+  });
+
+  it('a failure told in prose only is learnt at 0.5 (hidden until confirmed), a tool output at 0.7', () => {
+    group('G1');
+    failure('G1', 'QA: checkout total is off by the shipping fee', '2026-01-01 10:00:00');
+    fix('G1', 'Added shipping to the total', '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    ok(['capture-outcomes', SESSION]);
+    expect(patterns()).toEqual([expect.objectContaining({ confidence: 0.5, solution: 'Added shipping to the total' })]);
+  });
+
+  it('a dry run reports what the real run writes, a pattern it would create known to the failures after it', () => {
+    group('G1');
+    group('G2');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    failure('G2', TSC_A_ELSEWHERE, '2026-01-01 11:00:00');
+    fix('G2', FIX_A, '2026-01-01 11:20:00');
+    review('G2', 'APPROVED', 1);
+    const dry = ok(['capture-outcomes', SESSION, '--dry-run']).decided.map((d: any) => d.operation);
+    expect(dry).toEqual(['created', 'raised']);
+    expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(dry);
+  });
+
+  it('error patterns whose signature is not one are left as they are by the re-key; outcome counts and captures follow a re-keyed one', () => {
+    const legacy = { error_type: 'TS2305', message_pattern: normaliseErrorMessage(TSC_A), context_hints: [], stack_pattern: [] };
+    const oldHash = legacyErrorPatternHash(legacy);
+    const conn = db();
+    const insert = conn.prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences) VALUES (?, ?, ?, ?, 0.6, 1)");
+    insert.run('bad1', PROJECT, '{"error_type": "Range', 'fix A');
+    insert.run('bad2', PROJECT, '{"error_type": "RangeError"}', 'fix B');
+    insert.run('bad3', PROJECT, '[]', 'fix C');
+    insert.run(oldHash, PROJECT, JSON.stringify(legacy), 'Rename the import');
+    conn.prepare("INSERT INTO ca_outcomes (project_id, kind, item_id, session_id, day, helped, hurt) VALUES (?, 'error_pattern', ?, ?, '2026-01-01', 2, 1)").run(PROJECT, oldHash, SESSION);
+    conn.close();
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out.patterns_rekeyed).toBe(1);
+    const after = db();
+    const rows = after.prepare('SELECT pattern_hash, signature_json, solution FROM error_patterns ORDER BY rowid').all() as any[];
+    expect(rows.slice(0, 3)).toEqual([
+      { pattern_hash: 'bad1', signature_json: '{"error_type": "Range', solution: 'fix A' },
+      { pattern_hash: 'bad2', signature_json: '{"error_type": "RangeError"}', solution: 'fix B' },
+      { pattern_hash: 'bad3', signature_json: '[]', solution: 'fix C' },
+    ]);
+    const newHash = rows[3].pattern_hash;
+    expect(newHash).not.toBe(oldHash);
+    expect(after.prepare('SELECT item_id, helped, hurt FROM ca_outcomes').all()).toEqual([{ item_id: newHash, helped: 2, hurt: 1 }]);
+    after.close();
+  });
+
   it('names the session it cannot find and the flags it takes', () => {
     const r = bazingaDbIn(p, ['capture-outcomes', 'nope']);
     expect(r.code).toBe(1);
@@ -223,6 +289,19 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     // A is not counted twice under its first text; only B is new.
     expect(out.decided.map((d: any) => [d.error_type, d.operation])).toEqual([['AssertionError', 'no-solution']]);
     expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+  });
+
+  it('error_patterns.capture false: a recording spawn learns nothing (capture-outcomes still does)', () => {
+    group('G1');
+    group('G2');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    fs.mkdirSync(path.join(p.root, 'bazinga'), { recursive: true });
+    fs.writeFileSync(path.join(p.root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { error_patterns: { capture: false } } }));
+    assemble(['--agent', 'developer', '--group', 'G2'], '2026-01-01T11:00:00Z');
+    expect(ledger()).toEqual([]);
+    expect(ok(['capture-outcomes', SESSION]).decided).toHaveLength(1);
   });
 
   it('the retry feedback a spawn was given is the failure; the next spawn after the approval learns it; a dry run never does', () => {

@@ -175,6 +175,10 @@ describe('one fault, one signature, on real outputs', () => {
       message_pattern: "Module '\"notification.service\"' has no exported member 'sendNotice'.",
     });
     expect(normaliseFaultText('job 3f2b8c1e-1d2a-4c7b-9e8f-0a1b2c3d4e5f failed at 2025-12-02T12:00:00.123Z after 412 ms at 0x7ffd1234')).toBe('job ID failed at T after Nms at 0xN');
+    // The place told inline or in a stack frame: the same fault.
+    expect(faultSignature("TypeError: Cannot read properties of undefined (reading 'token') at src/a.ts:3:5")).toEqual(
+      faultSignature("TypeError: Cannot read properties of undefined (reading 'token')\n    at Object.<anonymous> (/home/u/app/lib/b.js:9:1)"),
+    );
     // Different identifiers are different faults.
     expect(faultSignature("a.ts(1,1): error TS2305: Module '\"./x\"' has no exported member 'foo'.")).not.toEqual(faultSignature("a.ts(1,1): error TS2305: Module '\"./x\"' has no exported member 'bar'."));
   });

@@ -3,7 +3,8 @@
  * `npm run eval:outcomes` runs: the default world must need fewer iterations to approval with
  * feedback than without (the 95 % interval of the per-seed difference above zero), show more keys
  * and fewer look-alikes, and beat popularity on average; in the null world (verdicts ignore what
- * was shown) feedback must not lose. The table is printed.
+ * was shown) feedback must not lose: the same iterations (the same draws decide them), and no
+ * fewer keys shown. The table is printed.
  */
 import { describe, expect, it } from 'vitest';
 import { TABLE_HEAD, simulateWorld, summarise, summaryRow } from './outcomes/simulate.ts';
@@ -17,8 +18,10 @@ describe('outcome feedback in simulated sessions (held-out sessions, real assemb
     expect(world.arms.with.recall).toBeGreaterThan(world.arms.without.recall);
     expect(world.arms.with.lookalikeRate).toBeLessThan(world.arms.without.lookalikeRate);
     expect(world.gainOverPopularity.mean).toBeGreaterThan(0);
-    expect(nullWorld.gain.hi).toBeGreaterThanOrEqual(0);
-    expect(nullWorld.arms.with.iterations).toBeLessThanOrEqual(nullWorld.arms.without.iterations);
+    // Null world: the verdict ignores the block, so with the same draws every arm takes the same
+    // iterations (by construction); what feedback could lose there is the text ranking's keys.
+    expect(nullWorld.arms.with.iterations).toBe(nullWorld.arms.without.iterations);
+    expect(nullWorld.arms.with.recall).toBeGreaterThanOrEqual(nullWorld.arms.without.recall - 0.05);
   }, 240_000);
 
   it('a seed gives the same world and the same results every run', () => {

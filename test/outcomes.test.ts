@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies.ts';
 import { outcomeTable } from '../skills/context-assembler/scripts/lib/core/outcomes.ts';
+import { prepareStrategies } from '../skills/context-assembler/scripts/lib/core/learning.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, S1, copyFixture, makeProject, writeArtifact, type Project } from './helpers.ts';
 import { bazingaDbIn, capturingIo } from './inProcess.ts';
@@ -261,6 +262,61 @@ describe('config: half-life and prior set the counts; an open iteration counts f
     config({});
     const doc = assemble(['--error', 'WebhookError: payment webhook retry queue overflowed']);
     expect(doc.error_patterns[0]).toMatchObject({ pattern_hash: a, matched_error: true, outcome: { hurt: 1, term: -0.3333 } });
+  });
+});
+
+describe('what counts as a verdict, and what the record may hold', () => {
+  it("a retry spawned under the last review's CHANGES_REQUESTED has no verdict until its own review", () => {
+    const [a] = KINDS[0]!.make();
+    sql("UPDATE task_groups SET last_review_status = 'CHANGES_REQUESTED', revision_count = 1 WHERE id = 'G1'");
+    shownTo('G1', 1, [{ kind: 'strategy', id: a as string }]);
+    expect(ok(['capture-outcomes', SESSION]).records_settled).toBe(0);
+    approve('G1');
+    config({});
+    expect(assemble([]).strategies.find((x: any) => x.strategy_id === a)?.outcome).toEqual({ helped: 1, hurt: 0, shown: 1, term: 0.3333 });
+  });
+
+  it('a hand-edited detail (shown not a list, items not objects, ids of other types) is skipped item by item, never fatal', () => {
+    const [a] = KINDS[0]!.make();
+    for (const detail of ['{"shown":["x"]}', '{"shown":"x"}', '{"shown":[{"kind":1,"id":2},{"kind":"strategy","id":{"x":1}}]}', '{}', '[]']) {
+      shownTo('G1', 0, []);
+      sql('UPDATE ca_assemblies SET detail = ? WHERE id = (SELECT MAX(id) FROM ca_assemblies)', detail);
+    }
+    shownTo('G1', 0, [{ kind: 'strategy', id: a as string }]);
+    approve('G1');
+    config({});
+    expect(assemble([]).strategies.find((x: any) => x.strategy_id === a)?.outcome).toMatchObject({ helped: 1, shown: 1 });
+  });
+
+  it('a project id that is not a string is the project "default" for the verdicts too', () => {
+    ok(['create-session', 'bazinga_20260201_100000', 'simple', 'numeric', '--metadata', '{"project_id":42}']);
+    ok(['create-task-group', 'N1', 'bazinga_20260201_100000', 'x']);
+    const id = ok(['save-strategy', 'default', 'implementation', 'Retry queue for payment webhooks']).strategy_id;
+    shownTo('N1', 0, [{ kind: 'strategy', id }], NOW, 'bazinga_20260201_100000');
+    sql("UPDATE task_groups SET last_review_status = 'APPROVED' WHERE id = 'N1'");
+    ok(['capture-outcomes', 'bazinga_20260201_100000']);
+    const db = new Database(p.dbPath);
+    expect(db.prepare('SELECT project_id, helped FROM ca_outcomes').all()).toEqual([{ project_id: 'default', helped: 1 }]);
+    db.close();
+  });
+
+  it('without an explicit task a verdict only breaks ties in helpfulness: one bad verdict never buries a helpful strategy', () => {
+    const out = prepareStrategies(
+      [
+        { strategy_id: 'good', topic: 'implementation', insight: 'x', helpfulness: 25 },
+        { strategy_id: 'meh', topic: 'implementation', insight: 'y', helpfulness: 0 },
+      ],
+      { max: 1, insightChars: 100, redact: (t) => t, relevanceFirst: false, outcome: new Map([['good', -0.1]]) },
+    );
+    expect(out.map((x) => x.strategy_id)).toEqual(['good']);
+    const tie = prepareStrategies(
+      [
+        { strategy_id: 'a', topic: 't', insight: 'x', helpfulness: 1 },
+        { strategy_id: 'b', topic: 't', insight: 'y', helpfulness: 1 },
+      ],
+      { max: 1, insightChars: 100, redact: (t) => t, relevanceFirst: false, outcome: new Map([['b', 0.1]]) },
+    );
+    expect(tie.map((x) => x.strategy_id)).toEqual(['b']);
   });
 });
 

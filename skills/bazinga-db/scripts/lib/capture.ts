@@ -33,7 +33,7 @@ import {
   type FailureRow,
   type FixRow,
 } from './repo/captures.ts';
-import { findErrorPattern, insertErrorPattern, setErrorConfidence } from './repo/errorPatterns.ts';
+import { findErrorPattern, insertErrorPattern, round2, setErrorConfidence } from './repo/errorPatterns.ts';
 import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectId } from './repo/sessions.ts';
 import { hasAssemblyRecord } from './repo/assemblies.ts';
@@ -51,11 +51,14 @@ const RAISE = 0.1;
 const LOWER = 0.2;
 const FLOOR = 0.1;
 /**
- * A captured pattern's confidence: its fix passed a review, more than a pattern an agent saves by
- * hand (0.5) can say; the assembler's default threshold (error_patterns.min_confidence 0.7), so
- * it is shown from the next spawn on, and one failing retry (−0.2) hides it again.
+ * A captured pattern's confidence when a tool's output signed it: its fix passed a review, more than
+ * a pattern an agent saves by hand (0.5) can say; the assembler's default threshold
+ * (error_patterns.min_confidence 0.7), so it is shown from the next spawn on, and one failing retry
+ * (−0.2) hides it again. A failure told in prose only (no tool output recognised) starts at 0.5, as
+ * a hand-saved one: shown once two more passing retries confirm it.
  */
 export const CAPTURED_CONFIDENCE = 0.7;
+export const CAPTURED_PROSE_CONFIDENCE = 0.5;
 
 export interface CaptureOptions {
   sessionId: string;
@@ -92,7 +95,6 @@ export interface CaptureReport {
   undecided_groups: string[];
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** SQLite's `YYYY-MM-DD HH:MM:SS` (UTC) or an ISO time, as epoch ms (NaN when neither). */
 const timeMs = (value: string | null) => (value ? sqliteMs(value) : NaN);
@@ -103,6 +105,8 @@ interface Failure {
   firstMs: number;
   lastMs: number;
   hash: string;
+  /** The tool its signature was recognised as ('text': none). */
+  tool: string;
   error_type: string;
   message_pattern: string;
   signatureJson: string;
@@ -116,7 +120,11 @@ function fixOf(fixes: readonly (FixRow & { ms: number })[], fromMs: number, toMs
   return inWindow.sort((a, b) => FIX_ORDER[a.kind] - FIX_ORDER[b.kind] || b.ms - a.ms)[0];
 }
 
-/** A group's failures in time order, signed, one fault's texts with no fix between them merged. */
+/**
+ * A group's failures in time order, signed. Texts with no fix between them are one failure (QA's
+ * failures package and the feedback the retry is given say the same failure, in other words): its
+ * signature is the first a tool's output gives among them, else the first text's.
+ */
 function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: readonly (FixRow & { ms: number })[]): Failure[] {
   const timed = rows
     .map((row) => ({ row, ms: timeMs(row.at) }))
@@ -127,13 +135,15 @@ function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: re
     const artifact = row.file_path === null ? '' : indexedArtifactText(opts.projectRoot, row.file_path, ARTIFACT_BYTES);
     const text = artifact === '' ? row.text : `${row.text}\n${artifact}`;
     const { hash, signature } = errorPatternOf('Unknown', text, { redact: redactText });
+    const signed = { hash, tool: signature.tool, error_type: signature.error_type, message_pattern: signature.message_pattern, signatureJson: pyJsonDumps(signature) };
     const last = out.at(-1);
-    if (last && last.hash === hash && !fixes.some((f) => f.ms >= last.lastMs && f.ms < ms)) {
+    if (last && !fixes.some((f) => f.ms >= last.lastMs && f.ms < ms)) {
       last.refs.push(row.ref);
       last.lastMs = ms;
+      if (last.tool === 'text' && signed.tool !== 'text') Object.assign(last, signed);
       continue;
     }
-    out.push({ first: row, refs: [row.ref], firstMs: ms, lastMs: ms, hash, error_type: signature.error_type, message_pattern: signature.message_pattern, signatureJson: pyJsonDumps(signature) });
+    out.push({ first: row, refs: [row.ref], firstMs: ms, lastMs: ms, ...signed });
   }
   return out;
 }
@@ -142,17 +152,19 @@ function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: re
 export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   const projectId = getProjectId(db, opts.sessionId);
   const report: CaptureReport = { session_id: opts.sessionId, project_id: projectId, dry_run: opts.dryRun, groups: 0, decided: [], undecided: 0, undecided_groups: [] };
-  // A file no writer of this version opened has no ledger: nothing can be kept, so nothing is decided.
-  if (!hasCaptureLedger(db)) return report;
+  // A file no writer of this version opened has no ledger: nothing can be kept, so nothing is decided
+  // (a dry run, which keeps nothing, decides as if none were decided yet).
+  const ledger = hasCaptureLedger(db);
+  if (!ledger && !opts.dryRun) return report;
   const withRecord = hasAssemblyRecord(db);
   const groups = opts.groups ?? groupsWithFailures(db, opts.sessionId, withRecord);
-  const pending: { decision: CaptureDecision; signatureJson: string; solution: string | null; ms: number }[] = [];
+  const pending: { decision: CaptureDecision; signatureJson: string; solution: string | null; ms: number; tool: string }[] = [];
   for (const groupId of groups) {
     if (groupId === 'global') continue;
     const rows = groupFailures(db, opts.sessionId, groupId, withRecord, opts.recent);
     if (rows.length === 0) continue;
     report.groups += 1;
-    const decided = decidedFailures(db, opts.sessionId, groupId);
+    const decided = ledger ? decidedFailures(db, opts.sessionId, groupId) : new Set<string>();
     const passed = groupPassed(db, opts.sessionId, groupId);
     // Nothing can be decided (and nothing is read or signed) when every failure is, or when a
     // single failure awaits the review after it.
@@ -182,6 +194,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       const solution = fix ? shorten(redactText(oneLine(fix.text)), SOLUTION_CHARS) : null;
       pending.push({
         ms: f.firstMs,
+        tool: f.tool,
         signatureJson: f.signatureJson,
         solution,
         decision: {
@@ -206,11 +219,14 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   if (pending.length === 0 && !opts.settle?.length) return report;
   // In the order the failures happened: a pattern one failure creates is known to the next.
   pending.sort((a, b) => a.ms - b.ms || a.decision.group_id.localeCompare(b.decision.group_id));
+  // A dry run writes no pattern: what it would have created is known to the failures after it.
+  const createdHere = new Set<string>();
   const apply = () => {
     for (const p of pending) {
       const d = p.decision;
-      const known = findErrorPattern(db, d.pattern_hash, projectId);
+      const known = findErrorPattern(db, d.pattern_hash, projectId) ?? (createdHere.has(d.pattern_hash) ? { confidence: p.tool === 'text' ? CAPTURED_PROSE_CONFIDENCE : CAPTURED_CONFIDENCE } : undefined);
       d.operation = d.outcome === 'failed' ? (known ? 'lowered' : 'unknown-failed') : known ? 'raised' : p.solution === null ? 'no-solution' : 'created';
+      if (d.operation === 'created') createdHere.add(d.pattern_hash);
       if (opts.dryRun) {
         report.decided.push(d);
         continue;
@@ -220,7 +236,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       report.decided.push(d);
       if (d.operation === 'created') {
         insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null });
-        setErrorConfidence(db, d.pattern_hash, projectId, CAPTURED_CONFIDENCE);
+        setErrorConfidence(db, d.pattern_hash, projectId, p.tool === 'text' ? CAPTURED_PROSE_CONFIDENCE : CAPTURED_CONFIDENCE);
       }
       else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
         const next = d.operation === 'raised' ? round2(Math.min(1, round2(known.confidence) + RAISE)) : round2(Math.max(FLOOR, round2(known.confidence) - LOWER));
@@ -277,11 +293,15 @@ function isSettled(db: DB, sessionId: string, groupId: string): boolean {
  * session that passed review since (a group's last review comes after its last spawn). A group
  * that passed with every failure decided is marked settled and not read again; `capture-outcomes`
  * at the session's end reads every group. First, the verdicts now known of what earlier spawns
- * were shown are settled (outcome feedback reads them).
+ * were shown are settled (outcome feedback reads them), with `capture` off too.
  */
-export function captureBeforeSpawn(db: DB, opts: { sessionId: string; groupId: string; projectRoot: string | null; now: string }): CaptureReport | undefined {
+export function captureBeforeSpawn(
+  db: DB,
+  opts: { sessionId: string; groupId: string; projectRoot: string | null; now: string; capture: boolean },
+): CaptureReport | undefined {
   if (!hasCaptureLedger(db)) return undefined;
   settleKnownVerdicts(db, SETTLE_PER_SPAWN);
+  if (!opts.capture) return undefined;
   const passed = passedGroups(db, opts.sessionId).filter((g) => g !== opts.groupId && !isSettled(db, opts.sessionId, g)).slice(0, PASSED_GROUPS_PER_SPAWN);
   const groups = opts.groupId === 'global' ? passed : [opts.groupId, ...passed];
   if (groups.length === 0) return undefined;

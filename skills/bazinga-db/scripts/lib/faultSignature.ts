@@ -28,9 +28,10 @@ const PATH = /(?:[A-Za-z]:)?(?:[.~]{0,2}[\\/])?(?:[\w@.+-]+[\\/])+[\w@.+-]+|\b[\
 
 /**
  * Where a fault happened, as a message says it (`… at src/x.ts line 3`, `… in lib/a.py:12`): the
- * place is dropped, not kept as a stem; the same fault at another file is the same fault.
+ * place is dropped with its preposition, not kept as a stem, so the same fault at another file, or
+ * told with its place in a stack frame instead, is the same fault.
  */
-const LOCATION = new RegExp(`\\b(at|in) (?:${PATH.source})(?::\\d+){0,2}`, 'g');
+const LOCATION = new RegExp(`\\s*\\b(?:at|in) (?:${PATH.source})(?::\\d+){0,2}`, 'g');
 
 /** A path's last component without its extension(s): `src/a/notification.service.ts` → `notification.service`. */
 function stem(path: string): string {
@@ -40,7 +41,7 @@ function stem(path: string): string {
 
 /**
  * The words of a message with what varies between occurrences of one fault replaced: the place
- * it names (`at <path>`, `in <path>`) dropped, other paths by their stem, `:line:col` and `(line,col)` dropped, ISO times → T, durations → Nms, hex addresses →
+ * it names (`at <path>`, `in <path>`, with the word) dropped, other paths by their stem, `:line:col` and `(line,col)` dropped, ISO times → T, durations → Nms, hex addresses →
  * 0xN, UUIDs and long hex ids → ID, other numbers → N; whitespace folded.
  */
 export function normaliseFaultText(text: string): string {
@@ -50,7 +51,7 @@ export function normaliseFaultText(text: string): string {
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'ID')
     .replace(/\b0x[0-9a-f]+\b/gi, '0xN')
     .replace(/\b[0-9a-f]{12,}\b/gi, 'ID')
-    .replace(LOCATION, '$1')
+    .replace(LOCATION, '')
     .replace(PATH, (p) => stem(p))
     .replace(/(?::\d+){1,2}\b|\(\d+,\d+\)/g, '')
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|s|m)\b/g, 'Nms')

@@ -115,7 +115,13 @@ const DECLARED = {
     /** An entry's standing when there is a query: recency (same half-life as packages), relevance, scope. */
     weights: { recency: key('nonnegative', 1), relevance: key('nonnegative', 2), scope: key('nonnegative', 1) },
   },
-  error_patterns: { min_confidence: key('unit', 0.7), max: key('count', 3), solution_chars: key('count', 300) },
+  error_patterns: {
+    min_confidence: key('unit', 0.7),
+    max: key('count', 3),
+    solution_chars: key('count', 300),
+    /** Learn patterns from the session's retries before each recording spawn (bazinga-db capture.ts); off: only `capture-outcomes` does. */
+    capture: key('boolean', true),
+  },
   strategies: { max: key('count', 3), insight_chars: key('count', 300) },
   relevance: {
     /** Bytes of each artifact file that go into the full-text index. */
@@ -157,7 +163,7 @@ const DECLARED = {
    * kind's ranking adds its weight × (helped − hurt) / (helped + hurt + prior).
    */
   outcome_feedback: {
-    /** Off: no item's rank depends on what followed it (and no record is read for it). */
+    /** Off: no item's rank depends on what followed it (verdicts are still settled as spawns record: turned on again, it finds them). */
     enabled: key('boolean', true),
     /** Days after which a verdict counts half. */
     half_life_days: key('positive', 30),

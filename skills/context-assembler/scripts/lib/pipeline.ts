@@ -87,9 +87,10 @@ export interface Deps {
    */
   recordAlone?: (doc: AssemblyDoc) => void;
   /**
-   * Set for a run that records: learns from the group's retries before the spawn is assembled
-   * (bazinga-db capture.ts captureBeforeSpawn), so that a fault fixed once is known when it recurs.
-   * Never fails the run.
+   * Set for a run that records: before the spawn is assembled or recorded, settles the verdicts
+   * now known of what earlier spawns were shown and learns from the session's retries (bazinga-db
+   * capture.ts captureBeforeSpawn), so that a fault fixed once is known when it recurs. Never fails
+   * the run.
    */
   capture?: (request: AssemblyRequest) => void;
   /**
@@ -761,6 +762,7 @@ function runSteps(doc: AssemblyDoc, steps: readonly Step[], deps: Deps): Assembl
 export function advance(doc: AssemblyDoc, target: Step, deps: Deps): AssemblyDoc {
   const steps = STEPS.slice(STEPS.indexOf(doc.step) + 1, STEPS.indexOf(target) + 1);
   const records = ZONE_RULES[doc.zone].recordsConsumption && !deps.dryRun;
-  if (!deps.dryRun && steps.includes('rank')) deps.capture?.(doc.request);
+  // Every recording run (the prompt hook's `consume --ids` too) learns before it ranks or records.
+  if (!deps.dryRun) deps.capture?.(doc.request);
   return records && steps.includes('rank') && steps.includes('consume') ? assembleOnce(doc, steps, deps) : runSteps(doc, steps, deps);
 }

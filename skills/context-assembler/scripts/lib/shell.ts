@@ -401,11 +401,12 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Dep
       made.deps.record = (db, doc) => void (recorded = writeRecord(db, recordOf(doc)) || recorded);
       made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, recordOf(doc), RECORD_ALONE_BUSY_MS) || recorded);
       const projectRoot = env.projectRoot;
+      const capture = env.config.error_patterns.capture;
       made.deps.capture = (r) => {
         try {
-          captureBeforeSpawn(made.deps.db(), { sessionId: r.session, groupId: r.group, projectRoot, now: r.now });
+          captureBeforeSpawn(made.deps.db(), { sessionId: r.session, groupId: r.group, projectRoot, now: r.now, capture });
         } catch (err) {
-          warn(`context-assembler: learning from the group's retries skipped (${(err as Error).message})`);
+          warn(`context-assembler: learning from the session's retries and reviews skipped (${(err as Error).message})`);
         }
       };
     }

@@ -12,6 +12,7 @@ import {
   insertErrorPattern,
   listErrorPatterns,
   recordErrorOccurrence,
+  round2,
   setErrorConfidence,
 } from '../repo/errorPatterns.ts';
 import { insertReasoning, listReasoning, listStrategySourceReasoning } from '../repo/reasoning.ts';
@@ -36,8 +37,7 @@ import { pos, rejectProblem, requirePositionals, type Command } from './types.ts
 
 const charLength = (s: string) => Array.from(s).length;
 const truncateChars = (s: string, max: number) => Array.from(s).slice(0, max).join('');
-/** Rounds to 2 decimals the way every confidence value is stored, compared and printed. */
-export const round2 = (x: number) => Math.round(x * 100) / 100;
+export { round2 };
 
 const validFlagList = (flags: Record<string, unknown>) => pyList(Object.keys(flags).sort());
 

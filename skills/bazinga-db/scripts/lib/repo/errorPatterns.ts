@@ -103,22 +103,25 @@ export interface Rekeyed {
   moved: Map<string, string>;
 }
 
-function storedSignature(json: string): { error_type: string; message_pattern: string; context_hints: string[]; stack_pattern: unknown[]; tool?: string } {
+/** A stored signature, or undefined when it is not one (not JSON, not an object, no type or message): such a row is left as it is. */
+function storedSignature(json: string): { error_type: string; message_pattern: string; context_hints: string[]; stack_pattern: unknown[]; tool?: string } | undefined {
   try {
     const s = JSON.parse(json) as Record<string, unknown>;
+    if (s === null || typeof s !== 'object' || Array.isArray(s) || typeof s.error_type !== 'string' || typeof s.message_pattern !== 'string') return undefined;
     return {
-      error_type: typeof s.error_type === 'string' ? s.error_type : 'Unknown',
-      message_pattern: typeof s.message_pattern === 'string' ? s.message_pattern : '',
+      error_type: s.error_type,
+      message_pattern: s.message_pattern,
       context_hints: Array.isArray(s.context_hints) ? s.context_hints.filter((h): h is string => typeof h === 'string') : [],
       stack_pattern: Array.isArray(s.stack_pattern) ? s.stack_pattern : [],
       ...(typeof s.tool === 'string' ? { tool: s.tool } : {}),
     };
   } catch {
-    return { error_type: 'Unknown', message_pattern: '', context_hints: [], stack_pattern: [] };
+    return undefined;
   }
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
+/** Rounds to 2 decimals the way every confidence value is stored, compared and printed. */
+export const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * Keys every pattern by its fault (hashing.ts faultPatternHash) and merges the rows of one fault
@@ -134,6 +137,8 @@ export function rekeyErrorPatterns(db: DB): Rekeyed {
   const groups = new Map<string, { hash: string; signature: StoredSignature; rows: KeyedRow[] }>();
   for (const row of rows) {
     const sig = storedSignature(row.signature_json);
+    // A row whose signature is not one is not this layer's to guess at: it keeps its key.
+    if (sig === undefined) continue;
     const keyed =
       sig.tool !== undefined
         ? { hash: faultPatternHash(sig), signature: { ...sig, tool: sig.tool } }
@@ -146,7 +151,7 @@ export function rekeyErrorPatterns(db: DB): Rekeyed {
   const out: Rekeyed = { rekeyed: 0, merged: 0, moved: new Map() };
   for (const g of groups.values()) {
     const only = g.rows.length === 1 ? (g.rows[0] as KeyedRow) : undefined;
-    if (only && only.pattern_hash === g.hash && storedSignature(only.signature_json).tool !== undefined) continue;
+    if (only && only.pattern_hash === g.hash && storedSignature(only.signature_json)?.tool !== undefined) continue;
     // The row already under the new key stays (fewest changes); else the oldest.
     const keeper = g.rows.find((r) => r.pattern_hash === g.hash) ?? (g.rows[0] as KeyedRow);
     const occurrences = g.rows.reduce((n, r) => n + Math.max(1, r.occurrences), 0);
@@ -156,7 +161,7 @@ export function rekeyErrorPatterns(db: DB): Rekeyed {
     );
     const confidence = best.confidence;
     const solution = best.solution;
-    const hints = [...new Set(g.rows.flatMap((r) => storedSignature(r.signature_json).context_hints))].sort();
+    const hints = [...new Set(g.rows.flatMap((r) => storedSignature(r.signature_json)?.context_hints ?? []))].sort();
     const signature: StoredSignature = { ...g.signature, context_hints: hints };
     for (const r of g.rows) {
       if (r.pattern_hash !== g.hash) out.moved.set(`${r.project_id}\u0000${r.pattern_hash}`, g.hash);

@@ -1,8 +1,8 @@
 /**
  * What followed the spawns items were shown to. A spawn's verdict comes from its task group as
  * BAZINGA keeps it: an iteration before the group's revision_count went back for changes ('hurt');
- * the current one is 'helped' once the group's review passed (taskGroups.reviewPassed) and 'hurt'
- * when changes were requested; an open iteration, or a spawn of no group, has none yet. A verdict,
+ * the current one is 'helped' once the group's review passed (taskGroups.reviewPassed); until then
+ * (changes requested raise revision_count), and for a spawn of no group, there is none yet. A verdict,
  * once known, does not change (revision_count only grows).
  *
  * `settleVerdicts` turns the assembly records whose verdict is now known (settleableRecords) into one `ca_outcomes` row
@@ -30,13 +30,19 @@ export interface ShownVerdict {
 /** The most records one spawn settles (the newest first; the rest at later spawns or capture-outcomes). */
 export const SETTLE_PER_SPAWN = 500;
 
+/**
+ * A record's verdict: its iteration went back for changes (before the group's revision_count), or
+ * the group's review passed at it. A last_review_status of CHANGES_REQUESTED decides nothing: it
+ * may be the review of the iteration before (a retry's spawns run under it until their own review).
+ */
 const VERDICT = `CASE
   WHEN a.iteration < COALESCE(g.revision_count, 0) THEN 'hurt'
   WHEN ${reviewPassed('g')} THEN 'helped'
-  WHEN g.last_review_status = 'CHANGES_REQUESTED' THEN 'hurt'
 END`;
 
-const PROJECT = `COALESCE(NULLIF(CASE WHEN json_valid(s.metadata) THEN json_extract(s.metadata, '$.project_id') END, ''), 'default')`;
+/** The session's project id as getProjectId reads it: a non-empty string, else 'default'. */
+const PROJECT = `CASE WHEN json_valid(s.metadata) AND json_type(s.metadata, '$.project_id') = 'text' AND json_extract(s.metadata, '$.project_id') <> ''
+  THEN json_extract(s.metadata, '$.project_id') ELSE 'default' END`;
 
 /** The newest `limit` unsettled records (all with -1) whose verdict is known now. A read. */
 export function settleableRecords(db: DB, limit = SETTLE_PER_SPAWN): number[] {
@@ -59,15 +65,16 @@ export function settleVerdicts(db: DB, ids: readonly number[]): void {
     db,
     `INSERT INTO ca_outcomes (project_id, kind, item_id, session_id, day, helped, hurt)
      SELECT project_id, kind, item_id, session_id, day, SUM(verdict = 'helped'), SUM(verdict = 'hurt') FROM (
-       SELECT ${PROJECT} AS project_id, json_extract(j.value, '$.kind') AS kind, CAST(json_extract(j.value, '$.id') AS TEXT) AS item_id,
-              a.session_id AS session_id, substr(a.created_at, 1, 10) AS day, ${VERDICT} AS verdict
+       SELECT ${PROJECT} AS project_id, a.session_id AS session_id, substr(a.created_at, 1, 10) AS day, ${VERDICT} AS verdict,
+              -- An item is an object with a text kind and a text or integer id; a hand-edited detail may hold anything else.
+              CASE WHEN j.type = 'object' THEN json_extract(j.value, '$.kind') END AS kind,
+              CASE WHEN j.type = 'object' AND json_type(j.value, '$.id') IN ('text', 'integer') THEN CAST(json_extract(j.value, '$.id') AS TEXT) END AS item_id
        FROM ca_assemblies a
        JOIN sessions s ON s.session_id = a.session_id
        JOIN task_groups g ON g.session_id = a.session_id AND g.id = a.group_id,
-       json_each(CASE WHEN json_valid(a.detail) THEN a.detail ELSE '{}' END, '$.shown') j
-       WHERE a.id IN (SELECT value FROM json_each(?)) AND a.settled = 0
-         AND json_type(j.value, '$.kind') = 'text' AND json_type(j.value, '$.id') IN ('text', 'integer'))
-     WHERE verdict IS NOT NULL
+       json_each(CASE WHEN json_valid(a.detail) AND json_type(a.detail, '$.shown') = 'array' THEN json_extract(a.detail, '$.shown') ELSE '[]' END) j
+       WHERE a.id IN (SELECT value FROM json_each(?)) AND a.settled = 0)
+     WHERE verdict IS NOT NULL AND typeof(kind) = 'text' AND item_id IS NOT NULL
      GROUP BY project_id, kind, item_id, session_id, day
      ON CONFLICT (project_id, kind, item_id, session_id, day) DO UPDATE SET helped = helped + excluded.helped, hurt = hurt + excluded.hurt`,
   ).run(list);

@@ -408,16 +408,16 @@ function entryOrphaned(db: DB, part: LearningPart, rid: number): boolean {
   );
 }
 
-/**
- * Drops every entry whose source row is gone or is another row now. Reads the whole index (and
- * seeks each entry's source row): run only after the check saw a row deleted.
- */
 /** After this layer re-keyed pattern rows (patternKeys.ts): their part of the index is built again. */
 export function resetPatternIndex(db: DB): void {
   db.prepare(`DELETE FROM ${LEARNING.patterns.fts}`).run();
   db.prepare('DELETE FROM ca_meta WHERE key IN (?, ?)').run(LEARNING.patterns.mark, LEARNING.patterns.legacy);
 }
 
+/**
+ * Drops every entry whose source row is gone or is another row now. Reads the whole index (and
+ * seeks each entry's source row): run only after the check saw a row deleted.
+ */
 /** After this layer deleted pattern rows itself (cleanup-error-patterns): their entries are dropped now. */
 export function sweepPatternIndex(db: DB): void {
   sweepOrphans(db, 'patterns');

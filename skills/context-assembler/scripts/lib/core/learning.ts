@@ -146,7 +146,7 @@ export interface PrepareStrategiesOptions {
   relevanceFirst?: boolean;
   /** The request's group's languages and frameworks, lower-cased (stackAffinity). */
   stack?: ReadonlySet<string>;
-  /** Each strategy's outcome term (by id), weighted (outcome_feedback.weights.strategy): its relevance × (1 + this) orders it, and it goes before helpfulness. */
+  /** Each strategy's outcome term (by id), weighted (outcome_feedback.weights.strategy): its relevance × (1 + this) orders it with an explicit task; without one it breaks ties in helpfulness. */
   outcome?: ReadonlyMap<string, number>;
 }
 
@@ -169,7 +169,8 @@ export function prepareStrategies(rows: readonly StrategyRowInput[], opts: Prepa
   const order = (a: { r: StrategyRowInput; i: number }, b: { r: StrategyRowInput; i: number }) =>
     first
       ? standing(b.r) - standing(a.r) || aff(b.r) - aff(a.r) || a.i - b.i
-      : Math.min(aff(b.r), 1) - Math.min(aff(a.r), 1) || Number(rel(b.r) >= STRATEGY_MATCH) - Number(rel(a.r) >= STRATEGY_MATCH) || out(b.r) - out(a.r) || b.r.helpfulness - a.r.helpfulness || rel(b.r) - rel(a.r) || aff(b.r) - aff(a.r) || a.i - b.i;
+      : // Without an explicit task the outcome only breaks ties in helpfulness: one verdict never outweighs it.
+        Math.min(aff(b.r), 1) - Math.min(aff(a.r), 1) || Number(rel(b.r) >= STRATEGY_MATCH) - Number(rel(a.r) >= STRATEGY_MATCH) || b.r.helpfulness - a.r.helpfulness || out(b.r) - out(a.r) || rel(b.r) - rel(a.r) || aff(b.r) - aff(a.r) || a.i - b.i;
   const ordered = rows.map((r, i) => ({ r, i })).sort(order).map((x) => x.r);
   return ordered.slice(0, opts.max).map((r) => ({
     strategy_id: r.strategy_id,
