@@ -159,6 +159,8 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   const withRecord = hasAssemblyRecord(db);
   const groups = opts.groups ?? groupsWithFailures(db, opts.sessionId, withRecord);
   const pending: { decision: CaptureDecision; signatureJson: string; solution: string | null; ms: number; tool: string }[] = [];
+  // What a spawn's capture found of each group it read (see lastLook).
+  const looks = new Map<string, string>();
   for (const groupId of groups) {
     if (groupId === 'global') continue;
     const rows = groupFailures(db, opts.sessionId, groupId, withRecord, opts.recent);
@@ -166,8 +168,12 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
     report.groups += 1;
     const decided = ledger ? decidedFailures(db, opts.sessionId, groupId) : new Set<string>();
     const passed = groupPassed(db, opts.sessionId, groupId);
-    // Nothing can be decided (and nothing is read or signed) when every failure is, or when a
-    // single failure awaits the review after it.
+    // Nothing can be decided (and nothing is read or signed) when every failure is, when a single
+    // failure awaits the review after it, or (a spawn) when the group's failure texts and review are
+    // what the last look at it found.
+    const look = JSON.stringify({ refs: rows.map((r) => r.ref).sort(), passed });
+    if (opts.recent !== undefined && ledger && lastLook(db, opts.sessionId, groupId) === look) continue;
+    if (opts.recent !== undefined && !opts.dryRun) looks.set(groupId, look);
     if (rows.every((r) => decided.has(r.ref)) || (!passed && rows.length < 2)) {
       if (!passed && rows.length === 1 && !decided.has((rows[0] as FailureRow).ref)) {
         report.undecided += 1;
@@ -216,7 +222,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       });
     });
   }
-  if (pending.length === 0 && !opts.settle?.length) return report;
+  if (pending.length === 0 && !opts.settle?.length && looks.size === 0) return report;
   // In the order the failures happened: a pattern one failure creates is known to the next.
   pending.sort((a, b) => a.ms - b.ms || a.decision.group_id.localeCompare(b.decision.group_id));
   // A dry run writes no pattern: what it would have created is known to the failures after it.
@@ -253,6 +259,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       apply();
       // Groups that passed with every failure decided: nothing later changes them (settledGroups).
       for (const g of opts.settle ?? []) if (!report.undecided_groups.includes(g)) setSettled(db, opts.sessionId, g);
+      for (const [g, look] of looks) setLastLook(db, opts.sessionId, g, look);
     });
   return report;
 }
@@ -281,6 +288,21 @@ const settledKey = (sessionId: string, groupId: string) => `capture.settled\u000
 
 function setSettled(db: DB, sessionId: string, groupId: string): void {
   stmt(db, "INSERT INTO ca_meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING").run(settledKey(sessionId, groupId));
+}
+
+const lookKey = (sessionId: string, groupId: string) => `capture.look\u0000${sessionId}\u0000${groupId}`;
+
+/**
+ * What a spawn's capture last found of a group: the failure texts it read and whether the group had
+ * passed review. The same again means nothing new to decide: the next spawn signs nothing (a
+ * failure's artifact is read and redacted to sign it).
+ */
+function lastLook(db: DB, sessionId: string, groupId: string): string | undefined {
+  return (stmt(db, 'SELECT value FROM ca_meta WHERE key = ?').get(lookKey(sessionId, groupId)) as { value: string } | undefined)?.value;
+}
+
+function setLastLook(db: DB, sessionId: string, groupId: string, look: string): void {
+  stmt(db, "INSERT INTO ca_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')").run(lookKey(sessionId, groupId), look);
 }
 
 function isSettled(db: DB, sessionId: string, groupId: string): boolean {

@@ -31,6 +31,9 @@ export interface FixRow {
 /** Agents whose work a review passes or fails: what they write after a failure is its fix. */
 export const FIXING_AGENTS = ['developer', 'senior_software_engineer'] as const;
 
+/** A group's records read per feedback text wanted (its spawns between two reviews: developer, QA, tech lead, and their repeats). */
+const RECORDS_PER_FEEDBACK = 25;
+
 /** The most failure texts (and fixes) of each source read for one group at a session's end: a group's retries are few. */
 export const GROUP_ROWS_MAX = 200;
 
@@ -58,13 +61,15 @@ export function groupFailures(db: DB, sessionId: string, groupId: string, withRe
     (p): FailureRow => ({ ref: `package:${p.id}`, at: p.created_at, iteration: null, text: p.summary, file_path: p.file_path }),
   );
   if (!withRecord) return packages;
+  // Among the group's newest records only (a retry's feedback is on the records of its own spawns):
+  // the details of a long session are not all parsed.
   const feedback = stmt(
     db,
     `SELECT 'assembly:' || id AS ref, created_at AS at, iteration - 1 AS iteration, json_extract(detail, '$.error') AS text, NULL AS file_path
-     FROM ca_assemblies
-     WHERE session_id = ? AND group_id = ? AND json_valid(detail) AND json_type(detail, '$.error') = 'text'
+     FROM (SELECT id, created_at, iteration, detail FROM ca_assemblies WHERE session_id = ? AND group_id = ? ORDER BY id DESC LIMIT ?)
+     WHERE json_valid(detail) AND json_type(detail, '$.error') = 'text'
      ORDER BY id DESC LIMIT ?`,
-  ).all(sessionId, groupId, limit) as FailureRow[];
+  ).all(sessionId, groupId, limit * RECORDS_PER_FEEDBACK, limit) as FailureRow[];
   return [...packages, ...feedback];
 }
 

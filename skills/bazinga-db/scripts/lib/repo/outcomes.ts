@@ -28,7 +28,7 @@ export interface ShownVerdict {
 }
 
 /** The most records one spawn settles (the newest first; the rest at later spawns or capture-outcomes). */
-export const SETTLE_PER_SPAWN = 500;
+export const SETTLE_PER_SPAWN = 100;
 
 /**
  * A record's verdict: its iteration went back for changes (before the group's revision_count), or
