@@ -16,6 +16,7 @@ import {
   isSettledText,
   invalid,
   captureBeforeSpawn,
+  indexerRunning,
   markRunComplete,
   monotonicMs,
   openDatabase,
@@ -348,6 +349,36 @@ export function makeDeps(
 const RECORD_ALONE_BUSY_MS = 50;
 
 /**
+ * How long the learning before a spawn waits for a lock, at most twice: never worth making a spawn
+ * wait (an index build holding the lock); what it could not write is written at a later spawn.
+ */
+const LEARN_BUSY_MS = 50;
+
+/**
+ * Settles what the session's reviews now say and learns from its retries (bazinga-db capture.ts
+ * captureBeforeSpawn), in a connection of its own that waits for a lock only briefly: a busy
+ * database, or an index build under way, skips it silently (a later spawn learns it); any other
+ * failure is one warning line; never fails the spawn.
+ */
+function learnBeforeSpawn(dbPath: string, opts: Parameters<typeof captureBeforeSpawn>[1], warn: (m: string) => void): void {
+  // While the index is built (index-search holds the write lock in turns), a later spawn learns instead.
+  if (indexerRunning(dbPath) !== undefined) return;
+  let db: DB | undefined;
+  try {
+    db = openDatabase({ dbPath, create: false, busyTimeoutMs: LEARN_BUSY_MS, busyBudgetMs: LEARN_BUSY_MS * 2, derived: true });
+    captureBeforeSpawn(db, opts);
+  } catch (err) {
+    if (!(err instanceof BazingaError && err.code === 'BUSY')) warn(`context-assembler: learning from the session's retries and reviews skipped (${(err as Error).message})`);
+  } finally {
+    try {
+      db?.close();
+    } catch {
+      // nothing to keep
+    }
+  }
+}
+
+/**
  * Runs one step script (or assemble, with step 'consume'); returns the exit code. `extend` may
  * change the run's dependencies once they are made (the outcome evaluation gives its own verdict
  * source: test/outcomes/simulate.ts); the scripts pass none.
@@ -402,13 +433,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Dep
       made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, recordOf(doc), RECORD_ALONE_BUSY_MS) || recorded);
       const projectRoot = env.projectRoot;
       const capture = env.config.error_patterns.capture;
-      made.deps.capture = (r) => {
-        try {
-          captureBeforeSpawn(made.deps.db(), { sessionId: r.session, groupId: r.group, projectRoot, now: r.now, capture });
-        } catch (err) {
-          warn(`context-assembler: learning from the session's retries and reviews skipped (${(err as Error).message})`);
-        }
-      };
+      made.deps.capture = (r) => learnBeforeSpawn(dbPath, { sessionId: r.session, groupId: r.group, projectRoot, now: r.now, capture }, warn);
     }
     extend?.(made.deps);
     guarded.redactString.useSettled(made.settled);
