@@ -268,9 +268,9 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
 });
 
 describe('before each spawn: the assembler learns from the session\'s retries', () => {
-  const assemble = (flags: string[], now: string) => {
+  const assemble = (flags: string[], now: string, learns = false) => {
     const run = capturingIo(['--project-root', p.root, '--session', SESSION, '--now', now, '--format', 'json', ...flags], { cwd: REPO_ROOT });
-    const code = runScript(ASSEMBLE_SPEC, run.io);
+    const code = runScript(ASSEMBLE_SPEC, learns ? { ...run.io, learns: true } : run.io);
     expect(code, run.err()).toBe(0);
     return JSON.parse(run.out());
   };
@@ -289,6 +289,17 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     // A is not counted twice under its first text; only B is new.
     expect(out.decided.map((d: any) => [d.error_type, d.operation])).toEqual([['AssertionError', 'no-solution']]);
     expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+  });
+
+  it("the prompt hook's assembly (a dry run whose spawn records its delivery afterwards) learns before it chooses the block", () => {
+    group('G1');
+    group('G2');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    const doc = assemble(['--agent', 'developer', '--group', 'G2', '--dry-run', '--error', TSC_A_ELSEWHERE], '2026-01-01T11:00:00Z', true);
+    expect(ledger()).toEqual([expect.objectContaining({ group_id: 'G1', operation: 'created' })]);
+    expect(doc.error_patterns[0]).toMatchObject({ pattern_hash: HASH_A, matched_error: true });
   });
 
   it('error_patterns.capture false: a recording spawn learns nothing (capture-outcomes still does)', () => {

@@ -66,6 +66,12 @@ export interface ScriptIo {
   /** Handed the final document before it is printed (the prompt hook asks whether the block shows anything). */
   document?: (doc: AssemblyDoc) => void;
   /**
+   * The run is the assembly of a spawn that records its delivery afterwards (the prompt hook's dry
+   * run, recorded by consume --ids once the block is placed): it learns first, as a recording run
+   * does (learnBeforeSpawn).
+   */
+  learns?: boolean;
+  /**
    * The run brings the search index up to date (the rows written since the last call) though it
    * records nothing: the prompt hook assembles with --dry-run and records with consume --ids once
    * the prompt holds the block, so its assembly is the spawn's one writer of the index.
@@ -434,6 +440,9 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Dep
       const projectRoot = env.projectRoot;
       const capture = env.config.error_patterns.capture;
       made.deps.capture = (r) => learnBeforeSpawn(dbPath, { sessionId: r.session, groupId: r.group, projectRoot, now: r.now, capture }, warn);
+    }
+    if (io.learns === true && !recording) {
+      learnBeforeSpawn(env.dbPath, { sessionId: request.session, groupId: request.group, projectRoot: env.projectRoot, now: request.now, capture: env.config.error_patterns.capture }, warn);
     }
     extend?.(made.deps);
     guarded.redactString.useSettled(made.settled);

@@ -314,6 +314,9 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string; fellBack?: string
     document: (d) => (doc = d),
     // The spawn's one writer of the index (the rows written since the last spawn); it records nothing.
     indexes: true,
+    // The spawn records its delivery once the block is placed: what the session's reviews and
+    // retries now say is learnt before the block is chosen.
+    learns: true,
     // Redacted here: the hook prints it on stderr past the script's own door.
     fellBack: (reason) => (fellBack = redactText(reason)),
   };
