@@ -12,12 +12,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { legacyErrorPatternHash, normaliseErrorMessage } from '../skills/bazinga-db/scripts/lib/hashing.ts';
 import { errorPatternOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
-import { REPO_ROOT, makeProject, writeArtifact, type Project } from './helpers.ts';
+import { REPO_ROOT, makeProject, runScript as runTsx, writeArtifact, type Project } from './helpers.ts';
+import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies.ts';
 import { bazingaDbIn, capturingIo } from './inProcess.ts';
 
 const SESSION = 'bazinga_20260101_100000';
 const PROJECT = 'shop';
 const ASSEMBLE_SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' } as const;
+const ASSEMBLE_SPEC_JSON = ASSEMBLE_SPEC;
 
 /** Real tsc output for one renamed export (the same fault in two files). */
 const TSC_A = "src/app.ts(1,10): error TS2305: Module '\"./services/notification.service\"' has no exported member 'sendNotice'.";
@@ -258,6 +260,44 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     after.close();
   });
 
+  it('two faults with the developer at work between them (reasoning of any phase) are two failures; the later fix is not the earlier fault\'s solution', () => {
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', 'Looking at the failing import first', '2026-01-01 10:20:00', 'approach');
+    failure('G1', VITEST_B, '2026-01-01 10:40:00');
+    const log = fix('G1', 'Fixed cart totals rounding', '2026-01-01 11:00:00');
+    review('G1', 'APPROVED', 2);
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out.decided.map((d: any) => [d.error_type, d.operation, d.solution_ref])).toEqual([
+      ['TS2305', 'no-solution', null],
+      ['AssertionError', 'created', `reasoning:${log}`],
+    ]);
+    expect(patterns().some((r) => r.pattern_hash === HASH_A)).toBe(false);
+  });
+
+  it('an item a record lists twice counts once; records that can never have a verdict do not keep older ones from being settled', () => {
+    group('G1');
+    const conn = db();
+    const add = (groupId: string | null, iteration: number, shown: unknown[]) =>
+      insertAssembly(conn, {
+        created_at: '2026-01-01T10:00:00Z', session_id: SESSION, group_id: groupId, agent_type: 'developer', iteration, source: 'assemble', outcome: 'recorded',
+        reason: null, purpose: null, zone: 'Normal', usage_pct: 0, budget: 1, used_tokens: 0, overrun: 0, prompt_tokens: null, duration_ms: 1, version: '0.1.0',
+        detail: JSON.stringify({ shown }),
+      });
+    add('G1', 0, [{ kind: 'strategy', id: 'a' }, { kind: 'strategy', id: 'a' }]);
+    for (let i = 0; i < 120; i++) add(i % 2 === 0 ? null : 'global', 0, [{ kind: 'strategy', id: 'b' }]);
+    conn.close();
+    review('G1', 'CHANGES_REQUESTED', 1);
+    group('G2');
+    // A spawn settles what it can: the old G1 record too, behind 120 that never will have a verdict.
+    runScript(ASSEMBLE_SPEC_JSON, capturingIo(['--project-root', p.root, '--session', SESSION, '--group', 'G2', '--agent', 'developer', '--now', '2026-01-01T12:00:00Z'], { cwd: REPO_ROOT }).io);
+    const after = db();
+    expect(after.prepare('SELECT kind, item_id, helped, hurt FROM ca_outcomes').all()).toEqual([{ kind: 'strategy', item_id: 'a', helped: 0, hurt: 1 }]);
+    // Left unsettled: 20 of the 120 (a spawn marks at most 100 of them) and the spawn's own open record.
+    expect(after.prepare('SELECT COUNT(*) AS n FROM ca_assemblies WHERE settled = 0').get()).toEqual({ n: 21 });
+    after.close();
+  });
+
   it('names the session it cannot find and the flags it takes', () => {
     const r = bazingaDbIn(p, ['capture-outcomes', 'nope']);
     expect(r.code).toBe(1);
@@ -289,6 +329,31 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     // A is not counted twice under its first text; only B is new.
     expect(out.decided.map((d: any) => [d.error_type, d.operation])).toEqual([['AssertionError', 'no-solution']]);
     expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+  });
+
+  it('a retry spawn decides the last transition from the failures since, whatever the developer wrote in between; the session-end run does not decide it again', () => {
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    const log = fix('G1', FIX_A, '2026-01-01 10:20:00');
+    for (let i = 0; i < 25; i++) fix('G1', `Thinking about the cart, step ${i}`, `2026-01-01 10:2${Math.floor(i / 10) + 1}:${String(10 + (i % 10)).padStart(2, '0')}`, 'understanding');
+    failure('G1', VITEST_B, '2026-01-01 10:40:00');
+    assemble(['--agent', 'developer', '--group', 'G1', '--iteration', '2'], '2026-01-01T11:00:00Z');
+    expect(ledger()).toEqual([expect.objectContaining({ operation: 'created', solution_ref: `reasoning:${log}`, pattern_hash: HASH_A })]);
+    review('G1', 'APPROVED', 2);
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out.decided.map((d: any) => d.error_type)).toEqual(['AssertionError']);
+  });
+
+  it('consume --ids (the recording step after assemble --dry-run) learns once it has marked', () => {
+    group('G1');
+    group('G2');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    const pkg = ok(['save-context-package', SESSION, 'G2', 'research', writeArtifact(p, SESSION, 'r.md'), 'developer', '["developer"]', 'high', 'Cart research']).package_id;
+    const r = runTsx(path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts', 'consume.ts'), ['--project-root', p.root, '--ids', String(pkg), '--agent', 'developer', '--iteration', '0']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ledger()).toEqual([expect.objectContaining({ group_id: 'G1', operation: 'created' })]);
   });
 
   it("the prompt hook's assembly (a dry run whose spawn records its delivery afterwards) learns before it chooses the block", () => {

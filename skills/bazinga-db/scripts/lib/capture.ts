@@ -38,7 +38,7 @@ import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectId } from './repo/sessions.ts';
 import { hasAssemblyRecord } from './repo/assemblies.ts';
 import { SETTLE_PER_SPAWN, settleableRecords, settleVerdicts } from './repo/outcomes.ts';
-import { sqliteMs } from './memory.ts';
+import { sqliteMs, sqliteTime } from './memory.ts';
 import { oneLine, shorten } from './shown.ts';
 import { stmt, writeTransaction, type DB } from './statements.ts';
 
@@ -75,7 +75,7 @@ export interface CaptureOptions {
   recent?: number;
 }
 
-export interface CaptureDecision extends CaptureEntry {
+export interface CaptureDecision extends Omit<CaptureEntry, 'refs'> {
   error_type: string;
   message_pattern: string;
   /** The failure texts merged into this failure (one fault, no fix between them). */
@@ -112,18 +112,20 @@ interface Failure {
   signatureJson: string;
 }
 
-const FIX_ORDER: Record<FixRow['kind'], number> = { completion: 0, decisions: 1, handoff: 2 };
+/** The kinds of text a solution is taken from, in order of preference. */
+const FIX_ORDER: Record<string, number> = { completion: 0, decisions: 1, handoff: 2 };
 
 /** The fix of a failure among the texts the fixing agents wrote before the next failure: the last completion, else decisions, else handoff. */
 function fixOf(fixes: readonly (FixRow & { ms: number })[], fromMs: number, toMs: number): FixRow | undefined {
-  const inWindow = fixes.filter((f) => f.ms >= fromMs && f.ms < toMs && f.text.trim() !== '');
-  return inWindow.sort((a, b) => FIX_ORDER[a.kind] - FIX_ORDER[b.kind] || b.ms - a.ms)[0];
+  const inWindow = fixes.filter((f) => f.ms >= fromMs && f.ms < toMs && f.text.trim() !== '' && f.kind in FIX_ORDER);
+  return inWindow.sort((a, b) => (FIX_ORDER[a.kind] as number) - (FIX_ORDER[b.kind] as number) || b.ms - a.ms)[0];
 }
 
 /**
- * A group's failures in time order, signed. Texts with no fix between them are one failure (QA's
- * failures package and the feedback the retry is given say the same failure, in other words): its
- * signature is the first a tool's output gives among them, else the first text's.
+ * A group's failures in time order, signed. Texts with nothing the fixing agents wrote between them
+ * (no reasoning of theirs, of any phase, and no handoff) are one failure (QA's failures package and
+ * the feedback the retry is given say the same failure, in other words): its signature is the first
+ * a tool's output gives among them, else the first text's.
  */
 function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: readonly (FixRow & { ms: number })[]): Failure[] {
   const timed = rows
@@ -181,8 +183,10 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       }
       continue;
     }
-    // Fixes further back than the failures read: the one before the older failure's review is among them.
-    const fixes = groupFixes(db, opts.sessionId, groupId, opts.recent === undefined ? undefined : opts.recent * 10)
+    // What the fixing agents wrote since the oldest failure read (a spawn reads few failures: few of these).
+    const oldest = Math.min(...rows.map((r) => timeMs(r.at)).filter((ms) => !Number.isNaN(ms)));
+    const since = opts.recent === undefined || !Number.isFinite(oldest) ? null : sqliteTime(oldest);
+    const fixes = groupFixes(db, opts.sessionId, groupId, since)
       .map((f) => ({ ...f, ms: timeMs(f.at) }))
       .filter((f) => !Number.isNaN(f.ms));
     const failures = failuresOf(opts, rows, fixes);
@@ -237,8 +241,8 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
         report.decided.push(d);
         continue;
       }
-      const { failure_refs: _refs, error_type: _type, message_pattern: _pattern, ...entry } = d;
-      if (!insertCapture(db, entry)) continue;
+      const { failure_refs: refs, error_type: _type, message_pattern: _pattern, ...entry } = d;
+      if (!insertCapture(db, { ...entry, refs: JSON.stringify(refs) })) continue;
       report.decided.push(d);
       if (d.operation === 'created') {
         insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null });
@@ -269,9 +273,9 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
  * outcome rows (repo/outcomes.ts), in a write transaction only when there are some.
  */
 export function settleKnownVerdicts(db: DB, limit: number): number {
-  const ids = settleableRecords(db, limit);
-  if (ids.length > 0) writeTransaction(db, () => settleVerdicts(db, ids));
-  return ids.length;
+  const records = settleableRecords(db, limit);
+  if (records.known.length > 0 || records.never.length > 0) writeTransaction(db, () => settleVerdicts(db, records));
+  return records.known.length;
 }
 
 /**

@@ -406,6 +406,7 @@ export const CAPTURE_DDL: readonly string[] = [
   session_id TEXT NOT NULL,
   group_id TEXT NOT NULL,
   failure_ref TEXT NOT NULL,
+  refs TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(refs)),
   fail_iteration INTEGER,
   outcome TEXT NOT NULL CHECK(outcome IN ('passed', 'failed')),
   pattern_hash TEXT NOT NULL,

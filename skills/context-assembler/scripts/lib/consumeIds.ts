@@ -19,7 +19,7 @@ import {
   type PackageRow,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { DEFAULT_MODEL, type ParsedFlags } from './params.ts';
-import { loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
+import { learnBeforeSpawn, loadEnvironment, makeDeps, type ScriptIo } from './shell.ts';
 
 export interface ConsumeIdsRequest {
   ids: number[];
@@ -45,8 +45,11 @@ export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
 /**
  * Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written).
  * `inTransaction` runs inside the write transaction that marks them (the prompt hook's assembly record).
+ * Once marked, what the session's reviews and retries now say is learnt (learnBeforeSpawn: the
+ * recording step of an `assemble --dry-run` + `consume --ids` flow), unless `learns` is false (the
+ * prompt hook, whose assembly learnt already).
  */
-export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo, inTransaction?: (db: DB) => void): number {
+export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo, inTransaction?: (db: DB) => void, learns = true): number {
   const io = guardIo(rawIo).io;
   const env = loadEnvironment(flags, io);
   const { deps, close } = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`), undefined, { writes: true });
@@ -76,6 +79,11 @@ export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: Sc
     io.stdout(
       JSON.stringify({ success: true, agent: req.agent, iteration: req.iteration, consumed: packages.map((p) => p.id), results }, null, 2) + '\n',
     );
+    const first = packages[0];
+    if (learns && first) {
+      const warn = (m: string) => io.stderr(`⚠ ${m}\n`);
+      learnBeforeSpawn(env.dbPath, { sessionId: first.session_id, groupId: first.group_id ?? 'global', projectRoot: env.projectRoot, now: io.now().toISOString(), capture: env.config.error_patterns.capture }, warn);
+    }
     return 0;
   } finally {
     close();

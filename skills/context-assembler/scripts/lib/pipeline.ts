@@ -762,7 +762,8 @@ function runSteps(doc: AssemblyDoc, steps: readonly Step[], deps: Deps): Assembl
 export function advance(doc: AssemblyDoc, target: Step, deps: Deps): AssemblyDoc {
   const steps = STEPS.slice(STEPS.indexOf(doc.step) + 1, STEPS.indexOf(target) + 1);
   const records = ZONE_RULES[doc.zone].recordsConsumption && !deps.dryRun;
-  // Every recording run (the prompt hook's `consume --ids` too) learns before it ranks or records.
+  // Every recording run learns before it ranks or records (consume --ids learns after it marks; the
+  // prompt hook's assembly, a dry run, learns through ScriptIo.learns).
   if (!deps.dryRun) deps.capture?.(doc.request);
   return records && steps.includes('rank') && steps.includes('consume') ? assembleOnce(doc, steps, deps) : runSteps(doc, steps, deps);
 }

@@ -366,7 +366,7 @@ const LEARN_BUSY_MS = 50;
  * database, or an index build under way, skips it silently (a later spawn learns it); any other
  * failure is one warning line; never fails the spawn.
  */
-function learnBeforeSpawn(dbPath: string, opts: Parameters<typeof captureBeforeSpawn>[1], warn: (m: string) => void): void {
+export function learnBeforeSpawn(dbPath: string, opts: Parameters<typeof captureBeforeSpawn>[1], warn: (m: string) => void): void {
   // While the index is built (index-search holds the write lock in turns), a later spawn learns instead.
   if (indexerRunning(dbPath) !== undefined) return;
   let db: DB | undefined;

@@ -19,12 +19,16 @@ export interface FailureRow {
   file_path: string | null;
 }
 
-/** A text in which the fixing agent said what it did. */
+/**
+ * A text the fixing agent wrote: its reasoning (any phase: the work between two failures) or a
+ * handoff package. The solution of a failure is one of kind completion, decisions or handoff.
+ */
 export interface FixRow {
   /** `reasoning:<id>` or `package:<id>`. */
   ref: string;
   at: string;
-  kind: 'completion' | 'decisions' | 'handoff';
+  /** The reasoning phase, or 'handoff'. */
+  kind: string;
   text: string;
 }
 
@@ -73,19 +77,23 @@ export function groupFailures(db: DB, sessionId: string, groupId: string, withRe
   return [...packages, ...feedback];
 }
 
-/** What the fixing agents of a group wrote: their newest `limit` reasoning entries each (completion and decisions kept) and handoff packages. */
-export function groupFixes(db: DB, sessionId: string, groupId: string, limit = GROUP_ROWS_MAX): FixRow[] {
+/**
+ * What the fixing agents of a group wrote since `since` (SQLite time; null: all): their reasoning
+ * entries of any phase and their handoff packages, at most `limit` of each agent and of the handoffs
+ * (the newest).
+ */
+export function groupFixes(db: DB, sessionId: string, groupId: string, since: string | null, limit = GROUP_ROWS_MAX): FixRow[] {
   const newest = stmt(
     db,
-    `SELECT 'reasoning:' || id AS ref, timestamp AS at, reasoning_phase AS kind, content AS text
+    `SELECT 'reasoning:' || id AS ref, timestamp AS at, COALESCE(reasoning_phase, 'unknown') AS kind, content AS text
      FROM orchestration_logs
-     WHERE session_id = ? AND group_id = ? AND agent_type = ? AND log_type = 'reasoning'
-     ORDER BY timestamp DESC, id DESC LIMIT ?`,
+     WHERE session_id = @sessionId AND group_id = @groupId AND agent_type = @agent AND log_type = 'reasoning' AND (@since IS NULL OR timestamp >= @since)
+     ORDER BY timestamp DESC, id DESC LIMIT @limit`,
   );
-  const reasoning = FIXING_AGENTS.flatMap((agent) => newest.all(sessionId, groupId, agent, limit) as FixRow[]).filter((f) => f.kind === 'completion' || f.kind === 'decisions');
+  const reasoning = FIXING_AGENTS.flatMap((agent) => newest.all({ sessionId, groupId, agent, since, limit }) as FixRow[]);
   const fixers = new Set<string>(FIXING_AGENTS);
   const handoffs = newestOfType(db, sessionId, groupId, 'handoff', limit)
-    .filter((p) => fixers.has(p.producer_agent))
+    .filter((p) => fixers.has(p.producer_agent) && (since === null || p.created_at >= since))
     .map((p): FixRow => ({ ref: `package:${p.id}`, at: p.created_at, kind: 'handoff', text: p.summary }));
   return [...reasoning, ...handoffs];
 }
@@ -125,12 +133,23 @@ export interface CaptureEntry {
   operation: 'created' | 'raised' | 'lowered' | 'no-solution' | 'unknown-failed';
   solution_ref: string | null;
   created_at: string;
+  /** Every failure text the decision covered (JSON array; failure_ref is the first). */
+  refs: string;
 }
 
-/** The failure refs of a group already decided. */
+/** The failure texts of a group already decided (every text of each decided failure). */
 export function decidedFailures(db: DB, sessionId: string, groupId: string): Set<string> {
-  const rows = stmt(db, 'SELECT failure_ref FROM ca_captures WHERE session_id = ? AND group_id = ?').all(sessionId, groupId) as { failure_ref: string }[];
-  return new Set(rows.map((r) => r.failure_ref));
+  const rows = stmt(db, 'SELECT failure_ref, refs FROM ca_captures WHERE session_id = ? AND group_id = ?').all(sessionId, groupId) as { failure_ref: string; refs: string }[];
+  const out = new Set<string>();
+  for (const r of rows) {
+    out.add(r.failure_ref);
+    try {
+      for (const ref of JSON.parse(r.refs) as unknown[]) if (typeof ref === 'string') out.add(ref);
+    } catch {
+      // the first text alone
+    }
+  }
+  return out;
 }
 
 /** Records a decided failure; false when it was decided already (another run got there first). */
@@ -138,8 +157,8 @@ export function insertCapture(db: DB, e: CaptureEntry): boolean {
   return (
     stmt(
       db,
-      `INSERT OR IGNORE INTO ca_captures (project_id, session_id, group_id, failure_ref, fail_iteration, outcome, pattern_hash, operation, solution_ref, created_at)
-       VALUES (@project_id, @session_id, @group_id, @failure_ref, @fail_iteration, @outcome, @pattern_hash, @operation, @solution_ref, @created_at)`,
+      `INSERT OR IGNORE INTO ca_captures (project_id, session_id, group_id, failure_ref, refs, fail_iteration, outcome, pattern_hash, operation, solution_ref, created_at)
+       VALUES (@project_id, @session_id, @group_id, @failure_ref, @refs, @fail_iteration, @outcome, @pattern_hash, @operation, @solution_ref, @created_at)`,
     ).run(e).changes === 1
   );
 }

@@ -44,28 +44,43 @@ END`;
 const PROJECT = `CASE WHEN json_valid(s.metadata) AND json_type(s.metadata, '$.project_id') = 'text' AND json_extract(s.metadata, '$.project_id') <> ''
   THEN json_extract(s.metadata, '$.project_id') ELSE 'default' END`;
 
-/** The newest `limit` unsettled records (all with -1) whose verdict is known now. A read. */
-export function settleableRecords(db: DB, limit = SETTLE_PER_SPAWN): number[] {
-  if (stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_outcomes'").get() === undefined) return [];
-  const rows = stmt(
+/**
+ * The newest `limit` unsettled records (all with -1) whose verdict is known now, and the unsettled
+ * records that can never have one (no group, the session-wide group, a group that does not exist).
+ * A read: the unsettled records are few (those of open iterations), read through their own index.
+ */
+export function settleableRecords(db: DB, limit = SETTLE_PER_SPAWN): { known: number[]; never: number[] } {
+  if (stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_outcomes'").get() === undefined) return { known: [], never: [] };
+  const known = stmt(
     db,
-    `SELECT a.id FROM (SELECT id FROM ca_assemblies WHERE settled = 0 ORDER BY id DESC LIMIT ?) u
-     JOIN ca_assemblies a ON a.id = u.id
+    `SELECT a.id FROM ca_assemblies a
      JOIN task_groups g ON g.session_id = a.session_id AND g.id = a.group_id
-     WHERE ${VERDICT} IS NOT NULL ORDER BY a.id`,
+     WHERE a.settled = 0 AND ${VERDICT} IS NOT NULL ORDER BY a.id DESC LIMIT ?`,
   ).all(limit) as { id: number }[];
-  return rows.map((r) => r.id);
+  const never = stmt(
+    db,
+    `SELECT a.id FROM ca_assemblies a
+     WHERE a.settled = 0 AND NOT EXISTS (SELECT 1 FROM task_groups g WHERE g.session_id = a.session_id AND g.id = a.group_id)
+     ORDER BY a.id DESC LIMIT ?`,
+  ).all(limit) as { id: number }[];
+  return { known: known.map((r) => r.id).reverse(), never: never.map((r) => r.id) };
 }
 
-/** Writes the verdict rows of the given records (settleableRecords) and marks them settled. In the caller's write transaction. */
-export function settleVerdicts(db: DB, ids: readonly number[]): void {
+/**
+ * Writes the verdict rows of the given records (settleableRecords) and marks them, and those that
+ * can never have a verdict, settled. An item a record lists twice counts once. In the caller's
+ * write transaction.
+ */
+export function settleVerdicts(db: DB, records: { known: readonly number[]; never: readonly number[] }): void {
+  if (records.never.length > 0) stmt(db, 'UPDATE ca_assemblies SET settled = 1 WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(records.never));
+  const ids = records.known;
   if (ids.length === 0) return;
   const list = JSON.stringify(ids);
   stmt(
     db,
     `INSERT INTO ca_outcomes (project_id, kind, item_id, session_id, day, helped, hurt)
      SELECT project_id, kind, item_id, session_id, day, SUM(verdict = 'helped'), SUM(verdict = 'hurt') FROM (
-       SELECT ${PROJECT} AS project_id, a.session_id AS session_id, substr(a.created_at, 1, 10) AS day, ${VERDICT} AS verdict,
+       SELECT DISTINCT a.id AS assembly_id, ${PROJECT} AS project_id, a.session_id AS session_id, substr(a.created_at, 1, 10) AS day, ${VERDICT} AS verdict,
               -- An item is an object with a text kind and a text or integer id; a hand-edited detail may hold anything else.
               CASE WHEN j.type = 'object' THEN json_extract(j.value, '$.kind') END AS kind,
               CASE WHEN j.type = 'object' AND json_type(j.value, '$.id') IN ('text', 'integer') THEN CAST(json_extract(j.value, '$.id') AS TEXT) END AS item_id

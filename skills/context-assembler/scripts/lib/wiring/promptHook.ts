@@ -359,6 +359,8 @@ function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, prompt
       { argv: [], cwd: s.root, env: io.env, stdout: () => {}, stderr: (t) => (err += t), readStdin: () => undefined, now: io.now },
       // In the transaction that records the delivery.
       (db) => void writeRecord(db, record('recorded')),
+      // The hook's assembly learnt before it chose the block.
+      false,
     );
   } catch (e) {
     // A database that could not be opened or written: the block is placed, its delivery not recorded.
