@@ -33,23 +33,20 @@ import {
   type FailureRow,
   type FixRow,
 } from './repo/captures.ts';
-import { findErrorPattern, insertErrorPattern, round2, setErrorConfidence } from './repo/errorPatterns.ts';
+import { findErrorPattern, insertErrorPattern, nextConfidence, recordErrorOutcome } from './repo/errorPatterns.ts';
+import { getMeta, setMeta } from './repo/meta.ts';
 import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectId } from './repo/sessions.ts';
 import { hasAssemblyRecord } from './repo/assemblies.ts';
 import { SETTLE_PER_SPAWN, settleableRecords, settleVerdicts } from './repo/outcomes.ts';
 import { sqliteMs, sqliteTime } from './memory.ts';
 import { oneLine, shorten } from './shown.ts';
-import { stmt, writeTransaction, type DB } from './statements.ts';
+import { writeTransaction, type DB } from './statements.ts';
 
 /** How much of a failures package's artifact is read for its error text. */
 const ARTIFACT_BYTES = 16_384;
 /** The most characters of a captured solution (as save-error-pattern's callers are asked to keep them). */
 const SOLUTION_CHARS = 500;
-/** Confidence moves as update-error-confidence moves it. */
-const RAISE = 0.1;
-const LOWER = 0.2;
-const FLOOR = 0.1;
 /**
  * A captured pattern's confidence when a tool's output signed it: its fix passed a review, more than
  * a pattern an agent saves by hand (0.5) can say; the assembler's default threshold
@@ -59,6 +56,8 @@ const FLOOR = 0.1;
  */
 export const CAPTURED_CONFIDENCE = 0.7;
 export const CAPTURED_PROSE_CONFIDENCE = 0.5;
+
+const capturedConfidence = (tool: string) => (tool === 'text' ? CAPTURED_PROSE_CONFIDENCE : CAPTURED_CONFIDENCE);
 
 export interface CaptureOptions {
   sessionId: string;
@@ -234,7 +233,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   const apply = () => {
     for (const p of pending) {
       const d = p.decision;
-      const known = findErrorPattern(db, d.pattern_hash, projectId) ?? (createdHere.has(d.pattern_hash) ? { confidence: p.tool === 'text' ? CAPTURED_PROSE_CONFIDENCE : CAPTURED_CONFIDENCE } : undefined);
+      const known = findErrorPattern(db, d.pattern_hash, projectId) ?? (createdHere.has(d.pattern_hash) ? { confidence: capturedConfidence(p.tool) } : undefined);
       d.operation = d.outcome === 'failed' ? (known ? 'lowered' : 'unknown-failed') : known ? 'raised' : p.solution === null ? 'no-solution' : 'created';
       if (d.operation === 'created') createdHere.add(d.pattern_hash);
       if (opts.dryRun) {
@@ -245,15 +244,10 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       if (!insertCapture(db, { ...entry, refs: JSON.stringify(refs) })) continue;
       report.decided.push(d);
       if (d.operation === 'created') {
-        insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null });
-        setErrorConfidence(db, d.pattern_hash, projectId, p.tool === 'text' ? CAPTURED_PROSE_CONFIDENCE : CAPTURED_CONFIDENCE);
-      }
-      else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
-        const next = d.operation === 'raised' ? round2(Math.min(1, round2(known.confidence) + RAISE)) : round2(Math.max(FLOOR, round2(known.confidence) - LOWER));
-        stmt(
-          db,
-          `UPDATE error_patterns SET confidence = ?, occurrences = occurrences + 1, last_seen = datetime('now') WHERE pattern_hash = ? AND project_id = ?`,
-        ).run(next, d.pattern_hash, projectId);
+        insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null, confidence: capturedConfidence(p.tool) });
+      } else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
+        // As update-error-confidence moves it.
+        recordErrorOutcome(db, d.pattern_hash, projectId, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'));
       }
     }
   };
@@ -262,8 +256,8 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
     writeTransaction(db, () => {
       apply();
       // Groups that passed with every failure decided: nothing later changes them (settledGroups).
-      for (const g of opts.settle ?? []) if (!report.undecided_groups.includes(g)) setSettled(db, opts.sessionId, g);
-      for (const [g, look] of looks) setLastLook(db, opts.sessionId, g, look);
+      for (const g of opts.settle ?? []) if (!report.undecided_groups.includes(g)) setMeta(db, settledKey(opts.sessionId, g), '1');
+      for (const [g, look] of looks) setMeta(db, lookKey(opts.sessionId, g), look);
     });
   return report;
 }
@@ -288,11 +282,8 @@ export const RECENT_PER_SPAWN = 2;
 /** The most groups that passed review a spawn's capture looks at besides its own (the rest at the next spawn). */
 export const PASSED_GROUPS_PER_SPAWN = 4;
 
+/** A group that passed review with every failure decided (captureBeforeSpawn reads it no more). */
 const settledKey = (sessionId: string, groupId: string) => `capture.settled\u0000${sessionId}\u0000${groupId}`;
-
-function setSettled(db: DB, sessionId: string, groupId: string): void {
-  stmt(db, "INSERT INTO ca_meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING").run(settledKey(sessionId, groupId));
-}
 
 const lookKey = (sessionId: string, groupId: string) => `capture.look\u0000${sessionId}\u0000${groupId}`;
 
@@ -301,17 +292,9 @@ const lookKey = (sessionId: string, groupId: string) => `capture.look\u0000${ses
  * passed review. The same again means nothing new to decide: the next spawn signs nothing (a
  * failure's artifact is read and redacted to sign it).
  */
-function lastLook(db: DB, sessionId: string, groupId: string): string | undefined {
-  return (stmt(db, 'SELECT value FROM ca_meta WHERE key = ?').get(lookKey(sessionId, groupId)) as { value: string } | undefined)?.value;
-}
+const lastLook = (db: DB, sessionId: string, groupId: string) => getMeta(db, lookKey(sessionId, groupId));
 
-function setLastLook(db: DB, sessionId: string, groupId: string, look: string): void {
-  stmt(db, "INSERT INTO ca_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')").run(lookKey(sessionId, groupId), look);
-}
-
-function isSettled(db: DB, sessionId: string, groupId: string): boolean {
-  return stmt(db, 'SELECT 1 FROM ca_meta WHERE key = ?').get(settledKey(sessionId, groupId)) !== undefined;
-}
+const isSettled = (db: DB, sessionId: string, groupId: string) => getMeta(db, settledKey(sessionId, groupId)) !== undefined;
 
 /**
  * The capture a spawn runs before it is assembled (never on a dry run): its own group's failures

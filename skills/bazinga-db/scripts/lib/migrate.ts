@@ -4,7 +4,7 @@ import { resetSearchIndex } from './repo/searchIndex.ts';
 import { keyPatternsByFault } from './patternKeys.ts';
 import { ASSEMBLY_ADDED_COLUMNS, CA_DDL, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';
 import { SEARCH_TOKENIZER } from './searchText.ts';
-import { stmt, writeTransaction, type DB } from './statements.ts';
+import { hasTable, stmt, writeTransaction, type DB } from './statements.ts';
 
 export function tableNames(db: DB): Set<string> {
   const rows = stmt(db, "SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
@@ -63,8 +63,7 @@ export function ensureExtensions(db: DB, between?: () => void): void {
       .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${searchObjects.map(() => '?').join(', ')})`)
       .get(...searchObjects) as { n: number };
     // ca_assemblies made by v9 gains its v10 columns before anything indexes them.
-    const hasAssemblies = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_assemblies'").get() !== undefined;
-    if (hasAssemblies) {
+    if (hasTable(db, 'ca_assemblies')) {
       const have = new Set((db.prepare("SELECT name FROM pragma_table_info('ca_assemblies')").all() as { name: string }[]).map((c) => c.name));
       for (const [name, definition] of ASSEMBLY_ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE ca_assemblies ADD COLUMN ${name} ${definition}`);
     }

@@ -8,20 +8,19 @@
  */
 import { rekeyErrorPatterns, type Rekeyed } from './repo/errorPatterns.ts';
 import { resetPatternIndex } from './repo/searchIndex.ts';
-import { stmt, type DB } from './statements.ts';
+import { hasTable, stmt, type DB } from './statements.ts';
 
 export function keyPatternsByFault(db: DB): Rekeyed {
   const r = rekeyErrorPatterns(db);
   if (r.rekeyed === 0) return r;
   resetPatternIndex(db);
-  const has = (table: string) => stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
   const moves = [...r.moved].map(([key, hash]) => ({ project: key.slice(0, key.indexOf('\u0000')), old: key.slice(key.indexOf('\u0000') + 1), new: hash }));
-  if (has('ca_assemblies')) {
+  if (hasTable(db, 'ca_assemblies')) {
     // A hash is 64 hex digits: it names one pattern wherever it appears in a record's detail.
     const update = stmt(db, 'UPDATE ca_assemblies SET detail = replace(detail, @old, @new) WHERE instr(detail, @old) > 0');
     for (const m of moves) if (/^[0-9a-f]{64}$/.test(m.old)) update.run({ old: m.old, new: m.new });
   }
-  if (has('ca_outcomes')) {
+  if (hasTable(db, 'ca_outcomes')) {
     // The verdicts that followed its showing follow the pattern (merged ones add up).
     const move = stmt(
       db,
@@ -35,7 +34,7 @@ export function keyPatternsByFault(db: DB): Rekeyed {
       drop.run({ project: m.project, old: m.old });
     }
   }
-  if (has('ca_captures')) {
+  if (hasTable(db, 'ca_captures')) {
     const update = stmt(db, 'UPDATE ca_captures SET pattern_hash = @new WHERE project_id = @project AND pattern_hash = @old');
     for (const m of moves) update.run(m);
   }

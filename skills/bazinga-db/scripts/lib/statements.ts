@@ -122,6 +122,11 @@ export function writeTransaction<T>(db: DB, fn: () => T): T {
 const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
 
 /** The prepared statement for `sql` on this connection, prepared once and reused. */
+/** Whether the file holds table `name` (this layer's tables exist once a writer of their version opened it). */
+export function hasTable(db: DB, name: string): boolean {
+  return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
 export function stmt(db: DB, sql: string): Database.Statement {
   let cache = statementCache.get(db);
   if (!cache) {

@@ -82,7 +82,7 @@ export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: Sc
     const first = packages[0];
     if (learns && first) {
       const warn = (m: string) => io.stderr(`⚠ ${m}\n`);
-      learnBeforeSpawn(env.dbPath, { sessionId: first.session_id, groupId: first.group_id ?? 'global', projectRoot: env.projectRoot, now: io.now().toISOString(), capture: env.config.error_patterns.capture }, warn);
+      learnBeforeSpawn(env, { session: first.session_id, group: first.group_id ?? 'global', now: io.now().toISOString() }, warn);
     }
     return 0;
   } finally {

@@ -92,7 +92,7 @@ export interface Deps {
    * capture.ts captureBeforeSpawn), so that a fault fixed once is known when it recurs. Never fails
    * the run.
    */
-  capture?: (request: AssemblyRequest) => void;
+  learn?: (request: AssemblyRequest) => void;
   /**
    * The verdicts that followed the showing of a kind's items (outcome feedback): bazinga-db's
    * listVerdicts unless given (the evaluation gives its own: test/outcomes/simulate.ts).
@@ -764,6 +764,6 @@ export function advance(doc: AssemblyDoc, target: Step, deps: Deps): AssemblyDoc
   const records = ZONE_RULES[doc.zone].recordsConsumption && !deps.dryRun;
   // Every recording run learns before it ranks or records (consume --ids learns after it marks; the
   // prompt hook's assembly, a dry run, learns through ScriptIo.learns).
-  if (!deps.dryRun) deps.capture?.(doc.request);
+  if (!deps.dryRun) deps.learn?.(doc.request);
   return records && steps.includes('rank') && steps.includes('consume') ? assembleOnce(doc, steps, deps) : runSteps(doc, steps, deps);
 }

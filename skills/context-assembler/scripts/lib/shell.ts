@@ -366,13 +366,14 @@ const LEARN_BUSY_MS = 50;
  * database, or an index build under way, skips it silently (a later spawn learns it); any other
  * failure is one warning line; never fails the spawn.
  */
-export function learnBeforeSpawn(dbPath: string, opts: Parameters<typeof captureBeforeSpawn>[1], warn: (m: string) => void): void {
+export function learnBeforeSpawn(env: Environment, spawn: { session: string; group: string; now: string }, warn: (m: string) => void): void {
+  const { dbPath } = env;
   // While the index is built (index-search holds the write lock in turns), a later spawn learns instead.
   if (indexerRunning(dbPath) !== undefined) return;
   let db: DB | undefined;
   try {
     db = openDatabase({ dbPath, create: false, busyTimeoutMs: LEARN_BUSY_MS, busyBudgetMs: LEARN_BUSY_MS * 2, derived: true });
-    captureBeforeSpawn(db, opts);
+    captureBeforeSpawn(db, { sessionId: spawn.session, groupId: spawn.group, projectRoot: env.projectRoot, now: spawn.now, capture: env.config.error_patterns.capture });
   } catch (err) {
     if (!(err instanceof BazingaError && err.code === 'BUSY')) warn(`context-assembler: learning from the session's retries and reviews skipped (${(err as Error).message})`);
   } finally {
@@ -437,13 +438,10 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Dep
       const dbPath = env.dbPath;
       made.deps.record = (db, doc) => void (recorded = writeRecord(db, recordOf(doc)) || recorded);
       made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, recordOf(doc), RECORD_ALONE_BUSY_MS) || recorded);
-      const projectRoot = env.projectRoot;
-      const capture = env.config.error_patterns.capture;
-      made.deps.capture = (r) => learnBeforeSpawn(dbPath, { sessionId: r.session, groupId: r.group, projectRoot, now: r.now, capture }, warn);
+      const loaded = env; // a const for the closure (TypeScript does not narrow the let env inside it)
+      made.deps.learn = (r) => learnBeforeSpawn(loaded, r, warn);
     }
-    if (io.learns === true && !recording) {
-      learnBeforeSpawn(env.dbPath, { sessionId: request.session, groupId: request.group, projectRoot: env.projectRoot, now: request.now, capture: env.config.error_patterns.capture }, warn);
-    }
+    if (io.learns === true && !recording) learnBeforeSpawn(env, request, warn);
     extend?.(made.deps);
     guarded.redactString.useSettled(made.settled);
     // The agent's own texts are echoed in the document: redacted like everything else emitted.

@@ -11,6 +11,7 @@ import {
   findErrorPattern,
   insertErrorPattern,
   listErrorPatterns,
+  nextConfidence,
   recordErrorOccurrence,
   round2,
   setErrorConfidence,
@@ -319,7 +320,7 @@ const updateErrorConfidence: Command = {
       const row = findErrorPattern(db, hash, projectId);
       if (!row) throw notFound('Pattern not found');
       const previous = round2(row.confidence);
-      const next = outcome === 'success' ? round2(Math.min(1.0, previous + 0.1)) : round2(Math.max(0.1, previous - 0.2));
+      const next = nextConfidence(row.confidence, outcome);
       setErrorConfidence(db, hash, projectId, next);
       return { success: true, pattern_hash: hash, previous_confidence: previous, new_confidence: next, injectable: next >= 0.3 };
     });

@@ -4,7 +4,7 @@
  * its own when nothing was delivered, or for a fallback), read by the report. BAZINGA's tools never
  * read it; a database no writer of this version opened has no such table (hasAssemblyRecord).
  */
-import { stmt, type DB } from '../statements.ts';
+import { hasTable, stmt, type DB } from '../statements.ts';
 
 /** One row of ca_assemblies as written (detail: a JSON object, its texts redacted by the caller). */
 export interface AssemblyRecord {
@@ -34,7 +34,7 @@ export type AssemblyRow = AssemblyRecord & { id: number };
 
 /** Whether the file holds the record (a writer of schema v9 or later opened it). */
 export function hasAssemblyRecord(db: DB): boolean {
-  return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_assemblies'").get() !== undefined;
+  return hasTable(db, 'ca_assemblies');
 }
 
 export function insertAssembly(db: DB, r: AssemblyRecord): number {

@@ -4,7 +4,7 @@
  * assembly record keeps it), what the fixing agents wrote (their completion or decisions reasoning,
  * their handoff packages), how the group ended, and the ledger `ca_captures` (schema.ts CAPTURE_DDL).
  */
-import { stmt, type DB } from '../statements.ts';
+import { hasTable, stmt, type DB } from '../statements.ts';
 import { reviewPassed } from './taskGroups.ts';
 import { PRIORITIES } from '../enums.ts';
 
@@ -42,7 +42,7 @@ const RECORDS_PER_FEEDBACK = 25;
 export const GROUP_ROWS_MAX = 200;
 
 export function hasCaptureLedger(db: DB): boolean {
-  return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_captures'").get() !== undefined;
+  return hasTable(db, 'ca_captures');
 }
 
 /**

@@ -22,16 +22,34 @@ export function findErrorPattern(db: DB, hash: string, projectId: string): Error
     | undefined;
 }
 
+/** A new pattern, seen once; at confidence 0.5 (a hand-saved one) unless given. */
 export function insertErrorPattern(
   db: DB,
-  p: { hash: string; projectId: string; signatureJson: string; solution: string; lang: string | null },
+  p: { hash: string; projectId: string; signatureJson: string; solution: string; lang: string | null; confidence?: number },
 ): void {
   stmt(
     db,
     `INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, lang,
                                  last_seen, created_at, ttl_days)
-     VALUES (@hash, @projectId, @signatureJson, @solution, 0.5, 1, @lang, datetime('now'), datetime('now'), 90)`,
-  ).run(p);
+     VALUES (@hash, @projectId, @signatureJson, @solution, @confidence, 1, @lang, datetime('now'), datetime('now'), 90)`,
+  ).run({ ...p, confidence: p.confidence ?? 0.5 });
+}
+
+/**
+ * A pattern's confidence after a fix of it worked (`success`: +0.1, at most 1) or did not
+ * (`failure`: −0.2, at least 0.1), from the stored value rounded to 2 decimals.
+ */
+export function nextConfidence(stored: number, outcome: 'success' | 'failure'): number {
+  const previous = round2(stored);
+  return outcome === 'success' ? round2(Math.min(1.0, previous + 0.1)) : round2(Math.max(0.1, previous - 0.2));
+}
+
+/** One more occurrence of a known pattern, whose fix worked or not (the capture): its new confidence, seen now. */
+export function recordErrorOutcome(db: DB, hash: string, projectId: string, confidence: number): void {
+  stmt(
+    db,
+    `UPDATE error_patterns SET confidence = ?, occurrences = occurrences + 1, last_seen = datetime('now') WHERE pattern_hash = ? AND project_id = ?`,
+  ).run(confidence, hash, projectId);
 }
 
 /** One more occurrence; the solution is replaced only by a longer one. */

@@ -10,7 +10,7 @@
  * settled; `listVerdicts` reads those rows for given items, so a spawn reads the few rows of its
  * candidates, never the whole record.
  */
-import { stmt, type DB } from '../statements.ts';
+import { hasTable, stmt, type DB } from '../statements.ts';
 import { reviewPassed } from './taskGroups.ts';
 
 /** The verdicts that followed the showing of one item in one session on one day. */
@@ -50,7 +50,7 @@ const PROJECT = `CASE WHEN json_valid(s.metadata) AND json_type(s.metadata, '$.p
  * A read: the unsettled records are few (those of open iterations), read through their own index.
  */
 export function settleableRecords(db: DB, limit = SETTLE_PER_SPAWN): { known: number[]; never: number[] } {
-  if (stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_outcomes'").get() === undefined) return { known: [], never: [] };
+  if (!hasTable(db, 'ca_outcomes')) return { known: [], never: [] };
   const known = stmt(
     db,
     `SELECT a.id FROM ca_assemblies a
@@ -102,7 +102,7 @@ export function settleVerdicts(db: DB, records: { known: readonly number[]; neve
  * to one session).
  */
 export function listVerdicts(db: DB, q: { projectId: string; sessionId: string; kind: string; ids: readonly (string | number)[] | null }): ShownVerdict[] {
-  if (stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ca_outcomes'").get() === undefined) return [];
+  if (!hasTable(db, 'ca_outcomes')) return [];
   if (q.ids === null) {
     return stmt(
       db,

@@ -17,6 +17,7 @@
 import { monotonicMs } from '../clock.ts';
 import { createHash } from 'node:crypto';
 import { artifactHead, artifactsDir } from '../artifacts.ts';
+import { getMeta, setMeta } from './meta.ts';
 import { stmt, type DB } from '../statements.ts';
 import type { TextMatch } from './textQuery.ts';
 import { redactText, type RedactionPolicy } from '../redact.ts';
@@ -92,17 +93,6 @@ export function indexedArtifactText(projectRoot: string | null, filePath: string
 /** How far past the indexing bound an artifact is read so that a secret across the bound is redacted whole. */
 const REDACTION_MARGIN_BYTES = 4096;
 
-function meta(db: DB, key: string): string | undefined {
-  return (stmt(db, 'SELECT value FROM ca_meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
-}
-
-function setMeta(db: DB, key: string, value: string): void {
-  stmt(
-    db,
-    "INSERT INTO ca_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = datetime('now')",
-  ).run(key, value);
-}
-
 function maxId(db: DB, table: string): number {
   return (stmt(db, `SELECT COALESCE(MAX(id), 0) AS n FROM ${table}`).get() as { n: number }).n;
 }
@@ -115,8 +105,8 @@ function maxId(db: DB, table: string): number {
 function range(db: DB, part: keyof typeof RANGES): { lo: number; hi: number; max: number; fresh: boolean } {
   const r = RANGES[part];
   const max = maxId(db, r.table);
-  const hi = meta(db, r.hi);
-  const lo = meta(db, r.lo);
+  const hi = getMeta(db, r.hi);
+  const lo = getMeta(db, r.lo);
   return hi === undefined || lo === undefined ? { lo: max, hi: max, max, fresh: true } : { lo: Number(lo), hi: Number(hi), max, fresh: false };
 }
 
@@ -387,10 +377,10 @@ function digestRows(rows: readonly LearningRow[]): string {
 }
 
 function readMark(db: DB, part: LearningPart): LearningMark | undefined {
-  const raw = meta(db, LEARNING[part].mark);
+  const raw = getMeta(db, LEARNING[part].mark);
   // A release before this layout rebuilds the table whole (its entries numbered from 1, not by
   // their rows) and writes its fingerprint key after it: such an index is rebuilt here too.
-  if (raw === undefined || meta(db, LEARNING[part].legacy) !== undefined) return undefined;
+  if (raw === undefined || getMeta(db, LEARNING[part].legacy) !== undefined) return undefined;
   try {
     const m = JSON.parse(raw) as LearningMark;
     return m.v === LEARNING_LAYOUT && Number.isInteger(m.lo) && Number.isInteger(m.hi) && typeof m.seen?.max === 'number' ? m : undefined;
