@@ -298,6 +298,34 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     after.close();
   });
 
+  it('a file an earlier v10 build made (ca_captures without refs, ca_outcomes a row per verdict) is brought to this shape by the next writer', () => {
+    group('G1');
+    const conn = db();
+    conn.exec(`DROP TABLE ca_captures; CREATE TABLE ca_captures (id INTEGER PRIMARY KEY AUTOINCREMENT, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
+      group_id TEXT NOT NULL, failure_ref TEXT NOT NULL, fail_iteration INTEGER, outcome TEXT NOT NULL, pattern_hash TEXT NOT NULL, operation TEXT NOT NULL,
+      solution_ref TEXT, created_at TEXT NOT NULL, UNIQUE(session_id, group_id, failure_ref))`);
+    conn.exec(`DROP TABLE ca_outcomes; CREATE TABLE ca_outcomes (assembly_id INTEGER NOT NULL, project_id TEXT NOT NULL, session_id TEXT NOT NULL, kind TEXT NOT NULL,
+      item_id TEXT NOT NULL, verdict TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (assembly_id, kind, item_id)) WITHOUT ROWID`);
+    insertAssembly(conn, {
+      created_at: '2026-01-01T10:00:00Z', session_id: SESSION, group_id: 'G1', agent_type: 'developer', iteration: 0, source: 'assemble', outcome: 'recorded',
+      reason: null, purpose: null, zone: 'Normal', usage_pct: 0, budget: 1, used_tokens: 0, overrun: 0, prompt_tokens: null, duration_ms: 1, version: '0.1.0',
+      detail: JSON.stringify({ shown: [{ kind: 'strategy', id: 's' }] }),
+    });
+    conn.exec("UPDATE ca_assemblies SET settled = 1; UPDATE ca_meta SET value = '10' WHERE key = 'ca_schema'");
+    conn.close();
+    review('G1', 'APPROVED', 0);
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    const out = ok(['capture-outcomes', SESSION]);
+    expect(out.decided.map((d: any) => d.operation)).toEqual(['created']);
+    // The derived verdicts were made again from the record.
+    expect(out.records_settled).toBe(1);
+    const after = db();
+    expect(after.prepare('SELECT kind, item_id, helped FROM ca_outcomes').all()).toEqual([{ kind: 'strategy', item_id: 's', helped: 1 }]);
+    expect(after.prepare('SELECT refs FROM ca_captures').all()).toHaveLength(1);
+    after.close();
+  });
+
   it('names the session it cannot find and the flags it takes', () => {
     const r = bazingaDbIn(p, ['capture-outcomes', 'nope']);
     expect(r.code).toBe(1);

@@ -2,7 +2,7 @@
 import { BazingaError } from './errors.ts';
 import { resetSearchIndex } from './repo/searchIndex.ts';
 import { keyPatternsByFault } from './patternKeys.ts';
-import { ASSEMBLY_ADDED_COLUMNS, CA_DDL, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';
+import { ASSEMBLY_ADDED_COLUMNS, CAPTURE_ADDED_COLUMNS, CA_DDL, OUTCOMES_SHAPE_COLUMN, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';
 import { SEARCH_TOKENIZER } from './searchText.ts';
 import { hasTable, stmt, writeTransaction, type DB } from './statements.ts';
 
@@ -62,17 +62,16 @@ export function ensureExtensions(db: DB, between?: () => void): void {
     const searchTables = db
       .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${searchObjects.map(() => '?').join(', ')})`)
       .get(...searchObjects) as { n: number };
-    // ca_assemblies made by v9 gains its v10 columns before anything indexes them.
-    if (hasTable(db, 'ca_assemblies')) {
-      const have = new Set((db.prepare("SELECT name FROM pragma_table_info('ca_assemblies')").all() as { name: string }[]).map((c) => c.name));
-      for (const [name, definition] of ASSEMBLY_ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE ca_assemblies ADD COLUMN ${name} ${definition}`);
-    }
+    // This layer's own tables made by an earlier definition gain the columns they lack, before
+    // anything indexes them (ca_assemblies by v9; ca_memories by v6; ca_captures by an earlier v10).
+    addMissingColumns(db, 'ca_assemblies', ASSEMBLY_ADDED_COLUMNS);
+    addMissingColumns(db, 'ca_memories', MEMORY_ADDED_COLUMNS);
+    addMissingColumns(db, 'ca_captures', CAPTURE_ADDED_COLUMNS);
+    // ca_outcomes of an earlier shape: derived from the records, so made again and they settled anew.
+    const outcomesStale = hasTable(db, 'ca_outcomes') && !columnsOf(db, 'ca_outcomes').has(OUTCOMES_SHAPE_COLUMN);
+    if (outcomesStale) db.exec('DROP TABLE ca_outcomes');
     for (const ddl of CA_DDL) if (!between || !isIndex(ddl)) db.exec(ddl);
-    // ca_memories made by an earlier definition gains the columns it lacks (this layer's own table).
-    const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('ca_memories')").all() as { name: string }[]).map((c) => c.name));
-    for (const [name, definition] of MEMORY_ADDED_COLUMNS) {
-      if (!columns.has(name)) db.exec(`ALTER TABLE ca_memories ADD COLUMN ${name} ${definition}`);
-    }
+    if (outcomesStale) db.exec('UPDATE ca_assemblies SET settled = 0');
     if (searchTables.n < searchObjects.length) resetSearchIndex(db);
     // v10: error patterns keyed by their fault, the rows of one fault merged (idempotent).
     keyPatternsByFault(db);
@@ -84,6 +83,17 @@ export function ensureExtensions(db: DB, between?: () => void): void {
     between();
   }
   writeTransaction(db, () => setSchemaVersion(db));
+}
+
+function columnsOf(db: DB, table: string): Set<string> {
+  return new Set((stmt(db, 'SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name));
+}
+
+/** Adds to `table`, when it exists, the columns (name, definition: constants, never input) it lacks. */
+function addMissingColumns(db: DB, table: string, columns: readonly (readonly [string, string])[]): void {
+  if (!hasTable(db, table)) return;
+  const have = columnsOf(db, table);
+  for (const [name, definition] of columns) if (!have.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${definition}`);
 }
 
 /** Records this version in `ca_meta` (never lowering a later release's). */

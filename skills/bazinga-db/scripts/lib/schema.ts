@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 10;
+export const CA_SCHEMA_VERSION = 11;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
@@ -376,6 +376,14 @@ export const ASSEMBLY_DDL: readonly string[] = [
 
 /** v10: columns ca_assemblies gained after its first definition (v9), with these definitions (constants). */
 export const ASSEMBLY_ADDED_COLUMNS: readonly (readonly [string, string])[] = [['settled', 'INTEGER NOT NULL DEFAULT 0 CHECK(settled IN (0, 1))']];
+
+/**
+ * v11: columns ca_captures gained after the definition an earlier v10 build made (every text of a
+ * decided failure), and the column by which a ca_outcomes of the earlier shape (a row per verdict)
+ * is known: that table is derived from the records, so it is made again and they are settled anew.
+ */
+export const CAPTURE_ADDED_COLUMNS: readonly (readonly [string, string])[] = [['refs', "TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(refs))"]];
+export const OUTCOMES_SHAPE_COLUMN = 'day';
 
 /**
  * v10: the verdicts that followed what spawns were shown (ca_outcomes, settled from the assembly
