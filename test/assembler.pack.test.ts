@@ -53,6 +53,7 @@ function packPackages(i: PackPackagesInput) {
   const prepared = preparePackages(i.selected, i.summaryCap, i.redact);
   const block = fitBlock({
     purpose: 'subagent',
+    moreCommand: 'context-assembler assemble --more',
     split: [0.65, 0.25, 0.1],
     budget: i.budget,
     zone: i.zone,

@@ -40,7 +40,7 @@ import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts
 import { listTaskGroups, upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { DEFAULT_CONFIG, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyDoc, AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
-import { rankPackages, type RankInput } from '../skills/context-assembler/scripts/lib/core/rank.ts';
+import { keepFailuresAbove, rankPackages, type RankInput } from '../skills/context-assembler/scripts/lib/core/rank.ts';
 import { parseScope, scopeSignal } from '../skills/context-assembler/scripts/lib/core/relevance.ts';
 import { rankStep, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
 import { exactCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
@@ -146,12 +146,22 @@ interface Request {
   scope: string | null;
   weights: Partial<Config['ranking']['weights']>;
   now: string;
+  /** --more: what the agent consumed at this iteration is left out (without it nothing is). */
+  more?: boolean;
 }
 
-/** The reference: every eligible package (listEligiblePackages), ranked by core/rank.ts with the scope signal of search.ts. */
+/**
+ * The reference: every current package of the request's scope whatever its consumer list (less,
+ * with --more, what the agent consumed at this iteration), read by plain SQL, ranked by
+ * core/rank.ts with the scope signal of search.ts and the designation of each.
+ */
 function fullRanking(db: DB, r: Request, config: Config) {
-  const query = { sessionId: SESSION, groupId: r.group, agentType: r.agent, iteration: r.iteration };
-  const rows = listEligiblePackages(db, query, -1).map((p) => findPackage(db, p.id) as PackageRow);
+  const consumed = new Set(r.more ? consumedIds(db, r) : []);
+  const current = db
+    .prepare(`SELECT cp.id FROM context_packages cp WHERE cp.session_id = ? AND (cp.group_id = ? OR cp.scope = 'global') AND cp.supersedes_id IS NULL ORDER BY cp.id`)
+    .all(SESSION, r.group) as { id: number }[];
+  const rows = current.filter((p) => !consumed.has(p.id)).map((p) => findPackage(db, p.id) as PackageRow);
+  const names = db.prepare('SELECT 1 FROM context_package_consumers WHERE package_id = ? AND agent_type = ?');
   const groupPaths = new Map<string, string>();
   for (const g of listTaskGroups(db, SESSION, null)) if (typeof g.component_path === 'string' && g.component_path.trim() !== '') groupPaths.set(g.id, g.component_path.trim());
   const scopeText = r.scope ?? groupPaths.get(r.group) ?? null;
@@ -171,8 +181,16 @@ function fullRanking(db: DB, r: Request, config: Config) {
     group_id: p.group_id,
     created_at: p.created_at,
     consumed: false,
+    designated: names.get(p.id, r.agent) === undefined ? (0 as const) : (1 as const),
   }));
-  return { ...rankFor(r, config, candidates, scope), scope };
+  const ranked = rankFor(r, config, candidates, scope);
+  // The rank step then keeps the group's failures above the limit for packages of lower priority.
+  if (r.group === 'global' || ZONE_RULES[r.zone].ladder !== null || ranked.selected.length === 0) return { ...ranked, scope };
+  const order = ['critical', 'high', 'medium', 'low'];
+  const failures = candidates
+    .filter((c) => c.package_type === 'failures' && c.group_id === r.group)
+    .sort((a, b) => order.indexOf(a.priority) - order.indexOf(b.priority) || (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id);
+  return { ...ranked, ...keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config, explain: false }), scope };
 }
 
 /** rankPackages over `candidates` for the request, as the rank step calls it. */
@@ -190,16 +208,17 @@ function rankFor(r: Request, config: Config, candidates: RankInput['candidates']
   });
 }
 
-/** Packages of the request's scope naming the agent, consumed by it at this iteration (raw SQL, for the exclusions). */
+/** Current packages of the request's scope the agent consumed at this iteration: a scope row, or a consumer row consumed then (raw SQL, for the exclusions). */
 function consumedIds(db: DB, r: Request): number[] {
-  const designated = db
+  const rows = db
     .prepare(
-      `SELECT cp.id FROM context_packages cp WHERE cp.session_id = ? AND (cp.group_id = ? OR cp.scope = 'global') AND cp.supersedes_id IS NULL
-         AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = ?) ORDER BY cp.id`,
+      `SELECT cp.id FROM context_packages cp WHERE cp.session_id = @s AND (cp.group_id = @g OR cp.scope = 'global') AND cp.supersedes_id IS NULL
+         AND (EXISTS (SELECT 1 FROM consumption_scope x WHERE x.package_id = cp.id AND x.agent_type = @a AND x.iteration = @i)
+              OR EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @a AND c.consumed_at IS NOT NULL AND c.iteration = @i))
+       ORDER BY cp.id`,
     )
-    .all(SESSION, r.group, r.agent) as { id: number }[];
-  const eligible = new Set(listEligiblePackages(db, { sessionId: SESSION, groupId: r.group, agentType: r.agent, iteration: r.iteration }, -1).map((p) => p.id));
-  return designated.map((d) => d.id).filter((id) => !eligible.has(id));
+    .all({ s: SESSION, g: r.group, a: r.agent, i: r.iteration }) as { id: number }[];
+  return rows.map((d) => d.id);
 }
 
 /** The rank step itself, on a document whose zone and limit are the request's. */
@@ -220,6 +239,7 @@ function fastRanking(db: DB, r: Request, config: Config): AssemblyDoc {
     scope: r.scope,
     lang: null,
     framework: null,
+    ...(r.more ? { more: true } : {}),
   };
   const warnings: string[] = [];
   const deps: Deps = {
@@ -256,6 +276,7 @@ const arbRequest: fc.Arbitrary<Request> = fc.record({
     { priority: 4.0000001, recency: 1.0000003, type_affinity: 1.4999999, scope: 0.0000005 },
   ),
   now: fc.constantFrom('2025-12-15T00:00:00.000Z', '2025-12-01T00:00:01.000Z', '2026-03-01T00:00:00.000Z'),
+  more: fc.boolean(),
 });
 
 describe('rank step: the bucket-head read equals the full ranking of every eligible package', () => {
@@ -284,7 +305,7 @@ describe('rank step: the bucket-head read equals the full ranking of every eligi
             expect(fast.total_available).toBe(full.total_available);
             const queries = r.zone !== 'Wrap-up' && r.zone !== 'Emergency';
             const consumedExcluded = (fast.excluded ?? []).filter((e) => e.reason === 'consumed').map((e) => e.id);
-            expect(consumedExcluded).toEqual(queries ? consumedIds(db, r) : []);
+            expect(consumedExcluded).toEqual(queries && r.more ? consumedIds(db, r) : []);
             seen.requests++;
             seen.selected += full.selected.length;
             if (full.selected.length > 0) seen.nonEmpty++;

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, GROUPS, BENCH_SESSION } from '../bench/generate.ts';
 import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
-import { countDesignatedPackages, findPackage, insertConsumer, insertPackage, listConsumedPackages } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { countRequestPackages, findPackage, insertConsumer, insertPackage, listConsumedPackages } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
 import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
 import { syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
@@ -123,7 +123,7 @@ describe('fast read = ranking every eligible package', () => {
             nowMs: Date.parse(request.now),
             config,
             explain: false,
-            totalAvailable: countDesignatedPackages(db, query, AVAILABLE_CAP).count - consumed.length,
+            totalAvailable: countRequestPackages(db, query, AVAILABLE_CAP).count - consumed.length,
             consumed,
           };
           const fast = selectPackages(common);
@@ -199,7 +199,7 @@ describe('fast read = ranking every eligible package, on a store made of ties', 
             const query = { sessionId: 'S', groupId: p.group, agentType: 'developer', iteration: p.iteration };
             const consumed = listConsumedPackages(conn, query);
             const plan = planSearch(conn, request, config, (t) => t, true);
-            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: false, totalAvailable: countDesignatedPackages(conn, query, AVAILABLE_CAP).count - consumed.length, consumed };
+            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: false, totalAvailable: countRequestPackages(conn, query, AVAILABLE_CAP).count - consumed.length, consumed };
             const view = (s: ReturnType<typeof selectPackages>) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
             expect(view(selectPackages(common))).toEqual(view(selectPackages({ ...common, exhaustive: true })));
           },

@@ -198,6 +198,7 @@ type Store = typeof arbStore extends fc.Arbitrary<infer T> ? T : never;
 function blockInput(store: Store, budget: number, purpose: Purpose, counter: TokenCounter): BlockInput {
   return {
     purpose,
+    moreCommand: 'context-assembler assemble --session s --group g --agent developer --iteration 0 --more',
     split: splitOf(DEFAULT_CONFIG, purpose),
     budget,
     zone: 'Normal',

@@ -39,12 +39,13 @@ export { redactExistingRows } from './repo/redactExisting.ts';
 
 // Reading and marking context.
 export {
-  countDesignatedPackages,
+  countRequestPackages,
   findPackage,
   findLatestSummary,
   hasConsumer,
   isConsumedAtIteration,
   listBucketHeads,
+  listGroupFailures,
   listEligibleByIds,
   listConsumedPackages,
   listPackagesNaming,

@@ -86,6 +86,8 @@ const DECLARED = {
       scope: key('nonnegative', 3),
       /** With a query: added to a package that matches it (relevance at least match_threshold) or falls under the scope; with the other weights' range (at most 30.5 without it), one that does neither ranks below every one that does. */
       match: key('nonnegative', 30),
+      /** Added to a package whose consumer list names the agent: above an otherwise equal one by a whole recency range, never above a higher priority (4 a level); a package naming other agents still shows. */
+      designated: key('nonnegative', 1),
     },
     /** The relevance (of the request's best match, 1) from which a package counts as matching the task. */
     match_threshold: key('unit', 0.1),

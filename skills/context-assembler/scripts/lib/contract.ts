@@ -42,6 +42,12 @@ export interface AssemblyRequest {
   framework: string | null;
   /** Explicit --purpose; null or absent for the agent's default (config purposes.by_agent). */
   purpose?: Purpose | null;
+  /**
+   * --more: this spawn asks for more than its block gave it (the expansion the block's `+N more`
+   * line names), so the packages already delivered to this agent at this iteration are left out.
+   * Absent or false: consumption hides nothing (every spawn is a fresh agent).
+   */
+  more?: boolean;
 }
 
 export interface ScoreComponents {
@@ -56,6 +62,8 @@ export interface ScoreComponents {
   match?: number;
   /** The outcome term in (−1, 1) (core/outcomes.ts), weighted by outcome_feedback.weights.package; 0 for a package never shown. */
   outcome?: number;
+  /** 1 when the package's consumer list names the agent, weighted by ranking.weights.designated. */
+  designated?: number;
 }
 
 /** How the spawns an item was shown to went (core/outcomes.ts), as --explain shows it. */
@@ -291,6 +299,8 @@ export interface PackFields {
   truncation?: TruncationReport;
   /** Purpose handoff: the test and build commands the delivered items quote (their artifacts included), with where each was found. */
   verification_commands?: { command: string; source: string }[];
+  /** The command the `+N more` line names: this spawn's request again with --more (set by pack where the zone shows that line). */
+  more_command?: string;
 }
 
 /** What step 4 (reasoning) adds. */
@@ -352,6 +362,7 @@ export function validateDoc(value: unknown, source: string): PipedDoc {
   // Optional texts: absent (a document from an older version) means not given (upgradeDoc).
   if (req.purpose !== undefined && req.purpose !== null) oneOf('request.purpose', req.purpose, PURPOSES);
   if (doc.purpose !== undefined) oneOf('purpose', doc.purpose, PURPOSES);
+  if (req.more !== undefined && typeof req.more !== 'boolean') fail(`field "request.more" must be a boolean, got ${JSON.stringify(req.more)}`);
   for (const k of ['task', 'error', 'scope', 'lang', 'framework'] as const) {
     if (req[k] !== undefined && req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);
   }

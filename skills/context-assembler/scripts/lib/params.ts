@@ -24,6 +24,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
   '--format': 'string',
   '--explain': 'bool',
   '--dry-run': 'bool',
+  '--more': 'bool',
   '--now': 'string',
   '--db': 'string',
   '--project-root': 'string',
@@ -139,6 +140,8 @@ export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyReque
     lang: v('--lang') ?? null,
     framework: v('--framework') ?? null,
     purpose: v('--purpose') === undefined ? null : oneOf<Purpose>('--purpose', (v('--purpose') as string).trim().toLowerCase(), PURPOSES),
+    // Only an explicit expansion (the block's `+N more` line) leaves out what this spawn was given.
+    ...(f.bools.has('--more') ? { more: true } : {}),
   };
 }
 

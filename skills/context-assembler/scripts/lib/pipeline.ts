@@ -7,7 +7,7 @@
  */
 import {
   claimPackages,
-  countDesignatedPackages,
+  countRequestPackages,
   getProjectId,
   hasMemoryTables,
   indexedArtifactText,
@@ -17,6 +17,7 @@ import {
   selectMemories,
   isConsumedAtIteration,
   listConsumedPackages,
+  listGroupFailures,
   iterateErrorPatterns,
   listErrorPatterns,
   listReasoningByIds,
@@ -56,8 +57,8 @@ import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
 import { isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
-import { parseSqliteTime, recencyOf } from './core/rank.ts';
-import { availableText, renderPackageHeader } from './core/render.ts';
+import { keepFailuresAbove, parseSqliteTime, recencyOf, type RankOutput } from './core/rank.ts';
+import { availableText, DEFAULT_LAUNCHER, moreCommand, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
@@ -74,6 +75,11 @@ export interface Deps {
   projectRoot: string | null;
   explain: boolean;
   dryRun: boolean;
+  /**
+   * How an agent runs this skill's launcher (`node <path>/context-assembler.cjs`), for the command
+   * the block's `+N more` line names; absent: the installed package's name (render.ts DEFAULT_LAUNCHER).
+   */
+  launcher?: string;
   warn: (message: string) => void;
   /**
    * Set for a run that records (not a dry run): writes the assembly record of the final document
@@ -184,9 +190,11 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const weightsOf = deps.config.outcome_feedback.weights;
   const fts = deps.config.enable_fts5;
   const scopeByIndex = fts ? refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn) : false;
-  const consumed = listConsumedPackages(db, query);
+  // Consumption is a record of delivery: it leaves a package out only for a spawn that asks for
+  // more than its block gave it (--more), never for a later spawn (a fresh agent that saw nothing).
+  const consumed = r.more === true ? listConsumedPackages(db, query) : [];
   // Counted up to AVAILABLE_CAP a half: the count then costs the cap, not the session's size.
-  const designated = countDesignatedPackages(db, query, AVAILABLE_CAP);
+  const designated = countRequestPackages(db, query, AVAILABLE_CAP);
   const select = (plan: SearchPlan) =>
     selectPackages({
       db,
@@ -213,7 +221,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     plan = planSearch(db, r, deps.config, deps.redact, false, false);
     selection = select(plan);
   }
-  const ranked = selection.ranked;
+  const ranked = keptFailures(db, selection.ranked, doc, deps, new Set(consumed.map((p) => p.id)));
   const missing = unknownTargetWarning(db, r, plan.groupIds);
   if (missing !== undefined) deps.warn(missing);
   const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config), new Map()) : new Map();
@@ -354,6 +362,22 @@ function withinMemoryShare(memories: readonly MemoryItem[], budget: number, deps
   return { kept, excluded };
 }
 
+/**
+ * The selection with the group's failures packages kept above the limit for packages of lower
+ * priority (core/rank.ts keepFailuresAbove); not on the priority ladder (Conservative), which
+ * fills by priority already, nor for a session-wide request.
+ */
+function keptFailures(db: DB, ranked: RankOutput, doc: ZoneDoc, deps: Deps, consumed: ReadonlySet<number>): RankOutput {
+  const r = doc.request;
+  if (r.group === 'global' || ZONE_RULES[doc.zone].ladder !== null || ranked.selected.length === 0) return ranked;
+  const failures = listGroupFailures(db, { sessionId: r.session, groupId: r.group, agentType: r.agent }, doc.limit)
+    .filter((p) => !consumed.has(p.id))
+    .map((p) => ({ ...p, consumed: false }));
+  if (failures.length === 0) return ranked;
+  const kept = keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config: deps.config, explain: deps.explain });
+  return { ...ranked, ...kept };
+}
+
 /** The first `max` rows selectErrorPatterns would show, from rows in its order. */
 function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, showable: (row: ErrorPatternRow) => boolean): ErrorPatternRow[] {
   const out: ErrorPatternRow[] = [];
@@ -391,7 +415,8 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
     excluded: [...doc.excluded, ...prepared.excluded, ...memories.excluded],
   };
   const block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
-  return { ...withBlock({ ...rest, step: 'pack' }, block, deps.counter), block_pool: pool };
+  const more = ZONE_RULES[doc.zone].showsOverflow ? { more_command: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, r) } : {};
+  return { ...withBlock({ ...rest, step: 'pack', ...more }, block, deps.counter), block_pool: pool };
 }
 
 /** Items of one kind with their tiers for this request (the kind's row says what the tier rules look at). */
@@ -418,6 +443,7 @@ function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: Bl
     totalAvailable: doc.total_available,
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used,
+    moreCommand: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request),
     items,
     essential: essentialRules(items, doc.request, purpose),
     excludedBefore: excluded,
@@ -663,7 +689,8 @@ function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): A
     const settled = recording(() => {
       const db = deps.db();
       return writeTransaction(db, () => {
-        const stale = ids.some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
+        // Only an expansion (--more) must not repeat what another run delivered meanwhile.
+        const stale = r.more === true && ids.some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
         return stale ? undefined : claimed(doc, db, ids, deps);
       });
     });
@@ -683,14 +710,17 @@ function consumed(doc: AssemblyDoc, consumption: NonNullable<AssemblyDoc['consum
  */
 function claimed(doc: AssemblyDoc, db: DB, ids: readonly number[], deps: Deps): AssemblyDoc {
   const claim = claimPackages(db, ids, doc.request.agent, doc.request.iteration);
+  // A package recorded before at this iteration is delivered again (its record stands): only an
+  // expansion (--more) withdraws what another run delivered first.
+  const withdraw = doc.request.more === true ? claim.taken : [];
   // Delivered packages nothing could record (requirements_engineer after its first iteration).
-  const status = claim.claimed.length === 0 && claim.unrecorded.length > 0 ? 'unrecorded' : 'recorded';
-  if (claim.taken.length > 0) {
+  const status = claim.claimed.length === 0 && claim.taken.length === 0 && claim.unrecorded.length > 0 ? 'unrecorded' : 'recorded';
+  if (withdraw.length > 0) {
     deps.warn(
-      `context-assembler: package(s) ${claim.taken.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
+      `context-assembler: package(s) ${withdraw.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
     );
   }
-  const result = consumed(claim.taken.length === 0 ? doc : withdrawPackages(doc, claim.taken, deps.counter), status, claim.claimed);
+  const result = consumed(withdraw.length === 0 ? doc : withdrawPackages(doc, withdraw, deps.counter), status, claim.claimed);
   // In the transaction that records what it delivers.
   deps.record?.(db, result);
   return result;

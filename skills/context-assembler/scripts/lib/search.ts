@@ -221,7 +221,7 @@ interface SelectInput {
   outcome?: ReadonlyMap<number, number>;
 }
 
-const bucketKey = (row: CandidatePackage, group: string) => `${row.group_id === group ? 'g' : 's'}|${row.priority}|${row.package_type}`;
+const bucketKey = (row: CandidatePackage, group: string) => `${row.group_id === group ? 'g' : 's'}|${row.priority}|${row.package_type}|${row.designated}`;
 
 /**
  * Reads candidates, ranks them, and reads more until the selection is provably the one ranking
@@ -264,7 +264,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
   const heuristic = (row: CandidatePackage) =>
     rawScoreOf({ ...scoreComponents({ ...row, consumed: false }, base), relevance: 0, scope: 0 }, config, false);
   const consumedIds = new Set(input.consumed.map((p) => p.id));
-  const eligible = (p: SearchedPackage) => p.designated === 1 && !consumedIds.has(p.id);
+  const eligible = (p: SearchedPackage) => !consumedIds.has(p.id);
   // Reads are repeated in a later round only when their bound grew.
   let heads: CandidatePackage[] = [];
   let matched: SearchedPackage[] = [];
@@ -293,7 +293,9 @@ export function selectPackages(input: SelectInput): PackageSelection {
     const hits = matched.filter(eligible);
     const scoped = [...scopedMatched.filter(eligible), ...namingScope];
     const rows = new Map<number, CandidatePackage>();
-    for (const row of [...heads, ...hits, ...scoped, ...shownHelped]) if (!rows.has(row.id)) rows.set(row.id, row);
+    // The heads are read whatever was consumed (their tails bound what is unread); a request for
+    // more leaves what it was given out here.
+    for (const row of [...heads, ...hits, ...scoped, ...shownHelped]) if (!rows.has(row.id) && !consumedIds.has(row.id)) rows.set(row.id, row);
     const hitsTruncated = matched.length === k;
     const scopeTruncated = scopedMatched.length === k;
 

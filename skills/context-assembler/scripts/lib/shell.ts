@@ -5,7 +5,9 @@
  * broken config) never blocks the orchestrator: a warning on stderr, the fallback block on stdout,
  * exit 0.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 // The driver, handed over at load (useDriver below): every script through this shell needs it, so
 // a missing package stops it here, where the launcher names the fix.
 import Database from 'better-sqlite3';
@@ -37,7 +39,7 @@ import { DEFAULT_CONFIG, lookupByModel, parseConfig, redactionPolicyOf, type Con
 import { guardIo } from './print.ts';
 import { STEPS, validateDoc, type AssemblyDoc, type AssemblyRequest, type PipedDoc, type Step } from './contract.ts';
 import { upgradeDoc } from './upgrade.ts';
-import { renderDisabled, renderFallback, renderMarkdown } from './core/render.ts';
+import { renderDisabled, renderFallback, renderMarkdown, shellWord } from './core/render.ts';
 import {
   COMMON_FLAGS,
   REQUEST_FLAGS,
@@ -131,6 +133,9 @@ Options:
   --format markdown|json    output format
   --explain                 add each package's score components and where the query matched (json)
   --dry-run                 do not record consumption
+  --more                    the packages this agent was not yet given at this iteration: the
+                            expansion the block's "+N more" line names (without it, what an earlier
+                            spawn was given is shown again: every spawn is a fresh agent)
   --db PATH                 database (default <project root>/bazinga/bazinga.db)
   --project-root DIR        project root (default: $CLAUDE_PROJECT_DIR or the nearest folder with .claude/ and bazinga/)
   --config PATH             config file (default <project root>/bazinga/skills_config.json)
@@ -318,6 +323,7 @@ export function makeDeps(
     db: openDb,
     projectRoot: env.projectRoot,
     explain: flags.bools.has('--explain'),
+    launcher: launcherCommand(env.projectRoot),
     // A writer learns whether it can write when it opens the database (read-only: a dry run).
     get dryRun() {
       if (!writes) return dryRunFlag;
@@ -484,3 +490,24 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Dep
     }
   }
 }
+
+/**
+ * How an agent in the project runs this skill's launcher: `node <path>`, the path relative to the
+ * project root when the skill lives inside it (an installed project's `.claude/skills/`), else
+ * absolute (a plugin's copy). Found from this module's own file, from source and from the bundle:
+ * the nearest folder above it with `bin/context-assembler.cjs`. Undefined when there is none.
+ */
+function launcherCommand(projectRoot: string | null): string | undefined {
+  if (launcherFile === null) return undefined;
+  const rel = projectRoot === null ? '' : path.relative(projectRoot, launcherFile);
+  const shown = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : launcherFile;
+  return `node ${shellWord(shown)}`;
+}
+
+const launcherFile: string | null = (() => {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'bin', 'context-assembler.cjs');
+    if (fs.existsSync(file)) return file;
+    if (path.dirname(dir) === dir) return null;
+  }
+})();

@@ -74,17 +74,25 @@ export interface EligibilityQuery {
 }
 
 /**
- * The eligibility rule, in named parts that every query composes (constant SQL, no values):
- * IN_SCOPE ∧ DESIGNATED ∧ not consumed (NOT_CONSUMED_AT_ITERATION, or under the legacy rule a
- * pending consumer row).
+ * Two rules, in named parts that every query composes (constant SQL, no values). The original
+ * tool's `get-context-packages` (listEligiblePackages): IN_SCOPE ∧ DESIGNATED ∧ not consumed
+ * (NOT_CONSUMED_AT_ITERATION, or under the legacy rule a pending consumer row). The assembler's
+ * candidates (the other reads below): IN_SCOPE ∧ CURRENT, whatever the consumer list (today's
+ * prompt builder shows a group's packages to every agent; being named ranks a package up, as
+ * `designated`), and consumption left out only where the caller passes what was consumed.
  */
 
 /** The request's scope: the session's packages of the group, or session-wide. */
 const IN_SCOPE = `cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global')`;
 
-/** Current (not superseded) and naming the agent as a consumer. */
-const DESIGNATED = `cp.supersedes_id IS NULL
-  AND EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)`;
+/** Current: not superseded. */
+const CURRENT = `cp.supersedes_id IS NULL`;
+
+/** Naming the agent as a consumer (a condition, or the candidate column `designated`). */
+const NAMES_AGENT = `EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)`;
+
+/** Current and naming the agent as a consumer: the original's `get-context-packages`. */
+const DESIGNATED = `${CURRENT} AND ${NAMES_AGENT}`;
 
 /**
  * The agent has not consumed the package at @iteration: no scope row, no consumed consumer row.
@@ -164,7 +172,7 @@ export function markConsumerConsumed(db: DB, packageId: number, agentType: strin
   );
 }
 
-/** A package the agent is a designated consumer of, with whether it already consumed it at this iteration. */
+/** A candidate package of a request, with whether the agent consumed it at this iteration and whether its consumer list names the agent. */
 export interface CandidatePackage {
   id: number;
   session_id: string;
@@ -177,17 +185,16 @@ export interface CandidatePackage {
   size_bytes: number | null;
   created_at: string | null;
   consumed: 0 | 1;
+  /** 1 when the package's consumer list names the agent (it ranks up), else 0. */
+  designated: 0 | 1;
 }
 
 const CANDIDATE_COLUMNS = `cp.id, cp.session_id, cp.group_id, cp.scope, cp.package_type, cp.priority, cp.file_path, cp.summary,
-  cp.size_bytes, cp.created_at`;
-
-/** The eligibility rule at an iteration, for queries that state the scope themselves (to use a bucket index). */
-const DESIGNATED_AND_UNCONSUMED = `${DESIGNATED} AND ${NOT_CONSUMED_AT_ITERATION}`;
+  cp.size_bytes, cp.created_at, ${NAMES_AGENT} AS designated`;
 
 /**
- * The newest `perBucket` eligible, unconsumed packages of every (priority, package type) bucket,
- * for the group and for the session-wide packages: at most 2 × 4 × 5 × perBucket rows however
+ * The newest `perBucket` current packages of every (priority, package type, designated) bucket,
+ * for the group and for the session-wide packages: at most 2 × 4 × 5 × 2 × perBucket rows however
  * large the session is. Within a bucket every ranking signal but recency is constant, so the top
  * packages by score over all buckets are always among these.
  */
@@ -196,14 +203,14 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
   // the session-wide one) its newest rows, each read by its bucket index and stopped at the limit.
   return stmt(
     db,
-    `WITH bucket(ord, priority, package_type) AS MATERIALIZED (
-       SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@buckets))
+    `WITH bucket(ord, priority, package_type, designated) AS MATERIALIZED (
+       SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(@buckets))
      SELECT ${HEAD_COLUMNS} FROM (
      SELECT ${CANDIDATE_COLUMNS}, b.ord AS ord, 0 AS half FROM bucket b CROSS JOIN context_packages cp
      WHERE cp.id IN (
        SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_group_bucket
        WHERE p.session_id = @sessionId AND p.group_id = @groupId AND p.priority = b.priority AND p.package_type = b.package_type
-         AND ${asAlias(DESIGNATED_AND_UNCONSUMED, 'p')}
+         AND ${asAlias(CURRENT, 'p')} AND ${asAlias(NAMES_AGENT, 'p')} = b.designated
        ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket)
      UNION ALL
      SELECT ${CANDIDATE_COLUMNS}, b.ord AS ord, 1 AS half FROM bucket b CROSS JOIN context_packages cp
@@ -211,44 +218,59 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
        SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_scope_bucket
        WHERE p.session_id = @sessionId AND p.scope = 'global' AND p.priority = b.priority AND p.package_type = b.package_type
          AND (p.group_id IS NULL OR p.group_id <> @groupId)
-         AND ${asAlias(DESIGNATED_AND_UNCONSUMED, 'p')}
+         AND ${asAlias(CURRENT, 'p')} AND ${asAlias(NAMES_AGENT, 'p')} = b.designated
        ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket))
      ORDER BY ord, half, created_at DESC, id DESC`,
   ).all({ ...q, buckets: BUCKETS, perBucket }) as CandidatePackage[];
 }
 
+/**
+ * The group's current failures packages: the newest `perPriority` of each priority (one seek of
+ * the bucket index each), priority first, then newest. What the limit must never pass over for a
+ * package of lower priority (core/rank.ts keepFailuresAbove).
+ */
+export function listGroupFailures(db: DB, q: Pick<EligibilityQuery, 'sessionId' | 'groupId' | 'agentType'>, perPriority: number): CandidatePackage[] {
+  const read = stmt(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
+     WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND cp.priority = @priority AND cp.package_type = 'failures' AND ${CURRENT}
+     ORDER BY cp.created_at DESC, cp.id DESC LIMIT @perPriority`,
+  );
+  return PRIORITIES.flatMap((priority) => read.all({ sessionId: q.sessionId, groupId: q.groupId, agentType: q.agentType, priority, perPriority }) as CandidatePackage[]);
+}
+
 /** A condition on the package alias `cp` (DESIGNATED and the like) written for another alias. */
 const asAlias = (condition: string, alias: string) => condition.replace(/\bcp\./g, `${alias}.`);
 
-/** The candidate columns of a row of the heads' inner select. */
-const HEAD_COLUMNS = `${CANDIDATE_COLUMNS.replace(/\bcp\./g, '')}, 0 AS consumed`;
+/** The candidate columns of a row of the union above (each part computed `designated` with its own alias). */
+const HEAD_COLUMNS = `id, session_id, group_id, scope, package_type, priority, file_path, summary, size_bytes, created_at, designated, 0 AS consumed`;
 
-/** Every (priority, package type) bucket, in the order the heads are read (JSON, bound as a parameter). */
-const BUCKETS = JSON.stringify(PRIORITIES.flatMap((priority) => PACKAGE_TYPES.map((type) => [priority, type])));
+/** Every (priority, package type, designated) bucket, in the order the heads are read (JSON, bound as a parameter). */
+const BUCKETS = JSON.stringify(PRIORITIES.flatMap((priority) => PACKAGE_TYPES.flatMap((type) => [1, 0].map((designated) => [priority, type, designated]))));
 
-/** The eligible packages at @iteration among `ids` (packages shown before whose outcome may lift them). */
-export function listEligibleByIds(db: DB, q: EligibilityQuery & { iteration: number }, ids: readonly number[]): CandidatePackage[] {
+/** The request's current packages among `ids` (packages shown before whose outcome may lift them; the builder's own choice). */
+export function listEligibleByIds(db: DB, q: EligibilityQuery, ids: readonly number[]): CandidatePackage[] {
   if (ids.length === 0) return [];
   return stmt(
     db,
     `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp
-     WHERE cp.id IN (SELECT value FROM json_each(@ids)) AND ${IN_SCOPE} AND ${DESIGNATED_AND_UNCONSUMED}
+     WHERE cp.id IN (SELECT value FROM json_each(@ids)) AND ${IN_SCOPE} AND ${CURRENT}
      ORDER BY cp.id`,
   ).all({ ...q, ids: JSON.stringify(ids) }) as CandidatePackage[];
 }
 
 /**
- * Eligible packages at @iteration whose summary, path or indexed artifact paths contain one of
+ * The request's current packages whose summary, path or indexed artifact paths contain one of
  * `needles`: a superset of those that can name a path under a scope (each needle is a scope's last
  * segment), for when no full-text index can say which do.
  */
-export function listPackagesNaming(db: DB, q: EligibilityQuery & { iteration: number }, needles: readonly string[]): CandidatePackage[] {
+export function listPackagesNaming(db: DB, q: EligibilityQuery, needles: readonly string[]): CandidatePackage[] {
   if (needles.length === 0) return [];
   return stmt(
     db,
     `WITH needle(v) AS MATERIALIZED (SELECT value FROM json_each(@needles))
      SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp
-     WHERE ${IN_SCOPE} AND ${DESIGNATED_AND_UNCONSUMED}
+     WHERE ${IN_SCOPE} AND ${CURRENT}
        AND EXISTS (SELECT 1 FROM needle WHERE instr(cp.summary, needle.v) > 0 OR instr(cp.file_path, needle.v) > 0
                    OR instr((SELECT pp.paths FROM ca_package_paths pp WHERE pp.package_id = cp.id), needle.v) > 0)
      ORDER BY cp.id`,
@@ -256,27 +278,27 @@ export function listPackagesNaming(db: DB, q: EligibilityQuery & { iteration: nu
 }
 
 /**
- * How many packages of the request's scope (group and session-wide, not superseded) name the agent
- * as a consumer, consumed or not, counting at most `cap` of each half: the count costs the cap,
- * not the session's size. `capped` says a half reached it (the true count is larger).
- * Eligible = this minus listConsumedPackages().length.
+ * How many packages of the request's scope (group and session-wide, not superseded) there are,
+ * whatever their consumer list, consumed or not, counting at most `cap` of each half: the count
+ * costs the cap, not the session's size. `capped` says a half reached it (the true count is larger).
+ * A request that leaves out what was consumed (--more) has this minus listConsumedPackages().length.
  */
-export function countDesignatedPackages(db: DB, q: EligibilityQuery, cap: number): { count: number; capped: boolean } {
+export function countRequestPackages(db: DB, q: Pick<EligibilityQuery, 'sessionId' | 'groupId'>, cap: number): { count: number; capped: boolean } {
   const row = stmt(
     db,
     `SELECT
        (SELECT COUNT(*) FROM (SELECT 1 FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
-        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND ${DESIGNATED} LIMIT @cap)) AS g,
+        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND ${CURRENT} LIMIT @cap)) AS g,
        (SELECT COUNT(*) FROM (SELECT 1 FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
         WHERE cp.session_id = @sessionId AND cp.scope = 'global' AND (cp.group_id IS NULL OR cp.group_id <> @groupId)
-          AND ${DESIGNATED} LIMIT @cap)) AS s`,
-  ).get({ sessionId: q.sessionId, groupId: q.groupId, agentType: q.agentType, cap }) as { g: number; s: number };
+          AND ${CURRENT} LIMIT @cap)) AS s`,
+  ).get({ sessionId: q.sessionId, groupId: q.groupId, cap }) as { g: number; s: number };
   return { count: row.g + row.s, capped: row.g >= cap || row.s >= cap };
 }
 
 /**
- * Packages in the request's scope the agent already consumed at this iteration (reported as
- * exclusions). Both reads stay inside the session: its scope rows, and the consumer rows of its
+ * Packages in the request's scope the agent already consumed at this iteration (left out, and
+ * reported as exclusions, by a request for more: --more). Both reads stay inside the session: its scope rows, and the consumer rows of its
  * own packages (looked up by package), never the agent's consumer rows of every session.
  */
 export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: number }): CandidatePackage[] {
@@ -291,13 +313,13 @@ export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: 
                        AND EXISTS (SELECT 1 FROM context_package_consumers c INDEXED BY idx_cpc_package
                                    WHERE c.package_id = p.id AND c.agent_type = @agentType
                                      AND c.consumed_at IS NOT NULL AND c.iteration = @iteration))
-       AND ${IN_SCOPE} AND ${DESIGNATED}
+       AND ${IN_SCOPE} AND ${CURRENT}
      ORDER BY cp.id`,
   ).all(q) as CandidatePackage[];
 }
 
-/** A package of the request's scope found by the full-text index: BM25 (lower is better) and whether the agent is a designated consumer. */
-export type SearchedPackage = CandidatePackage & { bm25: number; designated: 0 | 1 };
+/** A package of the request's scope found by the full-text index: BM25 (lower is better). */
+export type SearchedPackage = CandidatePackage & { bm25: number };
 
 /**
  * The request's packages (session; group or session-wide; not superseded) that match a MATCH
@@ -329,8 +351,7 @@ export function searchRequestPackages(
        WHERE ca_fts_packages MATCH @match AND f.rowid >= @lo AND f.rowid <= @hi
          AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global') AND cp.supersedes_id IS NULL
        ORDER BY ${order} LIMIT @limit)
-     SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed, top.bm25 AS bm25,
-            EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType) AS designated
+     SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed, top.bm25 AS bm25
      FROM top JOIN context_packages cp ON cp.id = top.id
      ORDER BY ${search.newest ? 'cp.id DESC' : 'top.bm25, cp.id DESC'}`,
   ).all({

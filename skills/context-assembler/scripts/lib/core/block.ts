@@ -30,6 +30,8 @@ export interface BlockInput {
   items: ItemsByKind<{ tier: Tier }>;
   /** Exclusions made before this fit (rank's, redaction, an earlier fit's), kept and reported. */
   excludedBefore: readonly Exclusion[];
+  /** The command the `+N more` line names (render.ts moreCommand). */
+  moreCommand: string;
   /** Purpose handoff: the indexed text of the packages' artifacts, by id, for their verification commands. */
   artifacts?: ReadonlyMap<number, string>;
   counter: TokenCounter;
@@ -70,7 +72,7 @@ function fixedLines(input: BlockInput): string {
   const available = availableText(input.totalAvailable, input.totalCapped);
   parts.push(renderPackageHeader(input.zone, input.items.package.length, available, input.priorityUsed) + '\n\n');
   parts.push(NO_PACKAGE_LINES.reduce((a, b) => (a.length >= b.length ? a : b)) + '\n\n');
-  if (ZONE_RULES[input.zone].showsOverflow) parts.push(overflowLine(available, input.totalCapped) + '\n\n');
+  if (ZONE_RULES[input.zone].showsOverflow) parts.push(overflowLine(available, input.totalCapped, input.moreCommand) + '\n\n');
   if (purposeRules(input.purpose).handoffLayout) {
     for (const heading of HANDOFF_HEADINGS) parts.push(`${heading}\n\n${NONE_RECORDED}\n\n`);
     for (const c of commandsOf(input.items, input.artifacts)) parts.push(renderCommand(c) + '\n');

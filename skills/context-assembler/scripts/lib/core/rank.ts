@@ -9,8 +9,10 @@ import type { Exclusion, RankedPackage, ScoreComponents } from '../contract.ts';
 import { ZONE_RULES } from './zone.ts';
 
 export type Candidate = Omit<RankedPackage, 'score' | 'components'> & {
-  /** Already consumed by this agent at this iteration. */
+  /** Already consumed by this agent at this iteration (left out: a request for more). */
   consumed: boolean;
+  /** Its consumer list names the agent (1 or true): it ranks up by ranking.weights.designated. */
+  designated?: 0 | 1 | boolean;
 };
 
 export interface RankInput {
@@ -90,10 +92,11 @@ function componentsInto(k: ScoreComponents, c: Candidate, createdMs: number, inp
   k.relevance = input.relevance?.get(c.id) ?? 0;
   k.scope = input.scope?.get(c.id) ?? 0;
   k.outcome = input.outcome?.get(c.id) ?? 0;
+  k.designated = c.designated === 1 || c.designated === true ? 1 : 0;
   return k;
 }
 
-const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0, scope: 0, outcome: 0 });
+const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0, scope: 0, outcome: 0, designated: 0 });
 
 function componentsAt(c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
   return componentsInto(zeroComponents(), c, createdMs, input);
@@ -113,6 +116,7 @@ export function rawScoreOf(k: ScoreComponents, config: Config, withRelevance: bo
     w.recency * k.recency +
     (withRelevance ? w.relevance * k.relevance + w.match * matchOf(k, config) : 0) +
     w.scope * k.scope +
+    w.designated * (k.designated ?? 0) +
     outcomeWeight(config) * (k.outcome ?? 0)
   );
 }
@@ -280,5 +284,63 @@ function roundComponents(k: ScoreComponents, input: RankInput): ScoreComponents 
     // Counted only with a query (no query, no match term).
     match: input.relevance === undefined ? 0 : matchOf(k, input.config),
     outcome: k.outcome ?? 0,
+    designated: k.designated ?? 0,
   };
+}
+
+
+/**
+ * The limit never passes over a failures package of the request's own group for a package of
+ * lower priority: while one of `failures` (the group's failures packages; the highest priority,
+ * then the newest, first) is not
+ * selected and a selected package has a lower priority, the selected package of the lowest
+ * priority (of those, the last in the selection's order) gives its place to it. The failure
+ * report that sent a retry back is what its agent needs most; relevance may rank a low note above
+ * it, the limit must not then cut it. Returns the selection and the exclusions (the package that
+ * gave its place is left out for the limit; the failure no longer is). Pure.
+ */
+export function keepFailuresAbove(
+  ranked: Pick<RankOutput, 'selected' | 'excluded'>,
+  failures: readonly Candidate[],
+  input: Pick<RankInput, 'group' | 'agent' | 'nowMs' | 'config' | 'explain' | 'relevance' | 'scope' | 'outcome'>,
+): Pick<RankOutput, 'selected' | 'excluded'> {
+  const weightOf = (priority: string) => input.config.ranking.priority_weights[priority] ?? 0;
+  const selected = [...ranked.selected];
+  let excluded = [...ranked.excluded];
+  const chosen = new Set(selected.map((p) => p.id));
+  const full: RankInput = { ...input, candidates: [], zone: 'Normal', limit: 0 };
+  // The highest priority first, then the newest (then the highest id).
+  const byPriority = [...failures].sort(
+    (a, b) => weightOf(b.priority) - weightOf(a.priority) || (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id,
+  );
+  for (const c of byPriority) {
+    if (chosen.has(c.id) || c.package_type !== 'failures' || c.group_id === null || c.group_id !== input.group) continue;
+    let victim = -1;
+    selected.forEach((p, j) => {
+      const v = victim === -1 ? undefined : (selected[victim] as RankedPackage);
+      if (weightOf(p.priority) < weightOf(c.priority) && (v === undefined || weightOf(p.priority) <= weightOf(v.priority))) victim = j;
+    });
+    if (victim === -1) continue;
+    const out = selected[victim] as RankedPackage;
+    selected.splice(victim, 1);
+    chosen.delete(out.id);
+    excluded = [...excluded.filter((e) => !(e.kind === 'package' && e.id === c.id)), { kind: 'package', id: out.id, reason: 'limit' }];
+    const k = componentsAt(c, parseSqliteTime(c.created_at), full);
+    const into: RankedPackage = {
+      id: c.id,
+      priority: c.priority,
+      package_type: c.package_type,
+      file_path: c.file_path,
+      summary: c.summary,
+      group_id: c.group_id,
+      created_at: c.created_at,
+      score: scoreOf(k, input.config, input.relevance !== undefined),
+      ...(input.explain ? { components: roundComponents(k, full) } : {}),
+    };
+    // In the selection's order: before the first package of a lower priority.
+    const place = selected.findIndex((p) => weightOf(p.priority) < weightOf(c.priority));
+    selected.splice(place === -1 ? selected.length : place, 0, into);
+    chosen.add(c.id);
+  }
+  return { selected, excluded };
 }

@@ -4,7 +4,7 @@
  * strings are what packing counts, so the counted text is exactly the emitted text.
  */
 import type { Zone } from '../config.ts';
-import type { AssemblyDoc, ErrorPatternItem, ExclusionReason, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
+import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, ExclusionReason, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
 import { ZONE_RULES } from './zone.ts';
 import { ITEM_KINDS, purposeRules, type ItemKind } from './tiers.ts';
 import { KINDS, kindRow, renderErrorPattern, renderPackageEntry, renderReasoningEntry, renderStrategy } from './kinds.ts';
@@ -35,14 +35,33 @@ export function renderPackageSection(header: string, entries: readonly string[])
   return entries.length === 0 ? header : `${header}\n\n${entries.join('\n\n')}`;
 }
 
-export const overflowLine = (overflow: number | string, capped = false) =>
-  `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available (re-invoke with higher limit to expand)`;
+/**
+ * The `+N more` line: how many more packages there are and the command that gives this spawn the
+ * next ones (its request again with --more: what it was given is left out).
+ */
+export const overflowLine = (overflow: number | string, capped: boolean, command: string) =>
+  `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available: \`${command}\``;
+
+/** A word of a command line, quoted for a POSIX shell when it holds anything but safe characters. */
+export const shellWord = (w: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * The command that asks for more for this spawn: `launcher` (how an agent runs this skill's
+ * launcher, for example `node .claude/skills/context-assembler/bin/context-assembler.cjs`) with
+ * assemble and the request's session, group, agent and iteration, and --more.
+ */
+export function moreCommand(launcher: string, r: Pick<AssemblyRequest, 'session' | 'group' | 'agent' | 'iteration'>): string {
+  return [launcher, 'assemble', '--session', shellWord(r.session), '--group', shellWord(r.group), '--agent', r.agent, '--iteration', String(r.iteration), '--more'].join(' ');
+}
 
 /** The sections of a handoff block, in order (purpose handoff). */
 export const HANDOFF_HEADINGS = ['### Position', '### Pending work', '### Active decisions', '### Key learnings', '### Verification commands'] as const;
 
 /** What an empty handoff section says: nothing is invented. */
 export const NONE_RECORDED = '_None recorded._';
+
+/** The launcher as an installed package names it (`npm install -g`): what a block names when the run knows no path to its own. */
+export const DEFAULT_LAUNCHER = 'context-assembler';
 
 /** How the truncation report names each reason. */
 const REASON_TEXT: Readonly<Record<ExclusionReason, string>> = {
@@ -203,7 +222,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     }
   }
   const overflow = doc.overflow_count ?? 0;
-  if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped));
+  if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped ?? false, doc.more_command ?? moreCommand(DEFAULT_LAUNCHER, doc.request)));
   if (doc.truncation?.shown) out.push('', renderLeftOut(doc.truncation));
   return out.join('\n') + '\n';
 }
