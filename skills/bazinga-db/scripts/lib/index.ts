@@ -108,3 +108,4 @@ export { listVerdicts, type ShownVerdict } from './repo/outcomes.ts';
 export { pyJsonDumps } from './pyjson.ts';
 export { REASONING_PHASES } from './enums.ts';
 export { redact } from './redact.ts';
+export { findNewestCompletion, listBuilderErrorPatterns, listBuilderPackages, listBuilderReasoning } from './repo/builderSection.ts';

@@ -272,6 +272,22 @@ export interface RankFields {
   /** Project memories relevant to the task (rank), those the block kept (pack). */
   memories?: MemoryItem[];
   excluded: Exclusion[];
+  /** What the block must hold or say why not (set by rank; absent in a document of an older version). */
+  floor?: FloorItems;
+}
+
+/**
+ * The items a block must hold, or say in its `### Left out` why not: what today's BAZINGA prompt
+ * builder would show in the section the block replaces (core/floor.ts), and the work under review
+ * (for QA and the tech lead the group's newest completion by the developer or senior engineer; for
+ * a retry the group's newest failures report), by id a kind (an error pattern by its hash).
+ */
+export interface FloorItems {
+  packages: number[];
+  reasoning: number[];
+  error_patterns: string[];
+  /** Of those, the work under review (not the builder's choice). */
+  under_review: { packages: number[]; reasoning: number[] };
 }
 
 /**

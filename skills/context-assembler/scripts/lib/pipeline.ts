@@ -18,6 +18,11 @@ import {
   isConsumedAtIteration,
   listConsumedPackages,
   listGroupFailures,
+  listEligibleByIds,
+  findNewestCompletion,
+  listBuilderErrorPatterns,
+  listBuilderPackages,
+  listBuilderReasoning,
   iterateErrorPatterns,
   listErrorPatterns,
   listReasoningByIds,
@@ -41,6 +46,7 @@ import {
   type BlockPool,
   type Counting,
   type Exclusion,
+  type FloorItems,
   type MemoryItem,
   type PackDoc,
   type PackFields,
@@ -57,7 +63,8 @@ import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
 import { isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
-import { keepFailuresAbove, parseSqliteTime, recencyOf, type RankOutput } from './core/rank.ts';
+import { keepFailuresAbove, parseSqliteTime, rankPackages, recencyOf, type RankOutput } from './core/rank.ts';
+import { BUILDER_LIMITS, BUILDER_PATTERN_CONFIDENCE, BUILDER_PRODUCERS, BUILDER_SOFT_BUDGET, builderFloor } from './core/floor.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
@@ -178,9 +185,12 @@ export function zoneStep(request: AssemblyRequest, config: Config): ZoneDoc {
 export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const r = doc.request;
   if (!queries(doc.zone)) {
-    return { ...doc, step: 'rank', total_available: 0, priority_used: null, candidates: [], error_patterns: [], strategies: [], excluded: [] };
+    // Nothing is read for the block; what the builder would have shown is still named (left out for the zone).
+    const floor = guardedFloor(deps, r);
+    return { ...doc, step: 'rank', total_available: 0, priority_used: null, candidates: [], error_patterns: [], strategies: [], excluded: [], ...(floor ? { floor } : {}) };
   }
   const db = deps.db();
+  const floor = floorOf(db, r);
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
   const projectId = getProjectId(db, r.session);
@@ -221,7 +231,8 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     plan = planSearch(db, r, deps.config, deps.redact, false, false);
     selection = select(plan);
   }
-  const ranked = keptFailures(db, selection.ranked, doc, deps, new Set(consumed.map((p) => p.id)));
+  const consumedIds = new Set(consumed.map((p) => p.id));
+  const ranked = withPinnedPackages(db, keptFailures(db, selection.ranked, doc, deps, consumedIds), floor, doc, deps, consumedIds);
   const missing = unknownTargetWarning(db, r, plan.groupIds);
   if (missing !== undefined) deps.warn(missing);
   const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config), new Map()) : new Map();
@@ -236,10 +247,13 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   // first WORD_MATCHED_ROWS_MAX valid ones (expired patterns and other languages skipped, not
   // counted); with an error text, every pattern.
   const showable = (row: ErrorPatternRow) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang);
-  const patternRows =
+  const readRows =
     r.error !== null
       ? listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 })
       : firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX, showable);
+  // The builder's patterns are shown whatever their project, confidence threshold or TTL (the floor).
+  const floorPatterns = listBuilderErrorPatterns(db, { above: BUILDER_PATTERN_CONFIDENCE, limit: BUILDER_LIMITS.error_patterns }).filter((row) => floor.error_patterns.includes(row.pattern_hash));
+  const patternRows = [...floorPatterns, ...readRows.filter((row) => !floorPatterns.some((f) => f.pattern_hash === row.pattern_hash && f.project_id === row.project_id))];
   const maxTerms = deps.config.relevance.max_query_terms;
   const patternTexts = patternRows.map((row) => ({ key: row.pattern_hash, ...patternText(row) }));
   const patternRelevance = wordScores(text, patternTexts.map((p) => ({ key: p.key, text: p.all })), maxTerms);
@@ -259,6 +273,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     errorMatched,
     stack: plan.stack,
     ...withDefined('outcome', weightedTerms(patternOutcomes, 'error_pattern', weightsOf.error_pattern, String)),
+    pinned: new Set(floor.error_patterns),
     redact: deps.redact,
   });
   const st = deps.config.strategies;
@@ -302,7 +317,93 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.pattern_hash)),
     strategies: strategies.map(explained('strategy', strategyOutcomes, (x) => x.strategy_id)),
     excluded: ranked.excluded,
+    floor,
   };
+}
+
+/**
+ * What the block must hold for this request (contract.ts FloorItems): the builder's section for it
+ * (core/floor.ts over bazinga-db's builderSection reads) and the work under review.
+ */
+function floorOf(db: DB, r: AssemblyRequest): FloorItems {
+  const producers = BUILDER_PRODUCERS[r.agent] ?? [];
+  const floor = builderFloor(
+    {
+      packages: listBuilderPackages(db, { sessionId: r.session, groupId: r.group, limit: BUILDER_LIMITS.packages }),
+      reasoning: producers.length === 0 ? [] : listBuilderReasoning(db, { sessionId: r.session, groupId: r.group, producers, limit: BUILDER_LIMITS.reasoning }),
+      error_patterns: listBuilderErrorPatterns(db, { above: BUILDER_PATTERN_CONFIDENCE, limit: BUILDER_LIMITS.error_patterns }),
+    },
+    builderModel(r.model),
+    r.agent,
+  );
+  const review = { packages: [] as number[], reasoning: [] as number[] };
+  if (r.group !== 'global') {
+    // A review is of the group's newest completion by whoever implemented it.
+    if (REVIEWERS.includes(r.agent)) {
+      const done = findNewestCompletion(db, { sessionId: r.session, groupId: r.group, producers: IMPLEMENTERS });
+      if (done) review.reasoning.push(done.id);
+    }
+    // A retry is sent back by the group's newest failures report.
+    if (r.iteration > 0 || r.error !== null) {
+      const newest = listGroupFailures(db, { sessionId: r.session, groupId: r.group, agentType: r.agent }, 1).sort(
+        (a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id,
+      )[0];
+      if (newest) review.packages.push(newest.id);
+    }
+  }
+  const union = (a: readonly number[], b: readonly number[]) => [...a, ...b.filter((x) => !a.includes(x))];
+  return { packages: union(floor.packages, review.packages), reasoning: union(floor.reasoning, review.reasoning), error_patterns: floor.error_patterns, under_review: review };
+}
+
+/** The floor's items as the block's fit keys them (`${kind}:${id}`). */
+function floorKeys(floor: FloorItems): Set<string> {
+  return new Set([...floor.packages.map((id) => `package:${id}`), ...floor.reasoning.map((id) => `reasoning:${id}`), ...floor.error_patterns.map((h) => `error_pattern:${h}`)]);
+}
+
+/** The agents whose block holds the work under review, and the agents whose completion that is. */
+const REVIEWERS: readonly string[] = ['qa_expert', 'tech_lead'];
+const IMPLEMENTERS: readonly string[] = ['developer', 'senior_software_engineer'];
+
+/** The builder's model name for a request's model: haiku, sonnet or opus where the id names one (the longest), else sonnet. */
+function builderModel(model: string): string {
+  const m = model.toLowerCase();
+  return Object.keys(BUILDER_SOFT_BUDGET).filter((k) => m.includes(k)).sort((a, b) => b.length - a.length)[0] ?? 'sonnet';
+}
+
+/** floorOf where a zone reads nothing else: a failure to read it leaves the floor unknown (undefined), never the run. */
+function guardedFloor(deps: Deps, r: AssemblyRequest): FloorItems | undefined {
+  try {
+    return floorOf(deps.db(), r);
+  } catch (err) {
+    deps.warn(`context-assembler: could not read what the prompt builder would show (${(err as Error).message})`);
+    return undefined;
+  }
+}
+
+/**
+ * The selection with the floor's packages added where ranking left them out (beyond the limit,
+ * whatever the zone's ladder): the builder would show them, or they are the work under review. A
+ * package a request for more (--more) was given already stays out; one superseded is not a
+ * candidate and is named as left out by the block (core/render.ts).
+ */
+function withPinnedPackages(db: DB, ranked: RankOutput, floor: FloorItems, doc: ZoneDoc, deps: Deps, consumed: ReadonlySet<number>): RankOutput {
+  const chosen = new Set(ranked.selected.map((p) => p.id));
+  const missing = floor.packages.filter((id) => !chosen.has(id) && !consumed.has(id));
+  if (missing.length === 0) return ranked;
+  const r = doc.request;
+  const rows = listEligibleByIds(db, { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration }, missing);
+  const extra = rankPackages({
+    candidates: rows.map((row) => ({ ...row, consumed: false })),
+    group: r.group,
+    agent: r.agent,
+    zone: 'Normal',
+    limit: rows.length,
+    nowMs: Date.parse(r.now),
+    config: deps.config,
+    explain: deps.explain,
+  }).selected;
+  const added = new Set(extra.map((p) => p.id));
+  return { ...ranked, selected: [...ranked.selected, ...extra], excluded: ranked.excluded.filter((e) => !(e.kind === 'package' && added.has(e.id as number))) };
 }
 
 /**
@@ -444,6 +545,7 @@ function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: Bl
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used,
     moreCommand: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request),
+    ...(doc.floor ? { floor: floorKeys(doc.floor) } : {}),
     items,
     essential: essentialRules(items, doc.request, purpose),
     excludedBefore: excluded,
@@ -528,6 +630,9 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
   const window = ranked ? Math.max(cfg.max_per_producer, deps.config.relevance.reasoning_window) : cfg.max_per_producer;
   const rows = new Map<number, ReasoningRow>();
   for (const row of producers.flatMap((agent) => groups.flatMap((g) => listRecentReasoningOf(db, r.session, g, agent, window)))) rows.set(row.id, row);
+  // The floor's entries (the builder's, the work under review) are read whatever their producer or age.
+  const pinned = doc.floor?.reasoning ?? [];
+  for (const row of listReasoningByIds(db, pinned.filter((id) => !rows.has(id)))) rows.set(row.id, row);
   let score: Map<number, number> | undefined;
   if (ranked && plan) {
     const match = plan.reasoningInSession;
@@ -558,6 +663,7 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     redact: deps.redact,
     counter: deps.counter,
     ...(score ? { score } : {}),
+    pinned: new Set(pinned),
   });
   if (deps.explain && outcomes !== undefined) {
     selected.entries = selected.entries.map((e) => {

@@ -30,6 +30,8 @@ export interface BlockInput {
   items: ItemsByKind<{ tier: Tier }>;
   /** Exclusions made before this fit (rank's, redaction, an earlier fit's), kept and reported. */
   excludedBefore: readonly Exclusion[];
+  /** The floor's items by `${kind}:${id}` (contract.ts FloorItems): considered first, on the block's room alone. */
+  floor?: ReadonlySet<string>;
   /** The command the `+N more` line names (render.ts moreCommand). */
   moreCommand: string;
   /** Purpose handoff: the indexed text of the packages' artifacts, by id, for their verification commands. */
@@ -123,7 +125,8 @@ export function fitBlock(input: BlockInput): BlockOutput {
     const row = kindRow(kind);
     return (input.items[kind] as readonly (unknown & { tier: Tier })[]).map((item): FitItem & { id: number | string } => {
       const id = row.id(item);
-      return { kind, id, tier: item.tier, key: keyOf(kind, id), text: entryText(kind, item) };
+      const key = keyOf(kind, id);
+      return { kind, id, tier: item.tier, key, text: entryText(kind, item), ...(input.floor?.has(key) ? { floor: true } : {}) };
     });
   });
   const ordered = fitOrder(items, input.purpose, input.essential);

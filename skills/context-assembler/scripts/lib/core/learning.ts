@@ -30,6 +30,8 @@ export interface SelectPatternsInput {
   stack?: ReadonlySet<string>;
   /** Each pattern's outcome term (by hash), weighted (outcome_feedback.weights.error_pattern): its relevance × (1 + this) orders it. */
   outcome?: ReadonlyMap<string, number>;
+  /** Patterns (by hash) the block must show whatever the thresholds, TTL and `max` (the builder's floor): shown first, in the rows' order, beyond `max`. */
+  pinned?: ReadonlySet<string>;
   redact: (text: string) => string;
 }
 
@@ -84,8 +86,9 @@ export function isShowablePattern(r: ErrorPatternRowInput, minConfidence: number
 export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternItem[] {
   const wanted = input.error ? normaliseErrorMessage(input.error).toLowerCase() : null;
   // Choose on the stored fields, then redact only the few that are shown.
+  const pinned = input.pinned ?? new Set<string>();
   const chosen = input.rows
-    .filter((r) => isShowablePattern(r, input.minConfidence, input.nowMs, input.lang))
+    .filter((r) => !pinned.has(r.pattern_hash) && isShowablePattern(r, input.minConfidence, input.nowMs, input.lang))
     .map((r) => {
       const sig = parseSignature(r.signature_json);
       const pattern = sig.message_pattern.toLowerCase();
@@ -111,7 +114,8 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
         (a.r.pattern_hash < b.r.pattern_hash ? -1 : 1),
     )
     .slice(0, input.max);
-  return chosen.map(({ r, sig, matched, relevance }) => ({
+  const floor = input.rows.filter((r) => pinned.has(r.pattern_hash)).map((r) => ({ r, sig: parseSignature(r.signature_json), matched: false, relevance: round2(input.relevance?.get(r.pattern_hash) ?? 0) }));
+  return [...floor, ...chosen].map(({ r, sig, matched, relevance }) => ({
     pattern_hash: r.pattern_hash,
     error_type: input.redact(oneLine(sig.error_type)),
     message_pattern: input.redact(oneLine(sig.message_pattern)),

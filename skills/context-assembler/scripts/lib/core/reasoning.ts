@@ -38,6 +38,11 @@ export interface SelectReasoningInput {
    * best entries by it are kept and the best of those fill the total; otherwise the newest.
    */
   score?: ReadonlyMap<number, number>;
+  /**
+   * Entries (by id) the block must show whatever the producers and caps (the builder's floor, the
+   * work under review): packed first, beyond maxPerProducer and maxTotal.
+   */
+  pinned?: ReadonlySet<number>;
 }
 
 export interface SelectReasoningOutput {
@@ -65,9 +70,10 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
   const relevant = new Set(input.producers);
   const score = input.score;
   const standing = score ? (a: ReasoningRowInput, b: ReasoningRowInput) => (score.get(b.id) ?? 0) - (score.get(a.id) ?? 0) || newestFirst(a, b) : newestFirst;
+  const pinned = input.pinned ?? new Set<number>();
   const perProducer = new Map<string, ReasoningRowInput[]>();
   for (const row of [...input.rows].sort(standing)) {
-    if (!relevant.has(row.agent_type)) continue;
+    if (!relevant.has(row.agent_type) || pinned.has(row.id)) continue;
     const list = perProducer.get(row.agent_type) ?? [];
     if (list.length < input.maxPerProducer) list.push(row);
     perProducer.set(row.agent_type, list);
@@ -75,7 +81,9 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
   const byPhase = (a: ReasoningRowInput, b: ReasoningRowInput) => phaseRank(a.reasoning_phase) - phaseRank(b.reasoning_phase) || newestFirst(a, b);
   const kept = [...perProducer.values()].flat();
   // Without a standing the phase order decides what is cut; with one, the best entries stay.
-  const ordered = score ? kept.sort(standing).slice(0, input.maxTotal).sort(byPhase) : kept.sort(byPhase).slice(0, input.maxTotal);
+  const chosen = score ? kept.sort(standing).slice(0, input.maxTotal).sort(byPhase) : kept.sort(byPhase).slice(0, input.maxTotal);
+  // The pinned entries are packed first; the block shows every admitted entry in phase order.
+  const ordered = [...input.rows.filter((row) => pinned.has(row.id)).sort(byPhase), ...chosen];
   const shown = new Map<number, string>();
   const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => {
     const content = input.redact(oneLine(row.content));
@@ -95,8 +103,11 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
   const packed = pack(items, input.budget, (e) => renderReasoningEntry(e) + '\n', input.counter, {
     bound: (e) => entryBound(e, shown.get(e.id) as string, input.counter),
   });
+  const phaseOrder = (a: Omit<ReasoningItem, 'tokens'>, b: Omit<ReasoningItem, 'tokens'>) =>
+    phaseRank(a.phase) - phaseRank(b.phase) || newestFirst({ ...a, reasoning_phase: a.phase, content: '', confidence_level: null }, { ...b, reasoning_phase: b.phase, content: '', confidence_level: null });
+  const admitted = pinned.size === 0 ? packed.admitted : [...packed.admitted].sort((a, b) => phaseOrder(a.item, b.item));
   return {
-    entries: packed.admitted.map(({ item, tokens }) => ({ ...item, tokens })),
+    entries: admitted.map(({ item, tokens }) => ({ ...item, tokens })),
     used_tokens: packed.used,
     exact: packed.exact,
     excluded: packed.skipped.map((item) => ({ kind: 'reasoning', id: item.id, reason: 'budget' })),

@@ -6,6 +6,7 @@
 import type { Zone } from '../config.ts';
 import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, ExclusionReason, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
 import { ZONE_RULES } from './zone.ts';
+import { floorLeftOut, type FloorReason } from './floor.ts';
 import { ITEM_KINDS, purposeRules, type ItemKind } from './tiers.ts';
 import { KINDS, kindRow, renderErrorPattern, renderPackageEntry, renderReasoningEntry, renderStrategy } from './kinds.ts';
 
@@ -91,6 +92,47 @@ export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' |
     lines.push(`- Most relevant left out: ${r.most_relevant.map(name).join(', ')}${hint}`);
   }
   return lines.join('\n');
+}
+
+/** Why a floor item is left out, as the block says it. */
+function floorReasonText(reason: FloorReason, doc: AssemblyDoc): string {
+  switch (reason) {
+    case 'budget':
+    case 'tier': {
+      const used = doc.truncation?.used;
+      const budget = doc.truncation?.budget ?? doc.context_budget;
+      return `for budget: ${used === undefined ? '' : `${used} of `}${budget} tokens${used === undefined ? '' : ' used'}`;
+    }
+    case 'zone':
+      return `for the zone: ${doc.zone} at ${pct(doc.usage_pct)} % of the window`;
+    case 'limit':
+      return 'past the limit';
+    case 'consumed':
+      return 'given to this spawn already (--more)';
+    case 'redaction-emptied':
+      return 'emptied by redaction';
+    case 'reasoning-off':
+      return 'reasoning is off for this request (--include-reasoning false)';
+    case 'not-a-candidate':
+      return 'superseded or no longer stored';
+  }
+}
+
+/**
+ * The line naming what BAZINGA's own prompt builder would show that this block does not, with why
+ * (core/floor.ts floorLeftOut): the block replaces that section, so nothing of it goes silently.
+ * Null when the block holds all of it.
+ */
+export function renderFloorLeftOut(doc: AssemblyDoc): string | null {
+  const missing = floorLeftOut(doc);
+  if (missing.length === 0) return null;
+  const reasons: FloorReason[] = [];
+  for (const m of missing) if (!reasons.includes(m.reason)) reasons.push(m.reason);
+  const parts = reasons.map((reason) => {
+    const names = missing.filter((m) => m.reason === reason).map((m) => `${KINDS[m.kind].label} ${KINDS[m.kind].shortId(m.id)}`);
+    return `${names.join(', ')} (${floorReasonText(reason, doc)})`;
+  });
+  return `- Also in BAZINGA's own context section, not shown here: ${parts.join('; ')}`;
 }
 
 /**
@@ -191,8 +233,10 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   const out: string[] = [`## Context for ${agent}`];
   const rules = ZONE_RULES[doc.zone];
   if (rules.banner) out.push('', rules.banner(pct(doc.usage_pct), doc.summary_cap));
+  const floorText = renderFloorLeftOut(doc);
   if (rules.body) {
     out.push('', ...rules.body);
+    if (floorText !== null) out.push('', '### Left out', '', floorText);
     return out.join('\n') + '\n';
   }
   const packages = KINDS.package.shown(doc);
@@ -223,7 +267,8 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   }
   const overflow = doc.overflow_count ?? 0;
   if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped ?? false, doc.more_command ?? moreCommand(DEFAULT_LAUNCHER, doc.request)));
-  if (doc.truncation?.shown) out.push('', renderLeftOut(doc.truncation));
+  if (doc.truncation?.shown) out.push('', renderLeftOut(doc.truncation) + (floorText === null ? '' : `\n${floorText}`));
+  else if (floorText !== null) out.push('', '### Left out', '', floorText);
   return out.join('\n') + '\n';
 }
 

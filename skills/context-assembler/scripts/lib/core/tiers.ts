@@ -141,6 +141,8 @@ export interface FitItem {
   tier: Tier;
   /** The text the item adds to the block (with its separator): what is sized. */
   text: string;
+  /** Of the floor (what the builder's own section would show, the work under review): considered first, on the block's room alone. */
+  floor?: boolean;
 }
 
 export type FitReason = 'budget' | 'tier';
@@ -187,7 +189,7 @@ export const TIER1_KIND_ORDER: readonly ItemKind[] = ['package', 'error_pattern'
  * tier rule, by key; absent: after those given) and Tier 1's kind order, else by the purpose's
  * kind order, then as given.
  */
-export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'> & { key?: string }>(items: readonly T[], purpose: Purpose, essential?: ReadonlyMap<string, number>): T[] {
+export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'> & { key?: string; floor?: boolean }>(items: readonly T[], purpose: Purpose, essential?: ReadonlyMap<string, number>): T[] {
   // A kind the order does not name goes after those it names.
   const place = (kind: ItemKind, tier: Tier) => {
     const kinds = tier === 1 ? TIER1_KIND_ORDER : KIND_ORDER[purpose];
@@ -196,7 +198,7 @@ export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'> & { key?: stri
   const rule = (item: T) => (item.tier === 1 && essential !== undefined && item.key !== undefined ? (essential.get(item.key) ?? TIER_RULES.length) : 0);
   return items
     .map((item, at) => ({ item, at }))
-    .sort((a, b) => a.item.tier - b.item.tier || rule(a.item) - rule(b.item) || place(a.item.kind, a.item.tier) - place(b.item.kind, b.item.tier) || a.at - b.at)
+    .sort((a, b) => Number(b.item.floor === true) - Number(a.item.floor === true) || a.item.tier - b.item.tier || rule(a.item) - rule(b.item) || place(a.item.kind, a.item.tier) - place(b.item.kind, b.item.tier) || a.at - b.at)
     .map((x) => x.item);
 }
 
@@ -231,6 +233,23 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
   for (const item of items) {
     let size = counter.bound(item.text);
     let tier = item.tier;
+    // The floor is admitted while the block has room, whatever its tier's share or count; it is
+    // counted in its tier's use (a floor item of Tier 1 still opens Tier 1's count).
+    if (item.floor === true) {
+      if (size.tokens > budget - total()) {
+        settle();
+        if (!size.exact) size = { tokens: counter.count(item.text), exact: true };
+      }
+      if (size.tokens <= budget - total()) {
+        placed.push({ key: item.key, tier, text: item.text, size });
+        used[ix(tier)] += size.tokens;
+        counts[ix(tier)]++;
+      } else {
+        leftOut.set(item.key, 'budget');
+        dropped[ix(tier)]++;
+      }
+      continue;
+    }
     // Tier 1 is bounded: past its count, or past its share of the budget, an item the rules call
     // essential competes as Tier 2 (the first one always stays: the one permitted overrun).
     if (tier === 1 && counts[0] > 0) {
