@@ -108,3 +108,40 @@ export function artifactHead(projectRoot: string, filePath: string, maxBytes: nu
     return '';
   }
 }
+
+/**
+ * The last `maxBytes` bytes of a regular file as UTF-8 (a character the bound split at the start
+ * is dropped), '' for anything else; opened as readHead opens it.
+ */
+export function readTail(file: string, maxBytes: number): string {
+  const opened = openRegularFile(file);
+  if (!opened.ok) return '';
+  try {
+    const want = Math.min(maxBytes, opened.size);
+    const buf = Buffer.alloc(want);
+    let filled = 0;
+    while (filled < want) {
+      const n = fs.readSync(opened.fd, buf, filled, want - filled, opened.size - want + filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    let start = 0;
+    // Step over continuation bytes of a character that began before the bound.
+    if (want < opened.size) while (start < filled && start < 3 && ((buf[start] as number) & 0xc0) === 0x80) start++;
+    return buf.subarray(start, filled).toString('utf8');
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/** The artifact's last `maxBytes` bytes, or '' when it is missing, unreadable or not allowed. */
+export function artifactTail(projectRoot: string, filePath: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  const where = locateArtifact(projectRoot, filePath);
+  if (where.kind !== 'file') return '';
+  try {
+    return readTail(where.path, maxBytes);
+  } catch {
+    return '';
+  }
+}

@@ -10,7 +10,7 @@ export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from 
 // Opening a database, transactions.
 export { inspectSchema, nativeBindingError, openDatabase, openReadOnly, useDriver, writeTransaction, type DB } from './db.ts';
 export { resolvePaths } from './paths.ts';
-export { locateArtifact } from './artifacts.ts';
+export { artifactTail, locateArtifact } from './artifacts.ts';
 // The one atomic file write (plain JavaScript: the launchers and the plugin's hooks use it too).
 export { writeFileAtomically } from '../../bin/writeFile.cjs';
 export { describeRefusal, isInsideAny, jsonErrorAt, jsonErrorLocation, readRegularFile, realDir, type FileRefusal } from './files.ts';
@@ -69,7 +69,7 @@ export { isSettledText, saveSettledTexts } from './repo/redactionSettled.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).
 export { MAX_RUN, countCl100k, scaleTokens, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';
-export { DEFAULT_REASONING_CONTENT_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shortenStored, shownTail, STORED_SUMMARY_CHARS, truncateAtWord } from './shown.ts';
+export { DEFAULT_REASONING_CONTENT_CHARS, markStoredCut, MIN_SHORTEN_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shortenStored, shownTail, STORED_SUMMARY_CHARS, truncateAtWord } from './shown.ts';
 
 // Full-text search.
 export { pathsInText } from './searchText.ts';

@@ -18,6 +18,9 @@ import {
   isConsumedAtIteration,
   listConsumedPackages,
   listGroupFailures,
+  artifactTail,
+  markStoredCut,
+  oneLine,
   listEligibleByIds,
   findNewestCompletion,
   listBuilderErrorPatterns,
@@ -63,6 +66,7 @@ import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
 import { isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
+import { conclusionOf } from './core/text.ts';
 import { keepFailuresAbove, parseSqliteTime, rankPackages, recencyOf, type RankOutput } from './core/rank.ts';
 import { BUILDER_LIMITS, BUILDER_PATTERN_CONFIDENCE, BUILDER_PRODUCERS, BUILDER_SOFT_BUDGET, builderFloor } from './core/floor.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderPackageHeader } from './core/render.ts';
@@ -504,7 +508,7 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   }
   const purpose = doc.purpose;
   const r = doc.request;
-  const prepared = preparePackages(candidates, summaryCap, deps.redact);
+  const prepared = preparePackages(candidates, summaryCap, deps.redact, conclusionsOf(candidates, deps));
   const memories = withinMemoryShare(doc.memories ?? [], doc.context_budget, deps);
   // Every candidate, tiered: the block is fitted from these once more when reasoning adds its
   // entries, so what pack leaves out can still come back (one fit of everything, not two).
@@ -518,6 +522,25 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   const block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
   const more = ZONE_RULES[doc.zone].showsOverflow ? { more_command: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, r) } : {};
   return { ...withBlock({ ...rest, step: 'pack', ...more }, block, deps.counter), block_pool: pool };
+}
+
+/** Bytes of an artifact's end read for its conclusion. */
+export const CONCLUSION_BYTES = 2048;
+
+/**
+ * The conclusion of each package whose summary the store cut blind (markStoredCut), read from the
+ * end of its artifact (redacted whole before the conclusion is taken): what the cut took away.
+ */
+function conclusionsOf(candidates: readonly RankedPackage[], deps: Deps): Map<number, string> {
+  const out = new Map<number, string>();
+  if (deps.projectRoot === null) return out;
+  for (const p of candidates) {
+    const summary = oneLine(p.summary);
+    if (markStoredCut(summary) === summary) continue;
+    const conclusion = conclusionOf(deps.redact(artifactTail(deps.projectRoot, p.file_path, CONCLUSION_BYTES)));
+    if (conclusion !== null) out.set(p.id, conclusion);
+  }
+  return out;
 }
 
 /** Items of one kind with their tiers for this request (the kind's row says what the tier rules look at). */

@@ -11,6 +11,7 @@
 import { hasAssemblyRecord, insertAssembly, openDatabase, redactText, writeTransaction, type AssemblyRecord, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
 import type { AssemblyDoc, Exclusion } from './contract.ts';
 import type { ItemKind, Tier } from './core/tiers.ts';
+import { floorLeftOut, type FloorLeftOut } from './core/floor.ts';
 
 /** The product's version, as package.json and the plugin manifest give it (a test keeps the three equal). */
 export const PRODUCT_VERSION = '0.1.0';
@@ -32,6 +33,11 @@ export interface AssemblyDetail {
   query: { source: string; terms: string[]; scope: string[]; scope_source: string } | null;
   /** Packages delivered and recorded (ids). */
   delivered: number[];
+  /**
+   * What BAZINGA's own prompt builder would have shown this spawn (and the work under review): how
+   * many items, and those the block did not hold, with why (core/floor.ts). Absent before this version.
+   */
+  builder?: { items: number; left_out: FloorLeftOut[] };
   /** The model the spawn runs on (the prompt size is measured against its context window). */
   model: string;
   /**
@@ -89,6 +95,7 @@ export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyReco
     left_out_counts: counts,
     query: q ? { source: q.source, terms: q.terms, scope: q.scope, scope_source: q.scope_source } : null,
     delivered: placed ? (doc.consumed ?? []) : [],
+    ...(doc.floor ? { builder: { items: doc.floor.packages.length + doc.floor.reasoning.length + doc.floor.error_patterns.length, left_out: placed ? floorLeftOut(doc) : [] } } : {}),
     model: doc.request.model,
     ...(doc.request.error ? { error: Array.from(redactText(doc.request.error)).slice(0, ERROR_CHARS).join('') } : {}),
   };

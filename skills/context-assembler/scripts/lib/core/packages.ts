@@ -10,21 +10,28 @@
 import type { Exclusion, PackedPackage, RankedPackage } from '../contract.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
 import { renderPackageEntry, renderPackageSection } from './render.ts';
-import { isRedactionEmptied, oneLine, shortenStored } from './text.ts';
+import { isRedactionEmptied, oneLine, withConclusion } from './text.ts';
 
 /**
  * The ranked packages as the block shows them: summary and path redacted and on one line, the
  * summary shortened to `summaryCap` characters with its structure kept (a blind cut made when it
- * was stored shown as an omission, never as a word cut mid-way); a package whose summary redaction
- * emptied is excluded (redaction-emptied).
+ * was stored shown as an omission, never as a word cut mid-way, followed by its artifact's
+ * conclusion where that was read); a package whose summary redaction emptied is excluded
+ * (redaction-emptied).
  */
-export function preparePackages(selected: readonly RankedPackage[], summaryCap: number, redact: (text: string) => string): { packages: RankedPackage[]; excluded: Exclusion[] } {
+export function preparePackages(
+  selected: readonly RankedPackage[],
+  summaryCap: number,
+  redact: (text: string) => string,
+  /** Per package id, the conclusion of its artifact (core/text.ts conclusionOf, redacted): shown after a summary the store cut. */
+  conclusions?: ReadonlyMap<number, string>,
+): { packages: RankedPackage[]; excluded: Exclusion[] } {
   const packages: RankedPackage[] = [];
   const excluded: Exclusion[] = [];
   for (const p of selected) {
     const redacted = redact(oneLine(p.summary));
     if (isRedactionEmptied(redacted)) excluded.push({ kind: 'package', id: p.id, reason: 'redaction-emptied' });
-    else packages.push({ ...p, file_path: redact(oneLine(p.file_path)), summary: shortenStored(redacted, summaryCap) });
+    else packages.push({ ...p, file_path: redact(oneLine(p.file_path)), summary: withConclusion(redacted, conclusions?.get(p.id) ?? null, summaryCap) });
   }
   return { packages, excluded };
 }

@@ -3,8 +3,78 @@
  * word are bazinga-db's (it counts reasoning entries as they will be shown when it stores them).
  */
 export { oneLine, shorten, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { markStoredCut, MIN_SHORTEN_CHARS, OMISSION_MARKER, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/index.ts';
 
 /** True when nothing but redaction markers, punctuation and blanks is left. */
 export function isRedactionEmptied(text: string): boolean {
   return !/[\p{L}\p{N}]/u.test(text.replace(/\[REDACTED[^\]]*\]/g, ''));
+}
+
+/** The conclusion's share of the room when a stored head and an artifact's conclusion do not both fit whole. */
+const CONCLUSION_SHARE = 0.4;
+
+/**
+ * The conclusion of an artifact from its last bytes: its last paragraph of prose (blank lines
+ * separate paragraphs; code blocks, headings and table rows are skipped), on one line; null when
+ * it has none.
+ */
+export function conclusionOf(tail: string): string | null {
+  const paragraphs: string[][] = [[]];
+  let fenced = false;
+  for (const raw of tail.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('```')) {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced || line.startsWith('|') || /^#{1,6}\s/.test(line)) continue;
+    if (line === '') paragraphs.push([]);
+    else (paragraphs[paragraphs.length - 1] as string[]).push(line.replace(/^[-*>]\s+/, ''));
+  }
+  const last = paragraphs.filter((p) => p.length > 0).at(-1);
+  return last === undefined ? null : oneLineText(last.join(' '));
+}
+
+const oneLineText = (t: string) => t.replace(/\s+/g, ' ').trim();
+
+/**
+ * A summary the store cut blind at 200 characters (markStoredCut), shown in at most `max`
+ * characters as its kept head, the omission mark and `conclusion` (the artifact's last paragraph,
+ * conclusionOf): a long report keeps its conclusion. Both whole when they fit; else the head keeps
+ * at least 3/5 of the room and the conclusion its last sentences or words (shorten). Without a
+ * conclusion, or for a summary the store did not cut, shortenStored.
+ */
+export function withConclusion(stored: string, conclusion: string | null, max: number): string {
+  const marked = markStoredCut(stored);
+  const len = (t: string) => Array.from(t).length;
+  if (marked === stored || conclusion === null || conclusion === '' || max < MIN_SHORTEN_CHARS) return shortenStored(stored, max);
+  const head = marked.slice(0, -OMISSION_MARKER.trimEnd().length);
+  if (head.includes(conclusion)) return shortenStored(stored, max);
+  const room = max - len(OMISSION_MARKER);
+  if (len(head) + len(conclusion) <= room) return `${head}${OMISSION_MARKER}${conclusion}`;
+  const tailRoom = Math.min(len(conclusion), Math.floor(room * CONCLUSION_SHARE));
+  const headRoom = room - tailRoom;
+  // Each part shortened on its own: its beginning (the head) or its end (the conclusion) kept.
+  const shortHead = len(head) <= headRoom ? head : truncateAtWord(head, headRoom).replace(/\.\.\.$/, '');
+  const shortTail = len(conclusion) <= tailRoom ? conclusion : lastWords(conclusion, tailRoom);
+  return `${shortHead}${OMISSION_MARKER}${shortTail}`;
+}
+
+/** The last whole sentences of `text` within `room` characters, else its last whole words. */
+function lastWords(text: string, room: number): string {
+  const sentences = text.split(/(?<=[.!?])\s+/u).filter((s) => s !== '');
+  let out = '';
+  for (let i = sentences.length - 1; i >= 0; i--) {
+    const next = out === '' ? (sentences[i] as string) : `${sentences[i]} ${out}`;
+    if (Array.from(next).length > room) break;
+    out = next;
+  }
+  if (out !== '') return out;
+  const words = text.split(' ');
+  for (let i = words.length - 1; i >= 0; i--) {
+    const next = out === '' ? (words[i] as string) : `${words[i]} ${out}`;
+    if (Array.from(next).length > room) break;
+    out = next;
+  }
+  return out;
 }

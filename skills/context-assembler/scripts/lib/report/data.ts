@@ -22,6 +22,7 @@ import {
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { DEFAULT_CONFIG, lookupByModel, type Config } from '../config.ts';
 import { PRODUCT_VERSION, type AssemblyDetail } from '../record.ts';
+import type { FloorLeftOut } from '../core/floor.ts';
 import { computeMetrics, type Metric } from './metrics.ts';
 
 /** A record as the report shows it: its columns (redacted, figures made numbers), and what they imply. */
@@ -43,6 +44,8 @@ export type SpawnReport = Pick<
   left_out_counts: Record<string, number>;
   query: AssemblyDetail['query'];
   delivered: number[];
+  /** What BAZINGA's own section would have shown and what of it the block did not hold (null: a record before this version). */
+  builder: AssemblyDetail['builder'] | null;
 };
 
 /** A task group as the report shows it (redacted), with its iterations and spawns on record. */
@@ -248,6 +251,7 @@ function spawnReport(row: AssemblyRow, group: GroupReport | undefined, config: C
     left_out_counts: Object.fromEntries(Object.entries(detail.left_out_counts ?? {}).map(([k, v]) => [rs(k), num(v)])),
     query,
     delivered: (detail.delivered ?? []).map(num),
+    builder: detail.builder ? { items: num(detail.builder.items), left_out: detail.builder.left_out.map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), reason: rs(x.reason) as typeof x.reason })) } : null,
   };
 }
 
@@ -276,5 +280,6 @@ function detailOf(text: unknown): Partial<AssemblyDetail> {
   if (obj(d.sections)) out.sections = d.sections as unknown as AssemblyDetail['sections'];
   if (obj(d.query)) out.query = { source: String(d.query.source ?? ''), terms: strings(d.query.terms), scope: strings(d.query.scope), scope_source: String(d.query.scope_source ?? '') };
   if (typeof d.model === 'string') out.model = d.model;
+  if (obj(d.builder) && typeof d.builder.items === 'number') out.builder = { items: d.builder.items, left_out: items(d.builder.left_out) as unknown as FloorLeftOut[] };
   return out;
 }

@@ -17,6 +17,14 @@ const verdictMark = (m: Metric): string => (m.met === null ? 'n/a' : m.met ? 'me
 const item = (x: { kind: string; id: number | string; tier: number | null; tokens?: number | null }) =>
   `${x.kind} ${x.id}${x.tier !== null ? ` (T${x.tier}${x.tokens !== undefined && x.tokens !== null ? `, ${x.tokens} t` : ''})` : ''}`;
 const leftOut = (x: { kind: string; id: number | string; reason: string }) => `${x.kind} ${x.id}: ${x.reason}`;
+
+/** What BAZINGA's own section would have shown this spawn, and what of it the block did not hold (with why); null for a record before this version. */
+function builderLine(sp: SpawnReport): string | null {
+  const b = sp.builder;
+  if (!b) return null;
+  if (b.left_out.length === 0) return `${b.items} item${b.items === 1 ? '' : 's'}, all in the block`;
+  return `${b.items} item${b.items === 1 ? '' : 's'}, ${b.left_out.length} not in the block (${b.left_out.map(leftOut).join('; ')})`;
+}
 const counts = (c: Record<string, number>) =>
   Object.entries(c)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -67,6 +75,8 @@ function sessionMarkdown(s: SessionReport): string[] {
     if (sp.sections) out.push(`- by section: packages ${sp.sections.packages}, reasoning ${sp.sections.reasoning}, error patterns ${sp.sections.error_patterns}, strategies ${sp.sections.strategies}, memories ${sp.sections.memories}`);
     out.push(`- shown: ${sp.shown.length === 0 ? 'nothing' : sp.shown.map(item).join(', ')}`);
     out.push(`- left out: ${counts(sp.left_out_counts)}${sp.left_out.length > 0 ? ` (${sp.left_out.map(leftOut).join('; ')})` : ''}`);
+    const builder = builderLine(sp);
+    if (builder !== null) out.push(`- BAZINGA's own section: ${mdCell(builder)}`);
     if (sp.query) out.push(`- query: ${sp.query.source}${sp.query.terms.length > 0 ? ` (${sp.query.terms.map(mdCell).join(', ')})` : ''}; scope ${sp.query.scope_source}${sp.query.scope.length > 0 ? ` (${sp.query.scope.map(mdCell).join(', ')})` : ''}`);
   }
   out.push('', `### Packages never delivered (${s.never_delivered.length} of ${s.packages_total})`, '');
@@ -173,6 +183,7 @@ function spawnRow(sp: SpawnReport): string {
   const parts = [
     `<b>shown</b>: ${esc(shown || 'nothing')}`,
     `<b>left out</b>: ${esc(counts(sp.left_out_counts))}${left ? ` (${esc(left)}${sp.left_out.length > HTML_ITEMS_LISTED ? '; …' : ''})` : ''}`,
+    builderLine(sp) !== null ? `<b>BAZINGA's own section</b>: ${esc(builderLine(sp) as string)}` : '',
     sp.sections ? `<b>by section</b>: packages ${sp.sections.packages}, reasoning ${sp.sections.reasoning}, error patterns ${sp.sections.error_patterns}, strategies ${sp.sections.strategies}, memories ${sp.sections.memories}` : '',
     sp.query ? `<b>query</b>: ${esc(sp.query.source)}${sp.query.terms.length ? ` (${esc(sp.query.terms.join(', '))})` : ''}` : '',
     `${esc(sp.source)}, ${sp.duration_ms} ms, purpose ${esc(sp.purpose ?? '—')}, zone ${esc(sp.zone ?? '—')}${sp.prompt_tokens !== null ? `, prompt ${sp.prompt_tokens} of ${sp.model_window} tokens` : ''}`,
