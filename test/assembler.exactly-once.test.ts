@@ -1,7 +1,8 @@
 /**
- * Exactly once: assemblies started together for the same session, group, agent and iteration
- * never deliver one package twice, and every package delivered is recorded consumed for that
- * iteration. Real `assemble.ts` and `consume.ts` processes on a real SQLite file seeded through the
+ * Exactly once for a request for more (--more, the expansion the block's `+N more` line names):
+ * such assemblies started together for the same session, group, agent and iteration never deliver
+ * one package twice, and every package delivered is recorded consumed for that iteration. Without
+ * --more every spawn gets its whole block, recorded once however often it is delivered. Real `assemble.ts` and `consume.ts` processes on a real SQLite file seeded through the
  * repository functions.
  *
  * To make the runs collide rather than merely overlap, every child loads the assembler's modules
@@ -138,6 +139,7 @@ const request = (project: Project, extra: readonly string[] = []) => [
   '--agent', AGENT,
   '--iteration', String(ITERATION),
   '--now', NOW,
+  '--more',
   ...extra,
 ];
 
@@ -258,6 +260,29 @@ describe('exactly once under concurrent processes', () => {
     },
     4 * HANG_GUARD_MS,
   );
+});
+
+describe('without --more', () => {
+  it('assemble.ts processes released together each deliver the whole block, recorded once', async () => {
+    const project = makeProject('ca-once-whole-');
+    try {
+      seed(project);
+      const args = request(project, ['--limit', String(LIMIT), '--format', 'json']).filter((a) => a !== '--more');
+      const runs = await startTogether(project, Array.from({ length: 3 }, () => ({ script: 'assemble.ts', args })));
+      const blocks = runs.map((run, i) => documentOf(run, `assemble ${i}`)).filter((o): o is { fallback: false; doc: any } => !o.fallback);
+      expect(blocks.length).toBeGreaterThan(0);
+      const ids = (doc: any) => sorted(doc.packages.map((p: any) => p.id as number));
+      // The same block for every run (the builder's five and the top LIMIT), none withdrawn.
+      for (const b of blocks) {
+        expect(ids(b.doc)).toEqual(ids((blocks[0] as { doc: any }).doc));
+        expect(b.doc.excluded.filter((e: any) => e.reason === 'consumed')).toEqual([]);
+      }
+      expect(ids((blocks[0] as { doc: any }).doc).length).toBeGreaterThanOrEqual(LIMIT);
+      expectRecordedExactly(project.dbPath, ids((blocks[0] as { doc: any }).doc));
+    } finally {
+      project.cleanup();
+    }
+  }, 4 * HANG_GUARD_MS);
 });
 
 describe('claims an agent without per-iteration rows cannot record', () => {

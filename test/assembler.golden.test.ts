@@ -67,8 +67,13 @@ function assemble(args: readonly string[]): { stdout: string; stderr: string } {
   return { stdout: run.out(), stderr: run.err() };
 }
 
-/** Compares `actual` with test/golden/<name>, or rewrites it under UPDATE_GOLDEN=1. */
-function expectGolden(name: string, actual: string): void {
+/**
+ * Compares `actual` with test/golden/<name>, or rewrites it under UPDATE_GOLDEN=1. The command the
+ * `+N more` line names runs this checkout's launcher by its absolute path (the fixture copy is
+ * outside the checkout): the checkout's path is `<repo>` in the goldens.
+ */
+function expectGolden(name: string, shown: string): void {
+  const actual = shown.split(REPO_ROOT).join('<repo>');
   const file = path.join(GOLDEN_DIR, name);
   if (UPDATE) {
     fs.mkdirSync(GOLDEN_DIR, { recursive: true });
@@ -84,7 +89,10 @@ beforeAll(() => {
 });
 afterAll(() => fixture.cleanup());
 
-/** Developer in AUTH at iteration 2: four eligible packages (1–4), the default limit shows three. */
+/**
+ * Developer in AUTH at iteration 2: four eligible packages (1–4); the default limit ranks three,
+ * and the fourth is shown too: today's prompt builder would show all four (the floor).
+ */
 const request = (tokens: number) => [
   '--project-root', fixture.root,
   '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '2',
@@ -92,20 +100,21 @@ const request = (tokens: number) => [
 ];
 
 describe('zone blocks (spec §6, seed 000 Step 5)', () => {
-  it('Normal: no banner, Relevant Packages with ids, reasoning, error patterns, strategies, overflow line', () => {
+  it("Normal: no banner, Relevant Packages with ids (the builder's four), reasoning, error patterns, strategies", () => {
     const { stdout, stderr } = assemble(request(0));
     expect(stderr).toBe('');
     expectGolden('zone-normal.md', stdout);
-    expect(stdout.startsWith('## Context for developer\n\n### Relevant Packages (3/4)\n\n**[CRITICAL]** ')).toBe(true);
+    expect(stdout.startsWith('## Context for developer\n\n### Relevant Packages (4/4)\n\n**[CRITICAL]** ')).toBe(true);
     expect(stdout).not.toMatch(/🔶|🚨/);
     expect(stdout).toMatch(/^\*\*\[(CRITICAL|HIGH|MEDIUM|LOW)\]\*\* bazinga\/artifacts\/\S+ \(id \d+\)\n> \S/m);
     expect(stdout).toContain('\n### Prior Agent Reasoning (4 entries)\n');
     expect(stdout).toContain('\n### Error Patterns (2 matches)\n');
     expect(stdout).toContain('⚠️ **Known Issue**: "');
     expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 2 times\)$/m);
-    expect(stdout).toContain('\n📦 +1 more packages available (re-invoke with higher limit to expand)\n\n### Left out\n');
-    // What the limit left out is named, so an agent can fetch it.
-    expect(stdout.trimEnd().endsWith('- 1 past the limit\n- Most relevant left out: package 4 (`fetch <id>` prints a package)')).toBe(true);
+    // The LOW package the limit ranked out is the builder's too: shown, so nothing is left out.
+    expect(stdout).toContain('**[LOW]** bazinga/artifacts/bazinga_20251201_090000/investigation_build.md (id 4)');
+    expect(stdout).not.toContain('📦');
+    expect(stdout).not.toContain('### Left out');
   });
 
   it('a real assemble.ts process prints the same bytes as the in-process run (Normal)', () => {
@@ -114,14 +123,14 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
     expectGolden('zone-normal.md', real.stdout);
   });
 
-  it('Soft_Warning: 🔶 banner with the usage, summaries at most 200 characters, overflow line', () => {
+  it('Soft_Warning: 🔶 banner with the usage, summaries at most 200 characters', () => {
     const { stdout } = assemble(request(110_000));
     expectGolden('zone-soft-warning.md', stdout);
-    expect(stdout.startsWith('## Context for developer\n\n🔶 **Token budget: Soft Warning (64.7%) - Reduced summaries (200 char)**\n\n### Relevant Packages (3/4)\n')).toBe(true);
+    expect(stdout.startsWith('## Context for developer\n\n🔶 **Token budget: Soft Warning (64.7%) - Reduced summaries (200 char)**\n\n### Relevant Packages (4/4)\n')).toBe(true);
     for (const line of stdout.split('\n').filter((l) => l.startsWith('> ') && !l.startsWith('> **'))) {
       expect(Array.from(line.slice(2)).length).toBeLessThanOrEqual(200);
     }
-    expect(stdout).toContain('📦 +1 more packages available (re-invoke with higher limit to expand)');
+    expect(stdout).not.toContain('📦');
   });
 
   it('Conservative: 🔶 banner, Priority Packages from the ladder (never low) with the level used, summaries at most 100, no overflow line', () => {
@@ -151,6 +160,10 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
         '',
         'Minimal context mode active. Focus on completing current task.',
         '',
+        '### Left out',
+        '',
+        "- Also in BAZINGA's own context section, not shown here: package 2, package 1, package 3, package 4, error pattern 9cc747bb674a (for the zone: Wrap-up at 88.2 % of the window)",
+        '',
       ].join('\n'),
     );
   });
@@ -166,6 +179,10 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
         '',
         'Context assembly skipped due to token budget constraints.',
         'Suggest: Complete current operation and start new session.',
+        '',
+        '### Left out',
+        '',
+        "- Also in BAZINGA's own context section, not shown here: package 2, package 1, package 3, package 4, error pattern 9cc747bb674a (for the zone: Emergency at 97.0 % of the window)",
         '',
       ].join('\n'),
     );
@@ -187,20 +204,23 @@ describe('edge blocks (spec §6, seed 000 Step 6)', () => {
     '',
   ].join('\n');
 
-  it('empty: a session with no packages, reasoning or learnings prints exactly the seed block', () => {
+  it("empty: a session with no packages or reasoning prints the seed block, then the project's pattern the builder shows every spawn", () => {
     const { stdout } = assemble([
       '--project-root', fixture.root, '--session', 'bazinga_20990101_000000', '--agent', 'developer', '--now', NOW, '--dry-run',
     ]);
     expectGolden('empty.md', stdout);
-    expect(stdout).toBe(EMPTY);
+    // The builder shows error patterns above 0.7 of every project to every spawn: so does the block.
+    expect(stdout.startsWith(EMPTY)).toBe(true);
+    expect(stdout.slice(EMPTY.length)).toMatch(/^\n### Error Patterns \(1 matches\)\n\n⚠️ \*\*Known Issue\*\*: "ModuleNotFound: [^\n]+\n> \*\*Solution\*\*: [^\n]+\n> \*\*Confidence\*\*: 0\.8 \(seen 2 times\)\n$/);
   });
 
-  it("empty with learnings: no package for qa_expert in S2's CHK, the project's patterns and strategies still follow", () => {
+  it("a package saved for the developers reaches qa_expert in S2's CHK (a consumer list hides nothing); the project's patterns and strategies follow", () => {
     const { stdout } = assemble([
       '--project-root', fixture.root, '--session', S2, '--group', 'CHK', '--agent', 'qa_expert', '--now', '2025-12-04T12:00:00Z', '--dry-run',
     ]);
     expectGolden('empty-with-learnings.md', stdout);
-    expect(stdout.startsWith(EMPTY.replace('developer', 'qa_expert'))).toBe(true);
+    expect(stdout.startsWith('## Context for qa_expert\n\n### Relevant Packages (1/1)\n\n**[HIGH]** bazinga/artifacts/bazinga_20251203_140000/')).toBe(true);
+    expect(stdout).toContain('(id 7)');
     expect(stdout).toContain('### Error Patterns (2 matches)');
     expect(stdout).toContain('### Strategies That Worked (3)');
     expect(stdout).not.toContain('### Prior Agent Reasoning');
@@ -283,7 +303,8 @@ describe('purpose blocks: each purpose × zone', () => {
     expect(Object.values(report.left_out).reduce((a: number, b) => a + (b as number), 0)).toBeGreaterThan(0);
     expect(report.used).toBeLessThanOrEqual(report.budget + report.overrun);
     if (report.shown) expect(stdout).toMatch(/\n### Left out\n\n(- Over budget by \d+ tokens \(\d+ of \d+\): Tier 1 is never cut\n)?- \d+ /);
-    else expect(stdout).not.toContain('### Left out');
+    // Without room for the report the block still names what the builder would show that it left out.
+    else expect(stdout).not.toMatch(/\n### Left out\n\n- (?!Also in BAZINGA)/);
     if (purpose === 'handoff') {
       const at = ['### Position', '### Pending work', '### Active decisions', '### Key learnings', '### Verification commands'].map((h) => stdout.indexOf(`\n${h}\n`));
       expect(at.every((i) => i > 0)).toBe(true);
@@ -295,8 +316,10 @@ describe('purpose blocks: each purpose × zone', () => {
   });
 
   it('purposes differ: what each keeps at the same budget', () => {
+    // At a budget of 680 tokens the builder's own items (four packages and a pattern) are admitted
+    // first whatever the purpose, and the purposes order the rest: at least four different blocks.
     const blocks = new Map(PURPOSE_LIST.map((p) => [p, run(p, 0).stdout]));
-    expect(new Set(blocks.values()).size).toBe(PURPOSE_LIST.length);
+    expect(new Set(blocks.values()).size).toBeGreaterThanOrEqual(PURPOSE_LIST.length - 1);
     // Design holds the group's research as essential; implementation does not.
     // At the default budget, with room in Tier 1 for all it is given (its count raised): what each
     // purpose holds essential (a bounded Tier 1 keeps the table's first rules, research after them).
@@ -306,8 +329,9 @@ describe('purpose blocks: each purpose × zone', () => {
     const tierOfPackage = (doc: any, id: number) => doc.packages.find((p: any) => p.id === id)?.tier ?? doc.excluded.find((e: any) => e.kind === 'package' && e.id === id)?.tier;
     expect(tierOfPackage(json('design'), 1)).toBe(1);
     expect(tierOfPackage(json('implementation'), 1)).toBe(2);
-    // purposes.tier1_max_items as shipped (4): the research comes after four items the table puts first, so it competes as Tier 2.
-    expect(tierOfPackage(JSON.parse(assemble([...request(0), '--purpose', 'design', '--format', 'json']).stdout), 1)).toBe(2);
+    // purposes.tier1_max_items as shipped (4): the research is one of the builder's own items, so it
+    // is admitted first and keeps Tier 1 however many items the table puts before it.
+    expect(tierOfPackage(JSON.parse(assemble([...request(0), '--purpose', 'design', '--format', 'json']).stdout), 1)).toBe(1);
     // The agent's default purpose is its purposes.by_agent entry.
     expect(JSON.parse(assemble([...request(0), '--format', 'json']).stdout).purpose).toBe('implementation');
   });
@@ -328,9 +352,16 @@ describe('purpose blocks: each purpose × zone', () => {
     expect(shipped.truncation.tiers.map((t: any) => t.share)).toEqual([0.7, 0.2, 0.1]);
     expect(doc.truncation.tiers[1].allowance).toBeGreaterThan(shipped.truncation.tiers[1].allowance);
     expect(doc.truncation.tiers[1].allowance).toBeLessThanOrEqual(doc.truncation.budget - doc.truncation.tiers[0].used);
-    const md = assemble([...request(0), '--config', custom]).stdout;
+    // At 510 tokens the builder's own items fill most of the block first and the split decides
+    // what else fits: the shipped split for handoff (70/20/10) leaves a different block there (at
+    // 680 both keep the same rest).
+    const tight = Object.fromEntries(Object.keys(share).map((a) => [a, 0.003]));
+    const tightShipped = path.join(fixture.root, 'tight-shipped.json');
+    const tightCustom = path.join(fixture.root, 'tight-custom.json');
+    fs.writeFileSync(tightShipped, JSON.stringify({ context_engineering: { context_budget_share: tight } }));
+    fs.writeFileSync(tightCustom, JSON.stringify({ context_engineering: { context_budget_share: tight, purposes: { by_agent: { developer: 'handoff' }, splits: { handoff: [100, 0, 0] } } } }));
+    const md = assemble([...request(0), '--config', tightCustom]).stdout;
     expect(md).toContain('\n### Position\n');
-    // The shipped split for handoff (70/20/10) leaves a different block at the same budget.
-    expect(md).not.toBe(assemble([...request(0), '--config', config, '--purpose', 'handoff']).stdout);
+    expect(md).not.toBe(assemble([...request(0), '--config', tightShipped, '--purpose', 'handoff']).stdout);
   });
 });

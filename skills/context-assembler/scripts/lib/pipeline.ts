@@ -190,11 +190,12 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const r = doc.request;
   if (!queries(doc.zone)) {
     // Nothing is read for the block; what the builder would have shown is still named (left out for the zone).
-    const floor = guardedFloor(deps, r);
+    const floor = r.more === true ? undefined : guardedFloor(deps, r);
     return { ...doc, step: 'rank', total_available: 0, priority_used: null, candidates: [], error_patterns: [], strategies: [], excluded: [], ...(floor ? { floor } : {}) };
   }
   const db = deps.db();
-  const floor = floorOf(db, r);
+  // A request for more than its block gave (--more) already had the floor in that block.
+  const floor = r.more === true ? NO_FLOOR : floorOf(db, r);
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
   const projectId = getProjectId(db, r.session);
@@ -364,6 +365,8 @@ function floorKeys(floor: FloorItems): Set<string> {
   return new Set([...floor.packages.map((id) => `package:${id}`), ...floor.reasoning.map((id) => `reasoning:${id}`), ...floor.error_patterns.map((h) => `error_pattern:${h}`)]);
 }
 
+const NO_FLOOR: FloorItems = { packages: [], reasoning: [], error_patterns: [], under_review: { packages: [], reasoning: [] } };
+
 /** The agents whose block holds the work under review, and the agents whose completion that is. */
 const REVIEWERS: readonly string[] = ['qa_expert', 'tech_lead'];
 const IMPLEMENTERS: readonly string[] = ['developer', 'senior_software_engineer'];
@@ -385,8 +388,9 @@ function guardedFloor(deps: Deps, r: AssemblyRequest): FloorItems | undefined {
 }
 
 /**
- * The selection with the floor's packages added where ranking left them out (beyond the limit,
- * whatever the zone's ladder): the builder would show them, or they are the work under review. A
+ * The selection with the floor's packages added where ranking left them out (beyond the limit): the
+ * builder would show them, or they are the work under review. The zone's priority ladder still
+ * holds (Conservative leaves low ones out, and the block names them as left out for the zone). A
  * package a request for more (--more) was given already stays out; one superseded is not a
  * candidate and is named as left out by the block (core/render.ts).
  */
@@ -395,7 +399,11 @@ function withPinnedPackages(db: DB, ranked: RankOutput, floor: FloorItems, doc: 
   const missing = floor.packages.filter((id) => !chosen.has(id) && !consumed.has(id));
   if (missing.length === 0) return ranked;
   const r = doc.request;
-  const rows = listEligibleByIds(db, { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration }, missing);
+  const found = listEligibleByIds(db, { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration }, missing);
+  // The zone's priority ladder (Conservative: never low) still holds: the block names those left out for the zone.
+  const ladder = ZONE_RULES[doc.zone].ladder;
+  const rows = ladder === null ? found : found.filter((row) => ladder.includes(row.priority));
+  const offLadder = found.filter((row) => !rows.includes(row) && !ranked.excluded.some((e) => e.kind === 'package' && e.id === row.id && e.reason === 'zone'));
   const extra = rankPackages({
     candidates: rows.map((row) => ({ ...row, consumed: false })),
     group: r.group,
@@ -407,7 +415,11 @@ function withPinnedPackages(db: DB, ranked: RankOutput, floor: FloorItems, doc: 
     explain: deps.explain,
   }).selected;
   const added = new Set(extra.map((p) => p.id));
-  return { ...ranked, selected: [...ranked.selected, ...extra], excluded: ranked.excluded.filter((e) => !(e.kind === 'package' && added.has(e.id as number))) };
+  const excluded = [
+    ...ranked.excluded.filter((e) => !(e.kind === 'package' && added.has(e.id as number))),
+    ...offLadder.map((row): Exclusion => ({ kind: 'package', id: row.id, reason: 'zone' })),
+  ];
+  return { ...ranked, selected: [...ranked.selected, ...extra], excluded };
 }
 
 /**

@@ -234,13 +234,14 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     let size = counter.bound(item.text);
     let tier = item.tier;
     // The floor is admitted while the block has room, whatever its tier's share or count; it is
-    // counted in its tier's use (a floor item of Tier 1 still opens Tier 1's count).
+    // counted in its tier's use (a floor item of Tier 1 still opens Tier 1's count). The first item
+    // of the block is admitted whatever its size, as Tier 1's first is (the one permitted overrun).
     if (item.floor === true) {
       if (size.tokens > budget - total()) {
         settle();
         if (!size.exact) size = { tokens: counter.count(item.text), exact: true };
       }
-      if (size.tokens <= budget - total()) {
+      if (size.tokens <= budget - total() || placed.length === 0) {
         placed.push({ key: item.key, tier, text: item.text, size });
         used[ix(tier)] += size.tokens;
         counts[ix(tier)]++;
@@ -283,7 +284,8 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     }
   }
   // The overrun is stated on counts, never on bounds.
-  if (used[0] > 0 && used[0] > budget) settle();
+  const overruns = placed.length > 0 && total() > budget;
+  if (overruns) settle();
   const allowance = [
     null,
     Math.max(0, Math.floor(Math.min(budget - used[0], split[1] * budget + Math.max(0, split[0] * budget - used[0])))),
@@ -294,8 +296,9 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     leftOut,
     tiers: TIERS.map((tier, i) => ({ tier, share: split[i] as number, allowance: allowance[i] ?? null, used: used[i] as number, items: counts[i] as number, left_out: dropped[i] as number })),
     used: total(),
-    // Only Tier 1 items can pass the budget: with none, nothing overran (a budget below 0 just leaves everything out).
-    overrun: used[0] > 0 ? Math.max(0, used[0] - budget) : 0,
+    // Only the first item (of the floor or Tier 1) and the rest of Tier 1 can pass the budget: with
+    // nothing admitted nothing overran (a budget below 0 just leaves everything out).
+    overrun: placed.length > 0 ? Math.max(0, total() - budget) : 0,
     exact: placed.every((p) => p.size.exact),
     demoted,
   };
