@@ -1,14 +1,14 @@
 /**
  * Standalone consumption: `consume.ts --ids 3,5 --agent developer --iteration 1` marks packages
  * consumed after a successful spawn, through the same rule as the pipeline's consume step. All or
- * nothing: every id is checked first (exists, belongs to --session when given, the agent is a
- * designated consumer); one bad id writes nothing.
+ * nothing: every id is checked first (exists, belongs to --session when given); one bad id writes
+ * nothing. A package whose consumer list does not name the agent is recorded too (the block shows
+ * a group's packages to every agent): by its consumption_scope row.
  */
 import { guardIo } from './print.ts';
 import {
   BazingaError,
   findPackage,
-  hasConsumer,
   invalid,
   markPackageConsumed,
   parseInteger,
@@ -61,7 +61,6 @@ export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: Sc
       const pkg = findPackage(db, id);
       if (!pkg) problems.push(`package ${id} does not exist`);
       else if (req.session !== null && pkg.session_id !== req.session) problems.push(`package ${id} belongs to session ${pkg.session_id}, not ${req.session}`);
-      else if (!hasConsumer(db, id, req.agent)) problems.push(`${req.agent} is not a designated consumer of package ${id}`);
       else packages.push(pkg);
     }
     if (problems.length > 0) {

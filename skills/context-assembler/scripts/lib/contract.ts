@@ -15,7 +15,7 @@ export type Step = (typeof STEPS)[number];
 export { REASONING_LEVELS, type ReasoningLevel } from './vocabulary.ts';
 import { REASONING_LEVELS, type ReasoningLevel } from './vocabulary.ts';
 
-const EXCLUSION_REASONS = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied'] as const;
+const EXCLUSION_REASONS = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied', 'expired'] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 /** What the caller asked for, after validation and defaults that do not need the config. */

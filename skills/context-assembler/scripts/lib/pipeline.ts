@@ -321,7 +321,8 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     }),
     error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.pattern_hash)),
     strategies: strategies.map(explained('strategy', strategyOutcomes, (x) => x.strategy_id)),
-    excluded: ranked.excluded,
+    // The builder's patterns not shown are past their TTL (it shows them stale; the block says so).
+    excluded: [...ranked.excluded, ...floor.error_patterns.filter((h) => !patterns.some((p) => p.pattern_hash === h)).map((id): Exclusion => ({ kind: 'error_pattern', id, reason: 'expired' }))],
     floor,
   };
 }

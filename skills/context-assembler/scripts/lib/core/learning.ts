@@ -30,7 +30,7 @@ export interface SelectPatternsInput {
   stack?: ReadonlySet<string>;
   /** Each pattern's outcome term (by hash), weighted (outcome_feedback.weights.error_pattern): its relevance × (1 + this) orders it. */
   outcome?: ReadonlyMap<string, number>;
-  /** Patterns (by hash) the block must show whatever the thresholds, TTL and `max` (the builder's floor): shown first, in the rows' order, beyond `max`. */
+  /** Patterns (by hash) the block must show whatever the confidence threshold, language and `max` (the builder's floor), in their place in the order; one past its TTL is not (the pipeline names it as expired). */
   pinned?: ReadonlySet<string>;
   redact: (text: string) => string;
 }
@@ -87,8 +87,9 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
   const wanted = input.error ? normaliseErrorMessage(input.error).toLowerCase() : null;
   // Choose on the stored fields, then redact only the few that are shown.
   const pinned = input.pinned ?? new Set<string>();
-  const chosen = input.rows
-    .filter((r) => !pinned.has(r.pattern_hash) && isShowablePattern(r, input.minConfidence, input.nowMs, input.lang))
+  // A pinned pattern (the builder's) is shown whatever the confidence threshold and language, not past its TTL.
+  const scored = input.rows
+    .filter((r) => (pinned.has(r.pattern_hash) ? !isExpired(r.last_seen, r.ttl_days, input.nowMs) : isShowablePattern(r, input.minConfidence, input.nowMs, input.lang)))
     .map((r) => {
       const sig = parseSignature(r.signature_json);
       const pattern = sig.message_pattern.toLowerCase();
@@ -112,10 +113,11 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
         b.r.occurrences - a.r.occurrences ||
         (a.r.last_seen === b.r.last_seen ? 0 : a.r.last_seen < b.r.last_seen ? 1 : -1) ||
         (a.r.pattern_hash < b.r.pattern_hash ? -1 : 1),
-    )
-    .slice(0, input.max);
-  const floor = input.rows.filter((r) => pinned.has(r.pattern_hash)).map((r) => ({ r, sig: parseSignature(r.signature_json), matched: false, relevance: round2(input.relevance?.get(r.pattern_hash) ?? 0) }));
-  return [...floor, ...chosen].map(({ r, sig, matched, relevance }) => ({
+    );
+  // In that order: every pinned one, and the others up to `max`.
+  let others = 0;
+  const chosen = scored.filter((x) => pinned.has(x.r.pattern_hash) || others++ < input.max);
+  return chosen.map(({ r, sig, matched, relevance }) => ({
     pattern_hash: r.pattern_hash,
     error_type: input.redact(oneLine(sig.error_type)),
     message_pattern: input.redact(oneLine(sig.message_pattern)),

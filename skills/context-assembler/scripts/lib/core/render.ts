@@ -72,6 +72,7 @@ const REASON_TEXT: Readonly<Record<ExclusionReason, string>> = {
   zone: 'for the zone',
   consumed: 'already delivered',
   'redaction-emptied': 'emptied by redaction',
+  expired: 'past their TTL',
 };
 
 /** The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget, and the most relevant ids. */
@@ -111,6 +112,8 @@ function floorReasonText(reason: FloorReason, doc: AssemblyDoc): string {
       return 'given to this spawn already (--more)';
     case 'redaction-emptied':
       return 'emptied by redaction';
+    case 'expired':
+      return 'past its TTL: stale';
     case 'reasoning-off':
       return 'reasoning is off for this request (--include-reasoning false)';
     case 'not-a-candidate':

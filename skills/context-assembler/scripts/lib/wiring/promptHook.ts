@@ -332,9 +332,9 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string; fellBack?: string
 }
 
 /**
- * Records the packages the block delivers as consumed by the agent at the iteration, once the
- * prompt holds the block (nothing is recorded for a block that was not placed). A package the
- * rule refuses (not designated for the agent any more) records nothing; said on stderr.
+
+
+
  */
 function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, promptTokens: number): void {
   const record = (outcome: 'recorded' | 'unrecorded' | 'nothing-delivered', reason: string | null = null) =>
