@@ -6,6 +6,7 @@
  * project, which the search index's freshness check reads on every assembly, are never scanned at
  * all, also when it catches up with what another tool wrote.
  */
+import { listBuilderErrorPatterns } from '../skills/bazinga-db/scripts/lib/repo/builderSection.ts';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
@@ -278,8 +279,10 @@ describe('the available count is bounded', () => {
       expect(doc.total_available).toBe(AVAILABLE_CAP);
       expect(doc.total_capped).toBe(true);
       const block = renderMarkdown(doc);
-      expect(block).toContain(`### Relevant Packages (3/${AVAILABLE_CAP}+)`);
-      expect(block).toContain(`📦 +${AVAILABLE_CAP - 3}+ more packages available`);
+      // The three ranked (newest, then the highest id) and the builder's own five: written in one
+      // second, its ties go by row order, so they are the first five (the lowest ids).
+      expect(block).toContain(`### Relevant Packages (8/${AVAILABLE_CAP}+)`);
+      expect(block).toContain(`📦 +${AVAILABLE_CAP - 8}+ more packages available`);
     } finally {
       db.close();
       project.cleanup();
@@ -310,9 +313,14 @@ describe('error patterns without an error text are read top-N', () => {
           const config = structuredClone(DEFAULT_CONFIG);
           const request = { session: 'S0', group: 'global', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 0, limit: 3, include_reasoning: false, reasoning_level: 'medium', now, task: null, error: null, scope: null, lang, framework: null } as const;
           const deps = { config, counter: exactCounter((t: string) => Math.ceil(t.length / 4)), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
-          const shown = advance(zoneStep(request, config), 'rank', deps).error_patterns ?? [];
+          const ranked = advance(zoneStep(request, config), 'rank', deps);
+          const shown = ranked.error_patterns ?? [];
+          // The builder's own (the three most confident of every project) are shown whatever else is.
+          const floor = new Set(ranked.floor?.error_patterns ?? []);
+          const builders = listBuilderErrorPatterns(db, { above: 0.7, limit: 3 }).filter((r) => floor.has(r.pattern_hash));
           const expected = selectErrorPatterns({
-            rows: listErrorPatterns(db, { projectId: 'p1', lang: null, minConfidence: config.error_patterns.min_confidence, limit: -1 }),
+            rows: [...builders, ...listErrorPatterns(db, { projectId: 'p1', lang: null, minConfidence: config.error_patterns.min_confidence, limit: -1 }).filter((r) => !floor.has(r.pattern_hash))],
+            pinned: floor,
             nowMs: Date.parse(now),
             minConfidence: config.error_patterns.min_confidence,
             max: config.error_patterns.max,
@@ -324,7 +332,7 @@ describe('error patterns without an error text are read top-N', () => {
             redact: (t) => t,
           });
           expect(shown.map((p) => p.pattern_hash)).toEqual(expected.map((p) => p.pattern_hash));
-          expect(shown).toHaveLength(3);
+          expect(shown.filter((p) => !floor.has(p.pattern_hash))).toHaveLength(3);
         }
       }
     } finally {

@@ -381,7 +381,7 @@ const canDropPrivileges = process.platform !== 'win32' && (process.getuid?.() !=
 
 describe.skipIf(!canDropPrivileges)('a database that cannot be written here (read-only file and folder)', () => {
   const args = (p: Project, extra: readonly string[] = []) => ['--project-root', p.root, '--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '2', '--now', NOW, ...extra];
-  const FULL_BLOCK = /^## Context for developer\n\n### Relevant Packages \(3\/4\)\n/;
+  const FULL_BLOCK = /^## Context for developer\n\n### Relevant Packages \(4\/4\)\n/;
   const ONE_LINE = '⚠ context-assembler: the database is read-only here; consumption not recorded\n';
 
   // Where no writer ever indexed the file, the read says so too: it can never build the index there.

@@ -448,6 +448,8 @@ export const CA_DDL: readonly string[] = [
   // Both also serve the count of a request's designated packages without touching the table.
   `CREATE INDEX IF NOT EXISTS ca_idx_cp_group_bucket
   ON context_packages(session_id, group_id, priority, package_type, created_at DESC, id DESC) WHERE supersedes_id IS NULL`,
+  // The prompt builder's error patterns: the most confident of every project (repo/builderSection.ts).
+  `CREATE INDEX IF NOT EXISTS ca_idx_patterns_confidence ON error_patterns(confidence DESC, occurrences DESC)`,
   `CREATE INDEX IF NOT EXISTS ca_idx_cp_scope_bucket
   ON context_packages(session_id, scope, priority, package_type, created_at DESC, id DESC, group_id) WHERE supersedes_id IS NULL`,
   // "Did this agent consume this package at this iteration?" by package, not by session.
@@ -476,6 +478,7 @@ export const CA_OBJECTS = [
   'ca_redaction_settled',
   'ca_idx_cp_group_bucket',
   'ca_idx_cp_scope_bucket',
+  'ca_idx_patterns_confidence',
   'ca_idx_consumption_package',
   'ca_idx_cpc_consumed',
   'ca_idx_logs_producer_recent',
