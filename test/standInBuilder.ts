@@ -183,10 +183,15 @@ export function agentDefinition(agent: string): string {
   return `---\nname: ${agent}\ndescription: the ${agent} agent\nmodel: sonnet\n---\n\n# ${agent}\n\nYou are the ${agent}.\n`;
 }
 
+/** Writes the stand-in's script at `rel` in a project (its root is four folders above the script, as the real builder's). */
+export function writeStandInScript(root: string, rel = BUILDER_PATH): void {
+  fs.mkdirSync(path.join(root, path.dirname(rel)), { recursive: true });
+  fs.writeFileSync(path.join(root, rel), SCRIPT);
+}
+
 /** Lays the builder, its skill and the agents' definitions into a project (as BAZINGA's installer does). */
 export function installStandInBuilder(root: string): void {
-  fs.mkdirSync(path.join(root, path.dirname(BUILDER_PATH)), { recursive: true });
-  fs.writeFileSync(path.join(root, BUILDER_PATH), SCRIPT);
+  writeStandInScript(root);
   fs.writeFileSync(path.join(root, '.claude/skills/prompt-builder/SKILL.md'), '---\nname: prompt-builder\ndescription: builds agent prompts\n---\n');
   fs.mkdirSync(path.join(root, '.claude/agents'), { recursive: true });
   for (const agent of ['developer', 'qa_expert', 'tech_lead', 'senior_software_engineer', 'investigator', 'requirements_engineer', 'project_manager']) {
