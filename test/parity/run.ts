@@ -38,16 +38,15 @@ export interface RunOptions {
 
 export interface GridRun {
   measures: SpawnMeasure[];
-  /** Findings about the run itself (writes that straddled a second, ids that differ between projects). */
+  /** Findings about the run itself (ids that differ between projects, how often the stand-in agreed with the real builder). */
   notes: string[];
 }
 
 const sleepMs = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, ms));
 
-/** Waits until a new second begins, plus a margin: the rows written next all carry that second. */
-function startOfNextSecond(): number {
+/** Waits until a new second begins (plus a margin). */
+function startOfNextSecond(): void {
   sleepMs(1000 - (Date.now() % 1000) + 30);
-  return Math.floor(Date.now() / 1000);
 }
 
 const promptDir = `bazinga/prompts/${SESSION}`;
@@ -77,7 +76,13 @@ function buildAlone(root: string, command: string, prompt: string, env: NodeJS.P
 
 const sectionText = (prompt: string, s: BuilderSection) => (s.found ? prompt.slice(0, s.end) : '');
 
-function runSpawn(rig: Rig, scenario: string, spawn: Spawn, log: (line: string) => void): SpawnMeasure {
+/** How often the stand-in builder printed exactly the real builder's section. */
+interface Agreement {
+  compared: number;
+  agreed: number;
+}
+
+function runSpawn(rig: Rig, scenario: string, spawn: Spawn, log: (line: string) => void, standInAgreement: Agreement): SpawnMeasure {
   const outRel = `${promptDir}/${spawn.agent}_${spawn.group}.md`;
   const paramsRel = `${promptDir}/params_${spawn.agent}_${spawn.group}.json`;
   const command = buildCommand(paramsRel);
@@ -105,8 +110,14 @@ function runSpawn(rig: Rig, scenario: string, spawn: Spawn, log: (line: string) 
     const alone = buildAlone(rig.alone, command, outRel, env).prompt;
     if (!alone.equals(floor.prompt)) {
       const aloneSection = readBuilderSection(alone.toString('utf8'), readCandidates(path.join(rig.alone, 'bazinga', 'bazinga.db'), key));
-      const same = sectionText(alone.toString('utf8'), aloneSection) === sectionText(floorText, section);
-      notes.push(`BAZINGA's builder prints ${same ? 'another prompt (its context section the same)' : 'another context section'} than in a project where only BAZINGA ran`);
+      const [here, there] = [sectionText(floorText, section), sectionText(alone.toString('utf8'), aloneSection)];
+      if (here === there) notes.push("BAZINGA's builder prints another prompt (its context section the same) than in a project where only BAZINGA ran");
+      else {
+        const a = here.split('\n');
+        const b = there.split('\n');
+        const i = a.findIndex((line, k) => line !== b[k]);
+        notes.push(`BAZINGA's builder prints another context section than in a project where only BAZINGA ran: \`${(a[i] ?? '').slice(0, 110)}\` where BAZINGA alone prints \`${(b[i] ?? '').slice(0, 110)}\``);
+      }
     }
   }
   if (rig.standIn && spawn.fileLimit === undefined) {
@@ -115,7 +126,10 @@ function runSpawn(rig: Rig, scenario: string, spawn: Spawn, log: (line: string) 
     writeJson(rig.root, standInParams, paramsOf(spawn, standInOut));
     const standIn = buildAlone(rig.root, buildCommand(standInParams, rig.standIn), standInOut, env).prompt.toString('utf8');
     const standInSection = readBuilderSection(standIn, readCandidates(dbPath, key));
-    if (sectionText(standIn, standInSection) !== sectionText(floorText, section)) notes.push('the stand-in builder selects another context section than the real one');
+    const agrees = sectionText(standIn, standInSection) === sectionText(floorText, section);
+    standInAgreement.compared++;
+    if (agrees) standInAgreement.agreed++;
+    else notes.push('the stand-in builder selects another context section than the real one');
   }
 
   let rebuilt: Buffer | undefined;
@@ -139,22 +153,27 @@ function runSpawn(rig: Rig, scenario: string, spawn: Spawn, log: (line: string) 
 export async function runGrid(rig: Rig, grid: readonly Scenario[], opts: RunOptions = {}): Promise<GridRun> {
   const log = opts.log ?? (() => {});
   const out: GridRun = { measures: [], notes: [] };
+  const standInAgreement: Agreement = { compared: 0, agreed: 0 };
   await Promise.all(rig.writers.map((w) => w.createSession(SESSION, REQUIREMENTS)));
   for (const scenario of grid) {
     for (const step of scenario.steps) {
       if (step.do === 'spawn') {
         if (opts.only && !opts.only.has(step.id)) continue;
-        out.measures.push(runSpawn(rig, scenario.name, step, log));
+        out.measures.push(runSpawn(rig, scenario.name, step, log, standInAgreement));
         continue;
       }
       const w: Write = step;
-      const second = rig.wallClock && stampsTime(w) ? startOfNextSecond() : undefined;
-      // The projects' writes at once: their rows carry the same second.
+      // A second of its own, begun after the previous write ended: in every project each time-ordered
+      // row is newer than the one before, so the projects order them alike.
+      if (rig.wallClock && stampsTime(w)) startOfNextSecond();
+      // The projects' writes at once.
       const written: Written[] = await Promise.all(rig.writers.map((writer) => writer.write(SESSION, w)));
-      if (second !== undefined && Math.floor(Date.now() / 1000) !== second) out.notes.push(`a ${w.do} write of ${scenario.name} took past its second: the projects' rows may order differently`);
       const ids = new Set(written.map((x) => JSON.stringify({ p: x.packageId, l: x.logId })));
       if (ids.size > 1) out.notes.push(`a ${w.do} write of ${scenario.name} got different ids in the projects: ${[...ids].join(' vs ')}`);
     }
+  }
+  if (standInAgreement.compared > 0) {
+    out.notes.push(`the stand-in builder of the tests printed the real builder's context section byte for byte in ${standInAgreement.agreed} of ${standInAgreement.compared} spawns (on the same database)`);
   }
   return out;
 }
