@@ -116,7 +116,11 @@ function runSpawn(rig: Rig, scenario: string, spawn: Spawn, log: (line: string) 
         const a = here.split('\n');
         const b = there.split('\n');
         const i = a.findIndex((line, k) => line !== b[k]);
-        notes.push(`BAZINGA's builder prints another context section than in a project where only BAZINGA ran: \`${(a[i] ?? '').slice(0, 110)}\` where BAZINGA alone prints \`${(b[i] ?? '').slice(0, 110)}\``);
+        const [x, y] = [a[i] ?? '', b[i] ?? ''];
+        let c = 0;
+        while (c < x.length && x[c] === y[c]) c++;
+        const around = (line: string) => `${c > 40 ? '…' : ''}${line.slice(Math.max(0, c - 40), c + 60)}`;
+        notes.push(`BAZINGA's builder prints another context section than in a project where only BAZINGA ran: \`${around(x)}\` where BAZINGA alone prints \`${around(y)}\``);
       }
     }
   }
