@@ -141,6 +141,7 @@ function runSpawn(rig: Rig, scenario: string, spawn: Spawn, log: (line: string) 
   const hooked = fs.readFileSync(path.join(rig.root, outRel));
   const m = measureSpawn({ id: spawn.id, scenario, agent: spawn.agent, group: spawn.group, what: spawn.what }, floor.prompt, section, hooked);
   if (rebuilt === undefined || !rebuilt.equals(floor.prompt)) m.problems.push('the builder wrote another prompt on its second run (the floor is not what the hook saw)');
+  if (run.hooks.length === 0) m.problems.push("no PostToolUse hook ran for the builder's command (the project is not wired)");
   for (const h of run.hooks) {
     if (h.code !== 0) m.problems.push(`a hook exited ${h.code}`);
     const said = h.stderr.trim().split('\n').filter((l) => l.startsWith('⚠'));
