@@ -22,10 +22,14 @@ import { REPO_ROOT } from '../helpers.ts';
 export const BUILDER = '.claude/skills/prompt-builder/scripts/prompt_builder.py';
 export const buildCommand = (params: string, builder = BUILDER) => `python3 ${builder} --params-file "${params}"`;
 
-/** What a checkout must hold for a parity run; the first one missing, or undefined. */
+/** What a checkout must hold for a parity run; the first one missing (said as a reader can act on it), or undefined. */
 export function missingFromCheckout(checkout: string): string | undefined {
   for (const rel of [path.join('.claude', 'skills', 'prompt-builder', 'scripts', 'prompt_builder.py'), path.join('.claude', 'skills', 'bazinga-db', 'scripts', 'bazinga_db.py'), 'agents']) {
     if (!fs.existsSync(path.join(checkout, rel))) return rel;
+  }
+  // A session's start seeds bazinga/config/*.json (init_session.py fails without them); the repository links that folder to workflow/.
+  if (![path.join('bazinga', 'config'), 'workflow'].some((d) => fs.existsSync(path.join(checkout, d, 'transitions.json')))) {
+    return `workflow/transitions.json (bazinga/config links to workflow/: git -C ${checkout} checkout HEAD -- workflow)`;
   }
   return undefined;
 }
