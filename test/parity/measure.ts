@@ -145,3 +145,31 @@ export const meetsFloor = (measures: readonly SpawnMeasure[]) => {
   const t = totalsOf(measures);
   return t.silent === 0 && t.identical === t.spawns && t.problems === 0;
 };
+
+/** The items a block shows, a count a kind (read from its text: the block's own line formats). */
+export interface BlockKinds {
+  packages: number;
+  reasoning: number;
+  error_patterns: number;
+  strategies: number;
+  memories: number;
+}
+
+/** Counts the block's entries by kind: package lines `**[PRIORITY]** path (id N)`, reasoning `**[agent] phase:**`, patterns `⚠️ **Known Issue**`, and the `- ` entries under the strategies and memory headings. */
+export function blockKinds(blockText: string): BlockKinds {
+  const count = (re: RegExp) => (blockText.match(re) ?? []).length;
+  const under = (heading: RegExp) => {
+    const at = blockText.search(heading);
+    if (at < 0) return 0;
+    const rest = blockText.slice(at).split('\n').slice(1);
+    const end = rest.findIndex((l) => l.startsWith('#'));
+    return (end < 0 ? rest : rest.slice(0, end)).filter((l) => l.startsWith('- ')).length;
+  };
+  return {
+    packages: count(/^\*\*\[(?:CRITICAL|HIGH|MEDIUM|LOW)\]\*\* .* \(id \d+\)$/gm),
+    reasoning: count(/^\*\*\[[a-z_]+\] [A-Za-z_]+:\*\* /gm),
+    error_patterns: count(/^⚠️ \*\*Known Issue\*\*/gm),
+    strategies: under(/^### Strategies That Worked/m),
+    memories: under(/^### Project Memory/m),
+  };
+}

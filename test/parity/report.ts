@@ -3,7 +3,7 @@
  * not show, and what else was seen) and as one JSON document. Pure.
  */
 import type { FloorItem } from './builderSection.ts';
-import { totalsOf, type SpawnMeasure, type Totals } from './measure.ts';
+import { blockKinds, totalsOf, type SpawnMeasure, type Totals } from './measure.ts';
 
 const size = (s: { chars: number; tokens: number } | null) => (s === null ? '—' : `${s.chars} ≈ ${s.tokens}`);
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -38,6 +38,7 @@ export function renderMarkdown(measures: readonly SpawnMeasure[], runNotes: read
     );
   }
   out.push('', totalsLine(totalsOf(measures)), '', 'Tokens are the builder\'s own estimate (estimate_tokens: code points ÷ 3.85, plus 2 %); the section is the builder\'s `## Context from Prior Work` through its last line, the block the text between the markers.');
+  out.push('', aboveTheFloor(measures));
   const absent = measures.flatMap((m) => m.items.filter((i) => i.verdict.status !== 'present').map((i) => ({ m, i })));
   if (absent.length > 0) {
     out.push('', '| Spawn | Builder item not in the block | How |', '|---|---|---|');
@@ -74,4 +75,23 @@ export function renderJson(measures: readonly SpawnMeasure[], meta: Record<strin
       2,
     ) + '\n'
   );
+}
+
+/**
+ * Above the floor: per spawn whose section the block replaced, what the block shows (a count a
+ * kind) beyond the builder's own items, and its size beside the builder's section.
+ */
+export function aboveTheFloor(measures: readonly SpawnMeasure[]): string {
+  const out = [
+    '| Spawn | Agent: what | Block (pkg/rsn/err/strat/mem) | Beyond the builder\'s (pkg/rsn/err/strat/mem) | Block ÷ section (tokens) |',
+    '|---|---|---|---|---|',
+  ];
+  for (const m of measures) {
+    if (m.blockText === null || m.block === null || m.section === null) continue;
+    const k = blockKinds(m.blockText);
+    const builder = (kind: string) => m.items.filter((i) => i.item.kind === kind && i.verdict.status === 'present').length;
+    const beyond = [k.packages - builder('package'), k.reasoning - builder('reasoning'), k.error_patterns - builder('error_pattern'), k.strategies, k.memories];
+    out.push(`| ${m.id} | ${cell(`${m.agent}: ${m.what}`)} | ${k.packages}/${k.reasoning}/${k.error_patterns}/${k.strategies}/${k.memories} | ${beyond.map((n) => `+${Math.max(0, n)}`).join('/')} | ${(m.block.tokens / Math.max(1, m.section.tokens)).toFixed(2)} |`);
+  }
+  return out.join('\n');
 }
