@@ -153,11 +153,12 @@ describe('the warm assembler', () => {
     expect(served(call(request(['--dry-run']), { CONTEXT_ASSEMBLER_NO_SERVER: '1' }).trace)).toBe(false);
   });
 
-  it('recording calls arriving together: each answered by the server or, when it is busy, by itself; every package recorded once', async () => {
+  it('recording calls arriving together: each answered by the server or, when it is busy, by itself; requests for more get disjoint packages, each recorded once', async () => {
     await startServer();
     const at = (iteration: number) => request().map((a, i, all) => (all[i - 1] === '--iteration' ? String(iteration) : a));
     const runs = await Promise.all([2, 3, 4].map((iteration) => callAsync(at(iteration))));
-    const again = await Promise.all([callAsync(at(5)), callAsync(at(5))]);
+    // Two requests for more (--more) for the same agent and iteration, together.
+    const again = await Promise.all([callAsync([...at(5), '--more']), callAsync([...at(5), '--more'])]);
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).consumption).toBe('recorded');
@@ -167,7 +168,7 @@ describe('the warm assembler', () => {
     for (const r of again) expect(['recorded', 'nothing-delivered']).toContain(JSON.parse(r.stdout).consumption);
     // One at a time, each is answered by the server.
     for (const iteration of [6, 7]) expect(served(call(at(iteration)).trace)).toBe(true);
-    // Two calls for the same agent and iteration: disjoint packages, each recorded once.
+    // Two requests for more for the same agent and iteration: disjoint packages, each recorded once.
     const [a, b] = again.map((r) => JSON.parse(r.stdout).packages.map((p: { id: number }) => p.id) as number[]);
     expect((a as number[]).filter((id) => (b as number[]).includes(id))).toEqual([]);
     const db = new Database(project.dbPath, { readonly: true });

@@ -323,12 +323,18 @@ describe('what the hook leaves alone', () => {
     expect(hooks[0]?.stderr).toBe('⚠ context-assembler: prompt left as the builder wrote it (the prompt builder reported failure: Agent file not found)\n');
   });
 
-  it('a block without packages (an agent no package names) never replaces a builder section that lists some', () => {
+  it("an agent no package names (the investigator) gets the builder's packages in the block: a consumer list hides nothing", () => {
     writeParams('investigator', 'AUTH');
     const { builder, prompt, hooks } = spawnPrompt('investigator', 'AUTH');
     expect(builder).toContain('### Relevant Context');
-    expect(prompt).toBe(builder);
     expect(hooks.map((h) => [h.code, h.stderr])).toEqual([[0, '']]);
+    const block = prompt.slice(prompt.indexOf(BLOCK_BEGIN), prompt.indexOf(BLOCK_END));
+    // Every package line of the builder's section is in the block (by its path), none named as left out.
+    const paths = [...builder.matchAll(/^\*\*\[[A-Z]+\]\*\* (\S+)$/gm)].map((m) => m[1] as string);
+    expect(paths.length).toBeGreaterThan(0);
+    for (const p of paths) expect(block).toContain(`${p} (id `);
+    // (The fixture's patterns are past their TTL at today's date: those the block names, as stale.)
+    expect(block, block).not.toMatch(/Also in BAZINGA's own context section, not shown here: [^\n]*package/);
   });
 
   it('a prompt it cannot place is left before anything is assembled: nothing recorded as delivered', () => {
