@@ -104,33 +104,35 @@ describe('consumer lists rank up, never hide', () => {
   });
 });
 
-describe('the limit never passes over the group\u2019s failures for a package of lower priority', () => {
+describe('the limit never cuts the group\u2019s failures while it keeps a package of lower priority', () => {
   const pkg = (id: number, priority: string, type: string, group: string | null, created = '2025-12-01 10:00:00'): Candidate => ({
     id, priority, package_type: type, file_path: `f${id}`, summary: `s${id}`, group_id: group, created_at: created, consumed: false,
   });
   const ranked = (c: Candidate, score: number): RankedPackage => ({ id: c.id, priority: c.priority, package_type: c.package_type, file_path: c.file_path, summary: c.summary, group_id: c.group_id, created_at: c.created_at, score });
-  const input = { group: 'AUTH', agent: 'developer', nowMs: Date.parse(NOW), config: DEFAULT_CONFIG, explain: false };
+  const input = { group: 'AUTH', agent: 'developer', nowMs: Date.parse(NOW), config: DEFAULT_CONFIG, explain: false, limit: 3 };
   it.each([
     {
-      name: 'a critical failure replaces the low note of the selection',
+      name: 'a critical failure left out while a low note is shown is added after the selection',
       selected: [pkg(1, 'high', 'research', 'AUTH'), pkg(2, 'low', 'research', 'AUTH')],
       failures: [pkg(3, 'critical', 'failures', 'AUTH')],
-      expected: [3, 1],
-      out: [2],
+      expected: [1, 2, 3],
+      out: [],
     },
     {
-      name: 'two failures take the two lowest places, the higher priority first',
-      selected: [pkg(1, 'medium', 'research', 'AUTH'), pkg(2, 'low', 'research', 'AUTH'), pkg(4, 'low', 'decisions', 'AUTH')],
-      failures: [pkg(5, 'high', 'failures', 'AUTH'), pkg(3, 'critical', 'failures', 'AUTH')],
-      expected: [3, 5, 1],
-      out: [4, 2],
+      name: 'two failures, the higher priority first, then the newer',
+      selected: [pkg(1, 'medium', 'research', 'AUTH'), pkg(2, 'low', 'research', 'AUTH')],
+      failures: [pkg(5, 'high', 'failures', 'AUTH', '2025-12-02 10:00:00'), pkg(3, 'critical', 'failures', 'AUTH'), pkg(6, 'high', 'failures', 'AUTH', '2025-12-03 10:00:00')],
+      expected: [1, 2, 3, 6, 5],
+      out: [],
     },
-    { name: 'a failure of equal priority takes nothing', selected: [pkg(1, 'high', 'research', 'AUTH')], failures: [pkg(3, 'high', 'failures', 'AUTH')], expected: [1], out: [] },
-    { name: "another group's failure takes nothing", selected: [pkg(1, 'low', 'research', 'AUTH')], failures: [pkg(3, 'critical', 'failures', 'CART')], expected: [1], out: [] },
+    { name: 'a failure of no higher priority than every package shown is not added', selected: [pkg(1, 'high', 'research', 'AUTH')], failures: [pkg(3, 'high', 'failures', 'AUTH')], expected: [1], out: [] },
+    { name: "another group's failure is not added", selected: [pkg(1, 'low', 'research', 'AUTH')], failures: [pkg(3, 'critical', 'failures', 'CART')], expected: [1], out: [] },
   ])('$name', ({ selected, failures, expected, out }) => {
-    const r = keepFailuresAbove({ selected: selected.map((c, i) => ranked(c, 10 - i)), excluded: [] }, failures, input);
+    // The failures start out excluded for the limit: those added are no longer.
+    const r = keepFailuresAbove({ selected: selected.map((c, i) => ranked(c, 10 - i)), excluded: failures.map((f) => ({ kind: 'package' as const, id: f.id, reason: 'limit' as const })) }, failures, input);
     expect(r.selected.map((x) => x.id)).toEqual(expected);
-    expect(r.excluded.map((e) => e.id)).toEqual(out);
+    expect(r.excluded.map((e) => e.id).filter((id) => !failures.some((f) => f.id === id) || expected.includes(id as number))).toEqual(out);
+    expect(r.excluded.filter((e) => expected.includes(e.id as number))).toEqual([]);
   });
 
   it('in a crowded group whose task text matches low notes, the critical failure stays in the developer\u2019s block', () => {

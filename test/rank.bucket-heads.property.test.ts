@@ -190,7 +190,7 @@ function fullRanking(db: DB, r: Request, config: Config) {
   const failures = candidates
     .filter((c) => c.package_type === 'failures' && c.group_id === r.group)
     .sort((a, b) => order.indexOf(a.priority) - order.indexOf(b.priority) || (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id);
-  return { ...ranked, ...keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config, explain: false }), scope };
+  return { ...ranked, ...keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config, explain: false, limit: r.limit }), scope };
 }
 
 /** rankPackages over `candidates` for the request, as the rank step calls it. */

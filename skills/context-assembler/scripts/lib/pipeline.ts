@@ -279,6 +279,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     stack: plan.stack,
     ...withDefined('outcome', weightedTerms(patternOutcomes, 'error_pattern', weightsOf.error_pattern, String)),
     pinned: new Set(floor.error_patterns),
+    pinnedOnly: new Set(floorPatterns.filter((f) => !readRows.some((row) => row.pattern_hash === f.pattern_hash && row.project_id === f.project_id)).map((f) => f.pattern_hash)),
     redact: deps.redact,
   });
   const st = deps.config.strategies;
@@ -492,7 +493,7 @@ function keptFailures(db: DB, ranked: RankOutput, doc: ZoneDoc, deps: Deps, cons
     .filter((p) => !consumed.has(p.id))
     .map((p) => ({ ...p, consumed: false }));
   if (failures.length === 0) return ranked;
-  const kept = keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config: deps.config, explain: deps.explain });
+  const kept = keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config: deps.config, explain: deps.explain, limit: doc.limit });
   return { ...ranked, ...kept };
 }
 

@@ -30,8 +30,10 @@ export interface SelectPatternsInput {
   stack?: ReadonlySet<string>;
   /** Each pattern's outcome term (by hash), weighted (outcome_feedback.weights.error_pattern): its relevance × (1 + this) orders it. */
   outcome?: ReadonlyMap<string, number>;
-  /** Patterns (by hash) the block must show whatever the confidence threshold, language and `max` (the builder's floor), in their place in the order; one past its TTL is not (the pipeline names it as expired). */
+  /** Patterns (by hash) the block must show whatever the confidence threshold, language and `max` (the builder's floor): after the ranking's own first `max` (in their place where they are among them); one past its TTL is not shown (the pipeline names it as expired). */
   pinned?: ReadonlySet<string>;
+  /** Of the pinned, those the ranking itself would not have read (another project's): only ever after its own first `max`. */
+  pinnedOnly?: ReadonlySet<string>;
   redact: (text: string) => string;
 }
 
@@ -114,9 +116,11 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
         (a.r.last_seen === b.r.last_seen ? 0 : a.r.last_seen < b.r.last_seen ? 1 : -1) ||
         (a.r.pattern_hash < b.r.pattern_hash ? -1 : 1),
     );
-  // In that order: every pinned one, and the others up to `max`.
-  let others = 0;
-  const chosen = scored.filter((x) => pinned.has(x.r.pattern_hash) || others++ < input.max);
+  // The ranking's own first `max` (a pinned one among them in its place), then the pinned ones it left out.
+  const natural = (x: (typeof scored)[number]) =>
+    !pinned.has(x.r.pattern_hash) || (!(input.pinnedOnly?.has(x.r.pattern_hash) ?? false) && isShowablePattern(x.r, input.minConfidence, input.nowMs, input.lang));
+  const ranked = scored.filter(natural).slice(0, input.max);
+  const chosen = [...ranked, ...scored.filter((x) => pinned.has(x.r.pattern_hash) && !ranked.includes(x))];
   return chosen.map(({ r, sig, matched, relevance }) => ({
     pattern_hash: r.pattern_hash,
     error_type: input.redact(oneLine(sig.error_type)),

@@ -291,56 +291,42 @@ function roundComponents(k: ScoreComponents, input: RankInput): ScoreComponents 
 
 /**
  * The limit never passes over a failures package of the request's own group for a package of
- * lower priority: while one of `failures` (the group's failures packages; the highest priority,
- * then the newest, first) is not
- * selected and a selected package has a lower priority, the selected package of the lowest
- * priority (of those, the last in the selection's order) gives its place to it. The failure
- * report that sent a retry back is what its agent needs most; relevance may rank a low note above
- * it, the limit must not then cut it. Returns the selection and the exclusions (the package that
- * gave its place is left out for the limit; the failure no longer is). Pure.
+ * lower priority: each of `failures` (the group's failures packages) that is not selected while a
+ * selected package has a lower priority is added after the selection, beyond the limit (the
+ * highest priority, then the newest, first; at most `limit` of them). The failure report that sent a retry back is what its
+ * agent needs most; relevance may rank a low note above it, and the limit must not then cut it; nor
+ * does it cut what relevance chose. Returns the selection and the exclusions (the failures added
+ * are no longer excluded). Pure.
  */
 export function keepFailuresAbove(
   ranked: Pick<RankOutput, 'selected' | 'excluded'>,
   failures: readonly Candidate[],
-  input: Pick<RankInput, 'group' | 'agent' | 'nowMs' | 'config' | 'explain' | 'relevance' | 'scope' | 'outcome'>,
+  input: Pick<RankInput, 'group' | 'agent' | 'nowMs' | 'config' | 'explain' | 'relevance' | 'scope' | 'outcome' | 'limit'>,
 ): Pick<RankOutput, 'selected' | 'excluded'> {
   const weightOf = (priority: string) => input.config.ranking.priority_weights[priority] ?? 0;
-  const selected = [...ranked.selected];
-  let excluded = [...ranked.excluded];
-  const chosen = new Set(selected.map((p) => p.id));
-  const full: RankInput = { ...input, candidates: [], zone: 'Normal', limit: 0 };
-  // The highest priority first, then the newest (then the highest id).
-  const byPriority = [...failures].sort(
-    (a, b) => weightOf(b.priority) - weightOf(a.priority) || (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id,
-  );
-  for (const c of byPriority) {
-    if (chosen.has(c.id) || c.package_type !== 'failures' || c.group_id === null || c.group_id !== input.group) continue;
-    let victim = -1;
-    selected.forEach((p, j) => {
-      const v = victim === -1 ? undefined : (selected[victim] as RankedPackage);
-      if (weightOf(p.priority) < weightOf(c.priority) && (v === undefined || weightOf(p.priority) <= weightOf(v.priority))) victim = j;
+  const lowest = Math.min(...ranked.selected.map((p) => weightOf(p.priority)));
+  const chosen = new Set(ranked.selected.map((p) => p.id));
+  const full: RankInput = { ...input, candidates: [], zone: 'Normal' };
+  const added = [...failures]
+    .filter((c) => !chosen.has(c.id) && c.package_type === 'failures' && c.group_id !== null && c.group_id === input.group && weightOf(c.priority) > lowest)
+    .sort((a, b) => weightOf(b.priority) - weightOf(a.priority) || (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id)
+    .filter((c, i, all) => all.findIndex((x) => x.id === c.id) === i)
+    .slice(0, input.limit)
+    .map((c): RankedPackage => {
+      const k = componentsAt(c, parseSqliteTime(c.created_at), full);
+      return {
+        id: c.id,
+        priority: c.priority,
+        package_type: c.package_type,
+        file_path: c.file_path,
+        summary: c.summary,
+        group_id: c.group_id,
+        created_at: c.created_at,
+        score: scoreOf(k, input.config, input.relevance !== undefined),
+        ...(input.explain ? { components: roundComponents(k, full) } : {}),
+      };
     });
-    if (victim === -1) continue;
-    const out = selected[victim] as RankedPackage;
-    selected.splice(victim, 1);
-    chosen.delete(out.id);
-    excluded = [...excluded.filter((e) => !(e.kind === 'package' && e.id === c.id)), { kind: 'package', id: out.id, reason: 'limit' }];
-    const k = componentsAt(c, parseSqliteTime(c.created_at), full);
-    const into: RankedPackage = {
-      id: c.id,
-      priority: c.priority,
-      package_type: c.package_type,
-      file_path: c.file_path,
-      summary: c.summary,
-      group_id: c.group_id,
-      created_at: c.created_at,
-      score: scoreOf(k, input.config, input.relevance !== undefined),
-      ...(input.explain ? { components: roundComponents(k, full) } : {}),
-    };
-    // In the selection's order: before the first package of a lower priority.
-    const place = selected.findIndex((p) => weightOf(p.priority) < weightOf(c.priority));
-    selected.splice(place === -1 ? selected.length : place, 0, into);
-    chosen.add(c.id);
-  }
-  return { selected, excluded };
+  if (added.length === 0) return ranked;
+  const ids = new Set(added.map((p) => p.id));
+  return { selected: [...ranked.selected, ...added], excluded: ranked.excluded.filter((e) => !(e.kind === 'package' && ids.has(e.id as number))) };
 }

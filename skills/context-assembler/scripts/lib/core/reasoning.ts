@@ -73,7 +73,7 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
   const pinned = input.pinned ?? new Set<number>();
   const perProducer = new Map<string, ReasoningRowInput[]>();
   for (const row of [...input.rows].sort(standing)) {
-    if (!relevant.has(row.agent_type) || pinned.has(row.id)) continue;
+    if (!relevant.has(row.agent_type)) continue;
     const list = perProducer.get(row.agent_type) ?? [];
     if (list.length < input.maxPerProducer) list.push(row);
     perProducer.set(row.agent_type, list);
@@ -82,8 +82,9 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
   const kept = [...perProducer.values()].flat();
   // Without a standing the phase order decides what is cut; with one, the best entries stay.
   const chosen = score ? kept.sort(standing).slice(0, input.maxTotal).sort(byPhase) : kept.sort(byPhase).slice(0, input.maxTotal);
-  // The pinned entries are packed first; the block shows every admitted entry in phase order.
-  const ordered = [...input.rows.filter((row) => pinned.has(row.id)).sort(byPhase), ...chosen];
+  // The pinned entries the choice left out follow it; all of them are packed first.
+  const extra = input.rows.filter((row) => pinned.has(row.id) && !chosen.includes(row)).sort(byPhase);
+  const ordered = [...chosen, ...extra];
   const shown = new Map<number, string>();
   const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => {
     const content = input.redact(oneLine(row.content));
@@ -100,12 +101,13 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
     };
   });
   // Entries are emitted one per line; the newline is counted with each.
-  const packed = pack(items, input.budget, (e) => renderReasoningEntry(e) + '\n', input.counter, {
+  const pinnedFirst = pinned.size === 0 ? items : [...items.filter((e) => pinned.has(e.id)), ...items.filter((e) => !pinned.has(e.id))];
+  const packed = pack(pinnedFirst, input.budget, (e) => renderReasoningEntry(e) + '\n', input.counter, {
     bound: (e) => entryBound(e, shown.get(e.id) as string, input.counter),
   });
-  const phaseOrder = (a: Omit<ReasoningItem, 'tokens'>, b: Omit<ReasoningItem, 'tokens'>) =>
-    phaseRank(a.phase) - phaseRank(b.phase) || newestFirst({ ...a, reasoning_phase: a.phase, content: '', confidence_level: null }, { ...b, reasoning_phase: b.phase, content: '', confidence_level: null });
-  const admitted = pinned.size === 0 ? packed.admitted : [...packed.admitted].sort((a, b) => phaseOrder(a.item, b.item));
+  // Shown in the order chosen (the choice by phase, then the pinned extras by phase), whatever the packing order.
+  const place = new Map(ordered.map((row, i) => [row.id, i]));
+  const admitted = pinned.size === 0 ? packed.admitted : [...packed.admitted].sort((a, b) => (place.get(a.item.id) ?? 0) - (place.get(b.item.id) ?? 0));
   return {
     entries: admitted.map(({ item, tokens }) => ({ ...item, tokens })),
     used_tokens: packed.used,

@@ -225,7 +225,9 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
   // What the item's tier may still take, and what the block has left.
   const room = (tier: Tier): { tier: number; block: number } => {
     const block = budget - total();
-    if (tier === 1) return { tier: Infinity, block: Infinity };
+    // Tier 1 is bounded by its count and share; once anything is in the block (the floor's items
+    // come first, in any tier), by the block's room too: only the block's first item can pass it.
+    if (tier === 1) return placed.length === 0 ? { tier: Infinity, block: Infinity } : { tier: block, block };
     if (tier === 3) return { tier: block, block };
     const own = split[1] * budget + Math.max(0, split[0] * budget - used[0]);
     return { tier: Math.min(block, own - used[1]), block };
@@ -234,14 +236,15 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     let size = counter.bound(item.text);
     let tier = item.tier;
     // The floor is admitted while the block has room, whatever its tier's share or count; it is
-    // counted in its tier's use (a floor item of Tier 1 still opens Tier 1's count). The first item
-    // of the block is admitted whatever its size, as Tier 1's first is (the one permitted overrun).
+    // counted in its tier's use (a floor item of Tier 1 still opens Tier 1's count). A floor item of
+    // Tier 1 that is the block's first is admitted whatever its size: Tier 1's first (the one
+    // permitted overrun, stated).
     if (item.floor === true) {
       if (size.tokens > budget - total()) {
         settle();
         if (!size.exact) size = { tokens: counter.count(item.text), exact: true };
       }
-      if (size.tokens <= budget - total() || placed.length === 0) {
+      if (size.tokens <= budget - total() || (placed.length === 0 && tier === 1)) {
         placed.push({ key: item.key, tier, text: item.text, size });
         used[ix(tier)] += size.tokens;
         counts[ix(tier)]++;
