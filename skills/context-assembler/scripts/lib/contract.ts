@@ -140,7 +140,13 @@ export interface TruncationReport {
 }
 
 export interface ErrorPatternItem {
+  /** The row that stands for the fault (its most confident): the hash both tools' update-error-confidence take. */
   pattern_hash: string;
+  /**
+   * Its fault's key (ca_pattern_faults): the item's id in exclusions, the assembly record and outcome
+   * verdicts, the same whichever row of the fault stands for it.
+   */
+  fault_hash: string;
   error_type: string;
   message_pattern: string;
   solution: string;

@@ -9,6 +9,7 @@ import {
   claimPackages,
   countDesignatedPackages,
   getProjectId,
+  getProjectScope,
   hasMemoryTables,
   indexedArtifactText,
   memoryLine,
@@ -23,10 +24,15 @@ import {
   listRecentReasoningOf,
   listVerdicts,
   listStrategies,
+  mergeFaults,
+  rowsOfFaults,
+  withFaultKeys,
   searchReasoning,
   writeTransaction,
   type DB,
   type ErrorPatternRow,
+  type FaultedPattern,
+  type ProjectScope,
   type ReasoningRow,
   type ShownVerdict,
 } from '../../../bazinga-db/scripts/lib/index.ts';
@@ -53,7 +59,7 @@ import {
 import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
 import { purposeRules, tierOf, tierRuleOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
 import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
-import { isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
+import { isExpired, isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { parseSqliteTime, recencyOf } from './core/rank.ts';
@@ -103,6 +109,8 @@ export interface Deps {
 /** Whose verdicts an outcome read asks for: a kind's items by id, or (ids null) all of the session's. */
 export interface OutcomeQuery {
   projectId: string;
+  /** The session reads every project's (bazinga-db ProjectScope): the verdicts of every project's sessions count. */
+  wholeDatabase?: boolean;
   sessionId: string;
   kind: ItemKind;
   ids: readonly (string | number)[] | null;
@@ -177,9 +185,13 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const db = deps.db();
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
-  const projectId = getProjectId(db, r.session);
+  // Patterns, strategies, their verdicts and project memory: the session's project's, or every
+  // project's for a session that records none (bazinga-db ProjectScope).
+  const scope = getProjectScope(db, r.session);
+  const projectId = scope.projectId;
   // What followed the spawns items were shown to, per kind, for its candidates.
-  const outcomes = (kind: ItemKind, ids: readonly (string | number)[] | null) => outcomesOf(deps, db, { projectId, sessionId: r.session, kind, ids }, nowMs);
+  const outcomes = (kind: ItemKind, ids: readonly (string | number)[] | null) =>
+    outcomesOf(deps, db, { projectId, wholeDatabase: scope.wholeDatabase, sessionId: r.session, kind, ids }, nowMs);
   const packageOutcomes = outcomes('package', null);
   const weightsOf = deps.config.outcome_feedback.weights;
   const fts = deps.config.enable_fts5;
@@ -224,21 +236,25 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   // holds with relevance off.
   const text = plan.taskText;
   // Without a text to rank them by or a group's stack to prefer, the few shown are the first valid
-  // ones in confidence order: read only those, not the project's whole table. With a task, the
+  // ones in confidence order: read only those, not the scope's whole table. With a task, the
   // first WORD_MATCHED_ROWS_MAX valid ones (expired patterns and other languages skipped, not
-  // counted); with an error text, every pattern.
+  // counted); with an error text, every pattern. Each fault once (faultPatterns).
   const showable = (row: ErrorPatternRow) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang);
-  const patternRows =
-    r.error !== null
-      ? listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 })
-      : firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX, showable);
+  const patternRows = faultPatterns(db, scope, {
+    all: r.error !== null,
+    minConfidence: ep.min_confidence,
+    max: text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX,
+    showable,
+    live: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs),
+  });
   const maxTerms = deps.config.relevance.max_query_terms;
-  const patternTexts = patternRows.map((row) => ({ key: row.pattern_hash, ...patternText(row) }));
+  const patternTexts = patternRows.map((row) => ({ key: row.fault_hash, ...patternText(row) }));
   const patternRelevance = wordScores(text, patternTexts.map((p) => ({ key: p.key, text: p.all })), maxTerms);
   const errorMatched = new Set(
     [...wordMatches(r.error, patternTexts.map((p) => ({ key: p.key, text: p.signature })), maxTerms)].filter(([, n]) => n >= ERROR_MATCH_WORDS).map(([key]) => key),
   );
-  const patternOutcomes = outcomes('error_pattern', patternRows.map((row) => row.pattern_hash));
+  // A pattern's verdicts are its fault's (every row of it): its id in records and verdicts is its fault key.
+  const patternOutcomes = outcomes('error_pattern', patternRows.map((row) => row.fault_hash));
   const patterns = selectErrorPatterns({
     rows: patternRows,
     nowMs,
@@ -254,7 +270,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     redact: deps.redact,
   });
   const st = deps.config.strategies;
-  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : WORD_MATCHED_ROWS_MAX });
+  const strategyRows = listStrategies(db, { scope, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : WORD_MATCHED_ROWS_MAX });
   const strategyRelevance = wordScores(text, strategyRows.map((row) => ({ key: row.strategy_id, text: `${row.topic}\n${row.insight}` })), maxTerms);
   const strategyOutcomes = outcomes('strategy', strategyRows.map((row) => row.strategy_id));
   const strategies = prepareStrategies(
@@ -270,7 +286,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     },
   );
   const mem = deps.config.memory;
-  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps, (ids) => outcomes('memory', ids)), []) : [];
+  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, scope, r.session, plan.info.text, nowMs, deps, (ids) => outcomes('memory', ids)), []) : [];
   // With --explain, each item shown before says how the spawns it was shown to went.
   const explained = <T,>(kind: ItemKind, table: OutcomeTable | undefined, id: (item: T) => number | string) => (item: T): T => {
     const c = deps.explain ? countsOf(table, kind, id(item)) : undefined;
@@ -291,7 +307,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
       const shown = { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
       return explained<RankedPackage>('package', packageOutcomes, (x) => x.id)(shown);
     }),
-    error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.pattern_hash)),
+    error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.fault_hash)),
     strategies: strategies.map(explained('strategy', strategyOutcomes, (x) => x.strategy_id)),
     excluded: ranked.excluded,
   };
@@ -305,7 +321,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
  */
 function relevantMemories(
   db: DB,
-  projectId: string,
+  scope: ProjectScope,
   sessionId: string,
   text: string | null,
   nowMs: number,
@@ -314,7 +330,7 @@ function relevantMemories(
 ): MemoryItem[] {
   if (text === null || !hasMemoryTables(db)) return [];
   const cfg = deps.config.memory;
-  const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).filter(
+  const found = selectMemories(db, { scope, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).filter(
     (f) => f.relevance > 0 && f.row.source_session !== sessionId,
   );
   const outcomes = found.length === 0 ? undefined : outcomesOfIds(found.map((f) => f.row.id));
@@ -363,6 +379,44 @@ function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, sho
     if (out.length >= max) break; // for…of closes the statement's cursor
   }
   return out;
+}
+
+/**
+ * The scope's error patterns a block chooses from, one per fault (bazinga-db patternFaults.ts): the
+ * rows read (`all`: every one at the threshold; else the first showable ones in the order they are
+ * shown, until `max` faults are among them), then every row of those faults in the scope, merged:
+ * the fault stands as its representative showable row (the most confident, then the most seen,
+ * then the newest), with the occurrences of its live rows (not past their TTL) summed and the
+ * latest last_seen of those. A fault with no showable row is not shown.
+ */
+function faultPatterns(
+  db: DB,
+  scope: ProjectScope,
+  q: { all: boolean; minConfidence: number; max: number; showable: (row: ErrorPatternRow) => boolean; live: (row: ErrorPatternRow) => boolean },
+): FaultedPattern[] {
+  const read = q.all
+    ? withFaultKeys(db, listErrorPatterns(db, { scope, lang: null, minConfidence: q.minConfidence, limit: -1 }))
+    : firstFaults(db, scope, q);
+  const faults = [...new Set(read.map((r) => r.fault_hash))];
+  const seen = new Set(read.map((r) => `${r.project_id}\u0000${r.pattern_hash}`));
+  const rows = [...read, ...rowsOfFaults(db, scope, faults).filter((r) => !seen.has(`${r.project_id}\u0000${r.pattern_hash}`))];
+  return mergeFaults(rows, { eligible: q.showable, counted: q.live });
+}
+
+/**
+ * The first showable rows in shown order until `max` faults are among them: `max` rows first, more
+ * (twice as many each time) while two of them were one fault and the table has more, up to twice
+ * WORD_MATCHED_ROWS_MAX. The rows of the first `max` faults.
+ */
+function firstFaults(db: DB, scope: ProjectScope, q: { minConfidence: number; max: number; showable: (row: ErrorPatternRow) => boolean }): FaultedPattern[] {
+  for (let want = q.max; ; want *= 2) {
+    const rows = withFaultKeys(db, firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want, q.showable));
+    const faults = [...new Set(rows.map((r) => r.fault_hash))];
+    if (faults.length >= q.max || rows.length < want || want >= 2 * WORD_MATCHED_ROWS_MAX) {
+      const kept = new Set(faults.slice(0, q.max));
+      return rows.filter((r) => kept.has(r.fault_hash));
+    }
+  }
 }
 
 /**
@@ -453,7 +507,7 @@ function withBlock<D extends Omit<RankDoc, 'candidates'> & Partial<PackFields>>(
     packages,
     packages_tokens: section.tokens,
     overflow_count: Math.max(0, total - packages.length),
-    error_patterns: block.items.error_pattern.map((e) => ({ ...e, tokens: block.tokensOf('error_pattern', e.pattern_hash) })),
+    error_patterns: block.items.error_pattern.map((e) => ({ ...e, tokens: block.tokensOf('error_pattern', e.fault_hash) })),
     strategies: block.items.strategy.map((s) => ({ ...s, tokens: block.tokensOf('strategy', s.strategy_id) })),
     ...(memories.length > 0 || doc.memories !== undefined ? { memories: memories.map((m) => ({ ...m, tokens: block.tokensOf('memory', m.id) })) } : {}),
     excluded: block.excluded,
