@@ -12,8 +12,9 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorPatternHash, faultKeyOf, type ErrorSignature } from '../skills/bazinga-db/scripts/lib/hashing.ts';
 import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
-import { BAZINGA_DB_SCRIPT, makeProject, runScript, type Project } from './helpers.ts';
-import { bazingaDbIn } from './inProcess.ts';
+import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { BAZINGA_DB_SCRIPT, REPO_ROOT, makeProject, runScript, type Project } from './helpers.ts';
+import { bazingaDbIn, capturingIo } from './inProcess.ts';
 
 const SESSION = 'bazinga_20260101_100000';
 /** A hash as the earlier release made them (any 64 hex digits: nothing recomputes them). */
@@ -147,6 +148,15 @@ describe('a database an earlier release re-keyed gets the original hashes back',
     expect(dump()).toEqual(before);
     // The hash the original computes for the restored signature is the row's: update-error-confidence finds it.
     expect(bazingaDbIn(p, ['update-error-confidence', errorPatternHash(MODULE), 'acme', 'success']).json).toMatchObject({ previous_confidence: 0.8, new_confidence: 0.9 });
+  });
+
+  it('when a recording assembly is the first writer, it restores them and says so in its one line', () => {
+    const io = capturingIo(['--project-root', p.root, '--session', SESSION, '--group', 'G1', '--agent', 'developer', '--now', '2026-01-06T10:00:00Z'], { cwd: REPO_ROOT });
+    expect(runAssembler({ name: 'assemble.ts', step: 'consume', defaultFormat: 'markdown', readsStdin: false, summary: '' }, io.io)).toBe(0);
+    expect(io.err().trimEnd().split('\n').filter((l) => l.includes('Error patterns'))).toEqual([expect.stringMatching(/^⚠ context-assembler: Error patterns: 5 given back .* merged 2 rows of project acme into [0-9a-f]{64}, 2 rows of project acme into [0-9a-f]{64} /)]);
+    expect(all('SELECT COUNT(*) AS n FROM error_patterns WHERE pattern_hash = ?', errorPatternHash(MODULE))).toEqual([{ n: 2 }]);
+    // The block shows the restored rows, one per fault.
+    expect(io.out()).toContain(`"ModuleNotFound: Cannot find module '...' line N"`);
   });
 
   it('--quiet keeps the notice off stderr; the restore happens all the same', () => {
