@@ -18,20 +18,14 @@ import {
   selectMemories,
   isConsumedAtIteration,
   listConsumedPackages,
-  iterateErrorPatterns,
-  listErrorPatterns,
   listReasoningByIds,
   listRecentReasoningOf,
   listVerdicts,
   listStrategies,
-  mergeFaults,
-  rowsOfFaults,
-  withFaultKeys,
   searchReasoning,
   writeTransaction,
   type DB,
   type ErrorPatternRow,
-  type FaultedPattern,
   type ProjectScope,
   type ReasoningRow,
   type ShownVerdict,
@@ -68,6 +62,7 @@ import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } 
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
+import { faultPatterns } from './faultPatterns.ts';
 import { unknownTargetWarning } from './unknownTarget.ts';
 
 export interface Deps {
@@ -244,6 +239,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     all: r.error !== null,
     minConfidence: ep.min_confidence,
     max: text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX,
+    readsAtMost: 2 * WORD_MATCHED_ROWS_MAX,
     showable,
     live: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs),
   });
@@ -368,55 +364,6 @@ function withinMemoryShare(memories: readonly MemoryItem[], budget: number, deps
     } else excluded.push({ kind: 'memory', id: m.id, reason: 'budget', tier: 3 });
   }
   return { kept, excluded };
-}
-
-/** The first `max` rows selectErrorPatterns would show, from rows in its order. */
-function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, showable: (row: ErrorPatternRow) => boolean): ErrorPatternRow[] {
-  const out: ErrorPatternRow[] = [];
-  for (const row of rows) {
-    if (!showable(row)) continue;
-    out.push(row);
-    if (out.length >= max) break; // for…of closes the statement's cursor
-  }
-  return out;
-}
-
-/**
- * The scope's error patterns a block chooses from, one per fault (bazinga-db patternFaults.ts): the
- * rows read (`all`: every one at the threshold; else the first showable ones in the order they are
- * shown, until `max` faults are among them), then every row of those faults in the scope, merged:
- * the fault stands as its representative showable row (the most confident, then the most seen,
- * then the newest), with the occurrences of its live rows (not past their TTL) summed and the
- * latest last_seen of those. A fault with no showable row is not shown.
- */
-function faultPatterns(
-  db: DB,
-  scope: ProjectScope,
-  q: { all: boolean; minConfidence: number; max: number; showable: (row: ErrorPatternRow) => boolean; live: (row: ErrorPatternRow) => boolean },
-): FaultedPattern[] {
-  const read = q.all
-    ? withFaultKeys(db, listErrorPatterns(db, { scope, lang: null, minConfidence: q.minConfidence, limit: -1 }))
-    : firstFaults(db, scope, q);
-  const faults = [...new Set(read.map((r) => r.fault_hash))];
-  const seen = new Set(read.map((r) => `${r.project_id}\u0000${r.pattern_hash}`));
-  const rows = [...read, ...rowsOfFaults(db, scope, faults).filter((r) => !seen.has(`${r.project_id}\u0000${r.pattern_hash}`))];
-  return mergeFaults(rows, { eligible: q.showable, counted: q.live });
-}
-
-/**
- * The first showable rows in shown order until `max` faults are among them: `max` rows first, more
- * (twice as many each time) while two of them were one fault and the table has more, up to twice
- * WORD_MATCHED_ROWS_MAX. The rows of the first `max` faults.
- */
-function firstFaults(db: DB, scope: ProjectScope, q: { minConfidence: number; max: number; showable: (row: ErrorPatternRow) => boolean }): FaultedPattern[] {
-  for (let want = q.max; ; want *= 2) {
-    const rows = withFaultKeys(db, firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want, q.showable));
-    const faults = [...new Set(rows.map((r) => r.fault_hash))];
-    if (faults.length >= q.max || rows.length < want || want >= 2 * WORD_MATCHED_ROWS_MAX) {
-      const kept = new Set(faults.slice(0, q.max));
-      return rows.filter((r) => kept.has(r.fault_hash));
-    }
-  }
 }
 
 /**
