@@ -644,8 +644,8 @@ describe('error patterns (§3.4)', () => {
   const hashes = (doc: any) => doc.error_patterns.map((e: any) => e.pattern_hash.slice(0, 8));
 
   it.each([
-    { now: '2025-12-02T12:00:00Z', expected: ['9cc747bb', 'c142d360'] },
-    { now: '2026-03-01T23:59:59Z', expected: ['9cc747bb', 'c142d360'] }, // last_seen 2025-12-01 + 90 days
+    { now: '2025-12-02T12:00:00Z', expected: ['62e443af', 'ea83b08c'] },
+    { now: '2026-03-01T23:59:59Z', expected: ['62e443af', 'ea83b08c'] }, // last_seen 2025-12-01 + 90 days
     { now: '2026-03-02T00:00:00Z', expected: [] },
     { now: '2026-06-01T00:00:00Z', expected: [] },
   ])('TTL against --now $now → $expected', ({ now, expected }) => {
@@ -657,20 +657,30 @@ describe('error patterns (§3.4)', () => {
     else expect(md).toContain(`### Error Patterns (${expected.length} matches)`);
   });
 
-  it('--error puts the matching 9cc747bb pattern first and flags it', () => {
+  it('--error puts the matching 62e443af pattern first and flags it', () => {
     const doc = assembleJson(fx.get(), {}, ['--dry-run', '--error', ERROR]);
-    expect(hashes(doc)[0]).toBe('9cc747bb');
+    expect(hashes(doc)[0]).toBe('62e443af');
     expect(doc.error_patterns[0].matched_error).toBe(true);
     expect(doc.error_patterns.slice(1).every((e: any) => e.matched_error === false)).toBe(true);
   });
 
+  it("two of BAZINGA's rows of one fault (the fixture's x.ts and y.ts: two rows to the original) are one pattern: the more confident row, both occurrences", () => {
+    const doc = assembleJson(fx.get());
+    const module = doc.error_patterns.filter((e: any) => e.error_type === 'ModuleNotFound');
+    expect(module).toHaveLength(1);
+    expect(module[0]).toMatchObject({ message_pattern: "Cannot find module '...' at .../x.ts line N", confidence: 0.8, occurrences: 2 });
+    expect(module[0].pattern_hash.slice(0, 8)).toBe('62e443af');
+    expect(module[0].fault_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(assembleMarkdown(fx.get())).toContain('> **Confidence**: 0.8 (seen 2 times)');
+  });
+
   it('--error outranks confidence: a more confident pattern drops behind the matching one', () => {
     withFixture((p) => {
-      withDb(p.dbPath, (db) => db.prepare("UPDATE error_patterns SET confidence = 0.95 WHERE pattern_hash LIKE 'c142d360%'").run());
-      expect(hashes(assembleJson(p))).toEqual(['c142d360', '9cc747bb']);
-      expect(hashes(assembleJson(p, {}, ['--dry-run', '--error', ERROR]))).toEqual(['9cc747bb', 'c142d360']);
+      withDb(p.dbPath, (db) => db.prepare("UPDATE error_patterns SET confidence = 0.95 WHERE pattern_hash LIKE 'ea83b08c%'").run());
+      expect(hashes(assembleJson(p))).toEqual(['ea83b08c', '62e443af']);
+      expect(hashes(assembleJson(p, {}, ['--dry-run', '--error', ERROR]))).toEqual(['62e443af', 'ea83b08c']);
       const md = assembleMarkdown(p, {}, ['--dry-run', '--error', ERROR]);
-      expect(md.indexOf("Cannot find module '...' line N")).toBeLessThan(md.indexOf('JestTimeout'));
+      expect(md.indexOf('at .../x.ts line N')).toBeLessThan(md.indexOf('JestTimeout'));
     });
   });
 });

@@ -352,10 +352,10 @@ describe('purpose blocks: each purpose × zone', () => {
     expect(shipped.truncation.tiers.map((t: any) => t.share)).toEqual([0.7, 0.2, 0.1]);
     expect(doc.truncation.tiers[1].allowance).toBeGreaterThan(shipped.truncation.tiers[1].allowance);
     expect(doc.truncation.tiers[1].allowance).toBeLessThanOrEqual(doc.truncation.budget - doc.truncation.tiers[0].used);
-    // At 510 tokens the builder's own items fill most of the block first and the split decides
+    // At 425 tokens the builder's own items fill most of the block first and the split decides
     // what else fits: the shipped split for handoff (70/20/10) leaves a different block there (at
     // 680 both keep the same rest).
-    const tight = Object.fromEntries(Object.keys(share).map((a) => [a, 0.003]));
+    const tight = Object.fromEntries(Object.keys(share).map((a) => [a, 0.0025]));
     const tightShipped = path.join(fixture.root, 'tight-shipped.json');
     const tightCustom = path.join(fixture.root, 'tight-custom.json');
     fs.writeFileSync(tightShipped, JSON.stringify({ context_engineering: { context_budget_share: tight } }));

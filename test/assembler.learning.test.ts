@@ -22,8 +22,11 @@ let n = 0;
 function pattern(over: Partial<ErrorPatternRowInput> & { message?: string; type?: string } = {}): ErrorPatternRowInput {
   const { message, type, ...rest } = over;
   n++;
+  const hash = rest.pattern_hash ?? `h${String(n).padStart(3, '0')}`;
   return {
-    pattern_hash: `h${String(n).padStart(3, '0')}`,
+    pattern_hash: hash,
+    // A fault of one row, keyed by its hash (the maps below key patterns by their fault).
+    fault_hash: hash,
     signature_json: JSON.stringify({ error_type: type ?? 'Error', message_pattern: message ?? `message ${n}`, context_hints: [], stack_pattern: [] }),
     solution: `solution ${n}`,
     confidence: 0.9,

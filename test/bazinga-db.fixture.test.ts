@@ -65,27 +65,8 @@ function readState(dbPath: string): DbState {
   }
 }
 
-/**
- * The fixture's error patterns keyed by their fault (the v10 migration, when a writer first opens
- * the file): x.ts's and y.ts's "Cannot find module" are one fault, merged into row 1 (the more
- * confident one's solution and confidence, both occurrences); row 2 goes.
- */
-const sig = (type: string, pattern: string) =>
-  `{"error_type": "${type}", "message_pattern": "${pattern}", "context_hints": [], "stack_pattern": [], "tool": "text"}`;
-const REKEYED_PATTERNS: Record<number, Row> = {
-  1: {
-    pattern_hash: '9cc747bb674aa58141ec9b9691b2042311c2645938d12f0708f8d168c9f12973',
-    signature_json: sig('ModuleNotFound', "Cannot find module '...' line N"),
-    occurrences: 2,
-  },
-  3: { pattern_hash: 'acbe93700b61f1a8dbebe00840379629c2991cf3383ea445bb6742003cf9d776', signature_json: sig('TypeError', "Cannot read properties of undefined (reading '...')") },
-  4: { pattern_hash: 'c142d36041a00e6942e9d36313f085ff726a6d496ea0d8c944ac343706b3f897', signature_json: sig('JestTimeout', 'Exceeded timeout of Nms for a test') },
-};
-const EXPECTED_DELETED: Record<string, number[]> = { error_patterns: [2] };
-
 /** Rows of original tables that a write below legitimately changes: table → rowid → changed columns. */
 const EXPECTED_CHANGES: Record<string, Record<number, Row>> = {
-  error_patterns: REKEYED_PATTERNS,
   // AUTOINCREMENT bookkeeping: one new package (8), two new consumer rows (14, 15), one new log (8).
   sqlite_sequence: {
     1: { name: 'context_packages', seq: 8 },
@@ -200,10 +181,6 @@ describe('writes on a copy of the v19 fixture leave the original rows and schema
       const now = after.rows.get(table);
       expect(now, `table ${table} still exists`).toBeDefined();
       for (const [rowid, row] of rows) {
-        if (EXPECTED_DELETED[table]?.includes(rowid)) {
-          expect(now!.has(rowid), `${table} rowid ${rowid} merged away`).toBe(false);
-          continue;
-        }
         const expected = { ...row, ...(EXPECTED_CHANGES[table]?.[rowid] ?? {}) };
         expect(now!.get(rowid), `${table} rowid ${rowid}`).toEqual(expected);
       }
@@ -220,9 +197,9 @@ describe('writes on a copy of the v19 fixture leave the original rows and schema
     expect([...after.rows.get('sqlite_sequence')!.values()]).toEqual(Object.values(EXPECTED_CHANGES.sqlite_sequence!));
   });
 
-  it('each original table gained exactly the new rows of the writes, and nothing was deleted but the merged pattern', () => {
+  it('each original table gained exactly the new rows of the writes, and nothing was deleted', () => {
     for (const [table, rows] of before.rows) {
-      expect(after.rows.get(table)!.size, table).toBe(rows.size + (EXPECTED_NEW_ROWS[table] ?? 0) - (EXPECTED_DELETED[table]?.length ?? 0));
+      expect(after.rows.get(table)!.size, table).toBe(rows.size + (EXPECTED_NEW_ROWS[table] ?? 0));
     }
     // The targeted new rows carry what the writes said.
     const newSession = [...after.rows.get('sessions')!.values()].find((r) => r.session_id === NEW_SESSION);

@@ -109,7 +109,7 @@ const FAMILIES: Record<string, Family> = {
         check: (r) =>
           expect(ok(r)).toEqual({
             success: true,
-            pattern_hash: 'e5c69c7455365ec9f4ddfe3148dae68bef578eac04ffee0b084acef5f90afa98',
+            pattern_hash: 'c396f13a676baff03ef14fad2f32524d28e108484bdee1b2e5c6ae7e2345c8c7',
             operation: 'created',
             occurrences: 1,
             confidence: 0.5,

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   consumptionScopeId,
-  legacyErrorPatternHash,
+  errorPatternHash,
   normaliseErrorMessage,
   normaliseErrorType,
   strategyId,
@@ -46,20 +46,11 @@ function withDb<T>(p: Project, fn: (db: Database.Database) => T): T {
   }
 }
 
-// The fixture's patterns as the original keyed them: what a read (no writer opened the file) returns.
-// The fixture's patterns as a writer of this layer keys them (by their fault: the v10 migration).
-// The original keyed x.ts's and y.ts's "Cannot find module" apart (62e443af…, af1cab19…); they are
-// one fault, merged under x's row (the more confident).
-const LEGACY_HASH = {
+const FIXTURE_HASH = {
   x: '62e443afeef6f285072d38c941350438773ba502413373596f0daa629eab30aa',
   y: 'af1cab196771fe1f',
   typeError: '0768d6540258328b',
   jest: 'ea83b08c98dfc536',
-};
-const FIXTURE_HASH = {
-  x: '9cc747bb674aa58141ec9b9691b2042311c2645938d12f0708f8d168c9f12973',
-  typeError: 'acbe93700b61f1a8',
-  jest: 'c142d36041a00e69',
 };
 const prefix16 = (h: string) => h.slice(0, 16);
 
@@ -312,14 +303,14 @@ describe('§9.2 reads against a copy of the fixture', () => {
   });
 
   it.each<[string, string[], string[], number[] | undefined]>([
-    ['default', [], [LEGACY_HASH.x, LEGACY_HASH.jest], [0.8, 0.7]],
+    ['default', [], [FIXTURE_HASH.x, FIXTURE_HASH.jest], [0.8, 0.7]],
     [
       '--min_confidence 0 --limit 10',
       ['--min_confidence', '0', '--limit', '10'],
-      [LEGACY_HASH.x, LEGACY_HASH.jest, LEGACY_HASH.y, LEGACY_HASH.typeError],
+      [FIXTURE_HASH.x, FIXTURE_HASH.jest, FIXTURE_HASH.y, FIXTURE_HASH.typeError],
       [0.8, 0.7, 0.5, 0.5],
     ],
-    ['--min_confidence 0.8 (F5)', ['--min_confidence', '0.8'], [LEGACY_HASH.x], [0.8]],
+    ['--min_confidence 0.8 (F5)', ['--min_confidence', '0.8'], [FIXTURE_HASH.x], [0.8]],
     ['--lang python', ['--lang', 'python'], [], []],
   ])('get-error-patterns acme-shop %s', (_label, args, hashes, confidences) => {
     const out = ok(cli(fx, ['get-error-patterns', 'acme-shop', ...args]));
@@ -332,7 +323,7 @@ describe('§9.2 reads against a copy of the fixture', () => {
     expect(out).toHaveLength(1);
     expect(Object.keys(out[0])).toEqual(['pattern_hash', 'solution', 'confidence', 'occurrences', 'lang', 'last_seen', 'signature']);
     expect(out[0]).toMatchObject({
-      pattern_hash: LEGACY_HASH.x,
+      pattern_hash: FIXTURE_HASH.x,
       confidence: 0.8,
       occurrences: 1,
       lang: 'typescript',
@@ -569,7 +560,7 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
     });
   });
 
-  it('update-error-confidence 9cc747bb… (x.ts and y.ts merged) success → 0.8 → 0.9 (F5)', () => {
+  it('update-error-confidence 62e443af… success → 0.8 → 0.9 (F5)', () => {
     expect(ok(cli(fx, ['update-error-confidence', FIXTURE_HASH.x, 'acme-shop', 'success']))).toEqual({
       success: true,
       pattern_hash: FIXTURE_HASH.x,
@@ -586,12 +577,12 @@ describe('§9.2 writes, each from a fresh copy of the fixture', () => {
     withDb(fx, (db) => {
       const set = db.prepare("UPDATE error_patterns SET last_seen = datetime('now', ?) WHERE rowid = ?");
       set.run('-92 days', 1); // expired
-      set.run('-91 days', 2); // date + 90 = yesterday → expired (merged with row 1 when the writer opens the file: still expired)
+      set.run('-91 days', 2); // date + 90 = yesterday → expired
       set.run('-90 days', 3); // date + 90 = today → kept
       set.run('-1 days', 4); // kept
     });
     expect(ok(cli(fx, ['cleanup-error-patterns', 'other-project']))).toEqual({ success: true, deleted_count: 0, project_id: 'other-project' });
-    expect(ok(cli(fx, ['cleanup-error-patterns']))).toEqual({ success: true, deleted_count: 1, project_id: null });
+    expect(ok(cli(fx, ['cleanup-error-patterns']))).toEqual({ success: true, deleted_count: 2, project_id: null });
     withDb(fx, (db) => {
       const left = db.prepare('SELECT substr(pattern_hash, 1, 16) AS h FROM error_patterns ORDER BY rowid').all();
       expect(left).toEqual([{ h: FIXTURE_HASH.typeError }, { h: FIXTURE_HASH.jest }]);
@@ -952,7 +943,7 @@ describe('§9.4 validation and usage cases', () => {
 
 // ======================================================= §9.5 patterns, strategies, reasoning
 
-const HASH_C396 = 'e5c69c7455365ec9f4ddfe3148dae68bef578eac04ffee0b084acef5f90afa98';
+const HASH_C396 = 'c396f13a676baff03ef14fad2f32524d28e108484bdee1b2e5c6ae7e2345c8c7';
 
 describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   let p: Project;
@@ -965,7 +956,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   const patternRow = (hash: string) =>
     withDb(p, (db) => db.prepare("SELECT * FROM error_patterns WHERE pattern_hash = ? AND project_id = 'proj1'").get(hash)) as any;
 
-  it('1. save → created, e5c69c74…, confidence 0.5, not redacted', () => {
+  it('1. save → created, c396f13a…, confidence 0.5, not redacted', () => {
     expect(
       ok(
         cli(p, [
@@ -982,14 +973,14 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
     expect(patternRow(HASH_C396)).toMatchObject({ solution: 'Fix tsconfig paths', confidence: 0.5, occurrences: 1, lang: 'typescript', ttl_days: 90 });
   });
 
-  it('2. save again at another file and line → updated, occurrences 2, longer solution kept', () => {
+  it('2. save again with another path → updated, occurrences 2, longer solution kept', () => {
     expect(
       ok(
         cli(p, [
           'save-error-pattern',
           'proj1',
           'ModuleNotFoundError',
-          "Cannot find module '@/utils' at /srv/other/y.ts line 99",
+          "Cannot find module '@/lib' at /srv/other/x.ts line 99",
           'Fix tsconfig paths and babel alias',
         ]),
       ),
@@ -999,7 +990,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
 
   it('3. stored signature_json is Python-style JSON', () => {
     expect(patternRow(HASH_C396).signature_json).toBe(
-      `{"error_type": "ModuleNotFoundError", "message_pattern": "Cannot find module 'utils' line N", "context_hints": [], "stack_pattern": [], "tool": "text"}`,
+      `{"error_type": "ModuleNotFoundError", "message_pattern": "Cannot find module '...' at .../x.ts line N", "context_hints": [], "stack_pattern": []}`,
     );
   });
 
@@ -1028,7 +1019,7 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   });
 
   it('redaction in a pattern: the solution is redacted, the message without separator is not', () => {
-    const hash = '3b4b31b1377fab7bc704725526b8ece715e753ddc54beaaf5ca21b9e588661ea';
+    const hash = 'f772f8b1256da6fde1adf857ab8fbc52e0bcdd3aa23ae04ff0c3885fff3e4fc4';
     expect(
       ok(cli(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed with password hunter2', 'password: abc123 was wrong'])),
     ).toMatchObject({ pattern_hash: hash, operation: 'created', redacted: true });
@@ -1046,29 +1037,23 @@ describe('§9.5 error patterns (fresh sess_A / proj1)', () => {
   });
 
   it('§7.1 AuthError with a secret at the end of the message → port redacts field by field (F6)', () => {
-    const hash = '8a1b2b96554123d5332c138c5cbd44dad7f232f31e5fec6a9ba40313aaf3b640';
+    const hash = '87f5c6f5fcde7400643a6ab54a1bf447310278e5b819c276d1fe602630381273';
     expect(ok(cli(p, ['save-error-pattern', 'proj1', 'AuthError', 'login failed password=hunter2', 'rotate it']))).toMatchObject({
       pattern_hash: hash,
       operation: 'created',
       redacted: true,
     });
     expect(patternRow(hash).signature_json).toBe(
-      '{"error_type": "AuthError", "message_pattern": "login failed password=[REDACTED:password]", "context_hints": [], "stack_pattern": [], "tool": "text"}',
+      '{"error_type": "AuthError", "message_pattern": "login failed password=[REDACTED:password]", "context_hints": [], "stack_pattern": []}',
     );
   });
 
-  it('§7.1 hints example through the CLI: hints stored in the given order and not part of the key', () => {
-    const hash = 'a7f77b8ef4a8121824f9fe2272c915e048bc9db9cb10a9e36d8f7edb52cac9b0';
+  it('§7.1 hints example through the CLI: hints stored in the given order, hashed sorted', () => {
+    const hash = '788eb0abeccd8ef713e87d30d1b6a1dbb7fe8a855f0a44a44ab3523541a47960';
     expect(
       ok(cli(p, ['save-error-pattern', 'proj1', 'ModuleNotFoundError', "Cannot find module '@/x'", 'alias', '--context_hints', '["tsconfig","import"]'])),
     ).toMatchObject({ pattern_hash: hash, operation: 'created' });
     expect(JSON.parse(patternRow(hash).signature_json).context_hints).toEqual(['tsconfig', 'import']);
-    // Other hints, the same fault: the same pattern.
-    expect(ok(cli(p, ['save-error-pattern', 'proj1', 'ModuleNotFoundError', "Cannot find module '@/x'", 'alias', '--context_hints', '["other"]']))).toMatchObject({
-      pattern_hash: hash,
-      operation: 'updated',
-      occurrences: 2,
-    });
   });
 });
 
@@ -1301,14 +1286,14 @@ describe('§9.5 redaction table', () => {
 
 // ============================================================== §7.1 hashes, §7.4 scope ids
 
-describe('§7.1 worked hash examples (the original\'s keys: legacyErrorPatternHash)', () => {
+describe('§7.1 worked hash examples', () => {
   it.each<[string, string, string[], string, string]>([
     [
       'ModuleNotFoundError',
       "Cannot find module '@/utils' at /home/u/app/src/x.ts line 12",
       [],
       "Cannot find module '...' at .../x.ts line N",
-      'c396f13a676baff03ef14fad2f32524d28e108484bdee1b2e5c6ae7e2345c8c7',
+      HASH_C396,
     ],
     [
       'ModuleNotFound',
@@ -1338,7 +1323,7 @@ describe('§7.1 worked hash examples (the original\'s keys: legacyErrorPatternHa
     const type = redactText(normaliseErrorType(errorType));
     const messagePattern = redactText(normaliseErrorMessage(message));
     expect(messagePattern).toBe(pattern);
-    const digest = legacyErrorPatternHash({ error_type: type, message_pattern: messagePattern, context_hints: hints, stack_pattern: [] });
+    const digest = errorPatternHash({ error_type: type, message_pattern: messagePattern, context_hints: hints, stack_pattern: [] });
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
     expect(digest.startsWith(hash)).toBe(true);
   });
@@ -1346,14 +1331,14 @@ describe('§7.1 worked hash examples (the original\'s keys: legacyErrorPatternHa
   it('the fixture second pattern (y.ts) has its own hash', () => {
     const messagePattern = normaliseErrorMessage("Cannot find module '@/utils' at /home/dev/app/src/y.ts line 12");
     expect(messagePattern).toBe("Cannot find module '...' at .../y.ts line N");
-    expect(legacyErrorPatternHash({ error_type: 'ModuleNotFound', message_pattern: messagePattern, context_hints: [], stack_pattern: [] })).toMatch(
+    expect(errorPatternHash({ error_type: 'ModuleNotFound', message_pattern: messagePattern, context_hints: [], stack_pattern: [] })).toMatch(
       /^af1cab196771fe1f/,
     );
   });
 
   it('stack_pattern is not part of the hash; a quoted string of 51+ characters is kept', () => {
     const base = { error_type: 'E', message_pattern: 'm', context_hints: ['b', 'a'] };
-    expect(legacyErrorPatternHash({ ...base, stack_pattern: [] })).toBe(legacyErrorPatternHash({ ...base, stack_pattern: ['frame', 1] }));
+    expect(errorPatternHash({ ...base, stack_pattern: [] })).toBe(errorPatternHash({ ...base, stack_pattern: ['frame', 1] }));
     const long = `'${'q'.repeat(51)}'`;
     expect(normaliseErrorMessage(`bad ${long}`)).toBe(`bad ${long}`);
     expect(normaliseErrorType('')).toBe('Unknown');

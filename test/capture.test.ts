@@ -9,8 +9,8 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { legacyErrorPatternHash, normaliseErrorMessage } from '../skills/bazinga-db/scripts/lib/hashing.ts';
-import { errorPatternOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+import { capturedPatternOf, errorPatternHash, errorSignature, faultKeyOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, makeProject, runScript as runTsx, writeArtifact, type Project } from './helpers.ts';
 import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies.ts';
@@ -27,6 +27,10 @@ const TSC_A_ELSEWHERE = "src/api/deep/orders.ts(2,10): error TS2305: Module '\".
 const VITEST_B = ` FAIL  test/cart.test.ts > totals a cart
 AssertionError: expected 7 to be 8 // Object.is equality
  ❯ test/cart.test.ts:12:31`;
+/** The same fault as VITEST_B with other values: another row for the original (its message keeps numbers), the same fault. */
+const VITEST_B_OTHER = ` FAIL  test/cart.test.ts > totals a cart with shipping
+AssertionError: expected 12 to be 15 // Object.is equality
+ ❯ test/cart.test.ts:30:9`;
 const FIX_A = 'Renamed the import to notifyUser, the export the service has now';
 
 let p: Project;
@@ -79,12 +83,14 @@ const patterns = () => {
 };
 const ledger = () => {
   const conn = db();
-  const rows = conn.prepare('SELECT group_id, failure_ref, outcome, operation, solution_ref, pattern_hash FROM ca_captures ORDER BY id').all();
+  const rows = conn.prepare('SELECT group_id, failure_ref, outcome, operation, solution_ref, fault_hash FROM ca_captures ORDER BY id').all();
   conn.close();
   return rows as Record<string, unknown>[];
 };
 
-const HASH_A = errorPatternOf('Unknown', TSC_A).hash;
+/** The row the capture saves of TSC_A (the original's hash of its type and message) and its fault. */
+const HASH_A = capturedPatternOf(TSC_A).hash;
+const FAULT_A = capturedPatternOf(TSC_A).fault.fault_hash;
 
 beforeEach(() => {
   p = makeProject('ca-capture-');
@@ -101,7 +107,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     const out = ok(['capture-outcomes', SESSION]);
     expect(out).toMatchObject({ success: true, project_id: PROJECT, groups: 1, undecided: 0 });
     expect(out.decided).toEqual([
-      expect.objectContaining({ group_id: 'G1', failure_ref: `package:${pkg}`, outcome: 'passed', operation: 'created', solution_ref: `reasoning:${log}`, pattern_hash: HASH_A, error_type: 'TS2305' }),
+      expect.objectContaining({ group_id: 'G1', failure_ref: `package:${pkg}`, outcome: 'passed', operation: 'created', solution_ref: `reasoning:${log}`, pattern_hash: HASH_A, fault_hash: FAULT_A, error_type: 'TS2305' }),
     ]);
     expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
     expect(ok(['capture-outcomes', SESSION]).decided).toEqual([]);
@@ -179,29 +185,67 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     expect(patterns()[0]).toMatchObject({ confidence: 0.6, occurrences: 3 });
   });
 
-  it('a pattern the original tool saved (keyed its way) is keyed by its fault first, and then confirmed', () => {
-    const signature = { error_type: 'TS2305', message_pattern: normaliseErrorMessage(TSC_A), context_hints: [], stack_pattern: [] };
-    const conn = db();
-    conn
-      .prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences) VALUES (?, ?, ?, 'Rename the import', 0.7, 3)")
-      .run(legacyErrorPatternHash(signature), PROJECT, JSON.stringify(signature));
-    conn.close();
+  it('the row the capture saves is the one BAZINGA saves for the same error: its hash, its signature, in its JSON', () => {
     group('G1');
     failure('G1', TSC_A, '2026-01-01 10:00:00');
     fix('G1', FIX_A, '2026-01-01 10:20:00');
     review('G1', 'APPROVED', 1);
+    ok(['capture-outcomes', SESSION]);
+    const conn = db();
+    const row = conn.prepare('SELECT pattern_hash, signature_json FROM error_patterns').get() as { pattern_hash: string; signature_json: string };
+    conn.close();
+    // What `bazinga_db.py save-error-pattern shop TS2305 "<the message tsc printed>" …` stores.
+    const expected = errorSignature('TS2305', "Module '\"./services/notification.service\"' has no exported member 'sendNotice'.");
+    expect(row).toEqual({ pattern_hash: errorPatternHash(expected), signature_json: pyJsonDumps(expected) });
+    expect(row.signature_json).toBe(`{"error_type": "TS2305", "message_pattern": "Module '...' has no exported member '...'.", "context_hints": [], "stack_pattern": []}`);
+  });
+
+  it.each([
+    {
+      // An agent pasted the compiler's line as the message: the original keeps its file and position.
+      name: 'a row BAZINGA saved by hand (another message, another hash)',
+      saved: { type: 'TS2305', message: TSC_A_ELSEWHERE },
+      recurs: TSC_A,
+    },
+    { name: 'a row the capture saved of other values (another hash)', saved: null, recurs: VITEST_B_OTHER },
+  ])('the capture of a recurring fault finds the known pattern through the fault key: $name', ({ saved, recurs }) => {
+    let known: string;
+    if (saved !== null) {
+      const signature = errorSignature(saved.type, saved.message);
+      known = errorPatternHash(signature);
+      expect(known).not.toBe(capturedPatternOf(recurs).hash);
+      expect(faultKeyOf(signature).fault_hash).toBe(capturedPatternOf(recurs).fault.fault_hash);
+      const conn = db();
+      conn
+        .prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, last_seen, created_at, ttl_days) VALUES (?, ?, ?, 'Rename the import', 0.7, 3, datetime('now'), datetime('now'), 90)")
+        .run(known, PROJECT, pyJsonDumps(signature));
+      conn.close();
+    } else {
+      group('G0');
+      failure('G0', VITEST_B, '2026-01-01 09:00:00');
+      fix('G0', 'Rounded the cart total', '2026-01-01 09:20:00');
+      review('G0', 'APPROVED', 1);
+      ok(['capture-outcomes', SESSION]);
+      known = capturedPatternOf(VITEST_B).hash;
+      expect(known).not.toBe(capturedPatternOf(recurs).hash);
+    }
+    const before = patterns()[0] as { occurrences: number; confidence: number };
+    group('G1');
+    failure('G1', recurs, '2026-01-01 10:00:00');
+    fix('G1', 'Fixed it the known way', '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
     const out = ok(['capture-outcomes', SESSION]);
-    expect(out.patterns_rekeyed).toBe(1);
-    // The legacy pattern kept the quotes' '...': another signature than the fresh text's, so a new pattern.
-    expect(patterns().map((r) => r.occurrences).sort()).toEqual([1, 3]);
+    expect(out.decided.map((d: any) => [d.operation, d.pattern_hash])).toEqual([['raised', known]]);
+    // No second row: the known one counts the occurrence, as a repeat save would.
+    expect(patterns()).toEqual([expect.objectContaining({ pattern_hash: known, occurrences: before.occurrences + 1, confidence: Math.round((before.confidence + 0.1) * 100) / 100 })]);
   });
 
   it("QA's failures package and the prose feedback the retry was given are one failure (no fix between): nothing is credited before a review", () => {
-    const signature = errorPatternOf('Unknown', TSC_A);
+    const signature = capturedPatternOf(TSC_A);
     const conn = db();
     conn
       .prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences) VALUES (?, ?, ?, 'Rename the import', 0.7, 1)")
-      .run(signature.hash, PROJECT, JSON.stringify(signature.signature));
+      .run(signature.hash, PROJECT, pyJsonDumps(signature.signature));
     conn.close();
     group('G1');
     failure('G1', TSC_A, '2026-01-01 10:00:00');
@@ -234,29 +278,34 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(dry);
   });
 
-  it('error patterns whose signature is not one are left as they are by the re-key; outcome counts and captures follow a re-keyed one', () => {
-    const legacy = { error_type: 'TS2305', message_pattern: normaliseErrorMessage(TSC_A), context_hints: [], stack_pattern: [] };
-    const oldHash = legacyErrorPatternHash(legacy);
+  it('error patterns whose signature is not one are left as they are, each a fault of its own, never in the way of a capture', () => {
     const conn = db();
     const insert = conn.prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences) VALUES (?, ?, ?, ?, 0.6, 1)");
     insert.run('bad1', PROJECT, '{"error_type": "Range', 'fix A');
     insert.run('bad2', PROJECT, '{"error_type": "RangeError"}', 'fix B');
     insert.run('bad3', PROJECT, '[]', 'fix C');
-    insert.run(oldHash, PROJECT, JSON.stringify(legacy), 'Rename the import');
-    conn.prepare("INSERT INTO ca_outcomes (project_id, kind, item_id, session_id, day, helped, hurt) VALUES (?, 'error_pattern', ?, ?, '2026-01-01', 2, 1)").run(PROJECT, oldHash, SESSION);
     conn.close();
-    const out = ok(['capture-outcomes', SESSION]);
-    expect(out.patterns_rekeyed).toBe(1);
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(['created']);
     const after = db();
-    const rows = after.prepare('SELECT pattern_hash, signature_json, solution FROM error_patterns ORDER BY rowid').all() as any[];
-    expect(rows.slice(0, 3)).toEqual([
+    expect(after.prepare('SELECT pattern_hash, signature_json, solution FROM error_patterns ORDER BY rowid').all()).toEqual([
       { pattern_hash: 'bad1', signature_json: '{"error_type": "Range', solution: 'fix A' },
       { pattern_hash: 'bad2', signature_json: '{"error_type": "RangeError"}', solution: 'fix B' },
       { pattern_hash: 'bad3', signature_json: '[]', solution: 'fix C' },
+      { pattern_hash: HASH_A, signature_json: expect.any(String), solution: FIX_A },
     ]);
-    const newHash = rows[3].pattern_hash;
-    expect(newHash).not.toBe(oldHash);
-    expect(after.prepare('SELECT item_id, helped, hurt FROM ca_outcomes').all()).toEqual([{ item_id: newHash, helped: 2, hurt: 1 }]);
+    // Keyed by a writer: each odd row its own fault (its hash), the new one its fault.
+    expect(after.prepare('SELECT pattern_hash, fault_hash, tool FROM ca_pattern_faults ORDER BY pattern_hash').all()).toEqual(
+      [
+        { pattern_hash: 'bad1', fault_hash: 'bad1', tool: 'none' },
+        { pattern_hash: 'bad2', fault_hash: 'bad2', tool: 'none' },
+        { pattern_hash: 'bad3', fault_hash: 'bad3', tool: 'none' },
+        { pattern_hash: HASH_A, fault_hash: FAULT_A, tool: 'tsc' },
+      ].sort((a, b) => (a.pattern_hash < b.pattern_hash ? -1 : 1)),
+    );
     after.close();
   });
 
@@ -351,7 +400,7 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     failure('G1', VITEST_B, '2026-01-01 10:40:00');
     // The retry's spawn reads the two newest failures: A (its second text) was fixed, B follows.
     assemble(['--agent', 'developer', '--group', 'G1', '--iteration', '2'], '2026-01-01T11:00:00Z');
-    expect(ledger()).toEqual([expect.objectContaining({ outcome: 'passed', operation: 'created', pattern_hash: HASH_A })]);
+    expect(ledger()).toEqual([expect.objectContaining({ outcome: 'passed', operation: 'created', fault_hash: FAULT_A })]);
     review('G1', 'APPROVED', 2);
     const out = ok(['capture-outcomes', SESSION]);
     // A is not counted twice under its first text; only B is new.
@@ -366,7 +415,7 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     for (let i = 0; i < 25; i++) fix('G1', `Thinking about the cart, step ${i}`, `2026-01-01 10:2${Math.floor(i / 10) + 1}:${String(10 + (i % 10)).padStart(2, '0')}`, 'understanding');
     failure('G1', VITEST_B, '2026-01-01 10:40:00');
     assemble(['--agent', 'developer', '--group', 'G1', '--iteration', '2'], '2026-01-01T11:00:00Z');
-    expect(ledger()).toEqual([expect.objectContaining({ operation: 'created', solution_ref: `reasoning:${log}`, pattern_hash: HASH_A })]);
+    expect(ledger()).toEqual([expect.objectContaining({ operation: 'created', solution_ref: `reasoning:${log}`, fault_hash: FAULT_A })]);
     review('G1', 'APPROVED', 2);
     const out = ok(['capture-outcomes', SESSION]);
     expect(out.decided.map((d: any) => d.error_type)).toEqual(['AssertionError']);
@@ -419,7 +468,7 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     expect(patterns()).toEqual([]);
     const doc = assemble(['--agent', 'developer', '--group', 'G2'], '2026-01-01T11:00:00Z');
     expect(doc.step).toBe('consume');
-    expect(ledger()).toEqual([expect.objectContaining({ group_id: 'G1', outcome: 'passed', operation: 'created', pattern_hash: HASH_A })]);
+    expect(ledger()).toEqual([expect.objectContaining({ group_id: 'G1', outcome: 'passed', operation: 'created', fault_hash: FAULT_A })]);
     expect(String(ledger()[0]?.failure_ref)).toMatch(/^assembly:\d+$/);
     // The next spawn meeting the fault is shown it, matched by its error.
     const retry = assemble(['--agent', 'developer', '--group', 'G2', '--iteration', '1', '--error', TSC_A_ELSEWHERE, '--dry-run'], '2026-01-01T12:00:00Z');

@@ -12,6 +12,7 @@ import { fitOrder, ITEM_KINDS, PURPOSES, tierOf, type ItemKind } from '../skills
 const reasoning = (id: number, content: string): ReasoningItem => ({ id, agent_type: 'developer', phase: 'completion', content, confidence: null, timestamp: null, tokens: 5 });
 const pattern = (hash: string, solution: string): ErrorPatternItem => ({
   pattern_hash: hash,
+  fault_hash: `fault-${hash}`,
   error_type: 'TypeError',
   message_pattern: 'x is undefined',
   solution,

@@ -60,7 +60,7 @@ describe('two sessions on one database', () => {
     expect(md).toContain('\n### Project Memory (');
     const section = md.slice(md.indexOf('\n### Project Memory ('));
     expect(section).toContain('**Store tokens in SecureStore, never AsyncStorage; read API base URL from config** (importance 7, 2025-12-02)');
-    expect(section).toContain('**JestTimeout: Exceeded timeout of Nms for a test** → Reset fake timers in afterEach');
+    expect(section).toContain('**JestTimeout: Exceeded timeout of 5000 ms for a test** → Reset fake timers in afterEach');
     // Rehydration at the start of a third session: decisions, the open issue, learnings, continuity.
     const r = ok(p, 'rehydrate', 'acme-shop', '--now', '2025-12-05T09:00:00Z');
     expect(r.markdown.startsWith('## Project Memory: acme-shop\n\n_Last session ended 2025-12-03 14:00 UTC (1 day ago); 2 sessions so far._\n')).toBe(true);

@@ -14,6 +14,10 @@ import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies
 import { outcomeTable } from '../skills/context-assembler/scripts/lib/core/outcomes.ts';
 import { prepareStrategies } from '../skills/context-assembler/scripts/lib/core/learning.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { errorPatternOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+
+/** The fault key of what save-error-pattern saves for this input (a pattern's id in records and verdicts). */
+const faultOf = (type: string, message: string) => errorPatternOf(type, message).fault.fault_hash;
 import { REPO_ROOT, S1, copyFixture, makeProject, writeArtifact, type Project } from './helpers.ts';
 import { bazingaDbIn, capturingIo } from './inProcess.ts';
 
@@ -143,13 +147,14 @@ const KINDS: Kind[] = [
     shown: (doc) => doc.strategies.map((s: any) => s.strategy_id),
   },
   {
+    // A pattern's id in the record and its verdicts is its fault key.
     name: 'error_pattern',
     make: () => {
-      const a = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue overflowed', 'Drain the retry queue']).pattern_hash;
-      const b = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue stalled', 'Restart the retry queue']).pattern_hash;
-      return [a, b];
+      ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue overflowed', 'Drain the retry queue']);
+      ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue stalled', 'Restart the retry queue']);
+      return [faultOf('WebhookError', 'payment webhook retry queue overflowed'), faultOf('WebhookError', 'payment webhook retry queue stalled')];
     },
-    shown: (doc) => doc.error_patterns.map((e: any) => e.pattern_hash),
+    shown: (doc) => doc.error_patterns.map((e: any) => e.fault_hash),
   },
   {
     name: 'memory',
@@ -258,11 +263,30 @@ describe('config: half-life and prior set the counts; an open iteration counts f
   it('one bad verdict cannot bury an item: a pattern the error matches stays first', () => {
     const a = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue overflowed', 'Drain the retry queue']).pattern_hash;
     ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue stalled', 'Restart the retry queue']);
-    shownTo('G1', 0, [{ kind: 'error_pattern', id: a }]);
+    shownTo('G1', 0, [{ kind: 'error_pattern', id: faultOf('WebhookError', 'payment webhook retry queue overflowed') }]);
     sendBack('G1', 1);
     config({});
     const doc = assemble(['--error', 'WebhookError: payment webhook retry queue overflowed']);
     expect(doc.error_patterns[0]).toMatchObject({ pattern_hash: a, matched_error: true, outcome: { hurt: 1, term: -0.3333 } });
+  });
+});
+
+describe('the verdicts of a pattern are its fault\'s', () => {
+  it('a verdict keeps counting when BAZINGA writes another row of the fault and that row stands for it', () => {
+    // Two rows to the original (its message keeps numbers), one fault to this layer.
+    const first = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue overflowed after 3 retries', 'Drain the retry queue']).pattern_hash;
+    const fault = faultOf('WebhookError', 'payment webhook retry queue overflowed after 3 retries');
+    shownTo('G1', 0, [{ kind: 'error_pattern', id: fault }]);
+    approve('G1');
+    const second = ok(['save-error-pattern', PROJECT, 'WebhookError', 'payment webhook retry queue overflowed after 5 retries', 'Drain the retry queue, then raise its size']).pattern_hash;
+    expect(second).not.toBe(first);
+    expect(faultOf('WebhookError', 'payment webhook retry queue overflowed after 5 retries')).toBe(fault);
+    // The newer row the more confident: it stands for the fault now.
+    for (let i = 0; i < 3; i++) ok(['update-error-confidence', second, PROJECT, 'success']);
+    config({});
+    const doc = assemble(['--explain']);
+    expect(doc.error_patterns).toHaveLength(1);
+    expect(doc.error_patterns[0]).toMatchObject({ pattern_hash: second, fault_hash: fault, occurrences: 2, confidence: 0.8, outcome: { helped: 1 } });
   });
 });
 

@@ -6,16 +6,16 @@
  * project, which the search index's freshness check reads on every assembly, are never scanned at
  * all, also when it catches up with what another tool wrote.
  */
-import { listBuilderErrorPatterns } from '../skills/bazinga-db/scripts/lib/repo/builderSection.ts';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
-import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
+import { insertSession, projectScope } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
+import { mergeFaults, withFaultKeys } from '../skills/bazinga-db/scripts/lib/patternFaults.ts';
 import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { insertErrorPattern, listErrorPatterns } from '../skills/bazinga-db/scripts/lib/repo/errorPatterns.ts';
 import { upsertStrategy } from '../skills/bazinga-db/scripts/lib/repo/strategies.ts';
 import { searchIndexBehind } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
-import { selectErrorPatterns } from '../skills/context-assembler/scripts/lib/core/learning.ts';
+import { isExpired, isShowablePattern, selectErrorPatterns } from '../skills/context-assembler/scripts/lib/core/learning.ts';
 import { markPackageConsumed } from '../skills/bazinga-db/scripts/lib/consume.ts';
 import { DEFAULT_CONFIG, type Config } from '../skills/context-assembler/scripts/lib/config.ts';
 import { advance, AVAILABLE_CAP, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
@@ -27,7 +27,8 @@ import { makeProject, writeArtifact } from './helpers.ts';
 /**
  * Learning tables of every project, read by the search index's freshness check on every assembly:
  * only ever SEARCHed (MIN/MAX through an index is a SEARCH too), never SCANned, not even along an
- * index.
+ * index (but for the strategies a session read as one project shows: along their order's index,
+ * up to the limit).
  */
 const NEVER_SCANNED = ['error_patterns', 'strategies'];
 /** Tables whose size grows with every session: a hot query may only search them by an index. */
@@ -87,7 +88,9 @@ function planProblems(db: DB, seen: Map<string, unknown[]>): string[] {
       const scan = /^SCAN (\w+)(?: AS \w+)?(?! USING)/.exec(d);
       const table = scan ? tableOf(sql, scan[1] as string) : undefined;
       const anyScan = /^SCAN (\w+)/.exec(d);
-      if (anyScan && NEVER_SCANNED.includes(tableOf(sql, anyScan[1] as string))) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
+      // A session read as one project reads the few strategies it shows along their order's own index, up to its limit.
+      const inShownOrder = /^SCAN strategies USING INDEX ca_idx_strategies_shown_all$/.test(d) && /\bLIMIT @limit\b/.test(sql);
+      if (anyScan && NEVER_SCANNED.includes(tableOf(sql, anyScan[1] as string)) && !inShownOrder) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
       else if (scan && !/USING (?:COVERING )?INDEX/.test(d) && table && GROWING.includes(table)) problems.push(`${d} in ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
       if (/USING (?:COVERING )?INDEX (?:ca_idx_cpc_consumed|idx_cpc_agent)\b/.test(d)) problems.push(`consumer rows of every session: ${d}`);
       // A session's full-text match reads only the session's band of each term's document list.
@@ -167,6 +170,29 @@ describe('query plans of the hot path', () => {
       config.enable_fts5 = fts;
       const seen = captureAssembly(db, project.root, config, request);
       expect(planProblems(db, seen)).toEqual([]);
+    } finally {
+      db.close();
+      project.cleanup();
+    }
+  });
+
+  it.each([
+    ['with a task and an error text', { task: 'fix the login flow', error: 'TypeError: token is undefined' }],
+    ['with nothing to rank by', {}],
+  ] as const)('a session that records no project id (every project read) %s: the patterns and strategies it shows read in the order shown, nothing scanned whole', (_label, request) => {
+    const project = makeProject('ca-plans-');
+    const db = openDatabase({ dbPath: project.dbPath });
+    try {
+      seed(db, project);
+      writeTransaction(db, () => {
+        insertSession(db, { sessionId: 'S9', mode: 'simple', requirements: 'Login', initialBranch: 'main', metadata: null });
+        upsertTaskGroup(db, { id: 'AUTH', sessionId: 'S9', name: 'Authentication', componentPath: 'src/auth/' });
+      });
+      const seen = captureAssembly(db, project.root, structuredClone(DEFAULT_CONFIG), { ...request, session: 'S9' });
+      expect(planProblems(db, seen)).toEqual([]);
+      // Every project's patterns, in the order shown (not one project's index).
+      const plans = [...seen].flatMap(([sql, args]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(args as [])) as { detail: string }[]).map((p) => p.detail));
+      expect(plans.some((d) => /USING INDEX ca_idx_patterns_shown_all/.test(d))).toBe(true);
     } finally {
       db.close();
       project.cleanup();
@@ -291,7 +317,7 @@ describe('the available count is bounded', () => {
 });
 
 describe('error patterns without an error text are read top-N', () => {
-  it('the first valid patterns in confidence order equal the selection over the whole table (random tables)', () => {
+  it('the first valid faults in confidence order equal the selection over the whole table, rows of one fault merged (random tables)', () => {
     const project = makeProject('ca-patterns-');
     const db = openDatabase({ dbPath: project.dbPath });
     try {
@@ -300,7 +326,9 @@ describe('error patterns without an error text are read top-N', () => {
       writeTransaction(db, () => {
         insertSession(db, { sessionId: 'S0', mode: 'simple', requirements: 'Login', initialBranch: 'main', metadata: JSON.stringify({ project_id: 'p1' }) });
         for (let i = 0; i < 300; i++) {
-          insertErrorPattern(db, { hash: `h${String(i).padStart(3, '0')}`, projectId: i % 7 === 0 ? 'other' : 'p1', signatureJson: JSON.stringify({ error_type: 'E', message_pattern: `m${i}` }), solution: `fix ${i}`, lang: [null, 'ts', 'py'][i % 3] as string | null });
+          // Every third message twice (one fault met in two rows, as two files give BAZINGA two rows).
+          const message = `m${i - (i % 3 === 1 ? 1 : 0)} at line ${i}`;
+          insertErrorPattern(db, { hash: `h${String(i).padStart(3, '0')}`, projectId: i % 7 === 0 ? 'other' : 'p1', signatureJson: JSON.stringify({ error_type: 'E', message_pattern: message }), solution: `fix ${i}`, lang: [null, 'ts', 'py'][i % 3] as string | null });
         }
         // Ties on purpose: few confidence and occurrence values, a few days of last_seen, short TTLs.
         const update = db.prepare('UPDATE error_patterns SET confidence = ?, occurrences = ?, last_seen = ?, ttl_days = ? WHERE pattern_hash = ?');
@@ -308,6 +336,8 @@ describe('error patterns without an error text are read top-N', () => {
           update.run([0.6, 0.7, 0.8, 0.9, 1][Math.floor(rand() * 5)], 1 + Math.floor(rand() * 3), `2025-12-0${1 + Math.floor(rand() * 5)} 10:00:00`, 1 + Math.floor(rand() * 3), `h${String(i).padStart(3, '0')}`);
         }
       });
+      // Some block shows a fault of two rows (else the merge went untested here).
+      let merged = false;
       for (const lang of [null, 'ts', 'py']) {
         for (const now of ['2025-12-03T00:00:00.000Z', '2025-12-06T12:00:00.000Z']) {
           const config = structuredClone(DEFAULT_CONFIG);
@@ -315,12 +345,15 @@ describe('error patterns without an error text are read top-N', () => {
           const deps = { config, counter: exactCounter((t: string) => Math.ceil(t.length / 4)), redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} } as unknown as Deps;
           const ranked = advance(zoneStep(request, config), 'rank', deps);
           const shown = ranked.error_patterns ?? [];
-          // The builder's own (the three most confident of every project) are shown whatever else is.
+          // The builder's own faults (its most confident of every project) follow the ranking's three.
           const floor = new Set(ranked.floor?.error_patterns ?? []);
-          const builders = listBuilderErrorPatterns(db, { above: 0.7, limit: 3 }).filter((r) => floor.has(r.pattern_hash));
+          const nowMs = Date.parse(now);
+          const rows = withFaultKeys(db, listErrorPatterns(db, { scope: projectScope('p1'), lang: null, minConfidence: 0, limit: -1 }));
           const expected = selectErrorPatterns({
-            rows: [...builders, ...listErrorPatterns(db, { projectId: 'p1', lang: null, minConfidence: config.error_patterns.min_confidence, limit: -1 }).filter((r) => !floor.has(r.pattern_hash))],
-            pinned: floor,
+            rows: mergeFaults(rows, {
+              eligible: (r) => isShowablePattern(r, config.error_patterns.min_confidence, nowMs, lang),
+              counted: (r) => !isExpired(r.last_seen, r.ttl_days, nowMs),
+            }),
             nowMs: Date.parse(now),
             minConfidence: config.error_patterns.min_confidence,
             max: config.error_patterns.max,
@@ -331,10 +364,13 @@ describe('error patterns without an error text are read top-N', () => {
             stack: new Set(lang === null ? [] : [lang]),
             redact: (t) => t,
           });
-          expect(shown.map((p) => p.pattern_hash)).toEqual(expected.map((p) => p.pattern_hash));
-          expect(shown.filter((p) => !floor.has(p.pattern_hash))).toHaveLength(3);
+          expect(expected).toHaveLength(3);
+          expect(shown.slice(0, 3).map((p) => [p.pattern_hash, p.occurrences])).toEqual(expected.map((p) => [p.pattern_hash, p.occurrences]));
+          expect(shown.slice(3).every((p) => floor.has(p.fault_hash))).toBe(true);
+          merged ||= shown.some((p) => expected.find((e) => e.fault_hash === p.fault_hash) !== undefined && rows.filter((r) => r.fault_hash === p.fault_hash).length > 1);
         }
       }
+      expect(merged).toBe(true);
     } finally {
       db.close();
       project.cleanup();

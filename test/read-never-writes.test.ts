@@ -25,6 +25,9 @@ import { tokenize } from '../skills/bazinga-db/scripts/lib/args.ts';
 import { openDatabase, stmt, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
 import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
+import { insertErrorPattern } from '../skills/bazinga-db/scripts/lib/repo/errorPatterns.ts';
+import { errorPatternOf } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
 import { searchIndexBehind, syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { runScript as runAssembler, type ScriptSpec } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { capturingIo, runBazingaDbInProcess } from './inProcess.ts';
@@ -239,6 +242,9 @@ describe('assembly without recording changes nothing', () => {
       const id = insertPackage(conn, { sessionId: S1, groupId: 'AUTH', scope: 'group', packageType: 'research', filePath: file, producerAgent: 'investigator', priority: 'low', summary: 'Webhook replay notes', sizeBytes: null });
       insertConsumer(conn, id, 'qa_expert');
       insertReasoning(conn, { sessionId: S1, groupId: 'AUTH', agentType: 'developer', agentId: null, iteration: 1, phase: 'approach', confidence: null, content: 'Replay webhooks with idempotency keys', referencesJson: null, redacted: false });
+      // An error pattern as BAZINGA saves it, of a fault the fixture knows (its x.ts and y.ts rows): no fault key yet.
+      const z = errorPatternOf('ModuleNotFound', "Cannot find module '@/utils' at /home/dev/app/src/z.ts line 9");
+      insertErrorPattern(conn, { hash: z.hash, projectId: 'acme-shop', signatureJson: pyJsonDumps(z.signature), solution: 'Check the alias', lang: 'typescript' });
     });
     expect(searchIndexBehind(conn)).toEqual(expect.arrayContaining(['packages', 'reasoning']));
     conn.close();
@@ -250,6 +256,8 @@ describe('assembly without recording changes nothing', () => {
     const doc = JSON.parse(outputs[5] as string);
     expect(doc.query.terms.length).toBeGreaterThan(0);
     expect(doc.packages.every((pkg: any) => pkg.summary !== 'Webhook replay notes' || pkg.components.relevance === 0)).toBe(true);
+    // The new row is keyed by the read itself (its fault, shown once: three rows, three occurrences), and nothing is stored.
+    expect(doc.error_patterns.filter((e: any) => e.error_type === 'ModuleNotFound').map((e: any) => e.occurrences)).toEqual([3]);
     expect(dump(p.dbPath)).toEqual(before);
     const after = openDatabase({ dbPath: p.dbPath });
     try {

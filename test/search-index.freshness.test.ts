@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, writeTransaction, type DB } from '../skills/bazinga-db/scripts/lib/db.ts';
 import { matchLearning, resetSearchIndex, searchIndexBehind, syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
+import { projectScope } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
 import { bazingaDbInProcess } from './inProcess.ts';
 import { makeProject, type Project } from './helpers.ts';
 import type { TextMatch } from '../skills/bazinga-db/scripts/lib/repo/textQuery.ts';
@@ -57,7 +58,7 @@ function refresh(db: DB): string[] {
 
 /** Ids matching one word, as the assembler asks (one MATCH per term), sorted. */
 function matching(db: DB, part: 'patterns' | 'strategies', project: string, word: string): string[] {
-  return [...(matchLearning(db, part, project, words(word)).perTerm[0] ?? [])].sort();
+  return [...(matchLearning(db, part, projectScope(project), words(word)).perTerm[0] ?? [])].sort();
 }
 
 let oracles = 0;
@@ -321,8 +322,8 @@ describe('deletions', () => {
     expect(entries(db, 'strategies')).toContain('2:s2');
     // ...and never read: matches and counts come from rows that exist.
     const read = (d: DB) => ({
-      patterns: matchLearning(d, 'patterns', 'p1', words('bravo', 'the')),
-      strategies: matchLearning(d, 'strategies', 'p1', words('foxtrot', 'the')),
+      patterns: matchLearning(d, 'patterns', projectScope('p1'), words('bravo', 'the')),
+      strategies: matchLearning(d, 'strategies', projectScope('p1'), words('foxtrot', 'the')),
     });
     const mine = read(db);
     expect(mine.patterns.perTerm[0]).toEqual([]);
@@ -351,7 +352,7 @@ describe('building and migrating', () => {
     expect(searchIndexBehind(db)).toEqual([]);
     expect(matching(db, 'patterns', 'p1', 'quebec')).toEqual(['late']);
     expect(entries(db, 'patterns')).toEqual(sources(db, 'patterns'));
-    const read = (d: DB) => matchLearning(d, 'patterns', 'p1', words('papa', 'w0', 'w2499')).perTerm.map((ids) => [...ids].sort());
+    const read = (d: DB) => matchLearning(d, 'patterns', projectScope('p1'), words('papa', 'w0', 'w2499')).perTerm.map((ids) => [...ids].sort());
     expect(read(db)).toEqual(fresh(db, project, read));
   });
 
@@ -417,8 +418,8 @@ describe('random histories of another tool: after each refresh the reads equal a
     ];
     const read = (d: DB) =>
       projectsIds.map((p) => [
-        matchLearning(d, 'patterns', p, asMatches(words)),
-        matchLearning(d, 'strategies', p, asMatches(words)),
+        matchLearning(d, 'patterns', projectScope(p), asMatches(words)),
+        matchLearning(d, 'strategies', projectScope(p), asMatches(words)),
       ]).map((parts) => parts.map((m) => ({ total: m.total, perTerm: m.perTerm.map((ids) => [...ids].sort()) })));
     for (let i = 0; i < 12; i++) (ops[i % 2 === 0 ? 0 : 7] as (now: string) => void)(at(clock));
     refresh(db);

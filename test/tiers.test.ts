@@ -218,6 +218,7 @@ function blockInput(store: Store, budget: number, purpose: Purpose, counter: Tok
     })),
     error_pattern: store.patterns.map((p, i): ErrorPatternItem & { tier: Tier } => ({
       pattern_hash: `h${i}`,
+      fault_hash: `h${i}`,
       error_type: 'E',
       message_pattern: 'boom',
       solution: p.solution,

@@ -1,23 +1,33 @@
 /**
  * Error patterns learnt from a group's retries, with no change to BAZINGA. A group's failure texts
  * (its failures packages, and the review feedback its retry spawns were given: qa_feedback and
- * tl_feedback, as the assembly record keeps them) are put in time order and signed
- * (hashing.ts errorPatternOf: one fault, one signature); texts of one fault with no fix between them
- * are one failure. What the fixing agent wrote after a failure (its completion reasoning, else its
+ * tl_feedback, as the assembly record keeps them) are put in time order and signed: each is saved
+ * as an agent would save it through save-error-pattern (the error type and message its tool
+ * printed, the original's signature and hash: hashing.ts capturedPatternOf), and known by the fault
+ * of that signature (one fault, one key: patternFaults.ts); texts of one fault with no fix between
+ * them are one failure. What the fixing agent wrote after a failure (its completion reasoning, else its
  * decisions, else its handoff package) is that failure's solution. A failure is decided once the
  * review after it is known:
  *
  * - passed: the next failure text of the group names another fault, or there is none and the group
  *   passed review (approved, completed or being merged). Its signature → solution becomes a pattern
- *   (confidence CAPTURED_CONFIDENCE), or a known pattern of it is confirmed (+0.1 confidence, one more occurrence).
+ *   (confidence CAPTURED_CONFIDENCE, under the session's project id, `default` when it records
+ *   none), or a known pattern of its fault is confirmed (+0.1 confidence, one more occurrence).
  * - failed: the next failure text names the same fault. A known pattern of it loses 0.2 confidence
  *   (not below 0.1); an unknown one is not learnt (nothing fixed it).
+ *
+ * A known pattern is any row of the fault the session reads (repo/sessions.ts ProjectScope: its
+ * project's, or every project's when it records none), whichever tool wrote it and under whatever
+ * hash; the one moved is the row that stands for the fault (patternFaults.ts
+ * compareRepresentatives: the most confident, then the most seen, then the newest).
  *
  * Each decided failure is written once to the ledger `ca_captures` with where it and its solution
  * came from, in the transaction that changes its pattern: running again changes nothing
  * (idempotent). A dry run reports what it would write and writes nothing.
  */
-import { errorPatternOf } from './hashing.ts';
+import { capturedPatternOf } from './hashing.ts';
+import { keyNewPatterns, patternsToKey, representativeOf, rowsOfFaults } from './patternFaults.ts';
+import { storeFaultKeys } from './repo/patternFaults.ts';
 import { pyJsonDumps } from './pyjson.ts';
 import { redactText } from './redact.ts';
 import {
@@ -33,10 +43,10 @@ import {
   type FailureRow,
   type FixRow,
 } from './repo/captures.ts';
-import { findErrorPattern, insertErrorPattern, nextConfidence, recordErrorOutcome } from './repo/errorPatterns.ts';
+import { insertErrorPattern, nextConfidence, recordErrorOutcome } from './repo/errorPatterns.ts';
 import { getMeta, setMeta } from './repo/meta.ts';
 import { indexedArtifactText } from './repo/searchIndex.ts';
-import { getProjectId } from './repo/sessions.ts';
+import { getProjectScope } from './repo/sessions.ts';
 import { hasAssemblyRecord } from './repo/assemblies.ts';
 import { SETTLE_PER_SPAWN, settleableRecords, settleVerdicts } from './repo/outcomes.ts';
 import { sqliteMs, sqliteTime } from './memory.ts';
@@ -75,6 +85,8 @@ export interface CaptureOptions {
 }
 
 export interface CaptureDecision extends Omit<CaptureEntry, 'refs'> {
+  /** The row created or moved (what either tool's update-error-confidence takes), or the one a decision that writes none would have created. */
+  pattern_hash: string;
   error_type: string;
   message_pattern: string;
   /** The failure texts merged into this failure (one fault, no fix between them). */
@@ -103,8 +115,10 @@ interface Failure {
   refs: string[];
   firstMs: number;
   lastMs: number;
+  /** The row it is saved as (the original's hash) and its fault key. */
   hash: string;
-  /** The tool its signature was recognised as ('text': none). */
+  fault: string;
+  /** The tool its text was recognised as ('text': none). */
   tool: string;
   error_type: string;
   message_pattern: string;
@@ -135,8 +149,15 @@ function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: re
   for (const { row, ms } of timed) {
     const artifact = row.file_path === null ? '' : indexedArtifactText(opts.projectRoot, row.file_path, ARTIFACT_BYTES);
     const text = artifact === '' ? row.text : `${row.text}\n${artifact}`;
-    const { hash, signature } = errorPatternOf('Unknown', text, { redact: redactText });
-    const signed = { hash, tool: signature.tool, error_type: signature.error_type, message_pattern: signature.message_pattern, signatureJson: pyJsonDumps(signature) };
+    const saved = capturedPatternOf(text, redactText);
+    const signed = {
+      hash: saved.hash,
+      fault: saved.fault.fault_hash,
+      tool: saved.fault.tool,
+      error_type: saved.signature.error_type,
+      message_pattern: saved.signature.message_pattern,
+      signatureJson: pyJsonDumps(saved.signature),
+    };
     const last = out.at(-1);
     if (last && !fixes.some((f) => f.ms >= last.lastMs && f.ms < ms)) {
       last.refs.push(row.ref);
@@ -151,7 +172,9 @@ function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: re
 
 /** Decides what can be decided of a session's failures and, unless a dry run, writes it. */
 export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
-  const projectId = getProjectId(db, opts.sessionId);
+  // Known patterns are read in the session's scope; new ones are written under its project id.
+  const scope = getProjectScope(db, opts.sessionId);
+  const projectId = scope.projectId;
   const report: CaptureReport = { session_id: opts.sessionId, project_id: projectId, dry_run: opts.dryRun, groups: 0, decided: [], undecided: 0, undecided_groups: [] };
   // A file no writer of this version opened has no ledger: nothing can be kept, so nothing is decided
   // (a dry run, which keeps nothing, decides as if none were decided yet).
@@ -159,7 +182,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   if (!ledger && !opts.dryRun) return report;
   const withRecord = hasAssemblyRecord(db);
   const groups = opts.groups ?? groupsWithFailures(db, opts.sessionId, withRecord);
-  const pending: { decision: CaptureDecision; signatureJson: string; solution: string | null; ms: number; tool: string }[] = [];
+  const pending: { decision: CaptureDecision; hash: string; signatureJson: string; solution: string | null; ms: number; tool: string }[] = [];
   // What a spawn's capture found of each group it read (see lastLook).
   const looks = new Map<string, string>();
   for (const groupId of groups) {
@@ -193,7 +216,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       // Decided already, under any of its texts (a spawn that read fewer of them may have named a later one).
       if (f.refs.some((ref) => decided.has(ref))) return;
       const next = failures[i + 1];
-      const outcome = next ? (next.hash === f.hash ? 'failed' : 'passed') : passed ? 'passed' : undefined;
+      const outcome = next ? (next.fault === f.fault ? 'failed' : 'passed') : passed ? 'passed' : undefined;
       if (outcome === undefined) {
         report.undecided += 1;
         if (!report.undecided_groups.includes(groupId)) report.undecided_groups.push(groupId);
@@ -204,6 +227,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       pending.push({
         ms: f.firstMs,
         tool: f.tool,
+        hash: f.hash,
         signatureJson: f.signatureJson,
         solution,
         decision: {
@@ -215,6 +239,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
           fail_iteration: f.first.iteration,
           outcome,
           pattern_hash: f.hash,
+          fault_hash: f.fault,
           error_type: f.error_type,
           message_pattern: f.message_pattern,
           // Settled when written: what the pattern table holds then decides it.
@@ -229,25 +254,30 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   // In the order the failures happened: a pattern one failure creates is known to the next.
   pending.sort((a, b) => a.ms - b.ms || a.decision.group_id.localeCompare(b.decision.group_id));
   // A dry run writes no pattern: what it would have created is known to the failures after it.
-  const createdHere = new Set<string>();
+  const createdHere = new Map<string, { pattern_hash: string; project_id: string; confidence: number }>();
   const apply = () => {
+    // Rows BAZINGA wrote since get their fault keys first, so a failure finds them by its fault
+    // (a dry run keys them as it reads: patternFaults.ts rowsOfFaults).
+    if (!opts.dryRun) keyNewPatterns(db);
     for (const p of pending) {
       const d = p.decision;
-      const known = findErrorPattern(db, d.pattern_hash, projectId) ?? (createdHere.has(d.pattern_hash) ? { confidence: capturedConfidence(p.tool) } : undefined);
+      const known = representativeOf(rowsOfFaults(db, scope, [d.fault_hash])) ?? createdHere.get(d.fault_hash);
       d.operation = d.outcome === 'failed' ? (known ? 'lowered' : 'unknown-failed') : known ? 'raised' : p.solution === null ? 'no-solution' : 'created';
-      if (d.operation === 'created') createdHere.add(d.pattern_hash);
+      d.pattern_hash = known?.pattern_hash ?? p.hash;
+      if (d.operation === 'created') createdHere.set(d.fault_hash, { pattern_hash: p.hash, project_id: projectId, confidence: capturedConfidence(p.tool) });
       if (opts.dryRun) {
         report.decided.push(d);
         continue;
       }
-      const { failure_refs: refs, error_type: _type, message_pattern: _pattern, ...entry } = d;
+      const { failure_refs: refs, error_type: _type, message_pattern: _pattern, pattern_hash: _hash, ...entry } = d;
       if (!insertCapture(db, { ...entry, refs: JSON.stringify(refs) })) continue;
       report.decided.push(d);
       if (d.operation === 'created') {
-        insertErrorPattern(db, { hash: d.pattern_hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null, confidence: capturedConfidence(p.tool) });
+        insertErrorPattern(db, { hash: p.hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null, confidence: capturedConfidence(p.tool) });
+        storeFaultKeys(db, [{ project_id: projectId, pattern_hash: p.hash, fault_hash: d.fault_hash, tool: p.tool }]);
       } else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
         // As update-error-confidence moves it.
-        recordErrorOutcome(db, d.pattern_hash, projectId, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'));
+        recordErrorOutcome(db, known.pattern_hash, known.project_id, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'));
       }
     }
   };
@@ -301,14 +331,18 @@ const isSettled = (db: DB, sessionId: string, groupId: string) => getMeta(db, se
  * (a retry decides the one before it), and those of up to PASSED_GROUPS_PER_SPAWN groups of the
  * session that passed review since (a group's last review comes after its last spawn). A group
  * that passed with every failure decided is marked settled and not read again; `capture-outcomes`
- * at the session's end reads every group. First, the verdicts now known of what earlier spawns
- * were shown are settled (outcome feedback reads them), with `capture` off too.
+ * at the session's end reads every group. First, with `capture` off too, the pattern rows written
+ * since get their fault keys and the verdicts now known of what earlier spawns were shown are
+ * settled (outcome feedback reads them).
  */
 export function captureBeforeSpawn(
   db: DB,
   opts: { sessionId: string; groupId: string; projectRoot: string | null; now: string; capture: boolean },
 ): CaptureReport | undefined {
   if (!hasCaptureLedger(db)) return undefined;
+  // The rows BAZINGA wrote since the last writer get their fault keys (a read keys them itself, at
+  // a cost: a writer stores them), in a write transaction only when there are some.
+  if (patternsToKey(db)) writeTransaction(db, () => keyNewPatterns(db));
   settleKnownVerdicts(db, SETTLE_PER_SPAWN);
   if (!opts.capture) return undefined;
   const passed = passedGroups(db, opts.sessionId).filter((g) => g !== opts.groupId && !isSettled(db, opts.sessionId, g)).slice(0, PASSED_GROUPS_PER_SPAWN);

@@ -79,7 +79,7 @@ export function openDatabase(opts: OpenOptions): DB {
         // connection works around their absence as a reader does, instead of waiting to make them itself.
         retryBusy(conn, () => makeReaderObjects(conn, true));
       } else {
-        ensureExtensions(conn, opts.betweenSchemaSteps);
+        ensureExtensions(conn, opts.betweenSchemaSteps, opts.onMigrated ?? notice);
       }
     }
     return conn;

@@ -124,6 +124,12 @@ export interface OpenOptions {
   busyBudgetMs?: number;
   /** Called with informational lines (`✓ …`, `⚠ …`); the CLI silences it under --quiet. */
   notice?: (line: string) => void;
+  /**
+   * Called with the one line a migration of this layer's own says of BAZINGA's rows (patternRestore.ts:
+   * error patterns given their keys back, the rows merged); `notice` when not given. For a caller that
+   * prints no other notice (the assembler).
+   */
+  onMigrated?: (line: string) => void;
   /** Create the database when the file is missing or empty (default true). When false, a missing file is DB_ERROR. */
   create?: boolean;
   /**

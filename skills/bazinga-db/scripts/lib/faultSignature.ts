@@ -60,59 +60,66 @@ export function normaliseFaultText(text: string): string {
     .trim();
 }
 
+/** A signature with the error's own message as the tool printed it (before normaliseFaultText). */
+interface Found extends FaultSignature {
+  message: string;
+}
+
+const found = (tool: string, errorType: string, message: string): Found => ({ tool, error_type: errorType, message_pattern: normaliseFaultText(message), message });
+
 const lines = (text: string) => text.replace(ANSI, '').replace(/\r/g, '').split('\n');
 
 /** tsc: `file(12,5): error TS2305: …` or `file:12:5 - error TS2305: …` (pretty). */
-function tsc(text: string): FaultSignature | undefined {
+function tsc(text: string): Found | undefined {
   for (const line of lines(text)) {
     const m = /\berror (TS\d+): (.+)$/.exec(line);
-    if (m) return { tool: 'tsc', error_type: m[1] as string, message_pattern: normaliseFaultText(m[2] as string) };
+    if (m) return found('tsc', m[1] as string, m[2] as string);
   }
   return undefined;
 }
 
 /** eslint (stylish): `  12:5  error  'x' is defined but never used  no-unused-vars`. */
-function eslint(text: string): FaultSignature | undefined {
+function eslint(text: string): Found | undefined {
   for (const line of lines(text)) {
     const m = /^\s+\d+:\d+\s+error\s+(.+?)\s{2,}(@?[\w/-]+)\s*$/.exec(line);
-    if (m) return { tool: 'eslint', error_type: m[2] as string, message_pattern: normaliseFaultText(m[1] as string) };
+    if (m) return found('eslint', m[2] as string, m[1] as string);
   }
   return undefined;
 }
 
 /** pytest: `E       AssertionError: …`, or `FAILED tests/test_x.py::test_y - ZeroDivisionError: …`. */
-function pytest(text: string): FaultSignature | undefined {
+function pytest(text: string): Found | undefined {
   const all = lines(text);
   if (!all.some((l) => /^(E\s{2,}|FAILED |=+ .*(?:failed|FAILURES))/.test(l))) return undefined;
   for (const line of all) {
     const e = /^E\s+(\w+(?:Error|Exception|Exit|Interrupt|Warning)?):\s*(.*)$/.exec(line);
-    if (e && /^[A-Z]\w*$/.test(e[1] as string)) return { tool: 'pytest', error_type: e[1] as string, message_pattern: normaliseFaultText(e[2] as string) };
+    if (e && /^[A-Z]\w*$/.test(e[1] as string)) return found('pytest', e[1] as string, e[2] as string);
   }
   // A bare `assert` that failed: `E       assert 4 == 5`.
   for (const line of all) {
     const a = /^E\s+(assert .*)$/.exec(line);
-    if (a) return { tool: 'pytest', error_type: 'AssertionError', message_pattern: normaliseFaultText(a[1] as string) };
+    if (a) return found('pytest', 'AssertionError', a[1] as string);
   }
   for (const line of all) {
     const f = /^FAILED \S+ - (\w+): (.*)$/.exec(line);
-    if (f) return { tool: 'pytest', error_type: f[1] as string, message_pattern: normaliseFaultText(f[2] as string) };
+    if (f) return found('pytest', f[1] as string, f[2] as string);
   }
   return undefined;
 }
 
 /** npm: `npm ERR! code ELIFECYCLE` / `npm error code E404`; node-gyp: `gyp ERR! …`. */
-function npm(text: string): FaultSignature | undefined {
+function npm(text: string): Found | undefined {
   const all = lines(text);
   const code = all.map((l) => /^npm (?:ERR!|error) code (\S+)/.exec(l)?.[1]).find((c) => c !== undefined);
   const gyp = all.find((l) => /^gyp ERR! (?:stack|find|configure|build)? ?\w*Error/.test(l) || /^gyp ERR! (?:stack )?Error:/.test(l));
   if (gyp) {
     const m = /(\w*Error): (.*)$/.exec(gyp);
-    return { tool: 'gyp', error_type: m?.[1] ?? 'Error', message_pattern: normaliseFaultText(m?.[2] ?? gyp.replace(/^gyp ERR! /, '')) };
+    return found('gyp', m?.[1] ?? 'Error', m?.[2] ?? gyp.replace(/^gyp ERR! /, ''));
   }
   // npm 7-10 print `npm ERR! code X`; npm 11 prints `npm error …` lines, with a code only for some.
   const message = all.map((l) => /^npm (?:ERR!|error) (?!code )(.+)$/.exec(l)?.[1]).find((m) => m !== undefined && m.trim() !== '');
   if (code === undefined && message === undefined) return undefined;
-  return { tool: 'npm', error_type: code ?? 'npm error', message_pattern: normaliseFaultText(message ?? '') };
+  return found('npm', code ?? 'npm error', message ?? '');
 }
 
 /**
@@ -121,7 +128,7 @@ function npm(text: string): FaultSignature | undefined {
  * `Error: expect(received).toBe(expected)`; stack frames (`at …`, `❯ …`) and the test's own name
  * lines are not part of it.
  */
-function jsError(text: string): FaultSignature | undefined {
+function jsError(text: string): Found | undefined {
   const all = lines(text);
   for (let i = 0; i < all.length; i++) {
     const line = all[i] as string;
@@ -135,20 +142,32 @@ function jsError(text: string): FaultSignature | undefined {
       if (detail.length > 0) message += ` ${detail.join(' ')}`;
     }
     const tool = all.some((l) => /\b(vitest|jest|❯|✓|×|FAIL )\b|Test Files|Tests:/.test(l)) ? 'vitest' : 'node';
-    return { tool, error_type: (m[1] as string).replace(/ \[\w+\]$/, ''), message_pattern: normaliseFaultText(message) };
+    return found(tool, (m[1] as string).replace(/ \[\w+\]$/, ''), message);
   }
   return undefined;
 }
 
-/** The signature of an error text (any tool's output, or one line of it). */
-export function faultSignature(text: string): FaultSignature {
-  const found = tsc(text) ?? eslint(text) ?? pytest(text) ?? npm(text) ?? jsError(text);
-  if (found) return found;
+/**
+ * The fault of an error text (any tool's output, or one line of it) with the error's own message
+ * as printed (its code or class not part of it): what an agent would pass to save-error-pattern
+ * as the error type and message (the capture saves it so: capture.ts).
+ */
+export function faultOfText(text: string): { signature: FaultSignature; message: string } {
+  const f = tsc(text) ?? eslint(text) ?? pytest(text) ?? npm(text) ?? jsError(text) ?? prose(text);
+  const { message, ...signature } = f;
+  return { signature, message };
+}
+
+/** A text no tool's output was recognised in: its first non-empty line, typed when it starts `Word: …`. */
+function prose(text: string): Found {
   const first = lines(text).find((l) => l.trim() !== '') ?? '';
   const typed = /^\s*(\w+): (.*)$/.exec(first);
-  return typed
-    ? { tool: 'text', error_type: typed[1] as string, message_pattern: normaliseFaultText(typed[2] as string) }
-    : { tool: 'text', error_type: 'Unknown', message_pattern: normaliseFaultText(first) };
+  return typed ? found('text', typed[1] as string, typed[2] as string) : found('text', 'Unknown', first);
+}
+
+/** The signature of an error text (any tool's output, or one line of it). */
+export function faultSignature(text: string): FaultSignature {
+  return faultOfText(text).signature;
 }
 
 /** The most characters of a stored message pattern (as the original stores its patterns). */

@@ -59,7 +59,8 @@ export { claimPackages, markPackageConsumed, type Claim } from './consume.ts';
 export { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from './repo/reasoning.ts';
 export { iterateErrorPatterns, listErrorPatterns, type ErrorPatternRow } from './repo/errorPatterns.ts';
 export { listStrategies } from './repo/strategies.ts';
-export { countSessions, findSession, getProjectId, listRecentSessionIds, sessionExists } from './repo/sessions.ts';
+export { countSessions, findSession, getProjectId, getProjectScope, listRecentSessionIds, projectScope, sessionExists, type ProjectScope } from './repo/sessions.ts';
+export { compareRepresentatives, mergeFaults, representativeOf, rowsOfFaults, withFaultKeys, type FaultedPattern, type MergedFault } from './patternFaults.ts';
 export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
 export { listQuotableTexts, readSpawnState, type SpawnState } from './repo/spawnState.ts';
 export { markRunComplete } from './runComplete.ts';
@@ -91,7 +92,7 @@ export { DEFAULT_SEARCH_WEIGHTS, memoryLine, searchScore, type SearchWeights } f
 export { hasMemoryTables, parseMemory, selectMemories } from './repo/memories.ts';
 export { monotonicMs } from './clock.ts';
 export { hasAssemblyRecord, insertAssembly, listAssemblies, type AssemblyRecord, type AssemblyRow } from './repo/assemblies.ts';
-export { countPatternRecurrence, findReportSession, listLatestSessionIds, listRepeatedPatterns, listReportGroups, listReportPackages, type ReportGroupRow, type ReportPackageRow } from './repo/report.ts';
+export { findReportSession, listLatestSessionIds, listReportGroups, listReportPackages, listScopePatterns, type ReportGroupRow, type ReportPackageRow } from './repo/report.ts';
 
 // Writing rows directly (the benchmarks' and the tests' generators: a database of 100,000 rows is
 // made in seconds, not through 100,000 commands). The commands stay the way the product writes.
@@ -100,10 +101,9 @@ export { insertErrorPattern, setErrorConfidence } from './repo/errorPatterns.ts'
 export { insertReasoning } from './repo/reasoning.ts';
 export { insertSession } from './repo/sessions.ts';
 export { upsertStrategy } from './repo/strategies.ts';
-export { consumptionScopeId, errorPatternOf, faultPatternHash, legacyErrorPatternHash } from './hashing.ts';
-export { keyPatternsByFault } from './patternKeys.ts';
+export { capturedPatternOf, consumptionScopeId, errorPatternHash, errorPatternOf, faultKeyOf, faultKeyOfRow, type FaultKey } from './hashing.ts';
 export { captureBeforeSpawn, captureOutcomes, settleKnownVerdicts, type CaptureReport } from './capture.ts';
-export { capturesOfPattern, listCaptures, type CaptureRow } from './repo/captures.ts';
+export { capturesOfFault, listCaptures, type CaptureRow } from './repo/captures.ts';
 export { listVerdicts, type ShownVerdict } from './repo/outcomes.ts';
 export { pyJsonDumps } from './pyjson.ts';
 export { REASONING_PHASES } from './enums.ts';

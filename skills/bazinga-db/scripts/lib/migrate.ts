@@ -1,7 +1,7 @@
-/** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
+/** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed; BAZINGA's rows an earlier release re-keyed given their keys back: patternRestore.ts), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
 import { BazingaError } from './errors.ts';
 import { resetSearchIndex } from './repo/searchIndex.ts';
-import { keyPatternsByFault } from './patternKeys.ts';
+import { restoreNotice, restorePatternKeys } from './patternRestore.ts';
 import { ASSEMBLY_ADDED_COLUMNS, CAPTURE_ADDED_COLUMNS, CA_DDL, OUTCOMES_SHAPE_COLUMN, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';
 import { SEARCH_TOKENIZER } from './searchText.ts';
 import { hasTable, stmt, writeTransaction, type DB } from './statements.ts';
@@ -39,8 +39,14 @@ export function extensionsCurrent(db: DB): boolean {
     .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${CA_OBJECTS.map(() => '?').join(', ')})`)
     .get(...CA_OBJECTS) as { n: number };
   if (present.n !== CA_OBJECTS.length) return false;
+  return recordedExtensionsVersion(db) >= CA_SCHEMA_VERSION;
+}
+
+/** The extension version a writer recorded in ca_meta (0 when none did). */
+function recordedExtensionsVersion(db: DB): number {
+  if (!hasTable(db, 'ca_meta')) return 0;
   const version = db.prepare("SELECT value FROM ca_meta WHERE key = 'ca_schema'").get() as { value: string } | undefined;
-  return Number(version?.value) >= CA_SCHEMA_VERSION;
+  return Number(version?.value) || 0;
 }
 
 /**
@@ -50,10 +56,12 @@ export function extensionsCurrent(db: DB): boolean {
  * between two of them. A run cut short leaves objects missing and `ca_schema` unset, so the next
  * open makes the rest.
  */
-export function ensureExtensions(db: DB, between?: () => void): void {
+export function ensureExtensions(db: DB, between?: () => void, notice: (line: string) => void = () => {}): void {
   if (extensionsCurrent(db)) return;
   const isIndex = (ddl: string) => /^CREATE INDEX/.test(ddl);
-  writeTransaction(db, () => {
+  const line = writeTransaction(db, () => {
+    // What this layer's own tables say of patterns predates fault keys (v12) until a writer says otherwise.
+    const before = recordedExtensionsVersion(db);
     // A search table made with another definition (an older tokenizer) is made again; one that has
     // to be (re)created starts empty, so the whole index and its watermarks start over.
     const stale = staleSearchTables(db);
@@ -73,10 +81,14 @@ export function ensureExtensions(db: DB, between?: () => void): void {
     for (const ddl of CA_DDL) if (!between || !isIndex(ddl)) db.exec(ddl);
     if (outcomesStale) db.exec('UPDATE ca_assemblies SET settled = 0');
     if (searchTables.n < searchObjects.length) resetSearchIndex(db);
-    // v10: error patterns keyed by their fault, the rows of one fault merged (idempotent).
-    keyPatternsByFault(db);
+    // v12: rows an earlier release re-keyed get the original's keys back; every row its fault key
+    // (idempotent; never fails on a row it cannot read: such a row is left as it is).
+    const restored = restorePatternKeys(db, before < 12);
     if (!between) setSchemaVersion(db);
+    return restoreNotice(restored);
   });
+  // Said once the transaction that made it committed.
+  if (line !== undefined) notice(line);
   if (!between) return;
   for (const ddl of CA_DDL.filter(isIndex)) {
     writeTransaction(db, () => db.exec(ddl));

@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 11;
+export const CA_SCHEMA_VERSION = 12;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
@@ -389,8 +389,9 @@ export const OUTCOMES_SHAPE_COLUMN = 'day';
  * v10: the verdicts that followed what spawns were shown (ca_outcomes, settled from the assembly
  * record: repo/outcomes.ts), and what the capture learnt from a group's retries (repo/captures.ts): one row per failure it
  * decided (a failures package, or the review feedback a retry spawn was given), with how the retry
- * ended, the pattern it created or moved and where its solution came from. The unique key makes
- * the capture idempotent. (v10 also keys error patterns by their fault: migrate.ts.)
+ * ended, the fault of the pattern it created or moved (fault_hash: v12, see FAULT_DDL; an earlier
+ * build named it pattern_hash and kept a re-keyed hash there) and where its solution came from.
+ * The unique key makes the capture idempotent.
  */
 export const CAPTURE_DDL: readonly string[] = [
   // Records whose verdict is not known yet (repo/outcomes.ts settleVerdicts reads them).
@@ -417,11 +418,36 @@ export const CAPTURE_DDL: readonly string[] = [
   refs TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(refs)),
   fail_iteration INTEGER,
   outcome TEXT NOT NULL CHECK(outcome IN ('passed', 'failed')),
-  pattern_hash TEXT NOT NULL,
+  fault_hash TEXT NOT NULL,
   operation TEXT NOT NULL CHECK(operation IN ('created', 'raised', 'lowered', 'no-solution', 'unknown-failed')),
   solution_ref TEXT,
   created_at TEXT NOT NULL,
   UNIQUE(session_id, group_id, failure_ref))`,
+];
+
+/**
+ * v12: one fault, one key, in this layer's own table. BAZINGA's rows keep the key the original
+ * computes (pattern_hash over type, message pattern and hints: one row per file and position a
+ * message names); ca_pattern_faults gives each row (project_id, pattern_hash) its fault
+ * (hashing.ts faultKeyOf: patternSignature of its stored type and message, hashed) and the tool it
+ * was recognised as. The assembler shows the rows of one fault as one pattern (patternFaults.ts);
+ * this layer's own references to a pattern (ca_outcomes item ids, ca_captures.fault_hash, the ids
+ * in ca_assemblies.detail) are fault keys, which keep naming it when another row of the fault is
+ * written. Derived data: a row no writer keyed yet is keyed on read (patternFaults.ts).
+ * `ca_idx_patterns_shown_all` and `ca_idx_strategies_shown_all` serve a session read as one project:
+ * the few patterns and strategies it shows are read in the order shown, not sorted from all.
+ */
+export const FAULT_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ca_pattern_faults (
+  project_id TEXT NOT NULL,
+  pattern_hash TEXT NOT NULL,
+  fault_hash TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  PRIMARY KEY (project_id, pattern_hash)) WITHOUT ROWID`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_pattern_faults_fault ON ca_pattern_faults(fault_hash, project_id)`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_patterns_shown_all
+  ON error_patterns(ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash, project_id)`,
+  `CREATE INDEX IF NOT EXISTS ca_idx_strategies_shown_all ON strategies(helpfulness DESC, last_seen DESC)`,
 ];
 
 /** The extension objects, idempotent. */
@@ -469,6 +495,7 @@ export const CA_DDL: readonly string[] = [
   ...MEMORY_DDL,
   ...ASSEMBLY_DDL,
   ...CAPTURE_DDL,
+  ...FAULT_DDL,
 ];
 
 /** Every object CA_DDL creates, to tell a complete extension set from one an outside tool pruned. */
@@ -497,4 +524,8 @@ export const CA_OBJECTS = [
   'ca_idx_assemblies_unsettled',
   'ca_outcomes',
   'ca_idx_outcomes_session',
+  'ca_pattern_faults',
+  'ca_idx_pattern_faults_fault',
+  'ca_idx_patterns_shown_all',
+  'ca_idx_strategies_shown_all',
 ] as const;

@@ -148,7 +148,13 @@ export interface TruncationReport {
 }
 
 export interface ErrorPatternItem {
+  /** The row that stands for the fault (its most confident): the hash both tools' update-error-confidence take. */
   pattern_hash: string;
+  /**
+   * Its fault's key (ca_pattern_faults): the item's id in exclusions, the assembly record and outcome
+   * verdicts, the same whichever row of the fault stands for it.
+   */
+  fault_hash: string;
   error_type: string;
   message_pattern: string;
   solution: string;
@@ -280,7 +286,8 @@ export interface RankFields {
  * The items a block must hold, or say in its `### Left out` why not: what today's BAZINGA prompt
  * builder would show in the section the block replaces (core/floor.ts), and the work under review
  * (for QA and the tech lead the group's newest completion by the developer or senior engineer; for
- * a retry the group's newest failures report), by id a kind (an error pattern by its hash).
+ * a retry the group's newest failures report), by id a kind (an error pattern by its fault key,
+ * `fault_hash`: the builder's rows of one fault are one item of the block).
  */
 export interface FloorItems {
   packages: number[];

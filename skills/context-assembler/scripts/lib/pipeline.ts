@@ -9,6 +9,7 @@ import {
   claimPackages,
   countRequestPackages,
   getProjectId,
+  getProjectScope,
   hasMemoryTables,
   indexedArtifactText,
   memoryLine,
@@ -26,8 +27,9 @@ import {
   listBuilderErrorPatterns,
   listBuilderPackages,
   listBuilderReasoning,
-  iterateErrorPatterns,
-  listErrorPatterns,
+  mergeFaults,
+  rowsOfFaults,
+  withFaultKeys,
   listReasoningByIds,
   listRecentReasoningOf,
   listVerdicts,
@@ -36,6 +38,7 @@ import {
   writeTransaction,
   type DB,
   type ErrorPatternRow,
+  type ProjectScope,
   type ReasoningRow,
   type ShownVerdict,
 } from '../../../bazinga-db/scripts/lib/index.ts';
@@ -63,7 +66,7 @@ import {
 import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
 import { purposeRules, tierOf, tierRuleOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
 import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
-import { isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
+import { isExpired, isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
 import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { conclusionOf } from './core/text.ts';
@@ -74,6 +77,7 @@ import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } 
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
+import { faultPatterns } from './faultPatterns.ts';
 import { unknownTargetWarning } from './unknownTarget.ts';
 
 export interface Deps {
@@ -120,6 +124,8 @@ export interface Deps {
 /** Whose verdicts an outcome read asks for: a kind's items by id, or (ids null) all of the session's. */
 export interface OutcomeQuery {
   projectId: string;
+  /** The session reads every project's (bazinga-db ProjectScope): the verdicts of every project's sessions count. */
+  wholeDatabase?: boolean;
   sessionId: string;
   kind: ItemKind;
   ids: readonly (string | number)[] | null;
@@ -198,9 +204,13 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const floor = r.more === true ? NO_FLOOR : floorOf(db, r);
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
-  const projectId = getProjectId(db, r.session);
+  // Patterns, strategies, their verdicts and project memory: the session's project's, or every
+  // project's for a session that records none (bazinga-db ProjectScope).
+  const scope = getProjectScope(db, r.session);
+  const projectId = scope.projectId;
   // What followed the spawns items were shown to, per kind, for its candidates.
-  const outcomes = (kind: ItemKind, ids: readonly (string | number)[] | null) => outcomesOf(deps, db, { projectId, sessionId: r.session, kind, ids }, nowMs);
+  const outcomes = (kind: ItemKind, ids: readonly (string | number)[] | null) =>
+    outcomesOf(deps, db, { projectId, wholeDatabase: scope.wholeDatabase, sessionId: r.session, kind, ids }, nowMs);
   const packageOutcomes = outcomes('package', null);
   const weightsOf = deps.config.outcome_feedback.weights;
   const fts = deps.config.enable_fts5;
@@ -248,24 +258,34 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   // holds with relevance off.
   const text = plan.taskText;
   // Without a text to rank them by or a group's stack to prefer, the few shown are the first valid
-  // ones in confidence order: read only those, not the project's whole table. With a task, the
+  // ones in confidence order: read only those, not the scope's whole table. With a task, the
   // first WORD_MATCHED_ROWS_MAX valid ones (expired patterns and other languages skipped, not
-  // counted); with an error text, every pattern.
+  // counted); with an error text, every pattern. Each fault once (faultPatterns).
   const showable = (row: ErrorPatternRow) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang);
-  const readRows =
-    r.error !== null
-      ? listErrorPatterns(db, { projectId, lang: null, minConfidence: ep.min_confidence, limit: -1 })
-      : firstShowable(iterateErrorPatterns(db, { projectId, minConfidence: ep.min_confidence }), text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX, showable);
-  // The builder's patterns are shown whatever their project, confidence threshold or TTL (the floor).
-  const floorPatterns = listBuilderErrorPatterns(db, { above: BUILDER_PATTERN_CONFIDENCE, limit: BUILDER_LIMITS.error_patterns }).filter((row) => floor.error_patterns.includes(row.pattern_hash));
-  const patternRows = [...floorPatterns, ...readRows.filter((row) => !floorPatterns.some((f) => f.pattern_hash === row.pattern_hash && f.project_id === row.project_id))];
+  const readRows = faultPatterns(db, scope, {
+    all: r.error !== null,
+    minConfidence: ep.min_confidence,
+    max: text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX,
+    readsAtMost: 2 * WORD_MATCHED_ROWS_MAX,
+    showable,
+    live: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs),
+  });
+  // The builder's faults (the floor) are shown whatever their project, confidence threshold or
+  // language: every row of those the ranking did not read, merged as one each (not past its TTL).
+  const floorFaults = floor.error_patterns.filter((f) => !readRows.some((row) => row.fault_hash === f));
+  const floorRows =
+    floorFaults.length === 0
+      ? []
+      : mergeFaults(rowsOfFaults(db, { projectId: scope.projectId, wholeDatabase: true }, floorFaults), { eligible: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs), counted: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs) });
+  const patternRows = [...readRows, ...floorRows];
   const maxTerms = deps.config.relevance.max_query_terms;
-  const patternTexts = patternRows.map((row) => ({ key: row.pattern_hash, ...patternText(row) }));
+  const patternTexts = patternRows.map((row) => ({ key: row.fault_hash, ...patternText(row) }));
   const patternRelevance = wordScores(text, patternTexts.map((p) => ({ key: p.key, text: p.all })), maxTerms);
   const errorMatched = new Set(
     [...wordMatches(r.error, patternTexts.map((p) => ({ key: p.key, text: p.signature })), maxTerms)].filter(([, n]) => n >= ERROR_MATCH_WORDS).map(([key]) => key),
   );
-  const patternOutcomes = outcomes('error_pattern', patternRows.map((row) => row.pattern_hash));
+  // A pattern's verdicts are its fault's (every row of it): its id in records and verdicts is its fault key.
+  const patternOutcomes = outcomes('error_pattern', patternRows.map((row) => row.fault_hash));
   const patterns = selectErrorPatterns({
     rows: patternRows,
     nowMs,
@@ -279,11 +299,11 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     stack: plan.stack,
     ...withDefined('outcome', weightedTerms(patternOutcomes, 'error_pattern', weightsOf.error_pattern, String)),
     pinned: new Set(floor.error_patterns),
-    pinnedOnly: new Set(floorPatterns.filter((f) => !readRows.some((row) => row.pattern_hash === f.pattern_hash && row.project_id === f.project_id)).map((f) => f.pattern_hash)),
+    pinnedOnly: new Set(floorFaults),
     redact: deps.redact,
   });
   const st = deps.config.strategies;
-  const strategyRows = listStrategies(db, { projectId, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : WORD_MATCHED_ROWS_MAX });
+  const strategyRows = listStrategies(db, { scope, lang: r.lang, framework: r.framework, topic: null, limit: text === null && plan.stack.size === 0 ? st.max : WORD_MATCHED_ROWS_MAX });
   const strategyRelevance = wordScores(text, strategyRows.map((row) => ({ key: row.strategy_id, text: `${row.topic}\n${row.insight}` })), maxTerms);
   const strategyOutcomes = outcomes('strategy', strategyRows.map((row) => row.strategy_id));
   const strategies = prepareStrategies(
@@ -299,7 +319,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     },
   );
   const mem = deps.config.memory;
-  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, projectId, r.session, plan.info.text, nowMs, deps, (ids) => outcomes('memory', ids)), []) : [];
+  const memories = mem.block_max > 0 && mem.block_share > 0 ? guarded(deps, () => relevantMemories(db, scope, r.session, plan.info.text, nowMs, deps, (ids) => outcomes('memory', ids)), []) : [];
   // With --explain, each item shown before says how the spawns it was shown to went.
   const explained = <T,>(kind: ItemKind, table: OutcomeTable | undefined, id: (item: T) => number | string) => (item: T): T => {
     const c = deps.explain ? countsOf(table, kind, id(item)) : undefined;
@@ -320,10 +340,10 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
       const shown = { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
       return explained<RankedPackage>('package', packageOutcomes, (x) => x.id)(shown);
     }),
-    error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.pattern_hash)),
+    error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.fault_hash)),
     strategies: strategies.map(explained('strategy', strategyOutcomes, (x) => x.strategy_id)),
-    // The builder's patterns not shown are past their TTL (it shows them stale; the block says so).
-    excluded: [...ranked.excluded, ...floor.error_patterns.filter((h) => !patterns.some((p) => p.pattern_hash === h)).map((id): Exclusion => ({ kind: 'error_pattern', id, reason: 'expired' }))],
+    // The builder's faults not shown are past their TTL (it shows them stale; the block says so).
+    excluded: [...ranked.excluded, ...floor.error_patterns.filter((f) => !patterns.some((p) => p.fault_hash === f)).map((id): Exclusion => ({ kind: 'error_pattern', id, reason: 'expired' }))],
     floor,
   };
 }
@@ -334,15 +354,18 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
  */
 function floorOf(db: DB, r: AssemblyRequest): FloorItems {
   const producers = BUILDER_PRODUCERS[r.agent] ?? [];
+  const patterns = withFaultKeys(db, listBuilderErrorPatterns(db, { above: BUILDER_PATTERN_CONFIDENCE, limit: BUILDER_LIMITS.error_patterns }));
   const floor = builderFloor(
     {
       packages: listBuilderPackages(db, { sessionId: r.session, groupId: r.group, limit: BUILDER_LIMITS.packages }),
       reasoning: producers.length === 0 ? [] : listBuilderReasoning(db, { sessionId: r.session, groupId: r.group, producers, limit: BUILDER_LIMITS.reasoning }),
-      error_patterns: listBuilderErrorPatterns(db, { above: BUILDER_PATTERN_CONFIDENCE, limit: BUILDER_LIMITS.error_patterns }),
+      error_patterns: patterns,
     },
     builderModel(r.model),
     r.agent,
   );
+  // A pattern the builder shows is its row; the block shows its fault (the rows of one fault once).
+  const faults = [...new Set(floor.error_patterns.map((hash) => patterns.find((p) => p.pattern_hash === hash)?.fault_hash ?? hash))];
   const review = { packages: [] as number[], reasoning: [] as number[] };
   if (r.group !== 'global') {
     // A review is of the group's newest completion by whoever implemented it.
@@ -359,7 +382,7 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
     }
   }
   const union = (a: readonly number[], b: readonly number[]) => [...a, ...b.filter((x) => !a.includes(x))];
-  return { packages: union(floor.packages, review.packages), reasoning: union(floor.reasoning, review.reasoning), error_patterns: floor.error_patterns, under_review: review };
+  return { packages: union(floor.packages, review.packages), reasoning: union(floor.reasoning, review.reasoning), error_patterns: faults, under_review: review };
 }
 
 /** The floor's items as the block's fit keys them (`${kind}:${id}`). */
@@ -432,7 +455,7 @@ function withPinnedPackages(db: DB, ranked: RankOutput, floor: FloorItems, doc: 
  */
 function relevantMemories(
   db: DB,
-  projectId: string,
+  scope: ProjectScope,
   sessionId: string,
   text: string | null,
   nowMs: number,
@@ -441,7 +464,7 @@ function relevantMemories(
 ): MemoryItem[] {
   if (text === null || !hasMemoryTables(db)) return [];
   const cfg = deps.config.memory;
-  const found = selectMemories(db, { projectId, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).filter(
+  const found = selectMemories(db, { scope, text, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).filter(
     (f) => f.relevance > 0 && f.row.source_session !== sessionId,
   );
   const outcomes = found.length === 0 ? undefined : outcomesOfIds(found.map((f) => f.row.id));
@@ -495,17 +518,6 @@ function keptFailures(db: DB, ranked: RankOutput, doc: ZoneDoc, deps: Deps, cons
   if (failures.length === 0) return ranked;
   const kept = keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config: deps.config, explain: deps.explain, limit: doc.limit });
   return { ...ranked, ...kept };
-}
-
-/** The first `max` rows selectErrorPatterns would show, from rows in its order. */
-function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, showable: (row: ErrorPatternRow) => boolean): ErrorPatternRow[] {
-  const out: ErrorPatternRow[] = [];
-  for (const row of rows) {
-    if (!showable(row)) continue;
-    out.push(row);
-    if (out.length >= max) break; // for…of closes the statement's cursor
-  }
-  return out;
 }
 
 /**
@@ -618,7 +630,7 @@ function withBlock<D extends Omit<RankDoc, 'candidates'> & Partial<PackFields>>(
     packages,
     packages_tokens: section.tokens,
     overflow_count: Math.max(0, total - packages.length),
-    error_patterns: block.items.error_pattern.map((e) => ({ ...e, tokens: block.tokensOf('error_pattern', e.pattern_hash) })),
+    error_patterns: block.items.error_pattern.map((e) => ({ ...e, tokens: block.tokensOf('error_pattern', e.fault_hash) })),
     strategies: block.items.strategy.map((s) => ({ ...s, tokens: block.tokensOf('strategy', s.strategy_id) })),
     ...(memories.length > 0 || doc.memories !== undefined ? { memories: memories.map((m) => ({ ...m, tokens: block.tokensOf('memory', m.id) })) } : {}),
     excluded: block.excluded,

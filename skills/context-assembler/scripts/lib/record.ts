@@ -87,7 +87,7 @@ export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyReco
     shown: [
       ...packages.map((p) => ({ kind: 'package' as const, id: p.id, tier: tierOf(p), tokens: p.tokens })),
       ...entries.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: tierOf(e), tokens: e.tokens })),
-      ...patterns.map((p) => ({ kind: 'error_pattern' as const, id: p.pattern_hash, tier: tierOf(p), tokens: p.tokens ?? null })),
+      ...patterns.map((p) => ({ kind: 'error_pattern' as const, id: p.fault_hash, tier: tierOf(p), tokens: p.tokens ?? null })),
       ...strategies.map((s) => ({ kind: 'strategy' as const, id: s.strategy_id, tier: tierOf(s), tokens: s.tokens ?? null })),
       ...memories.map((m) => ({ kind: 'memory' as const, id: m.id, tier: tierOf(m), tokens: m.tokens ?? null })),
     ],

@@ -279,6 +279,7 @@ export function makeDeps(
       retryBackoffMs: RETRY_BACKOFF_MS,
       readOnly: !writer,
       derived: true,
+      onMigrated: migrated(warn),
       onReadOnly: () => {
         if (!readOnlyHere && writes) warn('context-assembler: the database is read-only here; consumption not recorded');
         readOnlyHere = true;
@@ -366,6 +367,9 @@ const RECORD_ALONE_BUSY_MS = 50;
  */
 const LEARN_BUSY_MS = 50;
 
+/** The one line a migration of bazinga-db's says, as the assembler's other warnings say theirs (its own mark dropped: warn adds one). */
+const migrated = (warn: (m: string) => void) => (line: string) => warn(`context-assembler: ${line.replace(/^✓ /, '')}`);
+
 /**
  * Settles what the session's reviews now say and learns from its retries (bazinga-db capture.ts
  * captureBeforeSpawn), in a connection of its own that waits for a lock only briefly: a busy
@@ -378,7 +382,7 @@ export function learnBeforeSpawn(env: Environment, spawn: { session: string; gro
   if (indexerRunning(dbPath) !== undefined) return;
   let db: DB | undefined;
   try {
-    db = openDatabase({ dbPath, create: false, busyTimeoutMs: LEARN_BUSY_MS, busyBudgetMs: LEARN_BUSY_MS * 2, derived: true });
+    db = openDatabase({ dbPath, create: false, busyTimeoutMs: LEARN_BUSY_MS, busyBudgetMs: LEARN_BUSY_MS * 2, derived: true, onMigrated: migrated(warn) });
     captureBeforeSpawn(db, { sessionId: spawn.session, groupId: spawn.group, projectRoot: env.projectRoot, now: spawn.now, capture: env.config.error_patterns.capture });
   } catch (err) {
     if (!(err instanceof BazingaError && err.code === 'BUSY')) warn(`context-assembler: learning from the session's retries and reviews skipped (${(err as Error).message})`);

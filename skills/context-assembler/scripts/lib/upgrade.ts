@@ -7,15 +7,19 @@
  * summary_cap (the zone's, from this config); a ranked document may lack the learnings and the
  * exclusions (none), its candidates (none) and its available count (the packages it holds); a
  * packed one may lack the block pool (rebuilt from what it kept, with the tiers it carries or the
- * tier table's).
+ * tier table's). An error pattern of a document before fault keys (no `fault_hash`) is keyed by
+ * its row's hash.
  */
 import { purposeOf, type Config } from './config.ts';
-import { DOC_VERSION, STEPS, type AssemblyDoc, type BlockPool, type PipedDoc, type Step } from './contract.ts';
+import { DOC_VERSION, STEPS, type AssemblyDoc, type BlockPool, type ErrorPatternItem, type PipedDoc, type Step } from './contract.ts';
 import { KINDS } from './core/kinds.ts';
 import { tierOf, type Tier, type TierSubject } from './core/tiers.ts';
 import { summaryCapOf } from './core/zone.ts';
 
 const reached = (doc: PipedDoc, step: Step) => STEPS.indexOf(doc.step) >= STEPS.indexOf(step);
+
+/** An error pattern with its fault key (a document before fault keys has none: its row's hash stands in). */
+const withFaultKey = <P extends ErrorPatternItem>(p: P): P => ({ ...p, fault_hash: (p as Partial<ErrorPatternItem>).fault_hash ?? p.pattern_hash });
 
 export function upgradeDoc(piped: PipedDoc, config: Config): AssemblyDoc {
   const r = piped.request;
@@ -44,8 +48,9 @@ export function upgradeDoc(piped: PipedDoc, config: Config): AssemblyDoc {
     // Without a count, what the document holds is what was available (as the block always said).
     total_available: doc.total_available ?? (doc.packages ?? doc.candidates ?? []).length,
     priority_used: doc.priority_used ?? null,
-    error_patterns: doc.error_patterns ?? [],
+    error_patterns: (doc.error_patterns ?? []).map(withFaultKey),
     strategies: doc.strategies ?? [],
+    ...(doc.block_pool ? { block_pool: { ...doc.block_pool, error_patterns: doc.block_pool.error_patterns.map(withFaultKey) } } : {}),
     excluded: doc.excluded ?? [],
   };
   if (ranked.step !== 'pack' || ranked.block_pool !== undefined || ranked.truncation === undefined) return ranked;

@@ -5,7 +5,6 @@ import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList }
 import { errorPatternOf, strategyId } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
 import { captureOutcomes, settleKnownVerdicts } from '../capture.ts';
-import { keyPatternsByFault } from '../patternKeys.ts';
 import {
   deleteExpiredErrorPatterns,
   findErrorPattern,
@@ -17,7 +16,8 @@ import {
   setErrorConfidence,
 } from '../repo/errorPatterns.ts';
 import { insertReasoning, listReasoning, listStrategySourceReasoning } from '../repo/reasoning.ts';
-import { sessionExists } from '../repo/sessions.ts';
+import { projectScope, sessionExists } from '../repo/sessions.ts';
+import { storeFaultKeys, sweepFaultKeys } from '../repo/patternFaults.ts';
 import { sweepPatternIndex } from '../repo/searchIndex.ts';
 import { saveTokenCounts } from '../repo/tokenCounts.ts';
 import { readContentFile } from '../contentFile.ts';
@@ -231,8 +231,9 @@ const saveErrorPattern: Command = {
     rejectSecret('project_id', projectId);
     // Field by field, never the serialised JSON: a replacement must not break the JSON around it.
     const redactor = ctx.redactor();
-    // One fault, one pattern: keyed by its signature (faultSignature.ts), whatever file, line or run it came from.
-    const { hash, signature } = errorPatternOf(errorType, message, {
+    // The row the original writes for this input: its signature and hash (hashing.ts
+    // errorPatternOf), so a repeat save through either tool counts on this row.
+    const { hash, signature, fault } = errorPatternOf(errorType, message, {
       hints: redactor.json(hints as string[]),
       // Secrets can sit at any depth of a stack item (objects, nested arrays).
       stack: redactor.json(stack),
@@ -243,6 +244,8 @@ const saveErrorPattern: Command = {
     const redacted = redactor.redacted;
     const db = ctx.db();
     return writeTransaction(db, () => {
+      // Its fault in this layer's own table (one fault, one key: patternFaults.ts).
+      storeFaultKeys(db, [{ project_id: projectId, pattern_hash: hash, ...fault }]);
       const existing = findErrorPattern(db, hash, projectId);
       if (!existing) {
         insertErrorPattern(db, {
@@ -286,7 +289,7 @@ const getErrorPatterns: Command = {
     const limitText = args.values.get('--limit');
     if (limitText !== undefined && !/^\s*[+-]?[0-9]+\s*$/.test(limitText)) throw invalid('--limit must be an integer');
     const rows = listErrorPatterns(ctx.db(), {
-      projectId: pos(args, 0),
+      scope: projectScope(pos(args, 0)),
       lang: args.values.get('--lang') ?? null,
       minConfidence: minText === undefined ? 0.7 : Number(minText.trim()),
       limit: limitText === undefined ? 5 : Number(limitText.trim()),
@@ -341,6 +344,7 @@ const cleanupErrorPatterns: Command = {
       const n = deleteExpiredErrorPatterns(db, projectId);
       // One project's rows need not include the oldest, which the index's freshness check watches.
       if (n > 0) sweepPatternIndex(db);
+      if (n > 0) sweepFaultKeys(db);
       return n;
     });
     return { success: true, deleted_count: deleted, project_id: projectId };
@@ -400,7 +404,7 @@ const getStrategies: Command = {
       throw invalid(`Invalid topic '${topic}'. Valid: ${STRATEGY_TOPICS.join(', ')}`);
     }
     return listStrategies(ctx.db(), {
-      projectId: pos(args, 0),
+      scope: projectScope(pos(args, 0)),
       lang: args.values.get('--lang') ?? null,
       framework: args.values.get('--framework') ?? null,
       topic,
@@ -494,10 +498,7 @@ const captureOutcomesCommand: Command = {
     const dryRun = args.bools.has('--dry-run');
     const db = ctx.db();
     if (!sessionExists(db, sessionId)) throw notFound(`Session not found: ${sessionId}`);
-    // Patterns the original tool saved since are keyed its way: keyed by their fault first, so a
-    // captured failure finds them.
-    const rekeyed = dryRun ? null : writeTransaction(db, () => keyPatternsByFault(db));
-    // And the verdicts now known of what spawns were shown (outcome feedback).
+    // The verdicts now known of what spawns were shown (outcome feedback).
     const settled = dryRun ? 0 : settleKnownVerdicts(db, -1);
     const report = captureOutcomes(db, {
       sessionId,
@@ -506,7 +507,7 @@ const captureOutcomesCommand: Command = {
       dryRun,
       now: new Date().toISOString(),
     });
-    return { success: true, ...report, patterns_rekeyed: rekeyed?.rekeyed ?? 0, patterns_merged: rekeyed?.merged ?? 0, records_settled: settled };
+    return { success: true, ...report, records_settled: settled };
   },
 };
 

@@ -17,6 +17,7 @@ import type { ParsedArgs } from '../args.ts';
 import { memoryType, memoryId, nowOf, timeFlag, importanceOf, tagsOf, requireMemoryTables } from './memoryArgs.ts';
 import { rehydrate } from './rehydrate.ts';
 import { summariseSession } from './summarise.ts';
+import { projectScope } from '../repo/sessions.ts';
 
 // ------------------------------------------------------------------------------ save-memory
 
@@ -152,7 +153,7 @@ const searchMemories: Command = {
     if (!hasMemoryTables(db)) return { success: true, project_id: projectId, count: 0, memories: [] };
     const weights = memorySettings(ctx.paths().projectRoot).searchWeights;
     const found = selectMemories(db, {
-      projectId,
+      scope: projectScope(projectId),
       text: query === null || query.trim() === '' ? null : query,
       type: type === undefined ? null : memoryType(type, '--type'),
       tags: tagsOf(args, (t) => t),

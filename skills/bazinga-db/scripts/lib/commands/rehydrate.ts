@@ -7,6 +7,7 @@ import { usage } from '../errors.ts';
 import { SEVERITIES, sqliteMs, sqliteTime, memoryLine } from '../memory.ts';
 import { hasMemoryTables, parseMemory, selectMemories, touchMemories } from '../repo/memories.ts';
 import { continuity, latestProject } from '../repo/memorySources.ts';
+import { projectScope } from '../repo/sessions.ts';
 import { memorySettings } from '../settings.ts';
 import { countCl100k, scaleTokens } from '../tokens.ts';
 import { parseInteger } from '../validate.ts';
@@ -49,7 +50,7 @@ function ago(ms: number): string {
 export function rehydration(db: DB, projectId: string, nowMs: number, maxTokens: number, tokenFactor: number, maxChars = Infinity): Rehydration {
   const none: Rehydration = { markdown: '', memory_ids: [], tokens: 0, left_out: 0 };
   if (!hasMemoryTables(db)) return none;
-  const live = selectMemories(db, { projectId, text: null, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).map(
+  const live = selectMemories(db, { scope: projectScope(projectId), text: null, type: null, tags: [], minImportance: 1, since: null, until: null, archived: false, includeSuperseded: false }).map(
     ({ row }) => parseMemory(row),
   );
   if (live.length === 0) return none;

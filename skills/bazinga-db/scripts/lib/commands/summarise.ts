@@ -7,6 +7,7 @@ import { notFound } from '../errors.ts';
 import { SEVERITIES, TITLE_MAX_CHARS, type MemoryContent } from '../memory.ts';
 import { resolveIssue, listProjectMemories, rememberMemory, type MemoryDraft } from '../repo/memories.ts';
 import { helpfulStrategies, patternsSeen, sourceGroups, sourcePackages, sourceReasoning, sourceSession } from '../repo/memorySources.ts';
+import { getProjectScope } from '../repo/sessions.ts';
 import { memorySettings } from '../settings.ts';
 import { shorten } from '../shown.ts';
 import { pos, rejectProblem, requirePositionals, type Command } from './types.ts';
@@ -126,7 +127,9 @@ function sessionDrafts(db: DB, session: NonNullable<ReturnType<typeof sourceSess
     });
   }
   const end = session.end_time ?? now;
-  for (const s of helpfulStrategies(db, session.project_id, end)) {
+  // What the session reads of the project's learnings: its project's, or every project's when it records none (ProjectScope).
+  const scope = getProjectScope(db, session.session_id);
+  for (const s of helpfulStrategies(db, scope, end)) {
     const text = redact(s.insight);
     out.push({
       ...base,
@@ -140,7 +143,7 @@ function sessionDrafts(db: DB, session: NonNullable<ReturnType<typeof sourceSess
       sourceRef: `strategy:${s.strategy_id}`,
     });
   }
-  for (const p of patternsSeen(db, session.project_id, session.start_time ?? '0000', end)) {
+  for (const p of patternsSeen(db, scope, session.start_time ?? '0000', end)) {
     const sig = signatureOf(p.signature_json);
     const lesson = redact(`${sig.error_type}: ${sig.message_pattern} → ${p.solution}`);
     out.push({

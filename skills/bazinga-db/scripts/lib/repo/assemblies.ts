@@ -53,3 +53,23 @@ export function insertAssembly(db: DB, r: AssemblyRecord): number {
 export function listAssemblies(db: DB, sessionId: string): AssemblyRow[] {
   return stmt(db, 'SELECT * FROM ca_assemblies WHERE session_id = ? ORDER BY id').all(sessionId) as AssemblyRow[];
 }
+
+/**
+ * Renames error pattern ids in the records' details (`map`: old hash → new id; every 64-hex token
+ * that is a key of it, wherever the detail names it: shown, left out, most relevant). Reads only
+ * the records that name an error pattern at all. In the caller's write transaction.
+ */
+export function renamePatternIdsInRecords(db: DB, map: ReadonlyMap<string, string>): number {
+  if (map.size === 0 || !hasAssemblyRecord(db)) return 0;
+  const rows = stmt(db, "SELECT id, detail FROM ca_assemblies WHERE instr(detail, 'error_pattern') > 0 ORDER BY id").all() as { id: number; detail: string }[];
+  const set = stmt(db, 'UPDATE ca_assemblies SET detail = ? WHERE id = ?');
+  let changed = 0;
+  for (const r of rows) {
+    // A hash is 64 hex digits: it names one pattern wherever it appears in a detail.
+    const detail = r.detail.replace(/\b[0-9a-f]{64}\b/g, (h) => map.get(h) ?? h);
+    if (detail === r.detail) continue;
+    set.run(detail, r.id);
+    changed += 1;
+  }
+  return changed;
+}

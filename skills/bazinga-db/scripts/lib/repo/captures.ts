@@ -129,7 +129,8 @@ export interface CaptureEntry {
   failure_ref: string;
   fail_iteration: number | null;
   outcome: 'passed' | 'failed';
-  pattern_hash: string;
+  /** The fault key of the pattern it created or moved (ca_pattern_faults): it keeps naming the pattern whichever row of the fault stands for it. */
+  fault_hash: string;
   operation: 'created' | 'raised' | 'lowered' | 'no-solution' | 'unknown-failed';
   solution_ref: string | null;
   created_at: string;
@@ -157,8 +158,8 @@ export function insertCapture(db: DB, e: CaptureEntry): boolean {
   return (
     stmt(
       db,
-      `INSERT OR IGNORE INTO ca_captures (project_id, session_id, group_id, failure_ref, refs, fail_iteration, outcome, pattern_hash, operation, solution_ref, created_at)
-       VALUES (@project_id, @session_id, @group_id, @failure_ref, @refs, @fail_iteration, @outcome, @pattern_hash, @operation, @solution_ref, @created_at)`,
+      `INSERT OR IGNORE INTO ca_captures (project_id, session_id, group_id, failure_ref, refs, fail_iteration, outcome, fault_hash, operation, solution_ref, created_at)
+       VALUES (@project_id, @session_id, @group_id, @failure_ref, @refs, @fail_iteration, @outcome, @fault_hash, @operation, @solution_ref, @created_at)`,
     ).run(e).changes === 1
   );
 }
@@ -170,7 +171,25 @@ export function listCaptures(db: DB, sessionId: string): CaptureRow[] {
   return stmt(db, 'SELECT * FROM ca_captures WHERE session_id = ? ORDER BY id').all(sessionId) as CaptureRow[];
 }
 
-/** Where a pattern's captures came from (newest first), for a pattern's provenance. */
-export function capturesOfPattern(db: DB, projectId: string, hash: string, limit: number): CaptureRow[] {
-  return stmt(db, 'SELECT * FROM ca_captures WHERE project_id = ? AND pattern_hash = ? ORDER BY id DESC LIMIT ?').all(projectId, hash, limit) as CaptureRow[];
+/** Where a fault's captures came from (newest first), for a pattern's provenance: by its fault key. */
+export function capturesOfFault(db: DB, projectId: string, faultHash: string, limit: number): CaptureRow[] {
+  return stmt(db, 'SELECT * FROM ca_captures WHERE project_id = ? AND fault_hash = ? ORDER BY id DESC LIMIT ?').all(projectId, faultHash, limit) as CaptureRow[];
+}
+
+/**
+ * A ledger an earlier build wrote names its patterns by a re-keyed hash in a column pattern_hash:
+ * the column is named for what it holds now (fault_hash) and each value given its fault key
+ * (`map`: old value → fault key; others stay). In the caller's write transaction.
+ */
+export function rekeyCaptureLedger(db: DB, map: ReadonlyMap<string, string>): void {
+  if (!hasCaptureLedger(db)) return;
+  const columns = new Set((stmt(db, "SELECT name FROM pragma_table_info('ca_captures')").all() as { name: string }[]).map((c) => c.name));
+  if (columns.has('pattern_hash') && !columns.has('fault_hash')) db.exec('ALTER TABLE ca_captures RENAME COLUMN pattern_hash TO fault_hash');
+  if (map.size === 0) return;
+  const rows = stmt(db, 'SELECT id, fault_hash FROM ca_captures ORDER BY id').all() as { id: number; fault_hash: string }[];
+  const set = stmt(db, 'UPDATE ca_captures SET fault_hash = ? WHERE id = ?');
+  for (const r of rows) {
+    const to = map.get(r.fault_hash);
+    if (to !== undefined && to !== r.fault_hash) set.run(to, r.id);
+  }
 }

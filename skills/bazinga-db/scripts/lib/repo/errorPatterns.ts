@@ -1,7 +1,8 @@
 /** Repository: `error_patterns`. Confidence is compared and returned rounded to 2 decimals. */
 import { stmt, type DB } from '../statements.ts';
-import { errorPatternOf, faultPatternHash, type StoredSignature } from '../hashing.ts';
+import { errorPatternHash, parseStoredSignature, type ErrorSignature } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
+import type { ProjectScope } from './sessions.ts';
 
 export interface ErrorPatternRow {
   pattern_hash: string;
@@ -63,34 +64,39 @@ export function recordErrorOccurrence(db: DB, hash: string, projectId: string, s
 }
 
 export interface ErrorPatternQuery {
-  projectId: string;
+  /** One project's patterns, or every project's (repo/sessions.ts ProjectScope). */
+  scope: ProjectScope;
   lang: string | null;
   minConfidence: number;
   limit: number;
 }
+
+/** The WHERE term of a scope (a constant text; the project id is bound as @projectId). */
+const inScope = (scope: ProjectScope) => (scope.wholeDatabase ? '1' : 'project_id = @projectId');
 
 /** Patterns at or above the threshold, most confident, then most frequent, then oldest row first. */
 export function listErrorPatterns(db: DB, q: ErrorPatternQuery): ErrorPatternRow[] {
   return stmt(
     db,
     `SELECT * FROM error_patterns
-     WHERE project_id = @projectId AND (@lang IS NULL OR lang = @lang) AND ROUND(confidence, 2) >= @minConfidence
+     WHERE ${inScope(q.scope)} AND (@lang IS NULL OR lang = @lang) AND ROUND(confidence, 2) >= @minConfidence
      ORDER BY ROUND(confidence, 2) DESC, occurrences DESC, rowid ASC LIMIT @limit`,
-  ).all(q) as ErrorPatternRow[];
+  ).all({ projectId: q.scope.projectId, lang: q.lang, minConfidence: q.minConfidence, limit: q.limit }) as ErrorPatternRow[];
 }
 
 /**
- * A project's patterns at or above the threshold, one at a time, in the order the assembler shows
+ * The scope's patterns at or above the threshold, one at a time, in the order the assembler shows
  * them when no error text ranks them: most confident, most frequent, most recently seen, then by
- * hash. The caller stops reading once it has the few it shows, so the cost is not the table's size.
+ * hash and project. The caller stops reading once it has the few it shows, so the cost is not the
+ * table's size (ca_idx_patterns_shown, or ca_idx_patterns_shown_all for the whole database).
  */
-export function iterateErrorPatterns(db: DB, q: { projectId: string; minConfidence: number }): IterableIterator<ErrorPatternRow> {
+export function iterateErrorPatterns(db: DB, q: { scope: ProjectScope; minConfidence: number }): IterableIterator<ErrorPatternRow> {
   return stmt(
     db,
     `SELECT * FROM error_patterns
-     WHERE project_id = @projectId AND ROUND(confidence, 2) >= @minConfidence
-     ORDER BY ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash ASC`,
-  ).iterate(q) as IterableIterator<ErrorPatternRow>;
+     WHERE ${inScope(q.scope)} AND ROUND(confidence, 2) >= @minConfidence
+     ORDER BY ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash ASC, project_id ASC`,
+  ).iterate({ projectId: q.scope.projectId, minConfidence: q.minConfidence }) as IterableIterator<ErrorPatternRow>;
 }
 
 export function setErrorConfidence(db: DB, hash: string, projectId: string, confidence: number): void {
@@ -109,101 +115,135 @@ export function deleteExpiredErrorPatterns(db: DB, projectId: string | null): nu
   ).run({ projectId }).changes;
 }
 
-interface KeyedRow extends ErrorPatternRow {
-  rid: number;
-}
-
-/** What a re-key changed: rows given a new key, rows merged into another, and each old hash's new one. */
-export interface Rekeyed {
-  rekeyed: number;
-  merged: number;
-  /** Old hash → new hash, per project (`project\u0000hash`). */
-  moved: Map<string, string>;
-}
-
-/** A stored signature, or undefined when it is not one (not JSON, not an object, no type or message): such a row is left as it is. */
-function storedSignature(json: string): { error_type: string; message_pattern: string; context_hints: string[]; stack_pattern: unknown[]; tool?: string } | undefined {
-  try {
-    const s = JSON.parse(json) as Record<string, unknown>;
-    if (s === null || typeof s !== 'object' || Array.isArray(s) || typeof s.error_type !== 'string' || typeof s.message_pattern !== 'string') return undefined;
-    return {
-      error_type: s.error_type,
-      message_pattern: s.message_pattern,
-      context_hints: Array.isArray(s.context_hints) ? s.context_hints.filter((h): h is string => typeof h === 'string') : [],
-      stack_pattern: Array.isArray(s.stack_pattern) ? s.stack_pattern : [],
-      ...(typeof s.tool === 'string' ? { tool: s.tool } : {}),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Rounds to 2 decimals the way every confidence value is stored, compared and printed. */
 export const round2 = (x: number) => Math.round(x * 100) / 100;
 
+/** A row an earlier release of this layer re-keyed, given back the original's key. */
+export interface RestoredPattern {
+  project_id: string;
+  /** The hash the earlier release gave it. */
+  from: string;
+  /** The original's hash over its signature in the original's shape. */
+  to: string;
+}
+
+/** What restoreOriginalKeys changed: each re-keyed row's new hash, and the rows merged where two met on one key. */
+export interface Restored {
+  restored: RestoredPattern[];
+  /** Per key where rows met: the row kept (its project and restored hash) and how many rows became it. */
+  merged: { project_id: string; kept: string; rows: number }[];
+}
+
+interface RowidRow extends ErrorPatternRow {
+  rid: number;
+}
+
 /**
- * Keys every pattern by its fault (hashing.ts faultPatternHash) and merges the rows of one fault
- * in one project. A row the original keyed its way (no `tool` in its signature) is signed again from
- * its stored type and message (faultSignature.ts patternSignature): the tsc prefix
- * `….ts(21,10): error TS2305: …` and the other positions it kept no longer split it. Merged rows
- * keep the sum of their occurrences, the solution of the most confident (of equals, the
- * longest) with its confidence, the first language given, the earliest creation, the latest sighting, the longest TTL and every
- * hint. Idempotent: a row already keyed by its fault is left as it is. Runs in the caller's transaction.
+ * Gives the rows an earlier release of this layer re-keyed by their fault (their signature_json
+ * carries a `tool` key, which the original never writes) the key and signature the original would
+ * have given them: `tool` dropped, the original's key order and JSON spacing (pyjson.ts), the hash
+ * the original computes over that signature (errorPatternHash). The message pattern they hold is
+ * the re-keyed one (the original's is not recoverable); the hash is the original's over it, so
+ * both tools find the row by it from now on.
+ *
+ * Where rows then meet on one (project_id, pattern_hash), one is kept: a row already under that
+ * key that was not re-keyed (BAZINGA's own), else the representative (highest confidence, then
+ * occurrences, then the latest last_seen, then the oldest row). It keeps its solution and
+ * confidence and gains the others' occurrences, the latest last_seen, the earliest created_at, the
+ * longest TTL (NULL only when all are) and the first language given; the others are deleted.
+ *
+ * Odd rows are left as they are: a signature that is not JSON, not an object, without a string
+ * type and message, or with hints that are not all strings; so are the rows of a key that cannot
+ * be given back (each key is restored in a savepoint of its own: one key never fails the open).
+ * Idempotent (a restored row has no `tool`). In the caller's write transaction.
  */
-export function rekeyErrorPatterns(db: DB): Rekeyed {
-  const rows = stmt(db, 'SELECT rowid AS rid, * FROM error_patterns ORDER BY project_id, rowid').all() as KeyedRow[];
-  const groups = new Map<string, { hash: string; signature: StoredSignature; rows: KeyedRow[] }>();
-  for (const row of rows) {
-    const sig = storedSignature(row.signature_json);
-    // A row whose signature is not one is not this layer's to guess at: it keeps its key.
-    if (sig === undefined) continue;
-    const keyed =
-      sig.tool !== undefined
-        ? { hash: faultPatternHash(sig), signature: { ...sig, tool: sig.tool } }
-        : errorPatternOf(sig.error_type, sig.message_pattern, { hints: sig.context_hints, stack: sig.stack_pattern });
-    const key = `${row.project_id}\u0000${keyed.hash}`;
-    const group = groups.get(key) ?? { ...keyed, rows: [] };
+export function restoreOriginalKeys(db: DB): Restored {
+  const out: Restored = { restored: [], merged: [] };
+  const candidates = stmt(db, "SELECT rowid AS rid, * FROM error_patterns WHERE instr(signature_json, '\"tool\"') > 0 ORDER BY rowid").all() as RowidRow[];
+  const groups = new Map<string, { hash: string; signatureJson: string; rows: RowidRow[] }>();
+  for (const row of candidates) {
+    const restored = restoredSignature(row.signature_json);
+    if (restored === undefined) continue;
+    const hash = errorPatternHash(restored);
+    const key = `${row.project_id}\u0000${hash}`;
+    const group = groups.get(key) ?? { hash, signatureJson: pyJsonDumps(restored), rows: [] };
     group.rows.push(row);
     groups.set(key, group);
   }
-  const out: Rekeyed = { rekeyed: 0, merged: 0, moved: new Map() };
-  for (const g of groups.values()) {
-    const only = g.rows.length === 1 ? (g.rows[0] as KeyedRow) : undefined;
-    if (only && only.pattern_hash === g.hash && storedSignature(only.signature_json)?.tool !== undefined) continue;
-    // The row already under the new key stays (fewest changes); else the oldest.
-    const keeper = g.rows.find((r) => r.pattern_hash === g.hash) ?? (g.rows[0] as KeyedRow);
-    const occurrences = g.rows.reduce((n, r) => n + Math.max(1, r.occurrences), 0);
-    // The best-confirmed solution and its confidence (of equals, the longer solution).
-    const best = g.rows.reduce((b, r) =>
-      round2(r.confidence) > round2(b.confidence) || (round2(r.confidence) === round2(b.confidence) && Array.from(r.solution).length > Array.from(b.solution).length) ? r : b,
-    );
-    const confidence = best.confidence;
-    const solution = best.solution;
-    const hints = [...new Set(g.rows.flatMap((r) => storedSignature(r.signature_json)?.context_hints ?? []))].sort();
-    const signature: StoredSignature = { ...g.signature, context_hints: hints };
-    for (const r of g.rows) {
-      if (r.pattern_hash !== g.hash) out.moved.set(`${r.project_id}\u0000${r.pattern_hash}`, g.hash);
-      if (r !== keeper) stmt(db, 'DELETE FROM error_patterns WHERE rowid = ?').run(r.rid);
-    }
+  // Each key in a savepoint of its own: a key that cannot be given back (a row in the way that
+  // this cannot account for) leaves its rows as they are, and the rest of the open goes on.
+  const restoreGroup = db.transaction((g: { hash: string; signatureJson: string; rows: RowidRow[] }) => {
+    const project = (g.rows[0] as RowidRow).project_id;
+    // BAZINGA's own row under the key already (not re-keyed: no `tool`), when there is one.
+    const found = stmt(db, 'SELECT rowid AS rid, * FROM error_patterns WHERE project_id = ? AND pattern_hash = ?').get(project, g.hash) as RowidRow | undefined;
+    const own = found !== undefined && g.rows.some((r) => r.rid === found.rid);
+    // A re-keyed row of another key holds this hash still: this key waits for it to move first.
+    if (found && !own && parseStoredSignature(found.signature_json)?.extra.includes('tool')) return undefined;
+    const host = found && !own ? found : undefined;
+    const rows = host ? [host, ...g.rows] : g.rows;
+    const keeper = host ?? ([...rows].sort(representativeOrder)[0] as RowidRow);
+    for (const r of rows) if (r !== keeper) stmt(db, 'DELETE FROM error_patterns WHERE rowid = ?').run(r.rid);
+    const ttls = rows.map((r) => r.ttl_days).filter((t): t is number => typeof t === 'number' && Number.isFinite(t));
     stmt(
       db,
-      `UPDATE error_patterns SET pattern_hash = @hash, signature_json = @signature, solution = @solution, confidence = @confidence,
-              occurrences = @occurrences, lang = @lang, last_seen = @lastSeen, created_at = @createdAt, ttl_days = @ttl
+      `UPDATE error_patterns SET pattern_hash = @hash, signature_json = @signature, occurrences = @occurrences, lang = @lang,
+              last_seen = @lastSeen, created_at = @createdAt, ttl_days = @ttl
        WHERE rowid = @rid`,
     ).run({
       rid: keeper.rid,
       hash: g.hash,
-      signature: pyJsonDumps(signature),
-      solution,
-      confidence,
-      occurrences,
-      lang: keeper.lang ?? g.rows.find((r) => r.lang !== null)?.lang ?? null,
-      lastSeen: g.rows.reduce((m, r) => (r.last_seen > m ? r.last_seen : m), keeper.last_seen),
-      createdAt: g.rows.reduce((m, r) => (r.created_at < m ? r.created_at : m), keeper.created_at),
-      ttl: Math.max(...g.rows.map((r) => r.ttl_days)),
+      signature: keeper === host ? host.signature_json : g.signatureJson,
+      occurrences: rows.reduce((n, r) => n + (Number.isFinite(r.occurrences) ? r.occurrences : 0), 0),
+      lang: keeper.lang ?? rows.find((r) => r.lang !== null)?.lang ?? null,
+      lastSeen: latest(rows.map((r) => r.last_seen), keeper.last_seen, 1),
+      createdAt: latest(rows.map((r) => r.created_at), keeper.created_at, -1),
+      ttl: ttls.length === 0 ? keeper.ttl_days : Math.max(...ttls),
     });
-    out.rekeyed += 1;
-    out.merged += g.rows.length - 1;
+    return { project, merged: rows.length };
+  });
+  // A key another key's row still holds is tried again once that row moved (a few passes at most).
+  let waiting = [...groups.values()];
+  for (let pass = 0; pass < 3 && waiting.length > 0; pass++) {
+    const next: typeof waiting = [];
+    for (const g of waiting) {
+      try {
+        const done = restoreGroup(g);
+        if (done === undefined) {
+          next.push(g);
+          continue;
+        }
+        for (const r of g.rows) out.restored.push({ project_id: done.project, from: r.pattern_hash, to: g.hash });
+        if (done.merged > 1) out.merged.push({ project_id: done.project, kept: g.hash, rows: done.merged });
+      } catch {
+        // left as it was (the savepoint rolled back)
+      }
+    }
+    waiting = next;
   }
   return out;
+}
+
+/** The latest (sign 1) or earliest (sign -1) of the texts given, NULLs aside; `fallback` when none. */
+function latest(values: readonly (string | null)[], fallback: string, sign: 1 | -1): string {
+  return values.reduce<string>((m, v) => (typeof v === 'string' && (m === null || (sign === 1 ? v > m : v < m)) ? v : m), fallback);
+}
+
+/** The representative order (patternFaults.ts compareRepresentatives), the oldest row last breaking ties. */
+function representativeOrder(a: RowidRow, b: RowidRow): number {
+  return (
+    round2(b.confidence) - round2(a.confidence) ||
+    b.occurrences - a.occurrences ||
+    (a.last_seen === b.last_seen ? 0 : a.last_seen < b.last_seen ? 1 : -1) ||
+    a.rid - b.rid
+  );
+}
+
+/** The signature in the original's shape of a re-keyed row, or undefined for a row left as it is (see restoreOriginalKeys). */
+function restoredSignature(json: string): ErrorSignature | undefined {
+  const sig = parseStoredSignature(json);
+  if (sig === undefined || !sig.extra.includes('tool')) return undefined;
+  // Hints the original could not have hashed (it sorts them as strings): not a row it could have written.
+  const raw = JSON.parse(json) as Record<string, unknown>;
+  if (Array.isArray(raw.context_hints) && raw.context_hints.some((h) => typeof h !== 'string')) return undefined;
+  return { error_type: sig.error_type, message_pattern: sig.message_pattern, context_hints: sig.context_hints, stack_pattern: sig.stack_pattern };
 }

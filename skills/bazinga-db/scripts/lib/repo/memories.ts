@@ -5,6 +5,7 @@
  * then find none). Values are always bound, never interpolated.
  */
 import type { DB } from '../statements.ts';
+import type { ProjectScope } from './sessions.ts';
 import { stmt } from '../statements.ts';
 import { decideSave, type SaveFacts } from '../memorySave.ts';
 import { buildMatch, indexableText, queryTerms } from '../searchText.ts';
@@ -245,7 +246,8 @@ export function touchMemories(db: DB, ids: readonly number[], now: string): void
 }
 
 export interface MemoryQuery {
-  projectId: string;
+  /** One project's memories, or every project's (repo/sessions.ts ProjectScope: a session that records no project id). */
+  scope: ProjectScope;
   /** Free text: ranked by full-text relevance (its terms, any of them). */
   text: string | null;
   type: MemoryType | null;
@@ -265,8 +267,8 @@ export interface MemoryQuery {
  * 1, the others in proportion; 0 without text). With text, only memories that hold a term.
  */
 export function selectMemories(db: DB, q: MemoryQuery): { row: MemoryRow; relevance: number }[] {
-  const where = ['m.project_id = ?', 'm.importance >= ?', q.archived ? 'm.archived_at IS NOT NULL' : 'm.archived_at IS NULL'];
-  const params: unknown[] = [q.projectId, q.minImportance];
+  const where = [q.scope.wholeDatabase ? '1' : 'm.project_id = ?', 'm.importance >= ?', q.archived ? 'm.archived_at IS NOT NULL' : 'm.archived_at IS NULL'];
+  const params: unknown[] = [...(q.scope.wholeDatabase ? [] : [q.scope.projectId]), q.minImportance];
   if (!q.includeSuperseded) where.push('m.superseded_by IS NULL');
   if (q.type !== null) {
     where.push('m.type = ?');

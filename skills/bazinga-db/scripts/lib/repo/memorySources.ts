@@ -4,6 +4,7 @@
  */
 import type { DB } from '../statements.ts';
 import { stmt } from '../statements.ts';
+import type { ProjectScope } from './sessions.ts';
 
 export interface SourceSession {
   session_id: string;
@@ -81,13 +82,14 @@ export interface SourceStrategy {
   framework: string | null;
 }
 
-/** The project's strategies that helped (helpfulness ≥ 1) and were known by `until`, most helpful first. */
-export function helpfulStrategies(db: DB, projectId: string, until: string): SourceStrategy[] {
+/** The scope's strategies (its project's, or every project's) that helped (helpfulness ≥ 1) and were known by `until`, most helpful first. */
+export function helpfulStrategies(db: DB, scope: ProjectScope, until: string): SourceStrategy[] {
   return stmt(
     db,
     `SELECT strategy_id, topic, insight, helpfulness, lang, framework FROM strategies
-     WHERE project_id = ? AND helpfulness >= 1 AND COALESCE(created_at, last_seen) <= ? ORDER BY helpfulness DESC, strategy_id`,
-  ).all(projectId, until) as SourceStrategy[];
+     WHERE ${scope.wholeDatabase ? '1' : 'project_id = @projectId'} AND helpfulness >= 1 AND COALESCE(created_at, last_seen) <= @until
+     ORDER BY helpfulness DESC, strategy_id`,
+  ).all({ projectId: scope.projectId, until }) as SourceStrategy[];
 }
 
 export interface SourcePattern {
@@ -99,13 +101,14 @@ export interface SourcePattern {
   lang: string | null;
 }
 
-/** The project's error patterns seen between `from` and `until` (last_seen), confident ones first. */
-export function patternsSeen(db: DB, projectId: string, from: string, until: string): SourcePattern[] {
+/** The scope's error patterns (its project's, or every project's) seen between `from` and `until` (last_seen), confident ones first. */
+export function patternsSeen(db: DB, scope: ProjectScope, from: string, until: string): SourcePattern[] {
   return stmt(
     db,
     `SELECT pattern_hash, signature_json, solution, confidence, occurrences, lang FROM error_patterns
-     WHERE project_id = ? AND last_seen >= ? AND last_seen <= ? ORDER BY confidence DESC, occurrences DESC, pattern_hash`,
-  ).all(projectId, from, until) as SourcePattern[];
+     WHERE ${scope.wholeDatabase ? '1' : 'project_id = @projectId'} AND last_seen >= @from AND last_seen <= @until
+     ORDER BY confidence DESC, occurrences DESC, pattern_hash, project_id`,
+  ).all({ projectId: scope.projectId, from, until }) as SourcePattern[];
 }
 
 export interface Continuity {

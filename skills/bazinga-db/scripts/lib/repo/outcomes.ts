@@ -97,23 +97,61 @@ export function settleVerdicts(db: DB, records: { known: readonly number[]; neve
 }
 
 /**
- * The verdicts that followed the showing of items of one kind: of the project, for the given ids,
- * or (ids null) every item of the kind shown in `sessionId` (packages and reasoning entries belong
- * to one session).
+ * The verdicts that followed the showing of items of one kind: of the project (of every project
+ * with `wholeDatabase`), for the given ids, or (ids null) every item of the kind shown in
+ * `sessionId` (packages and reasoning entries belong to one session). An error pattern's id is its
+ * fault key (ca_pattern_faults.fault_hash): the verdicts of every row of the fault.
  */
-export function listVerdicts(db: DB, q: { projectId: string; sessionId: string; kind: string; ids: readonly (string | number)[] | null }): ShownVerdict[] {
+export function listVerdicts(
+  db: DB,
+  q: { projectId: string; wholeDatabase?: boolean; sessionId: string; kind: string; ids: readonly (string | number)[] | null },
+): ShownVerdict[] {
   if (!hasTable(db, 'ca_outcomes')) return [];
+  // A session read as one project (repo/sessions.ts ProjectScope) counts the verdicts of every project's sessions.
+  const project = q.wholeDatabase === true ? '1' : 'project_id = @projectId';
   if (q.ids === null) {
     return stmt(
       db,
-      `SELECT kind, item_id AS id, day, helped, hurt, session_id FROM ca_outcomes WHERE session_id = ? AND kind = ? AND project_id = ? ORDER BY item_id, day`,
-    ).all(q.sessionId, q.kind, q.projectId) as ShownVerdict[];
+      `SELECT kind, item_id AS id, day, helped, hurt, session_id FROM ca_outcomes WHERE session_id = @sessionId AND kind = @kind AND ${project}
+       ORDER BY item_id, day, project_id`,
+    ).all({ sessionId: q.sessionId, kind: q.kind, projectId: q.projectId }) as ShownVerdict[];
   }
   if (q.ids.length === 0) return [];
   return stmt(
     db,
     `SELECT kind, item_id AS id, day, helped, hurt, session_id FROM ca_outcomes
-     WHERE project_id = ? AND kind = ? AND item_id IN (SELECT CAST(value AS TEXT) FROM json_each(?))
-     ORDER BY item_id, day, session_id`,
-  ).all(q.projectId, q.kind, JSON.stringify(q.ids)) as ShownVerdict[];
+     WHERE ${project} AND kind = @kind AND item_id IN (SELECT CAST(value AS TEXT) FROM json_each(@ids))
+     ORDER BY item_id, day, session_id, project_id`,
+  ).all({ projectId: q.projectId, kind: q.kind, ids: JSON.stringify(q.ids) }) as ShownVerdict[];
+}
+
+/**
+ * Renames items of one kind in the verdict rows (`map`: old id → new id; ids not in it stay),
+ * adding up the counts of rows that meet under one id. In the caller's write transaction.
+ */
+export function renameOutcomeItems(db: DB, kind: string, map: ReadonlyMap<string, string>): number {
+  if (map.size === 0 || !hasTable(db, 'ca_outcomes')) return 0;
+  const rows = stmt(db, 'SELECT project_id, item_id, session_id, day, helped, hurt FROM ca_outcomes WHERE kind = ? ORDER BY project_id, item_id, session_id, day').all(kind) as {
+    project_id: string;
+    item_id: string;
+    session_id: string;
+    day: string;
+    helped: number;
+    hurt: number;
+  }[];
+  const drop = stmt(db, 'DELETE FROM ca_outcomes WHERE project_id = @project_id AND kind = @kind AND item_id = @item_id AND session_id = @session_id AND day = @day');
+  const add = stmt(
+    db,
+    `INSERT INTO ca_outcomes (project_id, kind, item_id, session_id, day, helped, hurt) VALUES (@project_id, @kind, @to, @session_id, @day, @helped, @hurt)
+     ON CONFLICT (project_id, kind, item_id, session_id, day) DO UPDATE SET helped = helped + excluded.helped, hurt = hurt + excluded.hurt`,
+  );
+  let renamed = 0;
+  for (const r of rows) {
+    const to = map.get(r.item_id);
+    if (to === undefined || to === r.item_id) continue;
+    drop.run({ ...r, kind });
+    add.run({ ...r, kind, to });
+    renamed += 1;
+  }
+  return renamed;
 }

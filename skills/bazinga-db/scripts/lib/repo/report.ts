@@ -1,9 +1,11 @@
 /**
  * The reads of context-assembler's `report` over BAZINGA's own tables (read-only): sessions, their
- * task groups, their packages with whether each was ever delivered, and a project's error patterns
- * seen more than once. The assembly record's own reads are in assemblies.ts.
+ * task groups, their packages with whether each was ever delivered, and the error patterns a
+ * session reads (its project's, or every project's: repo/sessions.ts ProjectScope). The assembly record's own reads are in assemblies.ts.
  */
 import { stmt, type DB } from '../statements.ts';
+import type { ErrorPatternRow } from './errorPatterns.ts';
+import type { ProjectScope } from './sessions.ts';
 
 export interface ReportSessionRow {
   session_id: string;
@@ -64,20 +66,9 @@ export function listReportPackages(db: DB, sessionId: string): ReportPackageRow[
   ).all(sessionId) as ReportPackageRow[];
 }
 
-/** A project's error patterns seen twice or more, most often first (at most `limit`). */
-export function listRepeatedPatterns(db: DB, projectId: string, limit: number): { pattern_hash: string; signature_json: string; occurrences: number; last_seen: string | null }[] {
-  return stmt(
-    db,
-    `SELECT pattern_hash, signature_json, occurrences, last_seen FROM error_patterns
-     WHERE project_id = ? AND occurrences >= 2 ORDER BY occurrences DESC, last_seen DESC, pattern_hash LIMIT ?`,
-  ).all(projectId, limit) as { pattern_hash: string; signature_json: string; occurrences: number; last_seen: string | null }[];
-}
-
-/** How many error patterns a project has, and how many of them were seen twice or more. */
-export function countPatternRecurrence(db: DB, projectId: string): { patterns: number; repeated: number } {
-  const row = stmt(db, 'SELECT COUNT(*) AS patterns, COALESCE(SUM(occurrences >= 2), 0) AS repeated FROM error_patterns WHERE project_id = ?').get(projectId) as {
-    patterns: number;
-    repeated: number;
-  };
-  return { patterns: Number(row.patterns), repeated: Number(row.repeated) };
+/** The error patterns of a scope (one project's, or every project's), in the order they were written. */
+export function listScopePatterns(db: DB, scope: ProjectScope): ErrorPatternRow[] {
+  return stmt(db, `SELECT * FROM error_patterns WHERE ${scope.wholeDatabase ? '1' : 'project_id = ?'} ORDER BY rowid`).all(
+    ...(scope.wholeDatabase ? [] : [scope.projectId]),
+  ) as ErrorPatternRow[];
 }

@@ -18,6 +18,7 @@ import { monotonicMs } from '../clock.ts';
 import { createHash } from 'node:crypto';
 import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { getMeta, setMeta } from './meta.ts';
+import type { ProjectScope } from './sessions.ts';
 import { stmt, type DB } from '../statements.ts';
 import type { TextMatch } from './textQuery.ts';
 import { redactText, type RedactionPolicy } from '../redact.ts';
@@ -398,7 +399,7 @@ function entryOrphaned(db: DB, part: LearningPart, rid: number): boolean {
   );
 }
 
-/** After this layer re-keyed pattern rows (patternKeys.ts): their part of the index is built again. */
+/** After this layer gave pattern rows their original keys back (patternRestore.ts): their part of the index is built again. */
 export function resetPatternIndex(db: DB): void {
   db.prepare(`DELETE FROM ${LEARNING.patterns.fts}`).run();
   db.prepare('DELETE FROM ca_meta WHERE key IN (?, ?)').run(LEARNING.patterns.mark, LEARNING.patterns.legacy);
@@ -590,29 +591,31 @@ export function searchReasoning(
 }
 
 /**
- * For each MATCH expression (one query term each), the ids of the project's error patterns or
- * strategies it matches; and how many the project has. These tables are small per project, where
+ * For each MATCH expression (one query term each), the ids of the scope's error patterns or
+ * strategies it matches (the project's, or every project's); and how many the scope has. These tables are small per project, where
  * BM25's IDF turns to nothing for any term in half the rows, so relevance is scored from the
  * per-term matches instead (core/relevance.ts `termScores`).
  */
 export function matchLearning(
   db: DB,
   table: 'patterns' | 'strategies',
-  projectId: string,
+  scope: ProjectScope,
   termMatches: readonly TextMatch[],
 ): { total: number; perTerm: string[][] } {
   const t = LEARNING[table];
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM ${t.table} WHERE project_id = ?`).get(projectId) as { n: number }).n;
+  // The whole database for a session read as one project (repo/sessions.ts ProjectScope).
+  const project = (alias: string) => (scope.wholeDatabase ? '1' : `${alias}project_id = @projectId`);
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM ${t.table} WHERE ${project('')}`).get({ projectId: scope.projectId }) as { n: number }).n;
   // Only entries whose source row still exists (a deleted row's entry may outlive it: see
   // LearningSeen), looked up by rowid and key; by key alone in an index of layout 1 that this
   // process could not rebuild (a read-only file).
   const exact = readMark(db, table) !== undefined;
   const find = stmt(
     db,
-    `SELECT f.${t.id} AS id FROM ${t.fts} f WHERE ${t.fts} MATCH ? AND f.project_id = ?
+    `SELECT f.${t.id} AS id FROM ${t.fts} f WHERE ${t.fts} MATCH @match AND ${project('f.')}
        AND EXISTS (SELECT 1 FROM ${t.table} e WHERE ${exact ? 'e.rowid = f.rowid AND ' : ''}${t.same})`,
   );
-  return { total, perTerm: termMatches.map((m) => (find.all(m, projectId) as { id: string }[]).map((r) => r.id)) };
+  return { total, perTerm: termMatches.map((m) => (find.all({ match: m, projectId: scope.projectId }) as { id: string }[]).map((r) => r.id)) };
 }
 
 /** The paths named in each package's artifact text (what scope matching reads instead of the files). */

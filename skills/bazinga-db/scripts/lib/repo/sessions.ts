@@ -58,12 +58,40 @@ export function setSessionStatus(db: DB, sessionId: string, status: string, endT
   return stmt(db, 'UPDATE sessions SET status = ?, end_time = ? WHERE session_id = ?').run(status, endTime, sessionId).changes;
 }
 
-/** The session's `metadata.project_id`, or `default` when absent or unreadable. */
+/**
+ * What a session reads of the project-scoped tables (error patterns, strategies, their outcome
+ * verdicts, project memory): its project's rows, or, when its metadata records no project id,
+ * every project's, the database read as one project. BAZINGA's own create-session records none,
+ * while its agents save patterns and strategies under the project id they pass, and its prompt
+ * builder shows those of every project: a session of BAZINGA's sees them all, as there. A session
+ * whose metadata records a project id keeps to it. `projectId` is what such a session writes under
+ * (`default` when it records none).
+ */
+export interface ProjectScope {
+  projectId: string;
+  wholeDatabase: boolean;
+}
+
+/** One project's scope (a command given a project id). */
+export const projectScope = (projectId: string): ProjectScope => ({ projectId, wholeDatabase: false });
+
+/** The session's `metadata.project_id`, or `default` when absent or unreadable: the project a session writes under. */
 export function getProjectId(db: DB, sessionId: string): string {
+  return getProjectScope(db, sessionId).projectId;
+}
+
+/**
+ * The session's scope (ProjectScope): a non-empty string `metadata.project_id` keeps to it; a
+ * session that records none (no metadata, unreadable metadata, no such key, another type) reads
+ * the whole database. A session the database does not hold is known by nothing: it reads project
+ * `default` alone, as before (an unknown session's block stays the empty one).
+ */
+export function getProjectScope(db: DB, sessionId: string): ProjectScope {
   const row = stmt(
     db,
     `SELECT CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.project_id') END AS pid
      FROM sessions WHERE session_id = ?`,
   ).get(sessionId) as { pid: unknown } | undefined;
-  return typeof row?.pid === 'string' && row.pid !== '' ? row.pid : 'default';
+  if (row === undefined) return projectScope('default');
+  return typeof row.pid === 'string' && row.pid !== '' ? projectScope(row.pid) : { projectId: 'default', wholeDatabase: true };
 }

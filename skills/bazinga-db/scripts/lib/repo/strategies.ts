@@ -1,5 +1,6 @@
 /** Repository: `strategies`. */
 import { stmt, type DB } from '../statements.ts';
+import type { ProjectScope } from './sessions.ts';
 
 export interface StrategyRow {
   strategy_id: string;
@@ -33,24 +34,25 @@ export function upsertStrategy(
 }
 
 export interface StrategyQuery {
-  projectId: string;
+  /** One project's strategies, or every project's (repo/sessions.ts ProjectScope). */
+  scope: ProjectScope;
   lang: string | null;
   framework: string | null;
   topic: string | null;
   limit: number;
 }
 
-/** Most helpful first, then most recently seen; lang/framework match or are NULL. */
+/** Most helpful first, then most recently seen, then the oldest row; lang/framework match or are NULL. */
 export function listStrategies(db: DB, q: StrategyQuery): StrategyRow[] {
   return stmt(
     db,
     `SELECT strategy_id, project_id, topic, insight, helpfulness, lang, framework, last_seen, created_at FROM strategies
-     WHERE project_id = @projectId
+     WHERE ${q.scope.wholeDatabase ? '1' : 'project_id = @projectId'}
        AND (@lang IS NULL OR lang IS NULL OR lang = @lang)
        AND (@framework IS NULL OR framework IS NULL OR framework = @framework)
        AND (@topic IS NULL OR topic = @topic)
      ORDER BY helpfulness DESC, last_seen DESC, rowid ASC LIMIT @limit`,
-  ).all(q) as StrategyRow[];
+  ).all({ projectId: q.scope.projectId, lang: q.lang, framework: q.framework, topic: q.topic, limit: q.limit }) as StrategyRow[];
 }
 
 /** helpfulness = MAX(0, helpfulness + increment); returns the new value, or undefined if absent. */

@@ -124,7 +124,7 @@ export function floorLeftOut(doc: AssemblyDoc): FloorLeftOut[] {
   const shown = {
     package: new Set<number | string>((doc.packages ?? doc.candidates ?? []).map((p) => p.id)),
     reasoning: new Set<number | string>((doc.reasoning?.entries ?? []).map((e) => e.id)),
-    error_pattern: new Set<number | string>((doc.error_patterns ?? []).map((e) => e.pattern_hash)),
+    error_pattern: new Set<number | string>((doc.error_patterns ?? []).map((e) => e.fault_hash)),
   };
   const why = (kind: FloorLeftOut['kind'], id: number | string): FloorReason => {
     if (!queries) return 'zone';

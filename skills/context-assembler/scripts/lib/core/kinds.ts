@@ -140,7 +140,8 @@ export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
   },
   error_pattern: {
     label: 'error pattern',
-    id: (p) => p.pattern_hash,
+    // Its fault key: a pattern is one fault, whichever row of it stands for it.
+    id: (p) => p.fault_hash,
     shortId: (id) => String(id).slice(0, 12),
     entry: renderErrorPattern,
     separator: '\n\n',

@@ -1,8 +1,10 @@
 /**
  * Error patterns and strategies for the block. Pure: rows in, the few worth showing out.
- * Patterns: confident enough, not past their TTL (by UTC date, against the injected clock),
- * matching the request's language when one is given; those whose normalised message matches the
- * request's error text first, then by confidence, occurrences and last seen.
+ * Patterns (one per fault: the caller merges the rows of one fault, bazinga-db patternFaults.ts,
+ * and they are keyed by its fault_hash): confident enough, not past their TTL (by UTC date,
+ * against the injected clock), matching the request's language when one is given; those whose
+ * normalised message matches the request's error text first, then by confidence, occurrences and
+ * last seen.
  */
 import { normaliseErrorMessage, type ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { ErrorPatternItem, StrategyItem } from '../contract.ts';
@@ -12,7 +14,10 @@ import { oneLine, shorten } from './text.ts';
 export type ErrorPatternRowInput = Pick<
   ErrorPatternRow,
   'pattern_hash' | 'signature_json' | 'solution' | 'confidence' | 'occurrences' | 'lang' | 'last_seen' | 'ttl_days'
->;
+> & {
+  /** Its fault's key (bazinga-db hashing.ts faultKeyOf): what the maps below and the block's ids key it by. */
+  fault_hash: string;
+};
 
 export interface SelectPatternsInput {
   rows: readonly ErrorPatternRowInput[];
@@ -22,15 +27,15 @@ export interface SelectPatternsInput {
   solutionChars: number;
   lang: string | null;
   error: string | null;
-  /** Full-text relevance of each pattern (by hash) to the error text and the task, when there is one. */
+  /** Full-text relevance of each pattern (by fault_hash) to the error text and the task, when there is one. */
   relevance?: ReadonlyMap<string, number>;
-  /** Patterns (by hash) whose error type and message share at least two words with --error: they match it. */
+  /** Patterns (by fault_hash) whose error type and message share at least two words with --error: they match it. */
   errorMatched?: ReadonlySet<string>;
   /** The request's group's languages and frameworks (its specializations, --lang, --framework), lower-cased. */
   stack?: ReadonlySet<string>;
-  /** Each pattern's outcome term (by hash), weighted (outcome_feedback.weights.error_pattern): its relevance × (1 + this) orders it. */
+  /** Each pattern's outcome term (by fault_hash), weighted (outcome_feedback.weights.error_pattern): its relevance × (1 + this) orders it. */
   outcome?: ReadonlyMap<string, number>;
-  /** Patterns (by hash) the block must show whatever the confidence threshold, language and `max` (the builder's floor): after the ranking's own first `max` (in their place where they are among them); one past its TTL is not shown (the pipeline names it as expired). */
+  /** Faults (by fault_hash) the block must show whatever the confidence threshold, language and `max` (the builder's floor): after the ranking's own first `max` (in their place where they are among them); one past its TTL is not shown (the pipeline names it as expired). */
   pinned?: ReadonlySet<string>;
   /** Of the pinned, those the ranking itself would not have read (another project's): only ever after its own first `max`. */
   pinnedOnly?: ReadonlySet<string>;
@@ -81,7 +86,7 @@ function parseSignature(json: string): { error_type: string; message_pattern: st
 }
 
 /** Whether a pattern may be shown at all: confident enough, not past its TTL, of the request's language or none. */
-export function isShowablePattern(r: ErrorPatternRowInput, minConfidence: number, nowMs: number, lang: string | null): boolean {
+export function isShowablePattern(r: Pick<ErrorPatternRowInput, 'confidence' | 'last_seen' | 'ttl_days' | 'lang'>, minConfidence: number, nowMs: number, lang: string | null): boolean {
   return round2(r.confidence) >= minConfidence && !isExpired(r.last_seen, r.ttl_days, nowMs) && (lang === null || r.lang === null || r.lang === lang);
 }
 
@@ -89,19 +94,19 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
   const wanted = input.error ? normaliseErrorMessage(input.error).toLowerCase() : null;
   // Choose on the stored fields, then redact only the few that are shown.
   const pinned = input.pinned ?? new Set<string>();
-  // A pinned pattern (the builder's) is shown whatever the confidence threshold and language, not past its TTL.
+  // A pinned fault (the builder's) is shown whatever the confidence threshold and language, not past its TTL.
   const scored = input.rows
-    .filter((r) => (pinned.has(r.pattern_hash) ? !isExpired(r.last_seen, r.ttl_days, input.nowMs) : isShowablePattern(r, input.minConfidence, input.nowMs, input.lang)))
+    .filter((r) => (pinned.has(r.fault_hash) ? !isExpired(r.last_seen, r.ttl_days, input.nowMs) : isShowablePattern(r, input.minConfidence, input.nowMs, input.lang)))
     .map((r) => {
       const sig = parseSignature(r.signature_json);
       const pattern = sig.message_pattern.toLowerCase();
       const exact = wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern));
-      const relevance = exact ? 1 : round2(input.relevance?.get(r.pattern_hash) ?? 0);
+      const relevance = exact ? 1 : round2(input.relevance?.get(r.fault_hash) ?? 0);
       // Matched: the same message, or the error's words in its type and message (the task's words only rank it).
-      const matched = exact || (input.errorMatched?.has(r.pattern_hash) ?? false);
+      const matched = exact || (input.errorMatched?.has(r.fault_hash) ?? false);
       // What followed the spawns it was shown to moves it among those the text matches, in proportion
       // to how well it matches (a pattern the text does not match is never lifted; never past an exact match).
-      const standing = round2(relevance * Math.max(0, 1 + (input.outcome?.get(r.pattern_hash) ?? 0)));
+      const standing = round2(relevance * Math.max(0, 1 + (input.outcome?.get(r.fault_hash) ?? 0)));
       return { r, sig, exact, relevance, standing, matched, affinity: stackAffinity(r, input.stack) };
     })
     // The error text and the task first, then the group's language, then confidence: another
@@ -114,18 +119,21 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
         round2(b.r.confidence) - round2(a.r.confidence) ||
         b.r.occurrences - a.r.occurrences ||
         (a.r.last_seen === b.r.last_seen ? 0 : a.r.last_seen < b.r.last_seen ? 1 : -1) ||
-        (a.r.pattern_hash < b.r.pattern_hash ? -1 : 1),
+        (a.r.fault_hash < b.r.fault_hash ? -1 : a.r.fault_hash > b.r.fault_hash ? 1 : 0),
     );
   // The ranking's own first `max` (a pinned one among them in its place), then the pinned ones it left out.
   const natural = (x: (typeof scored)[number]) =>
-    !pinned.has(x.r.pattern_hash) || (!(input.pinnedOnly?.has(x.r.pattern_hash) ?? false) && isShowablePattern(x.r, input.minConfidence, input.nowMs, input.lang));
+    !pinned.has(x.r.fault_hash) || (!(input.pinnedOnly?.has(x.r.fault_hash) ?? false) && isShowablePattern(x.r, input.minConfidence, input.nowMs, input.lang));
   const ranked = scored.filter(natural).slice(0, input.max);
-  const chosen = [...ranked, ...scored.filter((x) => pinned.has(x.r.pattern_hash) && !ranked.includes(x))];
+  const chosen = [...ranked, ...scored.filter((x) => pinned.has(x.r.fault_hash) && !ranked.includes(x))];
   return chosen.map(({ r, sig, matched, relevance }) => ({
     pattern_hash: r.pattern_hash,
-    error_type: input.redact(oneLine(sig.error_type)),
-    message_pattern: input.redact(oneLine(sig.message_pattern)),
-    solution: shorten(input.redact(oneLine(r.solution)), input.solutionChars),
+    fault_hash: r.fault_hash,
+    // Redacted before lines are folded: a secret told over two lines (a continued or folded value)
+    // is recognised only in its own layout.
+    error_type: oneLine(input.redact(sig.error_type)),
+    message_pattern: oneLine(input.redact(sig.message_pattern)),
+    solution: shorten(oneLine(input.redact(r.solution)), input.solutionChars),
     confidence: round2(r.confidence),
     occurrences: r.occurrences,
     last_seen: r.last_seen,
@@ -184,8 +192,9 @@ export function prepareStrategies(rows: readonly StrategyRowInput[], opts: Prepa
   const ordered = rows.map((r, i) => ({ r, i })).sort(order).map((x) => x.r);
   return ordered.slice(0, opts.max).map((r) => ({
     strategy_id: r.strategy_id,
-    topic: opts.redact(oneLine(r.topic)),
-    insight: shorten(opts.redact(oneLine(r.insight)), opts.insightChars),
+    // Redacted before lines are folded (see selectErrorPatterns).
+    topic: oneLine(opts.redact(r.topic)),
+    insight: shorten(oneLine(opts.redact(r.insight)), opts.insightChars),
     helpfulness: r.helpfulness,
     relevance: rel(r),
   }));

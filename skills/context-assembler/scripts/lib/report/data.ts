@@ -8,15 +8,21 @@
  */
 import {
   findReportSession,
+  getProjectScope,
   hasAssemblyRecord,
   listAssemblies,
   listLatestSessionIds,
-  listRepeatedPatterns,
   listReportGroups,
   listReportPackages,
+  listScopePatterns,
+  mergeFaults,
   redactText,
+  withFaultKeys,
   type AssemblyRow,
   type DB,
+  type FaultedPattern,
+  type MergedFault,
+  type ProjectScope,
   type ReportGroupRow,
   type ReportPackageRow,
 } from '../../../../bazinga-db/scripts/lib/index.ts';
@@ -59,6 +65,7 @@ export type GroupReport = ReportGroupRow & {
 export type PackageLine = Omit<ReportPackageRow, 'delivered'>;
 
 export interface FailureSignature {
+  /** The row that stands for the fault (its most confident). */
   pattern_hash: string;
   error_type: string;
   message: string;
@@ -68,7 +75,10 @@ export interface FailureSignature {
 
 export interface SessionReport {
   session_id: string;
+  /** The session's project id (`default` when its metadata records none). */
   project_id: string;
+  /** Set when it records none: its patterns and strategies are every project's (bazinga-db ProjectScope). */
+  whole_database?: boolean;
   start_time: string | null;
   status: string | null;
   /** Whether the database holds the assembly record at all (a writer of this version opened it). */
@@ -119,30 +129,32 @@ export function sessionsToReport(db: DB, session: string | null, last: number): 
 export function gatherReport(db: DB, sessionIds: readonly string[], opts: { database: string; now: Date; config?: Config }): ReportData {
   const config = opts.config ?? DEFAULT_CONFIG;
   const recordKept = hasAssemblyRecord(db);
-  const sessions = sessionIds.map((id) => ({ id, projectId: projectIdOf(db, id) }));
-  const reports = sessions.map((x) => sessionReport(db, x.id, x.projectId, recordKept, config));
+  // Each session's patterns as the assembler reads them (bazinga-db ProjectScope).
+  const sessions = sessionIds.map((id) => ({ id, scope: getProjectScope(db, id) }));
+  const reports = sessions.map((x) => sessionReport(db, x.id, x.scope, recordKept, config));
+  const faults = faultsOfScopes(db, sessions.map((x) => x.scope));
   return {
     report_version: 1,
     product_version: PRODUCT_VERSION,
     generated_at: opts.now.toISOString(),
     database: rs(opts.database),
     sessions: reports,
-    // Looked up by the projects' own ids (the report shows them redacted).
-    metrics: computeMetrics(reports, db, [...new Set(sessions.map((x) => x.projectId))]),
+    metrics: computeMetrics(reports, { patterns: faults.length, repeated: faults.filter((f) => f.occurrences >= 2).length }),
   };
 }
 
-/** The session's project id as the assembler reads it (`metadata.project_id`, else 'default'). */
-function projectIdOf(db: DB, sessionId: string): string {
-  try {
-    const pid = JSON.parse(findReportSession(db, sessionId)?.metadata ?? '{}')?.project_id;
-    return typeof pid === 'string' && pid !== '' ? pid : 'default';
-  } catch {
-    return 'default';
-  }
+/**
+ * The error patterns the sessions read, one per fault (bazinga-db patternFaults.ts mergeFaults: the
+ * rows of one fault as one, their occurrences summed): every project's when one of the sessions
+ * records no project id, else each project's own (a fault met in two projects is two).
+ */
+export function faultsOfScopes(db: DB, scopes: readonly ProjectScope[]): MergedFault<FaultedPattern>[] {
+  const whole = scopes.find((s) => s.wholeDatabase);
+  const read = whole ? [whole] : [...new Map(scopes.map((s) => [s.projectId, s])).values()];
+  return read.flatMap((scope) => mergeFaults(withFaultKeys(db, listScopePatterns(db, scope))));
 }
 
-function sessionReport(db: DB, sessionId: string, projectId: string, recordKept: boolean, config: Config): SessionReport {
+function sessionReport(db: DB, sessionId: string, scope: ProjectScope, recordKept: boolean, config: Config): SessionReport {
   const s = findReportSession(db, sessionId);
   const groupRows = listReportGroups(db, sessionId);
   // Keyed by the groups' own ids: two that redact alike stay two.
@@ -174,10 +186,15 @@ function sessionReport(db: DB, sessionId: string, projectId: string, recordKept:
   // records no consumption still shows packages).
   const shownIds = new Set(spawns.filter((sp) => sp.outcome !== 'left' && sp.outcome !== 'fallback').flatMap((sp) => sp.shown.filter((x) => x.kind === 'package').map((x) => x.id)));
   const never = packages.filter((p) => !p.delivered && !shownIds.has(num(p.id)));
-  const failures = listRepeatedPatterns(db, projectId, 50);
+  // The faults seen twice or more (in one row or in several), most often first (at most 50).
+  const failures = faultsOfScopes(db, [scope])
+    .filter((f) => f.occurrences >= 2)
+    .sort((a, b) => b.occurrences - a.occurrences || (a.last_seen === b.last_seen ? 0 : a.last_seen < b.last_seen ? 1 : -1) || (a.fault_hash < b.fault_hash ? -1 : 1))
+    .slice(0, 50);
   return {
     session_id: rs(sessionId),
-    project_id: rs(projectId),
+    project_id: rs(scope.projectId),
+    ...(scope.wholeDatabase ? { whole_database: true } : {}),
     start_time: r(s?.start_time ?? null),
     status: r(s?.status ?? null),
     record_kept: recordKept,

@@ -14,11 +14,12 @@
  *   least one agent (a consumption_scope row, a consumer row marked consumed, or shown by a recorded
  *   block that reached the agent's prompt: a zone that records no consumption still shows packages)
  *   over all of them.
- * - QA failure recurrence (< 10 %: the same error twice): the error patterns of the sessions'
- *   projects seen twice or more (occurrences ≥ 2) over all their patterns. Project-wide: BAZINGA's
- *   error_patterns table keeps no session.
+ * - QA failure recurrence (< 10 %: the same error twice): the faults among the error patterns the
+ *   sessions read (their projects', every project's for a session that records no project id)
+ *   seen twice or more over all of them; a fault is the rows of one fault (bazinga-db
+ *   patternFaults.ts), its occurrences summed, so one failure met in two files counts as seen
+ *   twice. Project-wide: BAZINGA's error_patterns table keeps no session.
  */
-import { countPatternRecurrence, type DB } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { SessionReport } from './data.ts';
 
 export interface Metric {
@@ -53,8 +54,8 @@ function metric(
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The metrics of `sessions`; `projects` are their projects' own ids (what error_patterns holds). */
-export function computeMetrics(sessions: readonly SessionReport[], db: DB, projects: readonly string[]): Metric[] {
+/** The metrics of `sessions`; `recurrence` counts the faults they read and those seen twice or more (data.ts faultsOfScopes). */
+export function computeMetrics(sessions: readonly SessionReport[], recurrence: { patterns: number; repeated: number }): Metric[] {
   // A group started once its status left pending, or a spawn of it is on record.
   const started = sessions.flatMap((s) => s.groups.filter((g) => g.status !== 'pending' || g.spawns.length > 0));
   const iterations = started.reduce((a, g) => a + g.iterations, 0);
@@ -62,13 +63,7 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB, proje
   const shares = prompts.map((sp) => ((sp.prompt_tokens as number) * 100) / (sp.model_window as number));
   const total = sessions.reduce((a, s) => a + s.packages_total, 0);
   const delivered = sessions.reduce((a, s) => a + s.packages_delivered, 0);
-  let patterns = 0;
-  let repeated = 0;
-  for (const project of projects) {
-    const row = countPatternRecurrence(db, project);
-    patterns += row.patterns;
-    repeated += row.repeated;
-  }
+  const { patterns, repeated } = recurrence;
   return [
     metric(
       { key: 'iterations_per_group', name: 'Iterations per group', target: '< 3 on average', limit: 3, compare: 'below', unit: '', how: 'task_groups.revision_count + 1 per group that started (status not pending, or a spawn on record), averaged' },
@@ -101,9 +96,9 @@ export function computeMetrics(sessions: readonly SessionReport[], db: DB, proje
       { numerator: delivered, denominator: total, figures: `${delivered} of ${plural(total, 'package')} given to an agent`, missing: 'the sessions hold no context package (context_packages)' },
     ),
     metric(
-      { key: 'qa_failure_recurrence', name: 'QA failure recurrence', target: '< 10 % (the same error twice)', limit: 10, compare: 'below', unit: '%', how: "error patterns of the sessions' projects seen twice or more (error_patterns.occurrences >= 2) over all their patterns; project-wide (the table keeps no session)" },
+      { key: 'qa_failure_recurrence', name: 'QA failure recurrence', target: '< 10 % (the same error twice)', limit: 10, compare: 'below', unit: '%', how: "error patterns of the sessions' projects (every project's for a session that records no project id), one per fault (the rows of one fault as one, their occurrences summed), seen twice or more over all of them; project-wide (the table keeps no session)" },
       patterns === 0 ? null : (repeated * 100) / patterns,
-      { numerator: repeated, denominator: patterns, figures: `${repeated} of ${plural(patterns, 'pattern')} seen twice or more`, missing: `no error pattern is recorded for ${[...new Set(sessions.map((s) => s.project_id))].join(', ') || 'the project'} (error_patterns)` },
+      { numerator: repeated, denominator: patterns, figures: `${repeated} of ${plural(patterns, 'pattern')} seen twice or more`, missing: sessions.some((s) => s.whole_database) ? 'no error pattern is recorded in the database (error_patterns)' : `no error pattern is recorded for ${[...new Set(sessions.map((s) => s.project_id))].join(', ') || 'the project'} (error_patterns)` },
     ),
   ];
 }

@@ -54,8 +54,11 @@ export function renderReportMarkdown(d: ReportData): string {
   return out.join('\n') + '\n';
 }
 
+/** What a session that records no project id reads (bazinga-db ProjectScope). */
+const WHOLE_DATABASE = " (none recorded: the session reads every project's patterns and strategies)";
+
 function sessionMarkdown(s: SessionReport): string[] {
-  const out = [`## Session ${mdCell(s.session_id)}`, '', `Project ${mdCell(s.project_id)}; started ${s.start_time ?? '—'}; status ${s.status ?? '—'}; ${s.spawns.length} assemblies on record.`];
+  const out = [`## Session ${mdCell(s.session_id)}`, '', `Project ${mdCell(s.project_id)}${s.whole_database ? WHOLE_DATABASE : ''}; started ${s.start_time ?? '—'}; status ${s.status ?? '—'}; ${s.spawns.length} assemblies on record.`];
   if (!s.record_kept) out.push('', 'The database holds no assembly record: no recording assembly of this version ran on it.');
   out.push('', '### Groups', '', '| group | status | iterations | last review | QA attempts | TL reviews | spawns |', '|---|---|---:|---|---:|---:|---:|');
   for (const g of s.groups) out.push(`| ${mdCell(g.id)}: ${mdCell(g.name)} | ${g.status ?? '—'} | ${g.iterations} | ${g.last_review_status ?? '—'} | ${g.qa_attempts} | ${g.tl_review_attempts} | ${g.spawns.length} |`);
@@ -139,7 +142,7 @@ ${body.join('\n')}
 function sessionHtml(s: SessionReport): string {
   const out: string[] = [];
   out.push(`<section data-session="${esc(s.session_id)}"><h2>Session ${esc(s.session_id)}</h2>`);
-  out.push(`<p>Project ${esc(s.project_id)}; started ${esc(s.start_time ?? '—')}; status ${esc(s.status ?? '—')}; <span data-count="spawns">${s.spawns.length}</span> assemblies on record.</p>`);
+  out.push(`<p>Project ${esc(s.project_id)}${s.whole_database ? esc(WHOLE_DATABASE) : ''}; started ${esc(s.start_time ?? '—')}; status ${esc(s.status ?? '—')}; <span data-count="spawns">${s.spawns.length}</span> assemblies on record.</p>`);
   if (!s.record_kept) out.push('<p class="miss">The database holds no assembly record: no recording assembly of this version ran on it.</p>');
   out.push('<h3>Tokens used against the budget, per spawn</h3>', tokensChart(s.spawns));
   out.push('<h3>Groups</h3>', iterationsChart(s.groups));

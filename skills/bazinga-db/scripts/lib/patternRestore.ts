@@ -1,0 +1,50 @@
+/**
+ * Schema v12 on a file an earlier release wrote (migrate.ts ensureExtensions, in the open's write
+ * transaction). That release re-keyed BAZINGA's error patterns by their fault and merged the rows
+ * of one fault; BAZINGA's own tool then no longer found them by the hash its save-error-pattern
+ * returned. Here the rows get the original's keys back (repo/errorPatterns.ts
+ * restoreOriginalKeys), every row gets its fault key in this layer's own table (patternFaults.ts
+ * keyNewPatterns), and what this layer's own tables said of a pattern by a row's hash (outcome
+ * verdicts, the capture ledger, the ids in assembly records) names its fault key instead, the one
+ * that keeps naming it whichever row of the fault stands for it.
+ */
+import { keyNewPatterns } from './patternFaults.ts';
+import { renamePatternIdsInRecords } from './repo/assemblies.ts';
+import { rekeyCaptureLedger } from './repo/captures.ts';
+import { restoreOriginalKeys, type Restored } from './repo/errorPatterns.ts';
+import { renameOutcomeItems } from './repo/outcomes.ts';
+import { allPatternKeys } from './repo/patternFaults.ts';
+import { resetPatternIndex } from './repo/searchIndex.ts';
+import type { DB } from './statements.ts';
+
+/**
+ * Restores the original's keys (idempotent: a file with no re-keyed row is left as it is) and, when
+ * `references` (a file whose extensions predate v12), moves this layer's references to fault keys.
+ * Returns what was restored and merged, for the open's notice (restoreNotice).
+ */
+export function restorePatternKeys(db: DB, references: boolean): Restored {
+  const restored = restoreOriginalKeys(db);
+  keyNewPatterns(db, references);
+  // The pattern part of the search index carries each row's hash.
+  if (restored.restored.length > 0) resetPatternIndex(db);
+  if (!references) return restored;
+  // Every hash a reference may hold: a row's own (an original key, or a restored one) and the
+  // re-keyed one it had; each names the row's fault.
+  const faults = new Map<string, string>();
+  for (const row of allPatternKeys(db)) faults.set(row.pattern_hash, row.fault_hash);
+  for (const r of restored.restored) {
+    const fault = faults.get(r.to);
+    if (fault !== undefined) faults.set(r.from, fault);
+  }
+  renameOutcomeItems(db, 'error_pattern', faults);
+  rekeyCaptureLedger(db, faults);
+  renamePatternIdsInRecords(db, faults);
+  return restored;
+}
+
+/** The open's one line about a restore, or undefined when nothing was restored. */
+export function restoreNotice(r: Restored): string | undefined {
+  if (r.restored.length === 0) return undefined;
+  const merged = r.merged.map((m) => `${m.rows} rows of project ${m.project_id} into ${m.kept}`).join(', ');
+  return `✓ Error patterns: ${r.restored.length} given back the key BAZINGA's own tool computes${merged === '' ? '' : `; merged ${merged} (kept: the one already under that key, else the most confident)`}`;
+}
