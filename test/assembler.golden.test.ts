@@ -162,7 +162,7 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
         '',
         '### Left out',
         '',
-        "- Also in BAZINGA's own context section, not shown here: package 2, package 1, package 3, package 4, error pattern 9cc747bb674a (for the zone: Wrap-up at 88.2 % of the window)",
+        "- Also in BAZINGA's own context section, not shown here: package 2, package 1, package 3, package 4, error pattern 62e443afeef6 (for the zone: Wrap-up at 88.2 % of the window)",
         '',
       ].join('\n'),
     );
@@ -182,7 +182,7 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
         '',
         '### Left out',
         '',
-        "- Also in BAZINGA's own context section, not shown here: package 2, package 1, package 3, package 4, error pattern 9cc747bb674a (for the zone: Emergency at 97.0 % of the window)",
+        "- Also in BAZINGA's own context section, not shown here: package 2, package 1, package 3, package 4, error pattern 62e443afeef6 (for the zone: Emergency at 97.0 % of the window)",
         '',
       ].join('\n'),
     );

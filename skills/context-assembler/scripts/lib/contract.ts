@@ -295,6 +295,8 @@ export interface FloorItems {
   error_patterns: string[];
   /** Of those, the work under review (not the builder's choice). */
   under_review: { packages: number[]; reasoning: number[] };
+  /** Per error pattern's fault key, the hash of the builder's row of it (BAZINGA's own key): what the block names it by. */
+  pattern_rows?: Record<string, string>;
 }
 
 /**

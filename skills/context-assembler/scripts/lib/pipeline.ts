@@ -365,7 +365,9 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
     r.agent,
   );
   // A pattern the builder shows is its row; the block shows its fault (the rows of one fault once).
-  const faults = [...new Set(floor.error_patterns.map((hash) => patterns.find((p) => p.pattern_hash === hash)?.fault_hash ?? hash))];
+  const faultOf = (hash: string) => patterns.find((p) => p.pattern_hash === hash)?.fault_hash ?? hash;
+  const faults = [...new Set(floor.error_patterns.map(faultOf))];
+  const rowsNamed = Object.fromEntries(floor.error_patterns.map((hash) => [faultOf(hash), hash]));
   const review = { packages: [] as number[], reasoning: [] as number[] };
   if (r.group !== 'global') {
     // A review is of the group's newest completion by whoever implemented it.
@@ -382,7 +384,7 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
     }
   }
   const union = (a: readonly number[], b: readonly number[]) => [...a, ...b.filter((x) => !a.includes(x))];
-  return { packages: union(floor.packages, review.packages), reasoning: union(floor.reasoning, review.reasoning), error_patterns: faults, under_review: review };
+  return { packages: union(floor.packages, review.packages), reasoning: union(floor.reasoning, review.reasoning), error_patterns: faults, under_review: review, pattern_rows: rowsNamed };
 }
 
 /** The floor's items as the block's fit keys them (`${kind}:${id}`). */

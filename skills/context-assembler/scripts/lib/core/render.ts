@@ -132,7 +132,9 @@ export function renderFloorLeftOut(doc: AssemblyDoc): string | null {
   const reasons: FloorReason[] = [];
   for (const m of missing) if (!reasons.includes(m.reason)) reasons.push(m.reason);
   const parts = reasons.map((reason) => {
-    const names = missing.filter((m) => m.reason === reason).map((m) => `${KINDS[m.kind].label} ${KINDS[m.kind].shortId(m.id)}`);
+    // An error pattern by the builder's row of it (BAZINGA's own key), as BAZINGA's tools know it.
+    const idOf = (m: (typeof missing)[number]) => (m.kind === 'error_pattern' ? (doc.floor?.pattern_rows?.[String(m.id)] ?? m.id) : m.id);
+    const names = missing.filter((m) => m.reason === reason).map((m) => `${KINDS[m.kind].label} ${KINDS[m.kind].shortId(idOf(m))}`);
     return `${names.join(', ')} (${floorReasonText(reason, doc)})`;
   });
   return `- Also in BAZINGA's own context section, not shown here: ${parts.join('; ')}`;
