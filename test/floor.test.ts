@@ -181,6 +181,15 @@ describe("the builder's section is the floor", () => {
     expect(floor).toEqual(expected);
   });
 
+  it("a full model id is sonnet's to the builder (its lookup is exact): the floor uses sonnet's budget, not haiku's", () => {
+    const p = fixture();
+    for (let i = 0; i < 5; i++) savePackage(p, 'AUTH', 'research', ['developer'], 'critical', `${'Long research note on token storage and rotation. '.repeat(4)}${i}`, `long-${i}.md`);
+    const floorOf = (model: string) => json(assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--format', 'json', '--dry-run', '--model', model])).floor?.packages ?? [];
+    // haiku's 315 tokens hold fewer of these 200-character lines than sonnet's 630.
+    expect(floorOf('haiku').length).toBeLessThan(floorOf('sonnet').length);
+    expect(floorOf('claude-haiku-4-5')).toEqual(floorOf('sonnet'));
+  });
+
   it('the tech lead gets every package and the reasoning the builder lists for the group (v19 fixture)', () => {
     const p = fixture();
     const doc = json(assemble(p, ['--group', 'AUTH', '--agent', 'tech_lead', '--format', 'json', '--dry-run']));
@@ -232,7 +241,32 @@ describe('a long report keeps its conclusion', () => {
     { name: 'the last paragraph of prose', tail: '# T\n\nIntro.\n\n```\nnpm test\n```\n\nConclusion: rotate first.\n', expected: 'Conclusion: rotate first.' },
     { name: 'headings and tables skipped', tail: 'Body text here.\n\n| a | b |\n## Next\n', expected: 'Body text here.' },
     { name: 'nothing but code', tail: '```\nx\n```\n', expected: null },
+    { name: 'a binary file (control characters)', tail: 'Conclusion: fine.\u0000\u001b[0m', expected: null },
+    { name: 'invalid UTF-8, decoded', tail: 'Conclusion: fine \uFFFD here.', expected: null },
+    { name: 'the end of a key block the window cut (no BEGIN line)', tail: 'MIIEowIBAAKCAQEA\nznhI9WkDXyovU0Xvt1AWTB\n-----END RSA PRIVATE KEY-----\n', expected: null },
+    { name: 'an encoded blob', tail: 'The token is c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0 for now.', expected: null },
+    { name: 'too few words to be prose', tail: 'Intro.\n\nOK\n', expected: null },
   ])('conclusionOf: $name', ({ tail, expected }) => expect(conclusionOf(tail)).toBe(expected));
+
+  it('conclusionOf: a window that starts inside the file leaves its partial first line out', () => {
+    // `password=hunter2…` lost its key to the window: only whole lines are read.
+    expect(conclusionOf('unter2secretvalue and more words here\nConclusion: rotation must run before every refresh.', true)).toBe('Conclusion: rotation must run before every refresh.');
+    expect(conclusionOf('unter2secretvalue and more words here', true)).toBeNull();
+  });
+
+  it('a long artifact whose end is a private key gives no conclusion, in any redaction mode', () => {
+    const p = fixture();
+    const key = ['-----BEGIN RSA PRIVATE KEY-----', ...Array.from({ length: 60 }, (_, i) => `MIIEowIBAAKCAQEA${String(i).padStart(4, '0')}znhI9WkDXyovU0Xvt1AWTB32Pk4suX2`), '-----END RSA PRIVATE KEY-----'].join('\n');
+    const file = writeArtifact(p, S1, 'keyed.md', `# Notes\n\nConclusion: rotate first.\n\n${key}\n`);
+    const long = `${head} when a refresh races a logout from another device and the server must decide which token wins`;
+    expect(bazingaDbInProcess(p, ['save-context-package', S1, 'AUTH', 'research', file, 'developer', '["developer"]', 'high', long]).code).toBe(0);
+    for (const mode of ['pattern_only', 'both']) {
+      const out = assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--dry-run'], { redaction_mode: mode }).out;
+      expect(out).not.toContain('PRIVATE KEY');
+      expect(out).not.toContain('znhI9Wk');
+      expect(out).toMatch(/and the order \[…\]\n/);
+    }
+  });
 
   it("the block shows a cut summary's conclusion from its artifact (saved through bazinga-db as BAZINGA saves it)", () => {
     const p = fixture();

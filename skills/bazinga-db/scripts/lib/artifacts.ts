@@ -134,14 +134,18 @@ export function readTail(file: string, maxBytes: number): string {
   }
 }
 
-/** The artifact's last `maxBytes` bytes, or '' when it is missing, unreadable or not allowed. */
-export function artifactTail(projectRoot: string, filePath: string, maxBytes: number): string {
-  if (maxBytes <= 0) return '';
+/**
+ * The artifact's last `maxBytes` bytes and whether the file holds more before them (`cut`), or ''
+ * when it is missing, unreadable or not allowed.
+ */
+export function artifactTail(projectRoot: string, filePath: string, maxBytes: number): { text: string; cut: boolean } {
+  if (maxBytes <= 0) return { text: '', cut: false };
   const where = locateArtifact(projectRoot, filePath);
-  if (where.kind !== 'file') return '';
+  if (where.kind !== 'file') return { text: '', cut: false };
   try {
-    return readTail(where.path, maxBytes);
+    const size = fs.statSync(where.path).size;
+    return { text: readTail(where.path, maxBytes), cut: size > maxBytes };
   } catch {
-    return '';
+    return { text: '', cut: false };
   }
 }

@@ -398,10 +398,9 @@ const NO_FLOOR: FloorItems = { packages: [], reasoning: [], error_patterns: [], 
 const REVIEWERS: readonly string[] = ['qa_expert', 'tech_lead'];
 const IMPLEMENTERS: readonly string[] = ['developer', 'senior_software_engineer'];
 
-/** The builder's model name for a request's model: haiku, sonnet or opus where the id names one (the longest), else sonnet. */
+/** The builder's model for a request's model: the same name where it has a budget for it (haiku, sonnet, opus), else sonnet, as its own lookup does (an exact match: `claude-haiku-4-5` is sonnet's to it). */
 function builderModel(model: string): string {
-  const m = model.toLowerCase();
-  return Object.keys(BUILDER_SOFT_BUDGET).filter((k) => m.includes(k)).sort((a, b) => b.length - a.length)[0] ?? 'sonnet';
+  return Object.hasOwn(BUILDER_SOFT_BUDGET, model) ? model : 'sonnet';
 }
 
 /** floorOf where a zone reads nothing else: a failure to read it leaves the floor unknown (undefined), never the run. */
@@ -565,7 +564,8 @@ function conclusionsOf(candidates: readonly RankedPackage[], deps: Deps): Map<nu
   for (const p of candidates) {
     const summary = oneLine(p.summary);
     if (markStoredCut(summary) === summary) continue;
-    const conclusion = conclusionOf(deps.redact(artifactTail(deps.projectRoot, p.file_path, CONCLUSION_BYTES)));
+    const tail = artifactTail(deps.projectRoot, p.file_path, CONCLUSION_BYTES);
+    const conclusion = conclusionOf(deps.redact(tail.text), tail.cut);
     if (conclusion !== null) out.set(p.id, conclusion);
   }
   return out;

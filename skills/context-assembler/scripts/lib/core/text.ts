@@ -16,12 +16,19 @@ const CONCLUSION_SHARE = 0.4;
 /**
  * The conclusion of an artifact from its last bytes: its last paragraph of prose (blank lines
  * separate paragraphs; code blocks, headings and table rows are skipped), on one line; null when
- * it has none.
+ * it has none. `cut` says the bytes start inside the file: their first line is partial and is left
+ * out (a value whose key lay before the window is never shown without it). Never prose: text with
+ * control characters or invalid UTF-8 (a binary file), a paragraph holding a key block's marker
+ * (`-----BEGIN …` / `-----END …`, a block the window may have cut) or a run of 32 or more
+ * characters without a space (an encoded blob, a hash, a token).
  */
-export function conclusionOf(tail: string): string | null {
+export function conclusionOf(tail: string, cut = false): string | null {
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFD]/.test(tail)) return null;
+  const lines = tail.split('\n');
+  if (cut) lines.shift();
   const paragraphs: string[][] = [[]];
   let fenced = false;
-  for (const raw of tail.split('\n')) {
+  for (const raw of lines) {
     const line = raw.trim();
     if (line.startsWith('```')) {
       fenced = !fenced;
@@ -31,8 +38,12 @@ export function conclusionOf(tail: string): string | null {
     if (line === '') paragraphs.push([]);
     else (paragraphs[paragraphs.length - 1] as string[]).push(line.replace(/^[-*>]\s+/, ''));
   }
+  const prose = (p: readonly string[]) => {
+    const text = p.join(' ');
+    return !/-----(?:BEGIN|END)\b/.test(text) && !/\S{32,}/.test(text) && (text.match(/\p{L}{2,}/gu) ?? []).length >= 3;
+  };
   const last = paragraphs.filter((p) => p.length > 0).at(-1);
-  return last === undefined ? null : oneLineText(last.join(' '));
+  return last === undefined || !prose(last) ? null : oneLineText(last.join(' '));
 }
 
 const oneLineText = (t: string) => t.replace(/\s+/g, ' ').trim();
