@@ -199,13 +199,13 @@ function withFixture<T>(fn: (p: Project) => T): T {
 describe('eligibility and iteration re-delivery (§3.2)', () => {
   const fx = sharedFixture();
 
-  it('developer in AUTH at iteration 1 gets [2, 1, 3, 4]: package 1, consumed at iteration 1 by an earlier spawn, is given again; with --more it is left out', () => {
+  it('developer in AUTH at iteration 1 gets [2, 1, 3, 4]: package 1, consumed at iteration 1 by an earlier spawn, is given again; a request for more naming it leaves it out', () => {
     const doc = assembleJson(fx.get(), { iteration: 1 });
     expect(ids(doc)).toEqual([2, 1, 3, 4]);
     expect(doc.total_available).toBe(4);
     expect(doc.overflow_count).toBe(0);
     expect(excludedAs(doc, 'consumed')).toEqual([]);
-    const more = assembleJson(fx.get(), { iteration: 1 }, ['--dry-run', '--more']);
+    const more = assembleJson(fx.get(), { iteration: 1 }, ['--dry-run', '--more', '1']);
     expect(ids(more)).toEqual([2, 3, 4]);
     expect(more.total_available).toBe(3);
     expect(excludedAs(more, 'consumed')).toEqual([1]);
@@ -249,7 +249,7 @@ describe('eligibility and iteration re-delivery (§3.2)', () => {
     if (group === 'AUTH') expect(doc.packages.find((x: any) => x.id === 3).score).toBeGreaterThan(0);
   });
 
-  it('after a recorded assemble at iteration 2 the same call gets them all again (a re-spawn is a fresh agent); --more gets none of them; iteration 3 sees them all', () => {
+  it('after a recorded assemble at iteration 2 the same call gets them all again (a re-spawn is a fresh agent); --more naming them gets none of them; iteration 3 sees them all', () => {
     withFixture((p) => {
       const first = assembleJson(p, { iteration: 2 }, ['--limit', '10']);
       expect([...first.consumed].sort()).toEqual([1, 2, 3, 4]);
@@ -262,11 +262,11 @@ describe('eligibility and iteration re-delivery (§3.2)', () => {
       expect(again.consumed).toEqual([]);
       expect(query<any>(p.dbPath, "SELECT COUNT(*) AS n FROM consumption_scope WHERE agent_type = 'developer' AND iteration = 2")[0].n).toBe(4);
 
-      const more = assembleJson(p, { iteration: 2 }, ['--dry-run', '--limit', '10', '--more']);
+      const more = assembleJson(p, { iteration: 2 }, ['--dry-run', '--limit', '10', '--more', '1,2,3,4']);
       expect(more.packages).toEqual([]);
       expect(more.total_available).toBe(0);
       expect(excludedAs(more, 'consumed')).toEqual([1, 2, 3, 4]);
-      expect(assembleMarkdown(p, { iteration: 2 }, ['--dry-run', '--limit', '10', '--more'])).toContain('### Relevant Packages (0/0)');
+      expect(assembleMarkdown(p, { iteration: 2 }, ['--dry-run', '--limit', '10', '--more', '1,2,3,4'])).toContain('### Relevant Packages (0/0)');
 
       const retry = assembleJson(p, { iteration: 3 }, ['--dry-run', '--limit', '10']);
       expect([...ids(retry)].sort()).toEqual([1, 2, 3, 4]);
@@ -364,8 +364,9 @@ describe('consumption (§3.7)', () => {
         { package_id: 3, iteration: 5, done: 1 },
         { package_id: 4, iteration: 5, done: 1 },
       ]);
-      // The assembler agrees: at iteration 5 they are consumed (a request for more leaves them out), package 2 is still there.
-      const doc = assembleJson(p, { iteration: 5 }, ['--dry-run', '--limit', '10', '--more']);
+      // Recorded, they hide nothing: at iteration 5 all four are shown; a request for more naming them leaves them out.
+      expect([...ids(assembleJson(p, { iteration: 5 }, ['--dry-run', '--limit', '10']))].sort()).toEqual([1, 2, 3, 4]);
+      const doc = assembleJson(p, { iteration: 5 }, ['--dry-run', '--limit', '10', '--more', '3,4']);
       expect(excludedAs(doc, 'consumed')).toEqual([3, 4]);
       expect([...ids(doc)].sort()).toEqual([1, 2]);
     });
@@ -585,7 +586,7 @@ describe('JSON output (§6)', () => {
     const scores = doc.packages.map((p: any) => p.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     // What a request for more leaves out is excluded with its reason (package 1 was given at iteration 1).
-    const more = assembleJson(fx.get(), { iteration: 1 }, ['--dry-run', '--more']);
+    const more = assembleJson(fx.get(), { iteration: 1 }, ['--dry-run', '--more', '1']);
     expect(more.excluded.length).toBeGreaterThan(0);
     for (const e of more.excluded) {
       expect(typeof e.id).toBe('number');
@@ -748,7 +749,7 @@ describe("a project's many error patterns and strategies: the task's words are m
       });
       const doc = assembleJson(p, {}, ['--dry-run', '--task', 'the quokka queue stalls', '--lang', 'typescript']);
       // Past the builder's own (it shows the most confident of every language, never an expired one), only 'valid'.
-      expect(doc.error_patterns.map((e: any) => e.pattern_hash).filter((h: string) => !doc.floor.error_patterns.includes(h))).toEqual(['valid']);
+      expect(doc.error_patterns.filter((e: any) => !doc.floor.error_patterns.includes(e.fault_hash)).map((e: any) => e.pattern_hash)).toEqual(['valid']);
       expect(doc.error_patterns.map((e: any) => e.pattern_hash)).toContain('valid');
     });
   });

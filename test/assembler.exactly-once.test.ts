@@ -1,8 +1,8 @@
 /**
- * Exactly once for a request for more (--more, the expansion the block's `+N more` line names):
- * such assemblies started together for the same session, group, agent and iteration never deliver
- * one package twice, and every package delivered is recorded consumed for that iteration. Without
- * --more every spawn gets its whole block, recorded once however often it is delivered. Real `assemble.ts` and `consume.ts` processes on a real SQLite file seeded through the
+ * Recorded once: assemblies started together for the same session, group, agent and iteration
+ * each deliver their whole block (a record of delivery hides nothing from another spawn), and every
+ * package delivered is recorded consumed for that iteration exactly once, however many runs
+ * delivered it. Real `assemble.ts` and `consume.ts` processes on a real SQLite file seeded through the
  * repository functions.
  *
  * To make the runs collide rather than merely overlap, every child loads the assembler's modules
@@ -139,7 +139,6 @@ const request = (project: Project, extra: readonly string[] = []) => [
   '--agent', AGENT,
   '--iteration', String(ITERATION),
   '--now', NOW,
-  '--more',
   ...extra,
 ];
 
@@ -188,7 +187,7 @@ describe('exactly once under concurrent processes', () => {
   });
 
   it(
-    `${PROCESSES} assemble.ts processes released together (limit ${LIMIT}, ${PACKAGES} packages) deliver disjoint packages, each recorded once`,
+    `${PROCESSES} assemble.ts processes released together (limit ${LIMIT}, ${PACKAGES} packages) each deliver the same block, each package recorded once`,
     async () => {
       const project = makeProject('ca-once-');
       projects.push(project);
@@ -197,33 +196,28 @@ describe('exactly once under concurrent processes', () => {
         project,
         Array.from({ length: PROCESSES }, () => ({ script: 'assemble.ts', args: request(project, ['--limit', String(LIMIT), '--format', 'json']) })),
       );
-
-      const delivered: number[] = [];
-      let served = 0;
+      const blocks: number[][] = [];
+      const recordedBy: number[] = [];
       runs.forEach((run, i) => {
         const out = documentOf(run, `assemble ${i}`);
         if (out.fallback) return;
-        served++;
         const ids = out.doc.packages.map((p: any) => p.id as number);
-        // Packages enough for every run: one that waited gets the next LIMIT, not a thinned block.
-        expect(ids, `assemble ${i}`).toHaveLength(LIMIT);
         expect(out.doc.consumption).toBe('recorded');
-        expect(sorted(out.doc.consumed)).toEqual(sorted(ids));
-        delivered.push(...ids);
+        expect(out.doc.excluded.filter((e: any) => e.reason === 'consumed')).toEqual([]);
+        blocks.push(sorted(ids));
+        recordedBy.push(...out.doc.consumed);
       });
-      // Every run is served: a run whose choice was taken chooses again outside the lock instead of
-      // waiting on it, so none falls back. All started with the same best LIMIT packages, so
-      // PROCESSES × LIMIT distinct packages also prove the losers chose again.
-      expect(served).toBe(PROCESSES);
-      expect(delivered.length - new Set(delivered).size, `duplicates in ${JSON.stringify(sorted(delivered))}`).toBe(0);
-      expect(new Set(delivered).size).toBe(PROCESSES * LIMIT);
-      expectRecordedExactly(project.dbPath, delivered);
+      expect(blocks.length).toBeGreaterThan(0);
+      for (const b of blocks) expect(b).toEqual(blocks[0]);
+      // Whoever recorded a package first recorded it; the others found it recorded.
+      expect(sorted(recordedBy)).toEqual(blocks[0]);
+      expectRecordedExactly(project.dbPath, blocks[0] as number[]);
     },
     4 * HANG_GUARD_MS,
   );
 
   it(
-    `the piped chain: ${PIPED_CONSUMERS} consume.ts processes given the same document deliver its packages once`,
+    `the piped chain: ${PIPED_CONSUMERS} consume.ts processes given the same document each deliver it, each package recorded once`,
     async () => {
       const project = makeProject('ca-once-pipe-');
       projects.push(project);
@@ -233,7 +227,8 @@ describe('exactly once under concurrent processes', () => {
       const first = documentOf(reasoning as Child, 'reasoning.ts');
       if (first.fallback) throw new Error('reasoning.ts fell back');
       const chosen = first.doc.packages.map((p: any) => p.id as number);
-      expect(chosen).toHaveLength(LIMIT);
+      // The top LIMIT, and the prompt builder's own five the ranking left out.
+      expect(chosen.length).toBeGreaterThanOrEqual(LIMIT);
 
       const runs = await startTogether(
         project,
@@ -245,44 +240,16 @@ describe('exactly once under concurrent processes', () => {
         if (out.fallback) return;
         const ids = out.doc.packages.map((p: any) => p.id as number);
         expect(out.doc.consumption).toBe('recorded');
-        expect(sorted(out.doc.consumed)).toEqual(sorted(ids));
-        // What another run recorded first is withdrawn and reported as consumed.
-        const withdrawn = chosen.filter((id: number) => !ids.includes(id));
-        const consumedExclusions = out.doc.excluded.filter((e: any) => e.reason === 'consumed').map((e: any) => e.id);
-        expect(sorted(consumedExclusions)).toEqual(sorted(withdrawn));
-        expect(out.doc.total_available).toBe(first.doc.total_available - withdrawn.length);
-        delivered.push(...ids);
+        // Every consume step delivers the whole document; only the first records each package.
+        expect(sorted(ids)).toEqual(sorted(chosen));
+        expect(out.doc.excluded.filter((e: any) => e.reason === 'consumed')).toEqual([]);
+        delivered.push(...out.doc.consumed);
       });
-      expect(delivered.length - new Set(delivered).size, `duplicates in ${JSON.stringify(sorted(delivered))}`).toBe(0);
-      // Whoever took the write lock first delivered them all (a fallback only ever comes after it).
       expect(sorted(delivered)).toEqual(sorted(chosen));
       expectRecordedExactly(project.dbPath, delivered);
     },
     4 * HANG_GUARD_MS,
   );
-});
-
-describe('without --more', () => {
-  it('assemble.ts processes released together each deliver the whole block, recorded once', async () => {
-    const project = makeProject('ca-once-whole-');
-    try {
-      seed(project);
-      const args = request(project, ['--limit', String(LIMIT), '--format', 'json']).filter((a) => a !== '--more');
-      const runs = await startTogether(project, Array.from({ length: 3 }, () => ({ script: 'assemble.ts', args })));
-      const blocks = runs.map((run, i) => documentOf(run, `assemble ${i}`)).filter((o): o is { fallback: false; doc: any } => !o.fallback);
-      expect(blocks.length).toBeGreaterThan(0);
-      const ids = (doc: any) => sorted(doc.packages.map((p: any) => p.id as number));
-      // The same block for every run (the builder's five and the top LIMIT), none withdrawn.
-      for (const b of blocks) {
-        expect(ids(b.doc)).toEqual(ids((blocks[0] as { doc: any }).doc));
-        expect(b.doc.excluded.filter((e: any) => e.reason === 'consumed')).toEqual([]);
-      }
-      expect(ids((blocks[0] as { doc: any }).doc).length).toBeGreaterThanOrEqual(LIMIT);
-      expectRecordedExactly(project.dbPath, ids((blocks[0] as { doc: any }).doc));
-    } finally {
-      project.cleanup();
-    }
-  }, 4 * HANG_GUARD_MS);
 });
 
 describe('claims an agent without per-iteration rows cannot record', () => {
@@ -314,50 +281,6 @@ describe('claims an agent without per-iteration rows cannot record', () => {
       } finally {
         db.close();
       }
-    } finally {
-      project.cleanup();
-    }
-  });
-});
-
-describe('a run that keeps losing its choice', () => {
-  it('chooses under the lock the last time, so it is served while packages are left (in process, a rival claiming before each claim)', () => {
-    const project = makeProject('ca-once-rival-');
-    try {
-      seed(project);
-      const flags = parseFlags(request(project, ['--limit', String(LIMIT)]), COMMON_FLAGS);
-      const env = loadEnvironment(flags, { cwd: REPO_ROOT, env: {}, stderr: () => {} });
-      const ours = makeDeps(env, 'sonnet', flags, () => {}, undefined, { writes: true });
-      const rival = openDatabase({ dbPath: project.dbPath, create: false });
-      const conn = ours.deps.db();
-      let rivalClaims = 0;
-      // Every choice made outside the lock is overtaken: the rival records the same packages first.
-      const deps: Deps = {
-        ...ours.deps,
-        warn: () => {},
-        redact: (text) => text,
-        db: () => conn,
-      };
-      const overtaking: Deps = {
-        ...deps,
-        counter: {
-          ...deps.counter,
-          bound: (text) => {
-            if (!conn.inTransaction && text.startsWith('**[')) {
-              const id = Number(/\(id (\d+)\)/.exec(text)?.[1]);
-              rivalClaims += writeTransaction(rival, () => claimPackages(rival, [id], AGENT, ITERATION)).claimed.length;
-            }
-            return deps.counter.bound(text);
-          },
-        },
-      };
-      const doc = advance(zoneStep(requestFromFlags(flags, () => new Date(NOW)), env.config), 'consume', overtaking);
-      expect(rivalClaims).toBeGreaterThanOrEqual(3 * LIMIT);
-      expect(doc.consumption).toBe('recorded');
-      expect(doc.packages).toHaveLength(LIMIT);
-      expect(sorted(doc.consumed ?? [])).toEqual(sorted((doc.packages ?? []).map((p) => p.id)));
-      rival.close();
-      ours.close();
     } finally {
       project.cleanup();
     }

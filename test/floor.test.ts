@@ -7,6 +7,7 @@
  * keeps its artifact's conclusion. Real SQLite files (copies of the v19 fixture), the scripts in
  * process, one real process for the fixture's re-spawn.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,7 +70,7 @@ describe('a later spawn is never given less: consumption records delivery', () =
     expect((second.json as AssemblyDoc).excluded?.filter((e) => e.reason === 'consumed')).toEqual([]);
   });
 
-  it('--more gives the spawn only what it was not given yet, and its +N more line names that command', () => {
+  it('the +N more line names a runnable command that gives this spawn what its block did not (--more <the ids it was given>)', () => {
     const p = fixture();
     const base = ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--format', 'json'];
     // A limit of 1: the floor still pins the builder's packages, so the line appears only past them.
@@ -78,11 +79,20 @@ describe('a later spawn is never given less: consumption records delivery', () =
     const given = packageIds(first);
     expect(first.overflow_count).toBeGreaterThan(0);
     const md = assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--dry-run']).out;
-    expect(md).toMatch(/📦 \+\d+ more packages available: `.+ assemble --session bazinga_20251201_090000 --group AUTH --agent developer --iteration 1 --more`/);
-    const more = json(assemble(p, [...base, '--more']));
+    const line = /📦 \+\d+ more packages available: `(.+ assemble --session bazinga_20251201_090000 --group AUTH --agent developer --iteration 1 --model sonnet --more ([\d,]+))`/.exec(md);
+    expect(line, md).not.toBeNull();
+    expect((line?.[2] ?? '').split(',').map(Number).sort()).toEqual([...given].sort());
+    const more = json(assemble(p, [...base, '--more', given.join(',')]));
     expect(packageIds(more).filter((id) => given.includes(id))).toEqual([]);
     expect(packageIds(more).length).toBeGreaterThan(0);
     expect((more.excluded ?? []).filter((e) => e.reason === 'consumed').map((e) => e.id).sort()).toEqual([...given].sort());
+    // Another spawn of the same agent at the same iteration (its own block recorded) still gets everything, and its more.
+    expect(json(assemble(p, base)).packages?.map((x) => x.id).sort()).toEqual([...given].sort());
+    // The command as printed, run by a shell: exit 0, and the block of what was not given.
+    const cmd = (line?.[1] ?? '').replace(/^context-assembler /, `npx tsx ${ASSEMBLE_TS} `);
+    const run = spawnSync('/bin/sh', ['-c', `${cmd} --project-root '${p.root}' --now ${NOW} --dry-run --format json`], { encoding: 'utf8', cwd: REPO_ROOT });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).packages.map((x: { id: number }) => x.id)).toEqual(packageIds(more));
   });
 });
 

@@ -40,7 +40,7 @@ import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts
 import { listTaskGroups, upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { DEFAULT_CONFIG, type Config, type Zone } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyDoc, AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
-import { keepFailuresAbove, rankPackages, type RankInput } from '../skills/context-assembler/scripts/lib/core/rank.ts';
+import { rankPackages, type RankInput } from '../skills/context-assembler/scripts/lib/core/rank.ts';
 import { parseScope, scopeSignal } from '../skills/context-assembler/scripts/lib/core/relevance.ts';
 import { rankStep, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
 import { exactCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
@@ -146,7 +146,7 @@ interface Request {
   scope: string | null;
   weights: Partial<Config['ranking']['weights']>;
   now: string;
-  /** --more: what the agent consumed at this iteration is left out (without it nothing is). */
+  /** --more: the packages named are left out (here: what the agent consumed at this iteration; without it nothing is). */
   more?: boolean;
 }
 
@@ -184,13 +184,7 @@ function fullRanking(db: DB, r: Request, config: Config) {
     designated: names.get(p.id, r.agent) === undefined ? (0 as const) : (1 as const),
   }));
   const ranked = rankFor(r, config, candidates, scope);
-  // The rank step then keeps the group's failures above the limit for packages of lower priority.
-  if (r.group === 'global' || ZONE_RULES[r.zone].ladder !== null || ranked.selected.length === 0) return { ...ranked, scope };
-  const order = ['critical', 'high', 'medium', 'low'];
-  const failures = candidates
-    .filter((c) => c.package_type === 'failures' && c.group_id === r.group)
-    .sort((a, b) => order.indexOf(a.priority) - order.indexOf(b.priority) || (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id);
-  return { ...ranked, ...keepFailuresAbove(ranked, failures, { group: r.group, agent: r.agent, nowMs: Date.parse(r.now), config, explain: false, limit: r.limit }), scope };
+  return { ...ranked, scope };
 }
 
 /** rankPackages over `candidates` for the request, as the rank step calls it. */
@@ -239,7 +233,8 @@ function fastRanking(db: DB, r: Request, config: Config): AssemblyDoc {
     scope: r.scope,
     lang: null,
     framework: null,
-    ...(r.more ? { more: true } : {}),
+    // A request for more names what it was given: here, what the agent consumed at this iteration.
+    ...(r.more ? { more: consumedIds(db, r) } : {}),
   };
   const warnings: string[] = [];
   const deps: Deps = {
@@ -262,15 +257,21 @@ function fastRanking(db: DB, r: Request, config: Config): AssemblyDoc {
 }
 
 /**
- * The ranked part of a rank step's candidates: the floor's packages that ranking left out (what
- * the prompt builder would show) follow the ranked ones, and are checked to be exactly those.
+ * The ranked part of a rank step's candidates. What follows it is checked to be what the rank step
+ * adds: the group's failures of a priority above the lowest ranked (core/rank.ts
+ * keepFailuresAbove), then the floor's packages (what the prompt builder would show).
  */
 function ranked(doc: AssemblyDoc, rankedCount: number): NonNullable<AssemblyDoc['candidates']> {
   const all = doc.candidates ?? [];
-  const extra = all.slice(rankedCount).map((p) => p.id);
+  const head = all.slice(0, rankedCount);
+  const weight = (p: string) => DEFAULT_CONFIG.ranking.priority_weights[p] ?? 0;
+  const lowest = Math.min(...head.map((p) => weight(p.priority)));
   const floor = doc.floor?.packages ?? [];
-  expect(extra.every((id) => floor.includes(id)), `appended ${JSON.stringify(extra)} of the floor ${JSON.stringify(floor)}`).toBe(true);
-  return all.slice(0, rankedCount);
+  for (const p of all.slice(rankedCount)) {
+    const failure = p.package_type === 'failures' && p.group_id === doc.request.group && weight(p.priority) > lowest;
+    expect(failure || floor.includes(p.id), `package ${p.id} follows the ranked ones: neither a failure kept nor the floor's`).toBe(true);
+  }
+  return head;
 }
 
 const arbRequest: fc.Arbitrary<Request> = fc.record({

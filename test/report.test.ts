@@ -76,9 +76,14 @@ describe('the assembly record', () => {
 
   it('a run that delivers nothing, and one in a zone that records nothing, leave a record each', () => {
     const before = rows(p).length;
-    // The developer at iteration 2 asking for more again and again, until every package of it was handed out.
+    // The developer at iteration 2 asking for more again and again (naming what it was given), until every package of it was handed out.
     const outcomes: string[] = [];
-    while (outcomes.at(-1) !== 'nothing-delivered' && outcomes.length < 10) outcomes.push(JSON.parse(assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2', '--more']).out).consumption);
+    const given: number[] = [];
+    while (outcomes.at(-1) !== 'nothing-delivered' && outcomes.length < 10) {
+      const doc = JSON.parse(assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '2', ...(given.length > 0 ? ['--more', given.join(',')] : [])]).out);
+      outcomes.push(doc.consumption);
+      given.push(...doc.packages.map((x: { id: number }) => x.id));
+    }
     expect(outcomes.at(-1)).toBe('nothing-delivered');
     expect(JSON.parse(assemble(p, ['--group', 'CART', '--agent', 'qa_expert', '--iteration', '1', '--current-tokens', '136000']).out).consumption).toBe('skipped-zone');
     expect(rows(p).slice(before).map((x) => [x.outcome, x.zone])).toEqual([...outcomes.map((o) => [o, 'Normal']), ['skipped-zone', 'Conservative']]);

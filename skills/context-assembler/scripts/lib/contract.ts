@@ -43,11 +43,11 @@ export interface AssemblyRequest {
   /** Explicit --purpose; null or absent for the agent's default (config purposes.by_agent). */
   purpose?: Purpose | null;
   /**
-   * --more: this spawn asks for more than its block gave it (the expansion the block's `+N more`
-   * line names), so the packages already delivered to this agent at this iteration are left out.
-   * Absent or false: consumption hides nothing (every spawn is a fresh agent).
+   * --more <ids>: this spawn asks for more than its block gave it (the command the block's `+N
+   * more` line names), so the packages it was given (these ids) are left out, and nothing else.
+   * Absent: nothing is (consumption hides nothing: every spawn is a fresh agent).
    */
-  more?: boolean;
+  more?: number[];
 }
 
 export interface ScoreComponents {
@@ -324,8 +324,8 @@ export interface PackFields {
   truncation?: TruncationReport;
   /** Purpose handoff: the test and build commands the delivered items quote (their artifacts included), with where each was found. */
   verification_commands?: { command: string; source: string }[];
-  /** The command the `+N more` line names: this spawn's request again with --more (set by pack where the zone shows that line). */
-  more_command?: string;
+  /** How an agent runs this skill's launcher, for the command the `+N more` line names (set by pack where the zone shows that line). */
+  more_launcher?: string;
 }
 
 /** What step 4 (reasoning) adds. */
@@ -387,7 +387,9 @@ export function validateDoc(value: unknown, source: string): PipedDoc {
   // Optional texts: absent (a document from an older version) means not given (upgradeDoc).
   if (req.purpose !== undefined && req.purpose !== null) oneOf('request.purpose', req.purpose, PURPOSES);
   if (doc.purpose !== undefined) oneOf('purpose', doc.purpose, PURPOSES);
-  if (req.more !== undefined && typeof req.more !== 'boolean') fail(`field "request.more" must be a boolean, got ${JSON.stringify(req.more)}`);
+  if (req.more !== undefined && !(Array.isArray(req.more) && req.more.every((id) => Number.isSafeInteger(id) && (id as number) > 0))) {
+    fail(`field "request.more" must be a list of package ids, got ${JSON.stringify(req.more)}`);
+  }
   for (const k of ['task', 'error', 'scope', 'lang', 'framework'] as const) {
     if (req[k] !== undefined && req[k] !== null && typeof req[k] !== 'string') fail(`field "request.${k}" must be a string or null, got ${JSON.stringify(req[k])}`);
   }

@@ -24,7 +24,7 @@ export const COMMON_FLAGS: Record<string, Kind> = {
   '--format': 'string',
   '--explain': 'bool',
   '--dry-run': 'bool',
-  '--more': 'bool',
+  '--more': 'string',
   '--now': 'string',
   '--db': 'string',
   '--project-root': 'string',
@@ -141,8 +141,15 @@ export function requestFromFlags(f: ParsedFlags, now: () => Date): AssemblyReque
     framework: v('--framework') ?? null,
     purpose: v('--purpose') === undefined ? null : oneOf<Purpose>('--purpose', (v('--purpose') as string).trim().toLowerCase(), PURPOSES),
     // Only an explicit expansion (the block's `+N more` line) leaves out what this spawn was given.
-    ...(f.bools.has('--more') ? { more: true } : {}),
+    ...(v('--more') !== undefined ? { more: parseIdList('--more', v('--more') as string) } : {}),
   };
+}
+
+/** Package ids as `3,5,12`: positive integers, at least one, each once. */
+function parseIdList(flag: string, text: string): number[] {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => !/^[1-9][0-9]{0,15}$/.test(p))) throw invalid(`${flag} must be a comma-separated list of package ids such as 3,5,12, got '${text}'`);
+  return [...new Set(parts.map(Number))];
 }
 
 /** Free text from the caller: blank means not given. */

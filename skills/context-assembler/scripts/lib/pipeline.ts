@@ -196,12 +196,12 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const r = doc.request;
   if (!queries(doc.zone)) {
     // Nothing is read for the block; what the builder would have shown is still named (left out for the zone).
-    const floor = r.more === true ? undefined : guardedFloor(deps, r);
+    const floor = r.more !== undefined ? undefined : guardedFloor(deps, r);
     return { ...doc, step: 'rank', total_available: 0, priority_used: null, candidates: [], error_patterns: [], strategies: [], excluded: [], ...(floor ? { floor } : {}) };
   }
   const db = deps.db();
   // A request for more than its block gave (--more) already had the floor in that block.
-  const floor = r.more === true ? NO_FLOOR : floorOf(db, r);
+  const floor = r.more !== undefined ? NO_FLOOR : floorOf(db, r);
   const nowMs = Date.parse(r.now);
   const query = { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration };
   // Patterns, strategies, their verdicts and project memory: the session's project's, or every
@@ -215,9 +215,9 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const weightsOf = deps.config.outcome_feedback.weights;
   const fts = deps.config.enable_fts5;
   const scopeByIndex = fts ? refreshSearchIndex(db, deps.projectRoot, deps.config, deps.warn) : false;
-  // Consumption is a record of delivery: it leaves a package out only for a spawn that asks for
-  // more than its block gave it (--more), never for a later spawn (a fresh agent that saw nothing).
-  const consumed = r.more === true ? listConsumedPackages(db, query) : [];
+  // Consumption is a record of delivery and leaves nothing out: a spawn that asks for more than its
+  // block gave it names what it was given (--more <ids>), and only those are left out.
+  const consumed = r.more !== undefined ? listEligibleByIds(db, query, r.more) : [];
   // Counted up to AVAILABLE_CAP a half: the count then costs the cap, not the session's size.
   const designated = countRequestPackages(db, query, AVAILABLE_CAP);
   const select = (plan: SearchPlan) =>
@@ -547,7 +547,7 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
     excluded: [...doc.excluded, ...prepared.excluded, ...memories.excluded],
   };
   const block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
-  const more = ZONE_RULES[doc.zone].showsOverflow ? { more_command: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, r) } : {};
+  const more = ZONE_RULES[doc.zone].showsOverflow && deps.launcher !== undefined ? { more_launcher: deps.launcher } : {};
   return { ...withBlock({ ...rest, step: 'pack', ...more }, block, deps.counter), block_pool: pool };
 }
 
@@ -595,7 +595,8 @@ function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: Bl
     totalAvailable: doc.total_available,
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used,
-    moreCommand: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request),
+    // At its widest: every candidate package named as given.
+    moreCommand: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request, pool.packages.map((p) => p.id)),
     ...(doc.floor ? { floor: floorKeys(doc.floor) } : {}),
     items,
     essential: essentialRules(items, doc.request, purpose),
@@ -814,45 +815,21 @@ function recordedAlone(doc: AssemblyDoc, deps: Deps, holding?: DB): AssemblyDoc 
   return doc;
 }
 
-/** How often a run chooses outside the lock; the last choice is made holding it. */
-const MAX_CHOICES = 4;
-
 /**
  * The whole assembly (rank through consume) of a run that records consumption. The steps run
- * without the write lock; then one short write transaction checks the chosen packages and marks
- * them. When another run recorded one of them meanwhile, nothing is marked and the run chooses
- * again outside the lock (its ranking now excludes the other run's marks), so the lock is never
- * held while ranking in the common case and concurrent runs are not starved into a fallback.
- * Each round the first run to commit is served; a run that lost MAX_CHOICES - 1 rounds (many runs
- * at once) makes its last choice holding the lock, so it is served whatever is still free. A
- * package is delivered only by the run that recorded it.
+ * without the write lock; then one short write transaction records what the block delivers
+ * (consumption hides nothing from a later spawn, so what another run recorded meanwhile changes
+ * nothing here). A package is delivered only by a run that could record it: when the record cannot
+ * be written, the run falls back.
  */
 function assembleOnce(start: AssemblyDoc, steps: readonly Step[], deps: Deps): AssemblyDoc {
-  const choose = steps.filter((s) => s !== 'consume');
-  const r = start.request;
-  for (let attempt = 1; ; attempt++) {
-    if (attempt === MAX_CHOICES) {
-      const db = deps.db();
-      // A step's own failure keeps its message; only the claim is a recording failure.
-      return writeTransaction(db, () => {
-        const doc = runSteps(start, choose, deps);
-        const ids = packageIds(doc);
-        return ids.length === 0 ? consumeStep(doc, deps, db) : recording(() => claimed(doc, db, ids, deps));
-      });
-    }
-    const doc = runSteps(start, choose, deps);
-    const ids = packageIds(doc);
-    if (ids.length === 0) return consumeStep(doc, deps);
-    const settled = recording(() => {
-      const db = deps.db();
-      return writeTransaction(db, () => {
-        // Only an expansion (--more) must not repeat what another run delivered meanwhile.
-        const stale = r.more === true && ids.some((id) => isConsumedAtIteration(db, id, r.agent, r.iteration));
-        return stale ? undefined : claimed(doc, db, ids, deps);
-      });
-    });
-    if (settled !== undefined) return settled;
-  }
+  const doc = runSteps(start, steps.filter((s) => s !== 'consume'), deps);
+  const ids = packageIds(doc);
+  if (ids.length === 0) return consumeStep(doc, deps);
+  return recording(() => {
+    const db = deps.db();
+    return writeTransaction(db, () => claimed(doc, db, ids, deps));
+  });
 }
 
 const packageIds = (doc: AssemblyDoc) => (doc.packages ?? []).map((p) => p.id);
@@ -867,17 +844,10 @@ function consumed(doc: AssemblyDoc, consumption: NonNullable<AssemblyDoc['consum
  */
 function claimed(doc: AssemblyDoc, db: DB, ids: readonly number[], deps: Deps): AssemblyDoc {
   const claim = claimPackages(db, ids, doc.request.agent, doc.request.iteration);
-  // A package recorded before at this iteration is delivered again (its record stands): only an
-  // expansion (--more) withdraws what another run delivered first.
-  const withdraw = doc.request.more === true ? claim.taken : [];
+  // A package recorded before at this iteration is delivered again (its record stands).
   // Delivered packages nothing could record (requirements_engineer after its first iteration).
   const status = claim.claimed.length === 0 && claim.taken.length === 0 && claim.unrecorded.length > 0 ? 'unrecorded' : 'recorded';
-  if (withdraw.length > 0) {
-    deps.warn(
-      `context-assembler: package(s) ${withdraw.join(', ')} already recorded for ${doc.request.agent} at iteration ${doc.request.iteration} by another run; withdrawn from this block`,
-    );
-  }
-  const result = consumed(withdraw.length === 0 ? doc : withdrawPackages(doc, withdraw, deps.counter), status, claim.claimed);
+  const result = consumed(doc, status, claim.claimed);
   // In the transaction that records what it delivers.
   deps.record?.(db, result);
   return result;
@@ -890,35 +860,6 @@ function recording<T>(write: () => T): T {
   } catch (err) {
     throw new Error(`could not record consumption (${(err as Error).message}); no package is delivered unrecorded`);
   }
-}
-
-/**
- * The document without the packages another run delivered first: they leave `packages` and the
- * available count and join the exclusions as consumed (consumed first, by id, as rank lists them);
- * the package section's tokens are counted again as it is now emitted. Pure.
- */
-function withdrawPackages(doc: AssemblyDoc, taken: readonly number[], counter: TokenCounter): AssemblyDoc {
-  const gone = new Set(taken);
-  const packages = (doc.packages ?? []).filter((p) => !gone.has(p.id));
-  const total = Math.max(0, (doc.total_available ?? 0) - gone.size);
-  const isConsumed = (e: Exclusion) => e.kind === 'package' && e.reason === 'consumed';
-  const excluded = doc.excluded ?? [];
-  const consumedFirst = [...excluded.filter(isConsumed), ...taken.map((id): Exclusion => ({ kind: 'package', id, reason: 'consumed' }))].sort(
-    (a, b) => (a.id as number) - (b.id as number),
-  );
-  const header = renderPackageHeader(doc.zone, packages.length, availableText(total, doc.total_capped), doc.priority_used ?? null);
-  const section = packageSectionTokens(header, packages, counter, doc.context_budget);
-  const after = [...consumedFirst, ...excluded.filter((e) => !isConsumed(e))];
-  return {
-    ...doc,
-    total_available: total,
-    excluded: after,
-    packages,
-    packages_tokens: section.tokens,
-    counting: countingAfter(doc, section.exact),
-    // The block's tokens less what the withdrawn packages took (the package section counted again).
-    ...(doc.truncation ? { truncation: { ...reportWithExcluded(doc.truncation, after), used: Math.max(0, doc.truncation.used - ((doc.packages_tokens ?? 0) - section.tokens)) } } : {}),
-  };
 }
 
 /** The document's counting note after a step whose token figures are (or are not) all counts. */

@@ -133,9 +133,10 @@ Options:
   --format markdown|json    output format
   --explain                 add each package's score components and where the query matched (json)
   --dry-run                 do not record consumption
-  --more                    the packages this agent was not yet given at this iteration: the
-                            expansion the block's "+N more" line names (without it, what an earlier
-                            spawn was given is shown again: every spawn is a fresh agent)
+  --more IDS                this spawn asks for more: the packages it was given (comma-separated
+                            ids) are left out, nothing else; the command the block's "+N more"
+                            line names (without it, what an earlier spawn was given is shown
+                            again: every spawn is a fresh agent)
   --db PATH                 database (default <project root>/bazinga/bazinga.db)
   --project-root DIR        project root (default: $CLAUDE_PROJECT_DIR or the nearest folder with .claude/ and bazinga/)
   --config PATH             config file (default <project root>/bazinga/skills_config.json)

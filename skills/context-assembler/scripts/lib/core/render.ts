@@ -49,10 +49,12 @@ export const shellWord = (w: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w 
 /**
  * The command that asks for more for this spawn: `launcher` (how an agent runs this skill's
  * launcher, for example `node .claude/skills/context-assembler/bin/context-assembler.cjs`) with
- * assemble and the request's session, group, agent and iteration, and --more.
+ * assemble, the request's session, group, agent, iteration and model, and --more with the packages
+ * this spawn was given (`given`, in the order given: what it named before, then its block's).
  */
-export function moreCommand(launcher: string, r: Pick<AssemblyRequest, 'session' | 'group' | 'agent' | 'iteration'>): string {
-  return [launcher, 'assemble', '--session', shellWord(r.session), '--group', shellWord(r.group), '--agent', r.agent, '--iteration', String(r.iteration), '--more'].join(' ');
+export function moreCommand(launcher: string, r: Pick<AssemblyRequest, 'session' | 'group' | 'agent' | 'iteration' | 'model' | 'more'>, given: readonly number[]): string {
+  const ids = [...new Set([...(r.more ?? []), ...given])];
+  return [launcher, 'assemble', '--session', shellWord(r.session), '--group', shellWord(r.group), '--agent', r.agent, '--iteration', String(r.iteration), '--model', shellWord(r.model), ...(ids.length > 0 ? ['--more', ids.join(',')] : [])].join(' ');
 }
 
 /** The sections of a handoff block, in order (purpose handoff). */
@@ -271,7 +273,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     }
   }
   const overflow = doc.overflow_count ?? 0;
-  if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped ?? false, doc.more_command ?? moreCommand(DEFAULT_LAUNCHER, doc.request)));
+  if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped ?? false, moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id))));
   if (doc.truncation?.shown) out.push('', renderLeftOut(doc.truncation) + (floorText === null ? '' : `\n${floorText}`));
   else if (floorText !== null) out.push('', '### Left out', '', floorText);
   return out.join('\n') + '\n';
