@@ -9,6 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ASSEMBLE } from '../skills/context-assembler/scripts/lib/main.ts';
@@ -93,6 +94,25 @@ describe('a later spawn is never given less: consumption records delivery', () =
     const run = spawnSync('/bin/sh', ['-c', `${cmd} --project-root '${p.root}' --now ${NOW} --dry-run --format json`], { encoding: 'utf8', cwd: REPO_ROOT });
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).packages.map((x: { id: number }) => x.id)).toEqual(packageIds(more));
+  });
+});
+
+describe('a package with an empty summary', () => {
+  it('is no candidate (the prompt builder skips it too): never counted in the +N more line, never left out as emptied by redaction', () => {
+    const p = fixture();
+    const file = writeArtifact(p, S1, 'empty.md', '# empty\n');
+    const r = bazingaDbInProcess(p, ['save-context-package', S1, 'AUTH', 'research', file, 'developer', '["developer"]', 'high', 'to be emptied']);
+    expect(r.code, r.err).toBe(0);
+    const id = JSON.parse(r.out).package_id as number;
+    // As another writer may leave it (BAZINGA's builder skips it: `if summary`).
+    const db = new Database(p.dbPath);
+    db.prepare("UPDATE context_packages SET summary = '' WHERE id = ?").run(id);
+    db.close();
+    const doc = json(assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--format', 'json', '--dry-run', '--limit', '10']));
+    expect(packageIds(doc)).not.toContain(id);
+    expect((doc.excluded ?? []).map((e) => e.id)).not.toContain(id);
+    expect(doc.total_available).toBe(4);
+    expect(doc.overflow_count).toBe(0);
   });
 });
 

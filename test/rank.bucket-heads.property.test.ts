@@ -158,7 +158,7 @@ interface Request {
 function fullRanking(db: DB, r: Request, config: Config) {
   const consumed = new Set(r.more ? consumedIds(db, r) : []);
   const current = db
-    .prepare(`SELECT cp.id FROM context_packages cp WHERE cp.session_id = ? AND (cp.group_id = ? OR cp.scope = 'global') AND cp.supersedes_id IS NULL ORDER BY cp.id`)
+    .prepare(`SELECT cp.id FROM context_packages cp WHERE cp.session_id = ? AND (cp.group_id = ? OR cp.scope = 'global') AND cp.supersedes_id IS NULL AND cp.summary <> '' ORDER BY cp.id`)
     .all(SESSION, r.group) as { id: number }[];
   const rows = current.filter((p) => !consumed.has(p.id)).map((p) => findPackage(db, p.id) as PackageRow);
   const names = db.prepare('SELECT 1 FROM context_package_consumers WHERE package_id = ? AND agent_type = ?');

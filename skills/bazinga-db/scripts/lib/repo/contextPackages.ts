@@ -88,6 +88,9 @@ const IN_SCOPE = `cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.s
 /** Current: not superseded. */
 const CURRENT = `cp.supersedes_id IS NULL`;
 
+/** An assembler's candidate: current, with a summary to show (the prompt builder skips an empty one too). */
+const CANDIDATE = `${CURRENT} AND cp.summary <> ''`;
+
 /** Naming the agent as a consumer (a condition, or the candidate column `designated`). */
 const NAMES_AGENT = `EXISTS (SELECT 1 FROM context_package_consumers c WHERE c.package_id = cp.id AND c.agent_type = @agentType)`;
 
@@ -210,7 +213,7 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
      WHERE cp.id IN (
        SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_group_bucket
        WHERE p.session_id = @sessionId AND p.group_id = @groupId AND p.priority = b.priority AND p.package_type = b.package_type
-         AND ${asAlias(CURRENT, 'p')} AND ${asAlias(NAMES_AGENT, 'p')} = b.designated
+         AND ${asAlias(CANDIDATE, 'p')} AND ${asAlias(NAMES_AGENT, 'p')} = b.designated
        ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket)
      UNION ALL
      SELECT ${CANDIDATE_COLUMNS}, b.ord AS ord, 1 AS half FROM bucket b CROSS JOIN context_packages cp
@@ -218,7 +221,7 @@ export function listBucketHeads(db: DB, q: EligibilityQuery & { iteration: numbe
        SELECT p.id FROM context_packages p INDEXED BY ca_idx_cp_scope_bucket
        WHERE p.session_id = @sessionId AND p.scope = 'global' AND p.priority = b.priority AND p.package_type = b.package_type
          AND (p.group_id IS NULL OR p.group_id <> @groupId)
-         AND ${asAlias(CURRENT, 'p')} AND ${asAlias(NAMES_AGENT, 'p')} = b.designated
+         AND ${asAlias(CANDIDATE, 'p')} AND ${asAlias(NAMES_AGENT, 'p')} = b.designated
        ORDER BY p.created_at DESC, p.id DESC LIMIT @perBucket))
      ORDER BY ord, half, created_at DESC, id DESC`,
   ).all({ ...q, buckets: BUCKETS, perBucket }) as CandidatePackage[];
@@ -233,7 +236,7 @@ export function listGroupFailures(db: DB, q: Pick<EligibilityQuery, 'sessionId' 
   const read = stmt(
     db,
     `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
-     WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND cp.priority = @priority AND cp.package_type = 'failures' AND ${CURRENT}
+     WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND cp.priority = @priority AND cp.package_type = 'failures' AND ${CANDIDATE}
      ORDER BY cp.created_at DESC, cp.id DESC LIMIT @perPriority`,
   );
   return PRIORITIES.flatMap((priority) => read.all({ sessionId: q.sessionId, groupId: q.groupId, agentType: q.agentType, priority, perPriority }) as CandidatePackage[]);
@@ -254,7 +257,7 @@ export function listEligibleByIds(db: DB, q: EligibilityQuery, ids: readonly num
   return stmt(
     db,
     `SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp
-     WHERE cp.id IN (SELECT value FROM json_each(@ids)) AND ${IN_SCOPE} AND ${CURRENT}
+     WHERE cp.id IN (SELECT value FROM json_each(@ids)) AND ${IN_SCOPE} AND ${CANDIDATE}
      ORDER BY cp.id`,
   ).all({ ...q, ids: JSON.stringify(ids) }) as CandidatePackage[];
 }
@@ -270,7 +273,7 @@ export function listPackagesNaming(db: DB, q: EligibilityQuery, needles: readonl
     db,
     `WITH needle(v) AS MATERIALIZED (SELECT value FROM json_each(@needles))
      SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed FROM context_packages cp
-     WHERE ${IN_SCOPE} AND ${CURRENT}
+     WHERE ${IN_SCOPE} AND ${CANDIDATE}
        AND EXISTS (SELECT 1 FROM needle WHERE instr(cp.summary, needle.v) > 0 OR instr(cp.file_path, needle.v) > 0
                    OR instr((SELECT pp.paths FROM ca_package_paths pp WHERE pp.package_id = cp.id), needle.v) > 0)
      ORDER BY cp.id`,
@@ -288,10 +291,10 @@ export function countRequestPackages(db: DB, q: Pick<EligibilityQuery, 'sessionI
     db,
     `SELECT
        (SELECT COUNT(*) FROM (SELECT 1 FROM context_packages cp INDEXED BY ca_idx_cp_group_bucket
-        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND ${CURRENT} LIMIT @cap)) AS g,
+        WHERE cp.session_id = @sessionId AND cp.group_id = @groupId AND ${CANDIDATE} LIMIT @cap)) AS g,
        (SELECT COUNT(*) FROM (SELECT 1 FROM context_packages cp INDEXED BY ca_idx_cp_scope_bucket
         WHERE cp.session_id = @sessionId AND cp.scope = 'global' AND (cp.group_id IS NULL OR cp.group_id <> @groupId)
-          AND ${CURRENT} LIMIT @cap)) AS s`,
+          AND ${CANDIDATE} LIMIT @cap)) AS s`,
   ).get({ sessionId: q.sessionId, groupId: q.groupId, cap }) as { g: number; s: number };
   return { count: row.g + row.s, capped: row.g >= cap || row.s >= cap };
 }
@@ -313,7 +316,7 @@ export function listConsumedPackages(db: DB, q: EligibilityQuery & { iteration: 
                        AND EXISTS (SELECT 1 FROM context_package_consumers c INDEXED BY idx_cpc_package
                                    WHERE c.package_id = p.id AND c.agent_type = @agentType
                                      AND c.consumed_at IS NOT NULL AND c.iteration = @iteration))
-       AND ${IN_SCOPE} AND ${CURRENT}
+       AND ${IN_SCOPE} AND ${CANDIDATE}
      ORDER BY cp.id`,
   ).all(q) as CandidatePackage[];
 }
@@ -349,7 +352,7 @@ export function searchRequestPackages(
     `WITH top AS (
        SELECT cp.id AS id, ${score} AS bm25 FROM ca_fts_packages f CROSS JOIN context_packages cp ON cp.id = f.rowid
        WHERE ca_fts_packages MATCH @match AND f.rowid >= @lo AND f.rowid <= @hi
-         AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global') AND cp.supersedes_id IS NULL
+         AND cp.session_id = @sessionId AND (cp.group_id = @groupId OR cp.scope = 'global') AND cp.supersedes_id IS NULL AND cp.summary <> ''
        ORDER BY ${order} LIMIT @limit)
      SELECT ${CANDIDATE_COLUMNS}, 0 AS consumed, top.bm25 AS bm25
      FROM top JOIN context_packages cp ON cp.id = top.id
