@@ -98,7 +98,11 @@ describe('the scope a session reads', () => {
     { name: 'metadata project_id acme', session: SESSIONS.acme.id, patterns: () => [acme], strategies: ['Keep cart totals in integer cents'] },
   ])('a block for a session with $name shows the patterns and strategies it reads', ({ session, patterns, strategies }) => {
     const doc = assemble(session);
-    expect(doc.error_patterns.map((e: { pattern_hash: string }) => e.pattern_hash).sort()).toEqual(patterns().sort());
+    // Its own choice is its scope's; what else it shows is the prompt builder's own (every project's
+    // patterns above 0.7: the floor), never more.
+    const floor: string[] = doc.floor?.error_patterns ?? [];
+    const shown = doc.error_patterns as { pattern_hash: string; fault_hash: string }[];
+    expect(shown.filter((e) => !floor.includes(e.fault_hash) || patterns().includes(e.pattern_hash)).map((e) => e.pattern_hash).sort()).toEqual(patterns().sort());
     expect(doc.strategies.map((s: { insight: string }) => s.insight).sort()).toEqual([...strategies].sort());
   });
 
@@ -122,7 +126,12 @@ describe('the scope a session reads', () => {
     expect(counts(SESSIONS.acme.id)).toMatchObject({ helped: 1 });
     // A session of another project never sees acme's pattern, nor its verdicts.
     ok(['create-session', 'bazinga_20260101_130000', 'simple', 'Other', '--metadata', JSON.stringify({ project_id: 'other' })]);
-    expect(assemble('bazinga_20260101_130000').error_patterns.map((e: { pattern_hash: string }) => e.pattern_hash)).toEqual([other]);
+    // (acme's may still follow as the prompt builder's own: it reads every project; never with acme's verdicts.)
+    const otherDoc = assemble('bazinga_20260101_130000', ['--explain']);
+    const floor: string[] = otherDoc.floor?.error_patterns ?? [];
+    const own = (otherDoc.error_patterns as { pattern_hash: string; fault_hash: string; outcome?: unknown }[]).filter((e) => !floor.includes(e.fault_hash) || e.pattern_hash === other);
+    expect(own.map((e) => e.pattern_hash)).toEqual([other]);
+    expect(otherDoc.error_patterns.find((e: { pattern_hash: string }) => e.pattern_hash === acme)?.outcome).toBeUndefined();
   });
 });
 
