@@ -36,6 +36,8 @@ const HANG_GUARD_MS = 10_000;
 const ENV: NodeJS.ProcessEnv = { ...process.env };
 delete ENV.CLAUDE_PROJECT_DIR;
 delete ENV.BAZINGA_ROOT;
+// The `+N more` line's command is sized into the budget: one launcher text wherever the checkout lies.
+ENV.CONTEXT_ASSEMBLER_LAUNCHER = 'node <repo>/skills/context-assembler/bin/context-assembler.cjs';
 
 /** Runs assemble.ts as a real process (markdown); expects exit 0 and returns stdout and stderr. */
 function assembleProcess(args: readonly string[]): { stdout: string; stderr: string } {

@@ -222,6 +222,8 @@ export interface Environment {
   configPath: string;
   dbPath: string;
   projectRoot: string;
+  /** How an agent runs this skill's launcher (the `+N more` line's command): $CONTEXT_ASSEMBLER_LAUNCHER, else found from this module (launcherCommand). */
+  launcher?: string;
 }
 
 /** Finds the project, its database and its config (throws on any failure; callers fall back). */
@@ -239,7 +241,8 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
   }
   if (text === undefined && configFlag) throw new Error(`cannot read config ${configPath}: no such file`);
   const config = parseConfig(text, configPath, (m) => io.stderr(`⚠ ${m}\n`));
-  return { config, configPath, dbPath: paths.dbPath, projectRoot: paths.projectRoot };
+  const launcher = io.env.CONTEXT_ASSEMBLER_LAUNCHER?.trim() || launcherCommand(paths.projectRoot);
+  return { config, configPath, dbPath: paths.dbPath, projectRoot: paths.projectRoot, ...(launcher ? { launcher } : {}) };
 }
 
 /**
@@ -325,7 +328,7 @@ export function makeDeps(
     db: openDb,
     projectRoot: env.projectRoot,
     explain: flags.bools.has('--explain'),
-    launcher: launcherCommand(env.projectRoot),
+    ...(env.launcher !== undefined ? { launcher: env.launcher } : {}),
     // A writer learns whether it can write when it opens the database (read-only: a dry run).
     get dryRun() {
       if (!writes) return dryRunFlag;
