@@ -243,17 +243,7 @@ export function rankPackages(input: RankInput): RankOutput {
     const c = live[i] as Candidate;
     const eligible = ladder === null || ladder.includes(c.priority);
     if (eligible && selected.length < input.limit) {
-      selected.push({
-        id: c.id,
-        priority: c.priority,
-        package_type: c.package_type,
-        file_path: c.file_path,
-        summary: c.summary,
-        group_id: c.group_id,
-        created_at: c.created_at,
-        score: score[i] as number,
-        ...(input.explain ? { components: roundComponents(componentsAt(c, parseSqliteTime(c.created_at), input), input) } : {}),
-      });
+      selected.push(rankedOf(c, score[i] as number, input.explain ? roundComponents(componentsAt(c, parseSqliteTime(c.created_at), input), input) : undefined));
     } else if (ladder === null) excluded.push({ kind: 'package', id: c.id, reason: 'limit' });
   }
   if (ladder !== null) {
@@ -314,19 +304,24 @@ export function keepFailuresAbove(
     .slice(0, input.limit)
     .map((c): RankedPackage => {
       const k = componentsAt(c, parseSqliteTime(c.created_at), full);
-      return {
-        id: c.id,
-        priority: c.priority,
-        package_type: c.package_type,
-        file_path: c.file_path,
-        summary: c.summary,
-        group_id: c.group_id,
-        created_at: c.created_at,
-        score: scoreOf(k, input.config, input.relevance !== undefined),
-        ...(input.explain ? { components: roundComponents(k, full) } : {}),
-      };
+      return rankedOf(c, scoreOf(k, input.config, input.relevance !== undefined), input.explain ? roundComponents(k, full) : undefined);
     });
   if (added.length === 0) return ranked;
   const ids = new Set(added.map((p) => p.id));
   return { selected: [...ranked.selected, ...added], excluded: ranked.excluded.filter((e) => !(e.kind === 'package' && ids.has(e.id as number))) };
+}
+
+/** A candidate as the selection holds it: its fields, its score, and (with --explain) its components. */
+function rankedOf(c: Candidate, score: number, components: ScoreComponents | undefined): RankedPackage {
+  return {
+    id: c.id,
+    priority: c.priority,
+    package_type: c.package_type,
+    file_path: c.file_path,
+    summary: c.summary,
+    group_id: c.group_id,
+    created_at: c.created_at,
+    score,
+    ...(components ? { components } : {}),
+  };
 }
