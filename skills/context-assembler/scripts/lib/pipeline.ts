@@ -63,7 +63,7 @@ import {
   type Step,
   type ZoneDoc,
 } from './contract.ts';
-import { fitBlock, reportWithExcluded, type BlockInput } from './core/block.ts';
+import { fitBlock, keyOf, reportWithExcluded, type BlockInput } from './core/block.ts';
 import { purposeRules, tierOf, tierRuleOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
 import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
 import { isExpired, isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
@@ -262,13 +262,14 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   // first WORD_MATCHED_ROWS_MAX valid ones (expired patterns and other languages skipped, not
   // counted); with an error text, every pattern. Each fault once (faultPatterns).
   const showable = (row: ErrorPatternRow) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang);
+  const live = (row: ErrorPatternRow) => !isExpired(row.last_seen, row.ttl_days, nowMs);
   const readRows = faultPatterns(db, scope, {
     all: r.error !== null,
     minConfidence: ep.min_confidence,
     max: text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX,
     readsAtMost: 2 * WORD_MATCHED_ROWS_MAX,
     showable,
-    live: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs),
+    live,
   });
   // The builder's faults (the floor) are shown whatever their project, confidence threshold or
   // language: every row of those the ranking did not read, merged as one each (not past its TTL).
@@ -276,7 +277,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const floorRows =
     floorFaults.length === 0
       ? []
-      : mergeFaults(rowsOfFaults(db, { projectId: scope.projectId, wholeDatabase: true }, floorFaults), { eligible: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs), counted: (row) => !isExpired(row.last_seen, row.ttl_days, nowMs) });
+      : mergeFaults(rowsOfFaults(db, { projectId: scope.projectId, wholeDatabase: true }, floorFaults), { eligible: live, counted: live });
   const patternRows = [...readRows, ...floorRows];
   const maxTerms = deps.config.relevance.max_query_terms;
   const patternTexts = patternRows.map((row) => ({ key: row.fault_hash, ...patternText(row) }));
@@ -389,7 +390,7 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
 
 /** The floor's items as the block's fit keys them (`${kind}:${id}`). */
 function floorKeys(floor: FloorItems): Set<string> {
-  return new Set([...floor.packages.map((id) => `package:${id}`), ...floor.reasoning.map((id) => `reasoning:${id}`), ...floor.error_patterns.map((h) => `error_pattern:${h}`)]);
+  return new Set([...floor.packages.map((id) => keyOf('package', id)), ...floor.reasoning.map((id) => keyOf('reasoning', id)), ...floor.error_patterns.map((h) => keyOf('error_pattern', h))]);
 }
 
 const NO_FLOOR: FloorItems = { packages: [], reasoning: [], error_patterns: [], under_review: { packages: [], reasoning: [] } };

@@ -61,7 +61,8 @@ function entryText(kind: ItemKind, item: unknown): string {
   return row.entry(item) + row.separator;
 }
 
-const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
+/** An item's key in the block's fit: `${kind}:${id}`. */
+export const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
 
 /**
  * The block's fixed lines at their widest, whatever is admitted: the section headings (with the
