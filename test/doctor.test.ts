@@ -152,6 +152,23 @@ describe('doctor on a healthy fixture copy', () => {
     expect(r.stdout.trimEnd().endsWith('healthy')).toBe(true);
   });
 
+  it('bazinga/reports a symbolic link: a WARN row naming it (the report writes through no link inside the project)', async () => {
+    const q = fixture();
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-doctor-elsewhere-'));
+    try {
+      fs.symlinkSync(elsewhere, path.join(q.root, 'bazinga', 'reports'));
+      const r = await doctorJson(['--project-root', q.root]);
+      expect(r.row('reports')).toEqual({
+        check: 'reports',
+        status: 'warn',
+        detail: `${path.join(q.root, 'bazinga', 'reports')} is a symbolic link: the report writes through no link inside the project, so no HTML report can be written there`,
+        fix: 'make it a real folder, or give report --out FILE',
+      });
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('finds the project through CLAUDE_PROJECT_DIR and through the working directory', async () => {
     const byEnv = await doctorJson([], { cwd: os.tmpdir(), env: { ...ENV, CLAUDE_PROJECT_DIR: p.root } });
     expect(byEnv.code).toBe(0);

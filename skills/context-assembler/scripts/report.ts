@@ -6,7 +6,7 @@
  *
  * Usage:  tsx report.ts [--session ID | --last N] [--format markdown|json|html] [--out FILE] [--project-root DIR]
  * Output: the report on stdout (markdown, json), or the HTML file's path
- * Exit:   0; 1 when the session or database is missing; 2 for invalid parameters
+ * Exit:   0; 1 when the session or database is missing, or a link is refused; 2 for invalid parameters
  */
 import { runReport } from './lib/report/run.ts';
 import { mainWith } from './lib/main.ts';

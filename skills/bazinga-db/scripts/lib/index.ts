@@ -13,6 +13,8 @@ export { resolvePaths } from './paths.ts';
 export { artifactTail, locateArtifact } from './artifacts.ts';
 // The one atomic file write (plain JavaScript: the launchers and the plugin's hooks use it too).
 export { writeFileAtomically } from '../../bin/writeFile.cjs';
+// A file the product writes for a person (a report): no link inside the project followed.
+export { writeFileInProject } from './projectWrite.ts';
 export { describeRefusal, isInsideAny, jsonErrorAt, jsonErrorLocation, readRegularFile, realDir, type FileRefusal } from './files.ts';
 export { DEFAULT_FILE_LIMITS, DEFAULT_MEMORY_SETTINGS, MAX_CONFIG_BYTES, readConfigFile, redactionPolicy } from './settings.ts';
 export { parseInteger, parseLimit } from './validate.ts';

@@ -247,9 +247,22 @@ export async function runDoctor(argv: readonly string[], rawIo: DoctorIo): Promi
   return ok ? 0 : 1;
 }
 
+/** Whether `p` is a symbolic link (false when nothing is there). */
+function isSymbolicLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** Where `report --format html` writes: the folder, what it holds, and whether a report can be written there. */
 function reportsCheck(reports: string): [string, 'ok' | 'warn', string, string?] {
   const what = 'context-assembler report --format html writes there; --format markdown or json prints to stdout';
+  // The report writes through no link inside the project (bazinga-db projectWrite.ts): said here before a report is refused.
+  for (const dir of [path.dirname(reports), reports]) {
+    if (isSymbolicLink(dir)) return ['reports', 'warn', `${dir} is a symbolic link: the report writes through no link inside the project, so no HTML report can be written there`, 'make it a real folder, or give report --out FILE'];
+  }
   let st: fs.Stats | undefined;
   try {
     st = fs.statSync(reports);

@@ -7,6 +7,7 @@
  */
 import type { Metric } from './metrics.ts';
 import type { GroupReport, ReportData, SessionReport, SpawnReport } from './data.ts';
+import { markdownText as md } from './markdownText.ts';
 
 /** Items listed one by one per spawn in the HTML (the rest counted): keeps 1,000 spawns well under 2 MB. */
 const HTML_ITEMS_LISTED = 12;
@@ -39,16 +40,20 @@ const packagesShown = (sp: SpawnReport) => sp.shown.filter((x) => x.kind === 'pa
 /** A record's time as a person reads it: 2025-12-02 12:00:00Z. */
 const when = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 
-const mdCell = (t: string) => t.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-
+/**
+ * The report as markdown. Every text in it that is not the report's own words (ids, times, agent
+ * types, summaries, reasons, paths, the metrics' texts, which name projects) passes markdownText:
+ * whatever the database holds, the document has the headings, table rows, cells and list items
+ * it has with plain text, and no link, image or HTML of the data's.
+ */
 export function renderReportMarkdown(d: ReportData): string {
   const out: string[] = [];
   const ids = d.sessions.map((s) => s.session_id).join(', ');
-  out.push(`# context-assembler report: ${mdCell(ids)}`, '', `Generated ${d.generated_at} by context-assembler ${d.product_version} from ${mdCell(d.database)}.`, '');
+  out.push(`# context-assembler report: ${md(ids)}`, '', `Generated ${md(d.generated_at)} by context-assembler ${md(d.product_version)} from ${md(d.database)}.`, '');
   out.push('## Success metrics', '', '| metric | value | target | result | how it is computed |', '|---|---:|---|---|---|');
   for (const m of d.metrics) {
     const value = m.value === null ? `not computable: ${m.missing}` : `${metricValue(m)} (${m.figures})`;
-    out.push(`| ${m.name} | ${mdCell(value)} | ${mdCell(m.target)} | ${verdictMark(m)} | ${mdCell(m.how)} |`);
+    out.push(`| ${md(m.name)} | ${md(value)} | ${md(m.target)} | ${verdictMark(m)} | ${md(m.how)} |`);
   }
   for (const s of d.sessions) out.push('', ...sessionMarkdown(s));
   return out.join('\n') + '\n';
@@ -58,46 +63,46 @@ export function renderReportMarkdown(d: ReportData): string {
 const WHOLE_DATABASE = " (none recorded: the session reads every project's patterns and strategies)";
 
 function sessionMarkdown(s: SessionReport): string[] {
-  const out = [`## Session ${mdCell(s.session_id)}`, '', `Project ${mdCell(s.project_id)}${s.whole_database ? WHOLE_DATABASE : ''}; started ${s.start_time ?? '—'}; status ${s.status ?? '—'}; ${s.spawns.length} assemblies on record.`];
+  const out = [`## Session ${md(s.session_id)}`, '', `Project ${md(s.project_id)}${s.whole_database ? WHOLE_DATABASE : ''}; started ${md(s.start_time ?? '—')}; status ${md(s.status ?? '—')}; ${s.spawns.length} assemblies on record.`];
   if (!s.record_kept) out.push('', 'The database holds no assembly record: no recording assembly of this version ran on it.');
   out.push('', '### Groups', '', '| group | status | iterations | last review | QA attempts | TL reviews | spawns |', '|---|---|---:|---|---:|---:|---:|');
-  for (const g of s.groups) out.push(`| ${mdCell(g.id)}: ${mdCell(g.name)} | ${g.status ?? '—'} | ${g.iterations} | ${g.last_review_status ?? '—'} | ${g.qa_attempts} | ${g.tl_review_attempts} | ${g.spawns.length} |`);
+  for (const g of s.groups) out.push(`| ${md(g.id)}: ${md(g.name)} | ${md(g.status ?? '—')} | ${g.iterations} | ${md(g.last_review_status ?? '—')} | ${g.qa_attempts} | ${g.tl_review_attempts} | ${g.spawns.length} |`);
   for (const g of s.groups) {
     const spawns = s.spawns.filter((sp) => sp.group_id === g.id);
     if (spawns.length === 0) continue;
-    out.push('', `#### Timeline of ${mdCell(g.id)}`, '', '| # | at | agent | iteration | verdict | outcome | packages shown | tokens used / budget |', '|---:|---|---|---:|---|---|---:|---|');
-    for (const sp of spawns) out.push(`| ${sp.id} | ${when(sp.at)} | ${sp.agent} | ${sp.iteration} | ${sp.verdict} | ${sp.outcome} | ${packagesShown(sp)} | ${tokensLine(sp)} |`);
+    out.push('', `#### Timeline of ${md(g.id)}`, '', '| # | at | agent | iteration | verdict | outcome | packages shown | tokens used / budget |', '|---:|---|---|---:|---|---|---:|---|');
+    for (const sp of spawns) out.push(`| ${sp.id} | ${md(when(sp.at))} | ${md(sp.agent)} | ${sp.iteration} | ${md(sp.verdict)} | ${md(sp.outcome)} | ${packagesShown(sp)} | ${tokensLine(sp)} |`);
   }
   out.push('', '### Spawns');
   if (s.spawns.length === 0) out.push('', 'None on record.');
   for (const sp of s.spawns) {
-    out.push('', `#### #${sp.id} ${sp.agent} · ${sp.group_id ?? 'session-wide'} · iteration ${sp.iteration} · ${sp.outcome}`, '');
-    out.push(`- at ${sp.at}, ${sp.source}, ${sp.duration_ms} ms, version ${sp.version}; purpose ${sp.purpose ?? '—'}, zone ${sp.zone ?? '—'} (window ${fmt(sp.usage_pct, 1)} % used)`);
-    if (sp.reason !== null) out.push(`- why: ${mdCell(sp.reason)}`);
+    out.push('', `#### #${sp.id} ${md(sp.agent)} · ${md(sp.group_id ?? 'session-wide')} · iteration ${sp.iteration} · ${md(sp.outcome)}`, '');
+    out.push(`- at ${md(sp.at)}, ${md(sp.source)}, ${sp.duration_ms} ms, version ${md(sp.version)}; purpose ${md(sp.purpose ?? '—')}, zone ${md(sp.zone ?? '—')} (window ${fmt(sp.usage_pct, 1)} % used)`);
+    if (sp.reason !== null) out.push(`- why: ${md(sp.reason)}`);
     out.push(`- tokens used / budget: ${tokensLine(sp)}${sp.prompt_tokens !== null ? `; the prompt: ${sp.prompt_tokens} tokens of ${sp.model_window}` : ''}`);
     if (sp.sections) out.push(`- by section: packages ${sp.sections.packages}, reasoning ${sp.sections.reasoning}, error patterns ${sp.sections.error_patterns}, strategies ${sp.sections.strategies}, memories ${sp.sections.memories}`);
-    out.push(`- shown: ${sp.shown.length === 0 ? 'nothing' : sp.shown.map(item).join(', ')}`);
-    out.push(`- left out: ${counts(sp.left_out_counts)}${sp.left_out.length > 0 ? ` (${sp.left_out.map(leftOut).join('; ')})` : ''}`);
+    out.push(`- shown: ${sp.shown.length === 0 ? 'nothing' : md(sp.shown.map(item).join(', '))}`);
+    out.push(`- left out: ${md(counts(sp.left_out_counts))}${sp.left_out.length > 0 ? ` (${md(sp.left_out.map(leftOut).join('; '))})` : ''}`);
     const builder = builderLine(sp);
-    if (builder !== null) out.push(`- BAZINGA's own section: ${mdCell(builder)}`);
-    if (sp.query) out.push(`- query: ${sp.query.source}${sp.query.terms.length > 0 ? ` (${sp.query.terms.map(mdCell).join(', ')})` : ''}; scope ${sp.query.scope_source}${sp.query.scope.length > 0 ? ` (${sp.query.scope.map(mdCell).join(', ')})` : ''}`);
+    if (builder !== null) out.push(`- BAZINGA's own section: ${md(builder)}`);
+    if (sp.query) out.push(`- query: ${md(sp.query.source)}${sp.query.terms.length > 0 ? ` (${sp.query.terms.map(md).join(', ')})` : ''}; scope ${md(sp.query.scope_source)}${sp.query.scope.length > 0 ? ` (${sp.query.scope.map(md).join(', ')})` : ''}`);
   }
   out.push('', `### Packages never delivered (${s.never_delivered.length} of ${s.packages_total})`, '');
   if (s.never_delivered.length === 0) out.push('None.');
   else {
     out.push('| id | group | type | priority | file | summary |', '|---:|---|---|---|---|---|');
-    for (const p of s.never_delivered) out.push(`| ${p.id} | ${p.group_id ?? 'session-wide'} | ${p.package_type} | ${p.priority} | ${mdCell(p.file_path)} | ${mdCell(p.summary)} |`);
+    for (const p of s.never_delivered) out.push(`| ${p.id} | ${md(p.group_id ?? 'session-wide')} | ${md(p.package_type)} | ${md(p.priority)} | ${md(p.file_path)} | ${md(p.summary)} |`);
   }
   out.push('', `### Repeated failure signatures (${s.repeated_failures.length})`, '');
   if (s.repeated_failures.length === 0) out.push('None: no error pattern of the project was seen twice.');
   else {
     out.push('| pattern | error | message | seen | last seen |', '|---|---|---|---:|---|');
-    for (const f of s.repeated_failures) out.push(`| ${f.pattern_hash.slice(0, 12)} | ${mdCell(f.error_type)} | ${mdCell(f.message)} | ${f.occurrences} | ${f.last_seen ?? '—'} |`);
+    for (const f of s.repeated_failures) out.push(`| ${md(f.pattern_hash.slice(0, 12))} | ${md(f.error_type)} | ${md(f.message)} | ${f.occurrences} | ${md(f.last_seen ?? '—')} |`);
   }
   const fallbacks = s.spawns.filter((sp) => s.fallbacks.includes(sp.id));
   out.push('', `### Fallbacks (${fallbacks.length})`, '');
   if (fallbacks.length === 0) out.push('None.');
-  for (const sp of fallbacks) out.push(`- #${sp.id} ${sp.at} ${sp.agent} (${sp.group_id ?? 'session-wide'}, iteration ${sp.iteration}): ${sp.outcome}: ${mdCell(sp.reason ?? '')}`);
+  for (const sp of fallbacks) out.push(`- #${sp.id} ${md(sp.at)} ${md(sp.agent)} (${md(sp.group_id ?? 'session-wide')}, iteration ${sp.iteration}): ${md(sp.outcome)}: ${md(sp.reason ?? '')}`);
   return out;
 }
 

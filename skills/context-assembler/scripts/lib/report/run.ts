@@ -12,7 +12,7 @@ import {
   printError,
   redactText,
   usage,
-  writeFileAtomically,
+  writeFileInProject,
   type DB,
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { redactionPolicyOf } from '../config.ts';
@@ -58,7 +58,11 @@ computed and what is missing when it cannot be; per group a timeline of spawns w
 verdict; per spawn what was shown and left out and why, tokens per section against the budget;
 packages never delivered; repeated failure signatures; fallbacks. Every text passes the redaction
 engine. The assembly record it reads is written by recording assemblies (never by dry runs).
-Exit: 0; 1 when the session or database is missing; 2 for invalid parameters.
+In markdown every stored text shows as text: no heading, table cell, list item, link, image or HTML
+comes from the data. A file is never written through a symbolic link inside the project (bazinga/,
+bazinga/reports/ or any folder between the project root and the file, --out's too) nor through one
+at the file itself: refused, naming it, nothing written. --out's links outside the project are followed.
+Exit: 0; 1 when the session or database is missing, or a link refused; 2 for invalid parameters.
 `;
 
 export function runReport(rawIo: ScriptIo): number {
@@ -108,8 +112,8 @@ export function runReport(rawIo: ScriptIo): number {
     }
     if (out === undefined) io.stdout(text);
     else {
-      fs.mkdirSync(path.dirname(out), { recursive: true });
-      writeFileAtomically(out, text, { mode: 0o600 });
+      // No link inside the project is followed, nor the file itself if it is one (bazinga-db projectWrite.ts).
+      writeFileInProject(out, text, { projectRoot: env.projectRoot, mode: 0o600, what: 'report' });
       io.stdout(`${out}\n`);
     }
     markRunComplete();
