@@ -28,6 +28,7 @@
 import { capturedPatternOf } from './hashing.ts';
 import { keyNewPatterns, patternsToKey, representativeOf, rowsOfFaults } from './patternFaults.ts';
 import { storeFaultKeys } from './repo/patternFaults.ts';
+import { writeDerived } from './schemaSteps.ts';
 import { pyJsonDumps } from './pyjson.ts';
 import { redactText } from './redact.ts';
 import {
@@ -258,7 +259,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
   const apply = () => {
     // Rows BAZINGA wrote since get their fault keys first, so a failure finds them by its fault
     // (a dry run keys them as it reads: patternFaults.ts rowsOfFaults).
-    if (!opts.dryRun) keyNewPatterns(db);
+    if (!opts.dryRun) writeDerived(db, () => keyNewPatterns(db), 0);
     for (const p of pending) {
       const d = p.decision;
       const known = representativeOf(rowsOfFaults(db, scope, [d.fault_hash])) ?? createdHere.get(d.fault_hash);
@@ -274,7 +275,7 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       report.decided.push(d);
       if (d.operation === 'created') {
         insertErrorPattern(db, { hash: p.hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null, confidence: capturedConfidence(p.tool) });
-        storeFaultKeys(db, [{ project_id: projectId, pattern_hash: p.hash, fault_hash: d.fault_hash, tool: p.tool }]);
+        writeDerived(db, () => storeFaultKeys(db, [{ project_id: projectId, pattern_hash: p.hash, fault_hash: d.fault_hash, tool: p.tool }]), undefined);
       } else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
         // As update-error-confidence moves it.
         recordErrorOutcome(db, known.pattern_hash, known.project_id, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'));
@@ -342,7 +343,7 @@ export function captureBeforeSpawn(
   if (!hasCaptureLedger(db)) return undefined;
   // The rows BAZINGA wrote since the last writer get their fault keys (a read keys them itself, at
   // a cost: a writer stores them), in a write transaction only when there are some.
-  if (patternsToKey(db)) writeTransaction(db, () => keyNewPatterns(db));
+  if (patternsToKey(db)) writeTransaction(db, () => writeDerived(db, () => keyNewPatterns(db), 0));
   settleKnownVerdicts(db, SETTLE_PER_SPAWN);
   if (!opts.capture) return undefined;
   const passed = passedGroups(db, opts.sessionId).filter((g) => g !== opts.groupId && !isSettled(db, opts.sessionId, g)).slice(0, PASSED_GROUPS_PER_SPAWN);

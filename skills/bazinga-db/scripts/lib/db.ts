@@ -3,7 +3,8 @@
  * synchronous NORMAL, a busy timeout, and a bounded retry with backoff around anything SQLite
  * refuses as busy; a missing or empty file gets the complete v19 schema in one transaction, an
  * existing file is checked (no integrity check on this path: it costs hundreds of milliseconds)
- * and only ever gains `ca_*` objects. A reader (`readOnly`): the file opened read-only, never
+ * and only ever gains `ca_*` objects, each change a schema step that may fail without failing the
+ * open (migrate.ts: tried once per process, recorded for doctor). A reader (`readOnly`): the file opened read-only, never
  * created, switched or extended; what it lacks of this layer's derived objects is worked around
  * for that connection only (see openReader), and leaves no `-wal`/`-shm` it made. The busy timeout
  * is the whole wait of a connection, retries included, as a deadline (see BusyBudget).
@@ -78,8 +79,13 @@ export function openDatabase(opts: OpenOptions): DB {
         // The background indexer is making them (on a large database, seconds of index builds): this
         // connection works around their absence as a reader does, instead of waiting to make them itself.
         retryBusy(conn, () => makeReaderObjects(conn, true));
-      } else {
-        ensureExtensions(conn, opts.betweenSchemaSteps, opts.onMigrated ?? notice);
+      } else if (failedHere(opts.dbPath)) {
+        // A step failed at an earlier open in this process: not tried again until the next process.
+        retryBusy(conn, () => makeReaderObjects(conn, opts.derived));
+      } else if (ensureExtensions(conn, opts.betweenSchemaSteps, opts.onMigrated ?? notice).length > 0) {
+        // What a failed step left absent is worked around for this connection, as a reader does.
+        rememberFailed(opts.dbPath);
+        retryBusy(conn, () => makeReaderObjects(conn, opts.derived));
       }
     }
     return conn;
@@ -91,6 +97,33 @@ export function openDatabase(opts: OpenOptions): DB {
     }
     throw toBazingaError(err);
   }
+}
+
+/**
+ * The files (by real path, device and inode) whose schema steps failed at an open in this process:
+ * each is tried once per process, so a warm server or a run of many opens does not pay for (or
+ * say) the same failure again; the next process tries again (and records the outcome for doctor).
+ */
+const failedFiles = new Set<string>();
+
+function fileIdentity(dbPath: string): string | undefined {
+  try {
+    const real = fs.realpathSync(dbPath);
+    const st = fs.statSync(real);
+    return `${st.dev}:${st.ino}:${real}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function failedHere(dbPath: string): boolean {
+  const id = fileIdentity(dbPath);
+  return id !== undefined && failedFiles.has(id);
+}
+
+function rememberFailed(dbPath: string): void {
+  const id = fileIdentity(dbPath);
+  if (id !== undefined) failedFiles.add(id);
 }
 
 /** Connections whose schema was made in a transaction still open (holdFresh), and the notice it earns. */

@@ -9,6 +9,8 @@ export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from 
 
 // Opening a database, transactions.
 export { inspectSchema, nativeBindingError, openDatabase, openReadOnly, useDriver, writeTransaction, type DB } from './db.ts';
+export { schemaStepsState, type SchemaStepsState } from './migrate.ts';
+export { describeRow, type FailedRow, type StepFailure } from './schemaSteps.ts';
 export { resolvePaths } from './paths.ts';
 export { artifactTail, locateArtifact } from './artifacts.ts';
 // The one atomic file write (plain JavaScript: the launchers and the plugin's hooks use it too).
@@ -18,6 +20,7 @@ export { writeFileInProject } from './projectWrite.ts';
 export { describeRefusal, isInsideAny, jsonErrorAt, jsonErrorLocation, readRegularFile, realDir, type FileRefusal } from './files.ts';
 export { DEFAULT_FILE_LIMITS, DEFAULT_MEMORY_SETTINGS, MAX_CONFIG_BYTES, readConfigFile, redactionPolicy } from './settings.ts';
 export { parseInteger, parseLimit } from './validate.ts';
+export { storedText } from './storedText.ts';
 
 // Vocabulary.
 export { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER, SPAWNED_AGENTS, type Priority, type SpawnedAgent } from './enums.ts';

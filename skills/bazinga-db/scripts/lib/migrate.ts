@@ -1,7 +1,10 @@
-/** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed; BAZINGA's rows an earlier release re-keyed given their keys back: patternRestore.ts), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
+/** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed; BAZINGA's rows an earlier release re-keyed given their keys back: patternRestore.ts), each change a schema step that can fail without failing the open (schemaSteps.ts), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
 import { BazingaError } from './errors.ts';
 import { resetSearchIndex } from './repo/searchIndex.ts';
 import { restoreNotice, restorePatternKeys } from './patternRestore.ts';
+import { renameCaptureColumn } from './repo/captures.ts';
+import { clearSchemaFailures, findSchemaFailures, recordSchemaFailures, type RecordedFailures } from './repo/schemaFailures.ts';
+import { failureNotice, runStep, type StepFailure } from './schemaSteps.ts';
 import { ASSEMBLY_ADDED_COLUMNS, CAPTURE_ADDED_COLUMNS, CA_DDL, OUTCOMES_SHAPE_COLUMN, CA_OBJECTS, CA_SCHEMA_VERSION, CORE_TABLES, MEMORY_ADDED_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, SEARCH_TABLES, V19_DDL, searchDdl } from './schema.ts';
 import { SEARCH_TOKENIZER } from './searchText.ts';
 import { hasTable, stmt, writeTransaction, type DB } from './statements.ts';
@@ -42,6 +45,24 @@ export function extensionsCurrent(db: DB): boolean {
   return recordedExtensionsVersion(db) >= CA_SCHEMA_VERSION;
 }
 
+/** Where this layer's schema stands in a file (doctor's reading; a read). */
+export interface SchemaStepsState {
+  /** The version a writer recorded (`ca_schema`; 0: none did) and this release's. */
+  recorded: number;
+  wanted: number;
+  /** This release's objects the file lacks. */
+  missing: string[];
+  /** The steps that failed at the last writer's open, when it recorded any (repo/schemaFailures.ts). */
+  failed: RecordedFailures | undefined;
+}
+
+export function schemaStepsState(db: DB): SchemaStepsState {
+  const present = new Set(
+    (db.prepare(`SELECT name FROM sqlite_master WHERE name IN (${CA_OBJECTS.map(() => '?').join(', ')})`).all(...CA_OBJECTS) as { name: string }[]).map((r) => r.name),
+  );
+  return { recorded: recordedExtensionsVersion(db), wanted: CA_SCHEMA_VERSION, missing: CA_OBJECTS.filter((o) => !present.has(o)), failed: findSchemaFailures(db) };
+}
+
 /** The extension version a writer recorded in ca_meta (0 when none did). */
 function recordedExtensionsVersion(db: DB): number {
   if (!hasTable(db, 'ca_meta')) return 0;
@@ -50,51 +71,88 @@ function recordedExtensionsVersion(db: DB): number {
 }
 
 /**
- * Makes the extension objects that are missing. In one transaction, or, with `between`, the
- * tables in one and then each index in its own, `between` called after each: building the indexes
- * of a large database takes seconds, and index-search runs it so that a spawn's writes are served
+ * Makes the extension objects that are missing and brings this layer's own rows to this version
+ * (the steps: references/schema-steps.md). Each step runs in a savepoint of its own
+ * (schemaSteps.ts): one SQLite or this layer refuses is rolled back and returned, and the rest
+ * goes on, so no row another tool wrote, no trigger and no odd object can make the open fail.
+ * The version is recorded (and an earlier failure record removed) only when every step
+ * succeeded; otherwise the failures are recorded for doctor (repo/schemaFailures.ts) and the next
+ * process's writer tries again. In one transaction, or, with `between`, the tables and row steps
+ * in one and then each index in its own, `between` called after each: building the indexes of a
+ * large database takes seconds, and index-search runs it so that a spawn's writes are served
  * between two of them. A run cut short leaves objects missing and `ca_schema` unset, so the next
- * open makes the rest.
+ * open makes the rest. Returns the steps that failed (none: the file is current).
  */
-export function ensureExtensions(db: DB, between?: () => void, notice: (line: string) => void = () => {}): void {
-  if (extensionsCurrent(db)) return;
+export function ensureExtensions(db: DB, between?: () => void, notice: (line: string) => void = () => {}): StepFailure[] {
+  if (extensionsCurrent(db)) return [];
+  const failures: StepFailure[] = [];
+  const step = (name: string, fn: () => void) => runStep(db, failures, name, fn);
   const isIndex = (ddl: string) => /^CREATE INDEX/.test(ddl);
   const line = writeTransaction(db, () => {
     // What this layer's own tables say of patterns predates fault keys (v12) until a writer says otherwise.
     const before = recordedExtensionsVersion(db);
     // A search table made with another definition (an older tokenizer) is made again; one that has
     // to be (re)created starts empty, so the whole index and its watermarks start over.
-    const stale = staleSearchTables(db);
-    for (const t of stale) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    step('search tables redefined', () => {
+      for (const t of staleSearchTables(db)) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    });
     const searchObjects = [...SEARCH_TABLES, 'ca_term_df', 'ca_package_paths', 'ca_meta'];
     const searchTables = db
       .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${searchObjects.map(() => '?').join(', ')})`)
       .get(...searchObjects) as { n: number };
     // This layer's own tables made by an earlier definition gain the columns they lack, before
-    // anything indexes them (ca_assemblies by v9; ca_memories by v6; ca_captures by an earlier v10).
-    addMissingColumns(db, 'ca_assemblies', ASSEMBLY_ADDED_COLUMNS);
-    addMissingColumns(db, 'ca_memories', MEMORY_ADDED_COLUMNS);
-    addMissingColumns(db, 'ca_captures', CAPTURE_ADDED_COLUMNS);
+    // anything indexes them (ca_assemblies by v9; ca_memories by v6; ca_captures by an earlier v10
+    // and, before v12, its pattern_hash named for what it holds).
+    step('ca_assemblies columns', () => addMissingColumns(db, 'ca_assemblies', ASSEMBLY_ADDED_COLUMNS));
+    step('ca_memories columns', () => addMissingColumns(db, 'ca_memories', MEMORY_ADDED_COLUMNS));
+    step('ca_captures columns', () => {
+      addMissingColumns(db, 'ca_captures', CAPTURE_ADDED_COLUMNS);
+      renameCaptureColumn(db);
+    });
     // ca_outcomes of an earlier shape: derived from the records, so made again and they settled anew.
-    const outcomesStale = hasTable(db, 'ca_outcomes') && !columnsOf(db, 'ca_outcomes').has(OUTCOMES_SHAPE_COLUMN);
-    if (outcomesStale) db.exec('DROP TABLE ca_outcomes');
-    for (const ddl of CA_DDL) if (!between || !isIndex(ddl)) db.exec(ddl);
-    if (outcomesStale) db.exec('UPDATE ca_assemblies SET settled = 0');
-    if (searchTables.n < searchObjects.length) resetSearchIndex(db);
+    let outcomesRemade = false;
+    if (hasTable(db, 'ca_outcomes') && !columnsOf(db, 'ca_outcomes').has(OUTCOMES_SHAPE_COLUMN)) {
+      outcomesRemade = step('ca_outcomes reshaped', () => db.exec('DROP TABLE ca_outcomes'));
+    }
+    for (const ddl of CA_DDL) if (!between || !isIndex(ddl)) step(`create ${objectOf(ddl)}`, () => db.exec(ddl));
+    if (outcomesRemade) step('records settled again', () => db.exec('UPDATE ca_assemblies SET settled = 0'));
+    if (searchTables.n < searchObjects.length) step('search index reset', () => resetSearchIndex(db));
     // v12: rows an earlier release re-keyed get the original's keys back; every row its fault key
     // (idempotent; never fails on a row it cannot read: such a row is left as it is).
-    const restored = restorePatternKeys(db, before < 12);
-    if (!between) setSchemaVersion(db);
+    const restored = restorePatternKeys(db, before < 12, failures);
+    if (!between) settleVersion(db, failures);
     return restoreNotice(restored);
   });
   // Said once the transaction that made it committed.
   if (line !== undefined) notice(line);
-  if (!between) return;
-  for (const ddl of CA_DDL.filter(isIndex)) {
-    writeTransaction(db, () => db.exec(ddl));
-    between();
+  if (between) {
+    for (const ddl of CA_DDL.filter(isIndex)) {
+      writeTransaction(db, () => step(`create ${objectOf(ddl)}`, () => db.exec(ddl)));
+      between();
+    }
+    writeTransaction(db, () => settleVersion(db, failures));
   }
-  writeTransaction(db, () => setSchemaVersion(db));
+  if (failures.length > 0) notice(failureNotice(failures));
+  return failures;
+}
+
+/** The object a CA_DDL statement makes (its name). */
+function objectOf(ddl: string): string {
+  return /(?:TABLE|INDEX) IF NOT EXISTS (\w+)/.exec(ddl)?.[1] ?? ddl.slice(0, 40);
+}
+
+/**
+ * After the steps: every one succeeded, the version is recorded and an earlier failure record
+ * removed; else the failures are recorded (best effort: a ca_meta that refuses it leaves the
+ * open's notice as the only word of them).
+ */
+function settleVersion(db: DB, failures: StepFailure[]): void {
+  const current = () => {
+    setSchemaVersion(db);
+    clearSchemaFailures(db);
+  };
+  if (failures.length === 0 && runStep(db, failures, 'ca_schema version', current)) return;
+  runStep(db, [], 'failure record', () => recordSchemaFailures(db, CA_SCHEMA_VERSION, failures));
 }
 
 function columnsOf(db: DB, table: string): Set<string> {

@@ -48,7 +48,7 @@ export function keyNewPatterns(db: DB, all = false): number {
   if (!hasFaultTable(db)) return 0;
   const { rows, newest } = unkeyedPatterns(db, null, all);
   const stored = findFaultKeys(db, rows);
-  const keys = rows.filter((r) => !stored.has(rowKey(r))).map((r) => ({ project_id: r.project_id, pattern_hash: r.pattern_hash, ...faultKeyOfRow(r) }));
+  const keys = rows.filter((r) => !stored.has(rowKey(r))).map((r) => ({ rid: r.rid, project_id: r.project_id, pattern_hash: r.pattern_hash, ...faultKeyOfRow(r) }));
   storeFaultKeys(db, keys);
   markFaultKeys(db, newest);
   return keys.length;

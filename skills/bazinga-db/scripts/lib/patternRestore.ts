@@ -6,7 +6,8 @@
  * restoreOriginalKeys), every row gets its fault key in this layer's own table (patternFaults.ts
  * keyNewPatterns), and what this layer's own tables said of a pattern by a row's hash (outcome
  * verdicts, the capture ledger, the ids in assembly records) names its fault key instead, the one
- * that keeps naming it whichever row of the fault stands for it.
+ * that keeps naming it whichever row of the fault stands for it. Each of the four is a schema step
+ * of its own (schemaSteps.ts): one that fails leaves the others done and the open going on.
  */
 import { keyNewPatterns } from './patternFaults.ts';
 import { renamePatternIdsInRecords } from './repo/assemblies.ts';
@@ -15,21 +16,50 @@ import { restoreOriginalKeys, type Restored } from './repo/errorPatterns.ts';
 import { renameOutcomeItems } from './repo/outcomes.ts';
 import { allPatternKeys } from './repo/patternFaults.ts';
 import { resetPatternIndex } from './repo/searchIndex.ts';
+import { runStep, type StepFailure } from './schemaSteps.ts';
 import type { DB } from './statements.ts';
 
+/** The steps' names, as the open's notice and doctor say them (references/schema-steps.md). */
+export const PATTERN_STEPS = {
+  restore: 'restore pattern keys',
+  index: 'pattern index reset',
+  keys: 'pattern fault keys',
+  references: 'pattern references',
+} as const;
+
 /**
- * Restores the original's keys (idempotent: a file with no re-keyed row is left as it is) and, when
- * `references` (a file whose extensions predate v12), moves this layer's references to fault keys.
- * Returns what was restored and merged, for the open's notice (restoreNotice).
+ * Restores the original's keys (idempotent: a file with no re-keyed row is left as it is), keys
+ * every row, and, when `references` (a file whose extensions predate v12), moves this layer's
+ * references to fault keys; each step in its own savepoint, what failed added to `failures` (a key
+ * that could not be restored with its first row). The references move only once every row is
+ * keyed: they are renamed by those keys. Returns what was restored and merged, for the open's
+ * notice (restoreNotice).
  */
-export function restorePatternKeys(db: DB, references: boolean): Restored {
-  const restored = restoreOriginalKeys(db);
-  keyNewPatterns(db, references);
+export function restorePatternKeys(db: DB, references: boolean, failures: StepFailure[]): Restored {
+  let restored: Restored = { restored: [], merged: [], failed: [] };
+  runStep(db, failures, PATTERN_STEPS.restore, () => {
+    restored = restoreOriginalKeys(db);
+  });
+  for (const f of restored.failed) {
+    failures.push({ step: PATTERN_STEPS.restore, error: f.error, row: { table: 'error_patterns', rowid: f.rowid, key: `${f.project_id}/${f.from}` } });
+  }
   // The pattern part of the search index carries each row's hash.
-  if (restored.restored.length > 0) resetPatternIndex(db);
+  if (restored.restored.length > 0) runStep(db, failures, PATTERN_STEPS.index, () => resetPatternIndex(db));
+  const keyed = runStep(db, failures, PATTERN_STEPS.keys, () => void keyNewPatterns(db, references));
   if (!references) return restored;
-  // Every hash a reference may hold: a row's own (an original key, or a restored one) and the
-  // re-keyed one it had; each names the row's fault.
+  if (!keyed) {
+    failures.push({ step: PATTERN_STEPS.references, error: `not run: it renames by the fault keys of step '${PATTERN_STEPS.keys}'` });
+    return restored;
+  }
+  runStep(db, failures, PATTERN_STEPS.references, () => renameReferences(db, restored));
+  return restored;
+}
+
+/**
+ * Every hash a reference may hold: a row's own (an original key, or a restored one) and the
+ * re-keyed one it had; each names the row's fault. The references to them are renamed to it.
+ */
+function renameReferences(db: DB, restored: Restored): void {
   const faults = new Map<string, string>();
   for (const row of allPatternKeys(db)) faults.set(row.pattern_hash, row.fault_hash);
   for (const r of restored.restored) {
@@ -39,7 +69,6 @@ export function restorePatternKeys(db: DB, references: boolean): Restored {
   renameOutcomeItems(db, 'error_pattern', faults);
   rekeyCaptureLedger(db, faults);
   renamePatternIdsInRecords(db, faults);
-  return restored;
 }
 
 /** The open's one line about a restore, or undefined when nothing was restored. */
@@ -48,3 +77,4 @@ export function restoreNotice(r: Restored): string | undefined {
   const merged = r.merged.map((m) => `${m.rows} rows of project ${m.project_id} into ${m.kept}`).join(', ');
   return `✓ Error patterns: ${r.restored.length} given back the key BAZINGA's own tool computes${merged === '' ? '' : `; merged ${merged} (kept: the one already under that key, else the most confident)`}`;
 }
+

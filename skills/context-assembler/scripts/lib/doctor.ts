@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BazingaError, inspectSchema, invalid, nativeBindingError, openReadOnly, printError, redactExistingRows, redactionPolicy, resolvePaths, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
+import { BazingaError, describeRow, inspectSchema, invalid, nativeBindingError, openReadOnly, printError, redactExistingRows, redactionPolicy, resolvePaths, schemaStepsState, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
 import { parseFlags } from './params.ts';
 import { guardIo } from './print.ts';
 
@@ -47,7 +47,8 @@ const HELP = `doctor: check that context-assembler can run here
 
 Usage: doctor [--db PATH] [--project-root DIR] [--config PATH] [--format table|json]
 
-Checks Node, better-sqlite3, FTS5, the project root and database, the schema version, unredacted
+Checks Node, better-sqlite3, FTS5, the project root and database, the schema version, this
+layer's schema steps (a step the last write's open could not run: which, why, the row to fix), unredacted
 text in the newest rows (a warning: run bazinga-db redact-existing), the config, relevance (a
 warning when context_engineering.enable_fts5 is false), the integration with today's BAZINGA
 (which flow; which hook serves it, the plugin's or the wiring's, not both; a dry run of the hook on
@@ -137,6 +138,7 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
             else if (s.version >= 19 && s.missingCoreTables.length === 0) add('schema', 'ok', `v${s.version}`);
             else if (s.version < 19) add('schema', 'fail', `v${s.version} (older than v19)`, 'open it once with the original BAZINGA tool to migrate it');
             else add('schema', 'fail', `missing tables: ${s.missingCoreTables.join(', ')}`, 'not a complete BAZINGA database; check --db');
+            if (s.missingCoreTables.length === 0) add(...schemaStepsCheck(db));
             if (s.missingCoreTables.length === 0 && projectRoot !== undefined) add(...(await secretsCheck(db, projectRoot)));
           } finally {
             db.close();
@@ -185,6 +187,36 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     add('tokenizer', 'fail', message(err), `cd "${BUNDLE_ROOT}" && ${NPM_INSTALL}`);
   }
   return checks;
+}
+
+/** How many failed schema steps the row names (the rest are counted). */
+const STEPS_SHOWN = 3;
+
+/**
+ * This layer's schema steps (bazinga-db migrate.ts): FAIL when the last writer's open recorded a
+ * step that failed (the database works without it; the row names the step, the error and the row
+ * to fix), WARN when this release's objects are not all there yet (the next write makes them),
+ * OK otherwise (a file no writer of this product opened yet included).
+ */
+function schemaStepsCheck(db: DB): [string, Check['status'], string, string?] {
+  const s = schemaStepsState(db);
+  if (s.failed !== undefined) {
+    const shown = s.failed.failures.slice(0, STEPS_SHOWN).map((f) => `'${f.step}': ${f.error}${f.row ? ` (row to fix: ${describeRow(f.row)})` : ''}`);
+    const more = s.failed.failures.length > STEPS_SHOWN ? `; and ${s.failed.failures.length - STEPS_SHOWN} more` : '';
+    const when = `at ${s.failed.attempts} writer open${s.failed.attempts === 1 ? '' : 's'} in a row, the last ${s.failed.at} UTC`;
+    const row = s.failed.failures.find((f) => f.row?.rowid !== undefined)?.row;
+    const look = row ? `look at the row (bazinga-db query "SELECT rowid, * FROM ${row.table} WHERE rowid = ?" --param ${row.rowid}), ` : '';
+    return [
+      'migrations',
+      'fail',
+      `schema step${s.failed.failures.length === 1 ? '' : 's'} failed ${when}: ${shown.join('; ')}${more}; everything that does not need ${s.failed.failures.length === 1 ? 'it' : 'them'} works`,
+      `${look}fix or delete it (or drop the trigger that refuses it), then run any bazinga-db write: the steps run again (references/schema-steps.md of bazinga-db says what each one needs)`,
+    ];
+  }
+  if (s.recorded === 0 && s.missing.includes('ca_meta')) return ['migrations', 'ok', `this layer's tables are not made yet: the first write makes them (v${s.wanted})`];
+  if (s.recorded >= s.wanted && s.missing.length === 0) return ['migrations', 'ok', `this layer's tables at v${s.recorded}`];
+  const lacking = s.missing.length > 0 ? `; missing: ${s.missing.join(', ')}` : '';
+  return ['migrations', 'warn', `this layer's tables at v${s.recorded}, not v${s.wanted}${lacking}`, 'any bazinga-db write brings them up to date; if every write says a schema step failed, see references/schema-steps.md of bazinga-db'];
 }
 
 /** How many of each table's newest rows doctor looks at for unredacted text. */

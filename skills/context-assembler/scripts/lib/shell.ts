@@ -29,6 +29,7 @@ import {
   saveSettledTexts,
   saveTokenCounts,
   settledKey,
+  storedText,
   writeTransaction,
   type DB,
   type SettledTexts,
@@ -324,7 +325,8 @@ export function makeDeps(
   const deps: Deps = {
     config: env.config,
     counter: makeTokenCounter(lookupByModel(env.config.token_factor, model), cache),
-    redact: (text) => redactString(text, policy),
+    // A stored value that is no text (a BLOB another tool wrote) is redacted and shown as its text.
+    redact: (text) => redactString(storedText(text), policy),
     db: openDb,
     projectRoot: env.projectRoot,
     explain: flags.bools.has('--explain'),
@@ -372,7 +374,7 @@ const RECORD_ALONE_BUSY_MS = 50;
 const LEARN_BUSY_MS = 50;
 
 /** The one line a migration of bazinga-db's says, as the assembler's other warnings say theirs (its own mark dropped: warn adds one). */
-const migrated = (warn: (m: string) => void) => (line: string) => warn(`context-assembler: ${line.replace(/^✓ /, '')}`);
+const migrated = (warn: (m: string) => void) => (line: string) => warn(`context-assembler: ${line.replace(/^[✓⚠] /, '')}`);
 
 /**
  * Settles what the session's reviews now say and learns from its retries (bazinga-db capture.ts

@@ -1,5 +1,6 @@
 /** Commands: reasoning, error patterns and strategies (what agents learn and leave for the next one). */
 import { writeTransaction } from '../statements.ts';
+import { writeDerived } from '../schemaSteps.ts';
 import { invalid, notFound, usage } from '../errors.ts';
 import { CONFIDENCE_LEVELS, REASONING_PHASES, STRATEGY_TOPICS, isOneOf, pyList } from '../enums.ts';
 import { errorPatternOf, strategyId } from '../hashing.ts';
@@ -107,7 +108,7 @@ const saveReasoning: Command = {
     const db = ctx.db();
     const saved = writeTransaction(db, () => {
       if (!sessionExists(db, sessionId)) throw notFound(`Session not found: ${sessionId}`);
-      saveTokenCounts(db, counts);
+      writeDerived(db, () => saveTokenCounts(db, counts), undefined);
       return insertReasoning(db, {
         sessionId,
         groupId,
@@ -245,7 +246,7 @@ const saveErrorPattern: Command = {
     const db = ctx.db();
     return writeTransaction(db, () => {
       // Its fault in this layer's own table (one fault, one key: patternFaults.ts).
-      storeFaultKeys(db, [{ project_id: projectId, pattern_hash: hash, ...fault }]);
+      writeDerived(db, () => storeFaultKeys(db, [{ project_id: projectId, pattern_hash: hash, ...fault }]), undefined);
       const existing = findErrorPattern(db, hash, projectId);
       if (!existing) {
         insertErrorPattern(db, {
@@ -343,8 +344,8 @@ const cleanupErrorPatterns: Command = {
     const deleted = writeTransaction(db, () => {
       const n = deleteExpiredErrorPatterns(db, projectId);
       // One project's rows need not include the oldest, which the index's freshness check watches.
-      if (n > 0) sweepPatternIndex(db);
-      if (n > 0) sweepFaultKeys(db);
+      if (n > 0) writeDerived(db, () => sweepPatternIndex(db), undefined);
+      if (n > 0) writeDerived(db, () => sweepFaultKeys(db), undefined);
       return n;
     });
     return { success: true, deleted_count: deleted, project_id: projectId };

@@ -5,6 +5,7 @@
  * read it; a database no writer of this version opened has no such table (hasAssemblyRecord).
  */
 import { hasTable, stmt, type DB } from '../statements.ts';
+import { RowFailure } from '../schemaSteps.ts';
 
 /** One row of ca_assemblies as written (detail: a JSON object, its texts redacted by the caller). */
 export interface AssemblyRecord {
@@ -57,7 +58,8 @@ export function listAssemblies(db: DB, sessionId: string): AssemblyRow[] {
 /**
  * Renames error pattern ids in the records' details (`map`: old hash → new id; every 64-hex token
  * that is a key of it, wherever the detail names it: shown, left out, most relevant). Reads only
- * the records that name an error pattern at all. In the caller's write transaction.
+ * the records that name an error pattern at all. A record SQLite refuses to change fails with its
+ * id (RowFailure). In the caller's write transaction.
  */
 export function renamePatternIdsInRecords(db: DB, map: ReadonlyMap<string, string>): number {
   if (map.size === 0 || !hasAssemblyRecord(db)) return 0;
@@ -65,10 +67,15 @@ export function renamePatternIdsInRecords(db: DB, map: ReadonlyMap<string, strin
   const set = stmt(db, 'UPDATE ca_assemblies SET detail = ? WHERE id = ?');
   let changed = 0;
   for (const r of rows) {
+    if (typeof r.detail !== 'string') continue;
     // A hash is 64 hex digits: it names one pattern wherever it appears in a detail.
     const detail = r.detail.replace(/\b[0-9a-f]{64}\b/g, (h) => map.get(h) ?? h);
     if (detail === r.detail) continue;
-    set.run(detail, r.id);
+    try {
+      set.run(detail, r.id);
+    } catch (err) {
+      throw new RowFailure({ table: 'ca_assemblies', rowid: r.id }, err);
+    }
     changed += 1;
   }
   return changed;

@@ -5,6 +5,7 @@
  * their handoff packages), how the group ended, and the ledger `ca_captures` (schema.ts CAPTURE_DDL).
  */
 import { hasTable, stmt, type DB } from '../statements.ts';
+import { RowFailure } from '../schemaSteps.ts';
 import { reviewPassed } from './taskGroups.ts';
 import { PRIORITIES } from '../enums.ts';
 
@@ -178,18 +179,30 @@ export function capturesOfFault(db: DB, projectId: string, faultHash: string, li
 
 /**
  * A ledger an earlier build wrote names its patterns by a re-keyed hash in a column pattern_hash:
- * the column is named for what it holds now (fault_hash) and each value given its fault key
- * (`map`: old value → fault key; others stay). In the caller's write transaction.
+ * the column is named for what it holds now (fault_hash). In the caller's write transaction.
  */
-export function rekeyCaptureLedger(db: DB, map: ReadonlyMap<string, string>): void {
+export function renameCaptureColumn(db: DB): void {
   if (!hasCaptureLedger(db)) return;
   const columns = new Set((stmt(db, "SELECT name FROM pragma_table_info('ca_captures')").all() as { name: string }[]).map((c) => c.name));
   if (columns.has('pattern_hash') && !columns.has('fault_hash')) db.exec('ALTER TABLE ca_captures RENAME COLUMN pattern_hash TO fault_hash');
-  if (map.size === 0) return;
+}
+
+/**
+ * Gives each ledger row the fault key of the pattern it names (`map`: old value → fault key;
+ * others stay). A row SQLite refuses to change fails with its id (RowFailure). In the caller's
+ * write transaction, after renameCaptureColumn.
+ */
+export function rekeyCaptureLedger(db: DB, map: ReadonlyMap<string, string>): void {
+  if (!hasCaptureLedger(db) || map.size === 0) return;
   const rows = stmt(db, 'SELECT id, fault_hash FROM ca_captures ORDER BY id').all() as { id: number; fault_hash: string }[];
   const set = stmt(db, 'UPDATE ca_captures SET fault_hash = ? WHERE id = ?');
   for (const r of rows) {
     const to = map.get(r.fault_hash);
-    if (to !== undefined && to !== r.fault_hash) set.run(to, r.id);
+    if (to === undefined || to === r.fault_hash) continue;
+    try {
+      set.run(to, r.id);
+    } catch (err) {
+      throw new RowFailure({ table: 'ca_captures', rowid: r.id }, err);
+    }
   }
 }

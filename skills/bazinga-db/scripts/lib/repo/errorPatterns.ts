@@ -2,6 +2,7 @@
 import { stmt, type DB } from '../statements.ts';
 import { errorPatternHash, parseStoredSignature, type ErrorSignature } from '../hashing.ts';
 import { pyJsonDumps } from '../pyjson.ts';
+import { isContentError } from '../schemaSteps.ts';
 import type { ProjectScope } from './sessions.ts';
 
 export interface ErrorPatternRow {
@@ -132,6 +133,8 @@ export interface Restored {
   restored: RestoredPattern[];
   /** Per key where rows met: the row kept (its project and restored hash) and how many rows became it. */
   merged: { project_id: string; kept: string; rows: number }[];
+  /** Keys whose restore failed (SQLite refused a statement): their rows were left as they were. */
+  failed: { project_id: string; from: string; rowid: number; error: string }[];
 }
 
 interface RowidRow extends ErrorPatternRow {
@@ -147,18 +150,23 @@ interface RowidRow extends ErrorPatternRow {
  * both tools find the row by it from now on.
  *
  * Where rows then meet on one (project_id, pattern_hash), one is kept: a row already under that
- * key that was not re-keyed (BAZINGA's own), else the representative (highest confidence, then
- * occurrences, then the latest last_seen, then the oldest row). It keeps its solution and
- * confidence and gains the others' occurrences, the latest last_seen, the earliest created_at, the
- * longest TTL (NULL only when all are) and the first language given; the others are deleted.
+ * key that was not re-keyed and whose signature is the one that key is computed from (BAZINGA's
+ * own), else the representative (highest confidence, then occurrences, then the latest last_seen,
+ * then the oldest row). It keeps its solution and confidence and gains the others' occurrences
+ * (its own count when none of them holds a number), the latest last_seen, the earliest
+ * created_at, the longest TTL (NULL only when none holds a number) and the first language given;
+ * the others are deleted.
  *
  * Odd rows are left as they are: a signature that is not JSON, not an object, without a string
- * type and message, or with hints that are not all strings; so are the rows of a key that cannot
- * be given back (each key is restored in a savepoint of its own: one key never fails the open).
- * Idempotent (a restored row has no `tool`). In the caller's write transaction.
+ * type and message, or with hints that are not all strings; so are the rows of a key held by a
+ * row that is not BAZINGA's own for it (a signature that does not parse, or that the key is not
+ * computed from: merging would replace a pattern by another), and the rows of a key that cannot
+ * be given back (each key is restored in a savepoint of its own: one key never fails the open;
+ * such keys are listed in `failed`). Idempotent (a restored row has no `tool`). In the caller's
+ * write transaction.
  */
 export function restoreOriginalKeys(db: DB): Restored {
-  const out: Restored = { restored: [], merged: [] };
+  const out: Restored = { restored: [], merged: [], failed: [] };
   const candidates = stmt(db, "SELECT rowid AS rid, * FROM error_patterns WHERE instr(signature_json, '\"tool\"') > 0 ORDER BY rowid").all() as RowidRow[];
   const groups = new Map<string, { hash: string; signatureJson: string; rows: RowidRow[] }>();
   for (const row of candidates) {
@@ -170,20 +178,24 @@ export function restoreOriginalKeys(db: DB): Restored {
     group.rows.push(row);
     groups.set(key, group);
   }
-  // Each key in a savepoint of its own: a key that cannot be given back (a row in the way that
-  // this cannot account for) leaves its rows as they are, and the rest of the open goes on.
+  // Each key in a savepoint of its own: a key that cannot be given back (a statement SQLite
+  // refuses) leaves its rows as they are, and the rest of the open goes on.
   const restoreGroup = db.transaction((g: { hash: string; signatureJson: string; rows: RowidRow[] }) => {
     const project = (g.rows[0] as RowidRow).project_id;
-    // BAZINGA's own row under the key already (not re-keyed: no `tool`), when there is one.
+    // The row under the key already, when there is one.
     const found = stmt(db, 'SELECT rowid AS rid, * FROM error_patterns WHERE project_id = ? AND pattern_hash = ?').get(project, g.hash) as RowidRow | undefined;
     const own = found !== undefined && g.rows.some((r) => r.rid === found.rid);
+    const held = found && !own ? parseStoredSignature(found.signature_json) : undefined;
     // A re-keyed row of another key holds this hash still: this key waits for it to move first.
-    if (found && !own && parseStoredSignature(found.signature_json)?.extra.includes('tool')) return undefined;
+    if (held?.extra.includes('tool')) return undefined;
+    // A row under the key that is not the original's row for it: left alone, and so are these.
+    if (found && !own && (held === undefined || held.extra.length > 0 || errorPatternHash(held) !== g.hash)) return 'held' as const;
     const host = found && !own ? found : undefined;
     const rows = host ? [host, ...g.rows] : g.rows;
     const keeper = host ?? ([...rows].sort(representativeOrder)[0] as RowidRow);
     for (const r of rows) if (r !== keeper) stmt(db, 'DELETE FROM error_patterns WHERE rowid = ?').run(r.rid);
     const ttls = rows.map((r) => r.ttl_days).filter((t): t is number => typeof t === 'number' && Number.isFinite(t));
+    const counted = rows.reduce((n, r) => n + (typeof r.occurrences === 'number' && Number.isFinite(r.occurrences) ? r.occurrences : 0), 0);
     stmt(
       db,
       `UPDATE error_patterns SET pattern_hash = @hash, signature_json = @signature, occurrences = @occurrences, lang = @lang,
@@ -193,7 +205,8 @@ export function restoreOriginalKeys(db: DB): Restored {
       rid: keeper.rid,
       hash: g.hash,
       signature: keeper === host ? host.signature_json : g.signatureJson,
-      occurrences: rows.reduce((n, r) => n + (Number.isFinite(r.occurrences) ? r.occurrences : 0), 0),
+      // No row holds a count (NULL, or text another tool wrote): the keeper's stays as it is.
+      occurrences: counted >= 1 ? counted : keeper.occurrences,
       lang: keeper.lang ?? rows.find((r) => r.lang !== null)?.lang ?? null,
       lastSeen: latest(rows.map((r) => r.last_seen), keeper.last_seen, 1),
       createdAt: latest(rows.map((r) => r.created_at), keeper.created_at, -1),
@@ -208,14 +221,18 @@ export function restoreOriginalKeys(db: DB): Restored {
     for (const g of waiting) {
       try {
         const done = restoreGroup(g);
+        if (done === 'held') continue;
         if (done === undefined) {
           next.push(g);
           continue;
         }
         for (const r of g.rows) out.restored.push({ project_id: done.project, from: r.pattern_hash, to: g.hash });
         if (done.merged > 1) out.merged.push({ project_id: done.project, kept: g.hash, rows: done.merged });
-      } catch {
-        // left as it was (the savepoint rolled back)
+      } catch (err) {
+        // Left as it was (the savepoint rolled back); said, with its first row, for doctor.
+        if (!isContentError(err)) throw err;
+        const first = g.rows[0] as RowidRow;
+        out.failed.push({ project_id: first.project_id, from: first.pattern_hash, rowid: first.rid, error: (err as Error).message });
       }
     }
     waiting = next;
@@ -239,7 +256,9 @@ function representativeOrder(a: RowidRow, b: RowidRow): number {
 }
 
 /** The signature in the original's shape of a re-keyed row, or undefined for a row left as it is (see restoreOriginalKeys). */
-function restoredSignature(json: string): ErrorSignature | undefined {
+function restoredSignature(json: unknown): ErrorSignature | undefined {
+  // Text only: a BLOB is nothing either tool wrote.
+  if (typeof json !== 'string') return undefined;
   const sig = parseStoredSignature(json);
   if (sig === undefined || !sig.extra.includes('tool')) return undefined;
   // Hints the original could not have hashed (it sorts them as strings): not a row it could have written.

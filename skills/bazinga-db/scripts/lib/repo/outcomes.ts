@@ -11,6 +11,7 @@
  * candidates, never the whole record.
  */
 import { hasTable, stmt, type DB } from '../statements.ts';
+import { RowFailure } from '../schemaSteps.ts';
 import { reviewPassed } from './taskGroups.ts';
 
 /** The verdicts that followed the showing of one item in one session on one day. */
@@ -127,7 +128,8 @@ export function listVerdicts(
 
 /**
  * Renames items of one kind in the verdict rows (`map`: old id → new id; ids not in it stay),
- * adding up the counts of rows that meet under one id. In the caller's write transaction.
+ * adding up the counts of rows that meet under one id. A row SQLite refuses to move fails with its
+ * key (RowFailure). In the caller's write transaction.
  */
 export function renameOutcomeItems(db: DB, kind: string, map: ReadonlyMap<string, string>): number {
   if (map.size === 0 || !hasTable(db, 'ca_outcomes')) return 0;
@@ -149,8 +151,12 @@ export function renameOutcomeItems(db: DB, kind: string, map: ReadonlyMap<string
   for (const r of rows) {
     const to = map.get(r.item_id);
     if (to === undefined || to === r.item_id) continue;
-    drop.run({ ...r, kind });
-    add.run({ ...r, kind, to });
+    try {
+      drop.run({ ...r, kind });
+      add.run({ ...r, kind, to });
+    } catch (err) {
+      throw new RowFailure({ table: 'ca_outcomes', key: `${r.project_id}/${kind}/${r.item_id}/${r.session_id}/${r.day}` }, err);
+    }
     renamed += 1;
   }
   return renamed;

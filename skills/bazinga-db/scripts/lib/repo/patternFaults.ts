@@ -9,6 +9,7 @@ import { hasTable, stmt, type DB } from '../statements.ts';
 import type { ProjectScope } from './sessions.ts';
 import type { ErrorPatternRow } from './errorPatterns.ts';
 import { getMeta, setMeta } from './meta.ts';
+import { RowFailure } from '../schemaSteps.ts';
 
 export interface StoredFaultKey {
   project_id: string;
@@ -28,16 +29,23 @@ export function hasFaultTable(db: DB): boolean {
 
 /**
  * Stores fault keys; a row keyed already keeps its key (one hash is one signature, so one fault:
- * only the tool the first writer recognised could differ). In the caller's write transaction.
+ * only the tool the first writer recognised could differ). A key SQLite refuses fails naming its
+ * pattern row (RowFailure: its rowid when given). In the caller's write transaction.
  */
-export function storeFaultKeys(db: DB, keys: readonly StoredFaultKey[]): void {
+export function storeFaultKeys(db: DB, keys: readonly (StoredFaultKey & { rid?: number })[]): void {
   if (keys.length === 0 || !hasFaultTable(db)) return;
   const put = stmt(
     db,
     `INSERT INTO ca_pattern_faults (project_id, pattern_hash, fault_hash, tool) VALUES (@project_id, @pattern_hash, @fault_hash, @tool)
      ON CONFLICT (project_id, pattern_hash) DO NOTHING`,
   );
-  for (const k of keys) put.run(k);
+  for (const k of keys) {
+    try {
+      put.run({ project_id: k.project_id, pattern_hash: k.pattern_hash, fault_hash: k.fault_hash, tool: k.tool });
+    } catch (err) {
+      throw new RowFailure({ table: 'error_patterns', ...(k.rid !== undefined ? { rowid: k.rid } : {}), key: `${k.project_id}/${k.pattern_hash}` }, err);
+    }
+  }
 }
 
 /** The stored keys of the given rows (by project and hash); rows without one are absent. */

@@ -25,6 +25,7 @@ import { redactText, type RedactionPolicy } from '../redact.ts';
 import { scrubRows } from './redactExisting.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
 import { sessionIdRange } from './contextPackages.ts';
+import { storedText } from '../storedText.ts';
 
 /** How much of each artifact file is indexed unless the caller says otherwise (16 KiB). */
 export const DEFAULT_ARTIFACT_INDEX_BYTES = 16_384;
@@ -147,18 +148,20 @@ export interface SyncReport {
 function indexPackages(db: DB, from: number, to: number, opts: IndexOptions): number {
   const rows = stmt(db, 'SELECT id, summary, file_path FROM context_packages WHERE id > ? AND id <= ? ORDER BY id').all(from, to) as {
     id: number;
-    summary: string;
-    file_path: string;
+    summary: unknown;
+    file_path: unknown;
   }[];
   const insert = stmt(db, 'INSERT INTO ca_fts_packages (rowid, summary, artifact, path) VALUES (?, ?, ?, ?)');
   const insertPaths = stmt(db, 'INSERT OR REPLACE INTO ca_package_paths (package_id, paths) VALUES (?, ?)');
   const dir = opts.projectRoot === null ? undefined : artifactsDir(opts.projectRoot);
   const df = new Map<string, number>();
   for (const r of rows) {
-    const artifact = dir === undefined ? '' : indexedArtifactText(opts.projectRoot, r.file_path, opts.artifactBytes, dir);
-    const summary = indexableText(r.summary);
+    // Another tool may have stored a BLOB in a text column: indexed as its text (storedText).
+    const file = storedText(r.file_path);
+    const artifact = dir === undefined ? '' : indexedArtifactText(opts.projectRoot, file, opts.artifactBytes, dir);
+    const summary = indexableText(storedText(r.summary));
     const body = indexableText(artifact);
-    const filePath = indexableText(r.file_path);
+    const filePath = indexableText(file);
     insert.run(r.id, summary, body, filePath);
     const seen = new Set<string>();
     for (const text of [summary, body, filePath]) countTokens(text, df, seen);
@@ -463,7 +466,7 @@ function syncLearning(db: DB, part: LearningPart, inBudget: () => boolean, scrub
       const now = scrubbed.get(r.rid) ?? {};
       const first = now[t.firstColumn] ?? r.first;
       const second = now[t.secondColumn] ?? r.second;
-      insert.run(r.rid, indexableText(t.first(first)), indexableText(second), r.id, r.project_id);
+      insert.run(r.rid, indexableText(t.first(storedText(first))), indexableText(storedText(second)), r.id, r.project_id);
     }
     indexed += rows.length;
   };
@@ -535,7 +538,7 @@ function registerFunctions(db: DB): Map<string, number> {
   const counts = new Map<string, number>();
   let seen = new Set<string>();
   db.function('ca_indexable', { deterministic: false }, (text: unknown, starts: unknown) => {
-    const indexed = indexableText(typeof text === 'string' ? text : '');
+    const indexed = indexableText(storedText(text));
     if (starts === 1) seen = new Set();
     countTokens(indexed, counts, seen);
     return indexed;
