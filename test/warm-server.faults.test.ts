@@ -6,7 +6,8 @@
  *     it recorded the delivery): the call gives up on it after its own deadline, not the server's,
  *     prints the block (assembled in its own process), and the database holds one record of the
  *     request, the one whose block was printed (the server's, when it wrote one, taken over);
- *   - a server stopped before it greets is ended, so no later call waits on it;
+ *   - a server stopped before it greets is ended, so no later call waits on it; one asked for a
+ *     prompt another hook is working on leaves it to its caller instead of waiting;
  *   - where XDG_RUNTIME_DIR is unset, a folder at <tmpdir>/context-assembler-<uid> that is not this
  *     user's private one (open to others, a link, another user's) does not keep a server from
  *     starting: it lives in ~/.cache/context-assembler/run/; a pid file naming a live process that
@@ -170,6 +171,18 @@ function storedAt(iteration: number) {
   }
 }
 
+/** The stand-in builder's run for `agent` in the shared project: the hook's event and the prompt it wrote. */
+function builderRun(agent: string): { event: string; prompt: string } {
+  const dir = `bazinga/prompts/${S1}`;
+  const params = `${dir}/params_${agent}_AUTH.json`;
+  fs.mkdirSync(path.join(project.root, dir), { recursive: true });
+  fs.writeFileSync(path.join(project.root, params), JSON.stringify({ agent_type: agent, session_id: S1, group_id: 'AUTH', task_title: 'Login flow with refresh tokens', task_requirements: 'Users stay logged in; refresh tokens rotate', branch: 'feature/x', mode: 'parallel', testing_mode: 'full', model: 'sonnet', output_file: `${dir}/${agent}_AUTH.md` }));
+  const build = spawnSync('/bin/sh', ['-c', `${BUILD(params)} 2>&1`], { cwd: project.root, encoding: 'utf8' });
+  expect(build.status, build.stdout).toBe(0);
+  const event = JSON.stringify({ session_id: 'cc', hook_event_name: 'PostToolUse', cwd: project.root, tool_name: 'Bash', tool_input: { command: BUILD(params) }, tool_response: { stdout: build.stdout.replace(/\n$/, ''), stderr: '', interrupted: false, isImage: false } }) + '\n';
+  return { event, prompt: path.join(project.root, dir, `${agent}_AUTH.md`) };
+}
+
 describe('a server that hangs or dies part way costs the call at most its deadline; the block is printed and recorded once', () => {
   it.each([
     { fault: 'after-hello', iteration: 41, why: `no answer within ${warm.ANSWER_DEADLINE_MS} ms (the server was stopped)`, serverRecorded: false },
@@ -201,18 +214,12 @@ describe('a server that hangs or dies part way costs the call at most its deadli
   it("the prompt hook: a server stopped right after its greeting costs the hook its deadline; the hook places the block itself, recorded once", async () => {
     const env = envWith({ CLAUDE_PROJECT_DIR: project.root });
     const server = await startServer({ ...env, CA_TEST_FAULT: 'after-hello' }, ['--require', preload]);
-    const dir = `bazinga/prompts/${S1}`;
-    const params = `${dir}/params_developer_AUTH.json`;
-    fs.mkdirSync(path.join(project.root, dir), { recursive: true });
-    fs.writeFileSync(path.join(project.root, params), JSON.stringify({ agent_type: 'developer', session_id: S1, group_id: 'AUTH', task_title: 'Login flow with refresh tokens', task_requirements: 'Users stay logged in; refresh tokens rotate', branch: 'feature/x', mode: 'parallel', testing_mode: 'full', model: 'sonnet', output_file: `${dir}/developer_AUTH.md` }));
-    const build = spawnSync('/bin/sh', ['-c', `${BUILD(params)} 2>&1`], { cwd: project.root, encoding: 'utf8' });
-    expect(build.status, build.stdout).toBe(0);
-    const event = JSON.stringify({ session_id: 'cc', hook_event_name: 'PostToolUse', cwd: project.root, tool_name: 'Bash', tool_input: { command: BUILD(params) }, tool_response: { stdout: build.stdout.replace(/\n$/, ''), stderr: '', interrupted: false, isImage: false } }) + '\n';
+    const { event, prompt } = builderRun('developer');
     const r = timedCall(['prompt-hook', '--plugin'], env, { input: event });
     expect(r.ms).toBeLessThan(WALL_BOUND_MS);
     expect(r.trace).toContain(`launch: the warm assembler took the call and gave no answer: no answer within ${warm.ANSWER_DEADLINE_MS} ms (the server was stopped)`);
     expect(r.code).toBe(0);
-    expect(fs.readFileSync(path.join(project.root, dir, 'developer_AUTH.md'), 'utf8')).toContain('<!-- context-assembler:begin -->');
+    expect(fs.readFileSync(prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
     expect(await waitFor(() => !running(server))).toBe(true);
     const db = new Database(project.dbPath, { readonly: true });
     try {
@@ -228,6 +235,25 @@ describe('a server that hangs or dies part way costs the call at most its deadli
       process.kill(pid, 'SIGTERM');
       await waitFor(() => !fs.existsSync(`/proc/${pid}`));
     }
+  }, 60_000);
+
+  it("the prompt hook on a prompt another hook is working on: the server leaves it to its caller, which waits for the lock in its own process; the server is not stopped", async () => {
+    const env = envWith({ CLAUDE_PROJECT_DIR: project.root });
+    const server = await startServer(env);
+    const { event, prompt } = builderRun('senior_software_engineer');
+    // Another hook's lock on the prompt, held by a process that ends after a second (its lock then
+    // stale); not this process's child, so that nothing here has to collect it meanwhile.
+    const lock = path.join(path.dirname(prompt), '.context-assembler', `${path.basename(prompt)}.lock`);
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    const holder = spawnSync('/bin/sh', ['-c', 'sleep 1 >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' }).stdout.trim();
+    expect(holder).toMatch(/^\d+$/);
+    fs.writeFileSync(lock, holder);
+    const r = timedCall(['prompt-hook', '--plugin'], env, { input: event });
+    expect(r.code).toBe(0);
+    expect(r.trace).not.toContain('launch: prompt-hook.cjs answered by the warm assembler');
+    expect(r.trace.some((l) => l.includes('gave no answer'))).toBe(false);
+    expect(fs.readFileSync(prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
+    expect(running(server)).toBe(true);
   }, 60_000);
 
   it('a server stopped before it greets is ended: the call assembles itself, and no later call waits on it', async () => {

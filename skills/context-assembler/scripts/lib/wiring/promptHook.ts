@@ -12,6 +12,12 @@
  * re-spawn with the same params after the database moved on (new packages, reasoning, a verdict)
  * gets a new assembly. One hook at a time works on a prompt (a lock file beside the kept block).
  *
+ * Run by the warm assembler, an event carries the key its launcher made (record.ts Delivery): the
+ * kept block names it, and the launcher's own run of the same event after the server gave no answer
+ * keeps the server's block only when its delivery was recorded under that key (else it assembles
+ * and records it itself). The server's run does not wait for another hook's lock on the prompt: it
+ * leaves the event to the launcher's own process (outcome `declined`).
+ *
  * It never blocks and never damages a prompt: any other Bash command, a failed build, an unknown
  * session, a fallback or disabled block, a path outside the project or through a symbolic link, or
  * any error leaves every file as the builder wrote it (one warning on stderr), and the exit code is
@@ -23,10 +29,10 @@ import path from 'node:path';
 import {
   describeRefusal,
   groupRevisionCount,
+  findAssemblyByKey,
   isInsideAny,
   listQuotableTexts,
   monotonicMs,
-  findAssemblyByKey,
   openReadOnly,
   readRegularFile,
   readSpawnState,
