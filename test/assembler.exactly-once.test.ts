@@ -2,7 +2,8 @@
  * Recorded once: assemblies started together for the same session, group, agent and iteration
  * each deliver their whole block (a record of delivery hides nothing from another spawn), and every
  * package delivered is recorded consumed for that iteration exactly once, however many runs
- * delivered it. Real `assemble.ts` and `consume.ts` processes on a real SQLite file seeded through the
+ * delivered it. A request the warm assembler took and its caller then ran itself (the server gave no
+ * answer in time) is recorded once, as the caller's block, whichever of the two runs recorded first. Real `assemble.ts` and `consume.ts` processes on a real SQLite file seeded through the
  * repository functions.
  *
  * To make the runs collide rather than merely overlap, every child loads the assembler's modules
@@ -26,8 +27,10 @@ import { upsertTaskGroup } from '../skills/bazinga-db/scripts/lib/repo/taskGroup
 import { DEFAULT_CONFIG } from '../skills/context-assembler/scripts/lib/config.ts';
 import { COMMON_FLAGS, parseFlags, requestFromFlags } from '../skills/context-assembler/scripts/lib/params.ts';
 import { advance, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
-import { loadEnvironment, makeDeps } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { loadEnvironment, makeDeps, runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { ASSEMBLE } from '../skills/context-assembler/scripts/lib/main.ts';
 import { REPO_ROOT, makeProject, writeArtifact, type Project } from './helpers.ts';
+import { capturingIo } from './inProcess.ts';
 
 const SCRIPTS = path.join(REPO_ROOT, 'skills', 'context-assembler', 'scripts');
 const TSX = pathToFileURL(path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
@@ -284,5 +287,99 @@ describe('claims an agent without per-iteration rows cannot record', () => {
     } finally {
       project.cleanup();
     }
+  });
+});
+
+describe('a request the warm assembler took: recorded once, by the run whose block was printed', () => {
+  const KEY = 'request-key-1';
+  const iteration = 7;
+
+  /** assemble in this process for (AGENT, iteration), as the server's run or the caller's own run of the request KEY. */
+  function assembleAs(project: Project, supersedes: boolean): { doc: any; err: string } {
+    const { io, out, err } = capturingIo(request(project, ['--limit', String(LIMIT), '--format', 'json']).map((a, i, all) => (all[i - 1] === '--iteration' ? String(iteration) : a)), {
+      cwd: project.root,
+      env: ENV,
+      now: NOW,
+    });
+    expect(runScript(ASSEMBLE, { ...io, delivery: { key: KEY, supersedes } })).toBe(0);
+    return { doc: JSON.parse(out()), err: err() };
+  }
+
+  /** The records of the request and of (AGENT, iteration), and the packages recorded consumed at that iteration (scope rows, consumer rows). */
+  function stored(dbPath: string) {
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      const records = (db.prepare('SELECT * FROM ca_assemblies WHERE session_id = ? AND agent_type = ? AND iteration = ?').all(S, AGENT, iteration) as { request_key?: string; detail: string }[]).map((r) => ({
+        key: r.request_key ?? null,
+        delivered: sorted(JSON.parse(r.detail).delivered as number[]),
+      }));
+      const scopes = (db.prepare('SELECT package_id FROM consumption_scope WHERE session_id = ? AND agent_type = ? AND iteration = ? ORDER BY package_id').all(S, AGENT, iteration) as { package_id: number }[]).map((r) => r.package_id);
+      const consumers = (db.prepare('SELECT package_id FROM context_package_consumers WHERE agent_type = ? AND iteration = ? AND consumed_at IS NOT NULL ORDER BY package_id').all(AGENT, iteration) as { package_id: number }[]).map((r) => r.package_id);
+      return { records, scopes, consumers };
+    } finally {
+      db.close();
+    }
+  }
+
+  /** A critical package, newer than every other: the next block shows it in place of one it showed. */
+  function addCriticalPackage(project: Project): number {
+    const db = openDatabase({ dbPath: project.dbPath });
+    try {
+      return writeTransaction(db, () => {
+        const id = insertPackage(db, {
+          sessionId: S,
+          groupId: GROUP,
+          scope: 'group',
+          packageType: 'research',
+          filePath: writeArtifact(project, S, 'late.md', '# late\n\nThe token refresh race, found since.\n'),
+          producerAgent: 'investigator',
+          priority: 'critical',
+          summary: 'Late finding: the token refresh race',
+          sizeBytes: 40,
+          createdAt: '2025-12-02 11:00:00',
+        });
+        insertConsumer(db, id, AGENT);
+        return id;
+      });
+    } finally {
+      db.close();
+    }
+  }
+
+  const projects: Project[] = [];
+  afterEach(() => {
+    for (const p of projects.splice(0)) p.cleanup();
+  });
+
+  it("the server's run recorded and its caller ran the request itself after the state moved on: one record, the caller's, and only its block's packages recorded consumed", () => {
+    const project = makeProject('ca-once-key-');
+    projects.push(project);
+    seed(project);
+    const server = assembleAs(project, false).doc;
+    const serverIds = sorted(server.packages.map((p: any) => p.id as number));
+    expect(stored(project.dbPath).records).toEqual([{ key: KEY, delivered: serverIds }]);
+    const late = addCriticalPackage(project);
+    const caller = assembleAs(project, true).doc;
+    const callerIds = sorted(caller.packages.map((p: any) => p.id as number));
+    // The two blocks differ (the late package in, one of the server's out): the case that matters.
+    expect(callerIds).toContain(late);
+    expect(serverIds.filter((id) => !callerIds.includes(id)).length).toBeGreaterThan(0);
+    expect(caller.consumption).toBe('recorded');
+    expect(sorted(caller.consumed)).toEqual(callerIds);
+    expect(stored(project.dbPath)).toEqual({ records: [{ key: KEY, delivered: callerIds }], scopes: callerIds, consumers: callerIds });
+  });
+
+  it("the caller's own run recorded first: the server's run of the same request, resumed later, records nothing", () => {
+    const project = makeProject('ca-once-key-late-');
+    projects.push(project);
+    seed(project);
+    const caller = assembleAs(project, true).doc;
+    const callerIds = sorted(caller.packages.map((p: any) => p.id as number));
+    expect(callerIds.length).toBeGreaterThan(0);
+    addCriticalPackage(project);
+    const server = assembleAs(project, false);
+    // Its answer is nobody's to print: it fell back, recording nothing.
+    expect(server.doc.fallback).toBe(true);
+    expect(stored(project.dbPath)).toEqual({ records: [{ key: KEY, delivered: callerIds }], scopes: callerIds, consumers: callerIds });
   });
 });

@@ -21,7 +21,7 @@ import { REPO_ROOT, S1, copyFixture, makeProject, type Project } from './helpers
 import { bazingaDbIn as bazingaDb } from './inProcess.ts';
 
 const BIN = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
-const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'migrations', 'secrets', 'config', 'relevance', 'flow', 'reports', 'tokenizer'];
+const CHECKS = ['node', 'better-sqlite3', 'fts5', 'project root', 'database', 'schema', 'migrations', 'secrets', 'config', 'relevance', 'flow', 'reports', 'warm assembler', 'tokenizer'];
 
 /** No inherited project hints: only flags (or the cwd) choose the project. */
 const ENV: NodeJS.ProcessEnv = { ...process.env };

@@ -206,9 +206,26 @@ const HANDED_STDIN = Symbol.for('context-assembler.stdin');
 /**
  * What the launcher found of a warm assembler for this build: 'present' (its process lives),
  * 'absent' (none, or a dead one's socket: one may be started), 'impossible' (no server can run
- * here: Windows, a socket path too long, a folder others can enter); unset when it did not look.
+ * here: Windows, no folder only this user can enter, a socket path too long; SERVER_WHY says why);
+ * unset when it did not look.
  */
 const SERVER_SEEN = Symbol.for('context-assembler.server');
+const SERVER_WHY = Symbol.for('context-assembler.server-why');
+/**
+ * Set when the warm assembler took this call's request and gave no usable answer, and the script
+ * runs here after all: {key, supersedes: true}, the request's key, under which the server may have
+ * recorded a delivery that this run's record takes the place of (the scripts read it).
+ */
+const DELIVERY = Symbol.for('context-assembler.delivery');
+
+/**
+ * A key for one request, of the caller's making: unique among the calls of a project (time, pid
+ * and randomness; it names a request, it guards nothing).
+ */
+function requestKey() {
+  return `${Date.now().toString(36)}-${process.pid.toString(36)}-${process.hrtime.bigint().toString(36).slice(-6)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
 /** The cap of a piped document (as STDIN_MAX_BYTES in the scripts' stdio.ts). */
 const STDIN_MAX_BYTES = 16_777_216;
 
@@ -251,12 +268,13 @@ function readAllStdin(maxBytes) {
 /**
  * Runs `script` of the skill in `skillDir`. When a dependency is missing, calls
  * `onMissing(packageName, installCommand)` instead of throwing (it should exit). With `warm`
- * ({lost(reason), stdin?, answerMs?}), the warm assembler (warmServer.cjs, the server of the
- * assemble bundle) runs the script when one runs for this build (CONTEXT_ASSEMBLER_NO_SERVER=1 or
- * --help: never); with `stdin` the launcher reads stdin first and sends it along (handed to the
- * script when it runs here after all). When one took the request and gave no answer (it died, or
- * gave none within `answerMs` and was stopped) `warm.lost(reason)` is called: the script's own way
- * of failing without a second run (the server may have recorded what it was handing out).
+ * ({stdin?}), the warm assembler (warmServer.cjs, the server of the assemble bundle) runs the
+ * script when one runs for this build (CONTEXT_ASSEMBLER_NO_SERVER=1 or --help: never); with
+ * `stdin` the launcher reads stdin first and sends it along (handed to the script when it runs here
+ * after all). Each request carries a key of the launcher's making. When the server took the request
+ * and gave no usable answer in time (hung: it is stopped; died; failed part way), the script runs
+ * here after all, told the key (DELIVERY): its record of the delivery takes the place of whatever
+ * the server recorded, so the spawn gets a block and the delivery is recorded once.
  */
 async function launch(skillDir, script, options, onMissing) {
   if (typeof options === 'function') [options, onMissing] = [{}, options];
@@ -270,7 +288,7 @@ async function launch(skillDir, script, options, onMissing) {
     const serverBundle = !asks ? undefined : script === 'assemble' ? bundle : freshBundle(dist, 'assemble');
     if (serverBundle !== undefined) {
       const warm = require('./warmServer.cjs');
-      const request = { script, argv: args, cwd: process.cwd(), env: process.env };
+      const request = { script, argv: args, cwd: process.cwd(), env: process.env, key: requestKey() };
       let sendable = true;
       if (options.warm.stdin) {
         const read = readAllStdin(STDIN_MAX_BYTES);
@@ -279,13 +297,12 @@ async function launch(skillDir, script, options, onMissing) {
         sendable = read === undefined ? process.stdin.isTTY === true : !read.failed && read.bytes <= STDIN_MAX_BYTES;
         if (sendable) request.stdin = read?.text ?? '';
       }
-      const answer = sendable ? await warm.askServer(serverBundle, request, options.warm.answerMs) : undefined;
-      if (answer === 'lost') {
-        trace('the warm assembler took the call and gave no answer');
-        options.warm.lost('the warm assembler took the call and gave no answer (stopped if it hung); the next calls run in their own process until it is started again');
-        return;
-      }
-      if (answer !== undefined) {
+      const answer = sendable ? await warm.askServer(serverBundle, request) : undefined;
+      if (answer?.unanswered !== undefined) {
+        trace(`the warm assembler took the call and gave no answer: ${answer.unanswered}`);
+        process.stderr.write(`⚠ context-assembler: the warm assembler gave no answer (${answer.unanswered}); the call runs in its own process\n`);
+        globalThis[DELIVERY] = { key: request.key, supersedes: true };
+      } else if (answer !== undefined) {
         trace(`${path.basename(bundle)} answered by the warm assembler`);
         // In the order a call of its own writes them: warnings as they arise, then the output.
         writeAll(2, answer.stderr);
@@ -293,8 +310,11 @@ async function launch(skillDir, script, options, onMissing) {
         process.exitCode = answer.code;
         return;
       }
-      // The script runs here after all: whether it may start a server (the prompt hook does).
-      globalThis[SERVER_SEEN] = warm.serverState(serverBundle);
+      // The script runs here after all: whether it may start a server (the prompt hook does), or
+      // must say that none can run.
+      const status = warm.serverStatus(serverBundle);
+      globalThis[SERVER_SEEN] = status.state;
+      if (status.why !== undefined) globalThis[SERVER_WHY] = status.why;
     }
     if (bundle !== undefined) {
       if (bundle.endsWith('.cjs')) runWithCodeCache(bundle, trace);

@@ -1,35 +1,46 @@
 // The warm assembler (plain JavaScript: the launcher uses it before anything is compiled).
 //
 // `context-assembler serve` keeps one process with the assembler loaded, per user and per build of
-// its bundles, listening on a Unix socket in a folder only that user can enter:
-// $XDG_RUNTIME_DIR/context-assembler/ where that is set, else <tmpdir>/context-assembler-<uid>/;
-// the socket's name is made from the bundle's and this file's path, size and time and the Node
-// runtime, so another build is another socket. The orchestrator's call, and the prompt hook of
-// today's BAZINGA flow (its event sent along), then cost a Node start and one round trip.
+// its bundles, listening on a Unix socket in a folder only that user can enter (serverDir.cjs: the
+// rule that picks it, so that no other user can make it first); the socket's name is made from the
+// bundle's and the protocol files' path, size and time and the Node runtime, so another build is
+// another socket. The orchestrator's call, and the prompt hook of today's BAZINGA flow (its event
+// sent along), then cost a Node start and one round trip.
 //
 // The exchange: the server greets every connection it accepts at once (a hello line with its
 // pid), one caller at a time (another is refused while one is greeted); the caller sends its
 // request only after the hello and assembles in its own process when none comes within HELLO_MS
 // (no server, another build's, or one busy with another call: its event loop runs that call and
-// accepts nobody meanwhile), so no caller waits behind another's request. Once the
-// request is sent the server may record what it hands out: an answer is printed; a connection
-// that ends without one (the server died) or no answer within ANSWER_MS (hung; it is killed when
-// its command line shows it is this launcher's server) gives the fallback block, never a second
-// assembly that would leave out what the server recorded. Windows: no server.
+// accepts nobody meanwhile), so no caller waits behind another's request. The whole answer must
+// arrive within ANSWER_DEADLINE_MS of the connection (the server cuts its own waits to fit:
+// SERVER_RUN_LIMITS). A server that took the request and gave no usable answer in time (hung,
+// stopped, dead, or failed part way) is stopped when it can be told to be this launcher's server,
+// and the caller runs the request in its own process after all, under the request's key: each
+// request carries a key of the caller's making, the server records its delivery under that key, and
+// the caller's own run takes the place of whatever the server recorded (the context-assembler's
+// record.ts), so a delivery is recorded once, by the run whose block was printed. Windows: no server.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
+const { chooseServerDir, isServer, isStopped, makeServerDir } = require('./serverDir.cjs');
 
 /** How long a caller waits for the server's hello before it assembles itself. */
 const HELLO_MS = 300;
 /**
- * How long a caller waits for the answer once the request is sent: far more than a request takes
- * (at most 1.5 s waiting for a locked database, the index budget, the work), so that only a hung
- * server runs out of it.
+ * How long a caller waits for the whole answer, from the connection: a request takes about 0.1 s
+ * in the server, whose waits for locks and indexing are cut to SERVER_RUN_LIMITS, so only a server
+ * that hung (or a machine too loaded for it to help) runs out of it; the caller then assembles
+ * itself, and the spawn still gets its block within 2 s of silence.
  */
-const ANSWER_MS = 10_000;
+const ANSWER_DEADLINE_MS = 1_000;
+/**
+ * What one request may spend in the server waiting for the database's locks (the whole wait of its
+ * connection) and indexing a backlog, so that its answer, fallback included, arrives within
+ * ANSWER_DEADLINE_MS; the prompt hook's request does not wait for another hook's lock on the same
+ * prompt (the server declines it, and the caller waits in its own process).
+ */
+const SERVER_RUN_LIMITS = { busyBudgetMs: 300, indexBudgetMs: 250, promptLockWaitMs: 0 };
 /**
  * Unix socket paths longer than 103 bytes are not portable (108 on Linux, 104 on macOS); the
  * server binds under `<socket>.<pid>` first, so the socket's own path leaves room for a pid.
@@ -59,13 +70,6 @@ function startServer(launcher, cwd) {
 
 const supported = () => process.platform !== 'win32' && typeof process.getuid === 'function';
 
-/** The folder of this user's servers. */
-function serverDir() {
-  const runtime = process.env.XDG_RUNTIME_DIR;
-  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'context-assembler');
-  return path.join(os.tmpdir(), `context-assembler-${process.getuid()}`);
-}
-
 /** A 52-bit FNV-1a of a short text (a name, not a secret: node:crypto is not worth its load here). */
 function shortHash(text) {
   let h = 0xcbf29ce484222325n;
@@ -76,31 +80,32 @@ function shortHash(text) {
   return h.toString(16).padStart(13, '0');
 }
 
-/** The socket of the server for `bundle` (the assemble bundle's file), or undefined where there can be none. */
-function socketPath(bundle) {
-  if (!supported()) return undefined;
+/**
+ * The socket of the server for `bundle` (the assemble bundle's file): {socket}, or {why} where
+ * there can be none (no Unix sockets for this user, no bundle, no usable folder, a path too long).
+ */
+function socketOf(bundle) {
+  if (!supported()) return { why: 'this platform gives no Unix sockets to this user' };
+  let id;
   try {
-    // The bundle, and this file beside it (the protocol; the server runs a bundled copy of it).
-    const protocol = path.join(path.dirname(bundle), '..', '..', 'bazinga-db', 'bin', 'warmServer.cjs');
-    const id = [bundle, protocol].map((f) => {
+    // The bundle, and the protocol beside it (the server runs bundled copies of these files).
+    const bin = path.join(path.dirname(bundle), '..', '..', 'bazinga-db', 'bin');
+    id = [bundle, path.join(bin, 'warmServer.cjs'), path.join(bin, 'serverDir.cjs')].map((f) => {
       const st = fs.statSync(f);
       return `${fs.realpathSync(f)}|${st.size}|${st.mtimeMs}`;
     });
-    const socket = path.join(serverDir(), `${shortHash(`${id.join('|')}|${process.version}|${process.arch}`)}.sock`);
-    return socket.length <= MAX_SOCKET_PATH ? socket : undefined;
   } catch {
-    return undefined;
+    return { why: 'no prebuilt bundle' };
   }
+  const place = chooseServerDir();
+  if (place.dir === undefined) return { why: place.why };
+  const socket = path.join(place.dir, `${shortHash(`${id.join('|')}|${process.version}|${process.arch}`)}.sock`);
+  return socket.length <= MAX_SOCKET_PATH ? { socket } : { why: `its socket's path would be longer than ${MAX_SOCKET_PATH} bytes (${socket})` };
 }
 
-/** Whether `dir` is this user's own folder that no one else can enter (a socket is only trusted there). */
-function privateDir(dir) {
-  try {
-    const st = fs.lstatSync(dir);
-    return st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o077) === 0;
-  } catch {
-    return false;
-  }
+/** The socket of the server for `bundle`, or undefined where there can be none. */
+function socketPath(bundle) {
+  return socketOf(bundle).socket;
 }
 
 /** The pid in the server's pid file, if any. */
@@ -113,38 +118,17 @@ function serverPidInFile(socket) {
   }
 }
 
-/** Whether a process holds `pid` (this user's or another's). */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
-
 /**
- * Whether `pid` runs `context-assembler.cjs serve` (on Linux, from its command line; elsewhere it
- * cannot be told, and false: no process is stopped on a guess).
- */
-function isServer(pid) {
-  try {
-    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.includes('serve') && argv.some((a) => a.endsWith('context-assembler.cjs'));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Stops the server `pid` of `socket`, which took a request and gave no answer: killed when it can
- * be told to be that server, and its socket and pid file removed either way (while the pid file
- * still names it), so that no later call waits on it.
+ * Stops the server `pid` of `socket`, which gave no answer: killed when it can be told to be this
+ * launcher's server (never a process on a guess), and its socket and pid file removed either way
+ * (while the pid file still names it), so that no later call waits on it. Returns whether it was killed.
  */
 function stopServer(socket, pid) {
-  if (Number.isInteger(pid) && isServer(pid)) {
+  let killed = false;
+  if (isServer(pid)) {
     try {
       process.kill(pid, 'SIGKILL');
+      killed = true;
     } catch {
       // gone meanwhile
     }
@@ -154,33 +138,33 @@ function stopServer(socket, pid) {
     fs.rmSync(socket, { force: true });
     fs.rmSync(`${socket}.pid`, { force: true });
   }
+  return killed;
 }
 
 /**
  * One exchange with the server of `socket`: the hello within `helloMs`, then `request` (when
- * given), then the answer within `answerMs`. Resolves with {hello, answer} (answer undefined
- * without a request), or {hello: undefined} when no server greeted (none listens, or it is busy),
- * or {hello, lost: true} when the request was sent and the connection ended without a whole
- * answer, or {hello, timeout: true}.
+ * given), the whole answer within `deadlineMs` of the connection (both clocks start at once).
+ * Resolves with {hello, answer} (answer undefined without a request), or {hello: undefined} when
+ * no server greeted (none listens, or it is busy or stopped), or {hello, lost: true} when the
+ * request was sent and the connection ended without a whole answer, or {hello, timeout: true}.
  */
-function exchange(socket, request, helloMs, answerMs) {
+function exchange(socket, request, helloMs, deadlineMs) {
   return new Promise((resolve) => {
     let settled = false;
     let text = '';
     let hello;
-    let timer;
     const done = (value) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      clearTimeout(helloTimer);
+      clearTimeout(deadline);
       conn.destroy();
       resolve(value);
     };
     const conn = net.connect(socket);
     conn.setEncoding('utf8');
-    conn.on('connect', () => {
-      timer = setTimeout(() => done({ hello: undefined }), helloMs);
-    });
+    const helloTimer = setTimeout(() => done({ hello: undefined }), helloMs);
+    const deadline = setTimeout(() => done(hello === undefined ? { hello: undefined } : { hello, timeout: true }), deadlineMs);
     conn.on('data', (chunk) => {
       text += chunk;
       if (hello !== undefined) return;
@@ -192,11 +176,12 @@ function exchange(socket, request, helloMs, answerMs) {
         hello = {};
       }
       text = text.slice(nl + 1);
-      clearTimeout(timer);
-      if (hello.hello !== true) return done({ hello: undefined });
+      clearTimeout(helloTimer);
+      if (hello === null || hello.hello !== true) {
+        hello = undefined;
+        return done({ hello: undefined });
+      }
       if (request === undefined) return done({ hello, answer: undefined });
-      // An answer already arriving when the time is up gets one second more, once.
-      timer = setTimeout(() => (text === '' ? done({ hello, timeout: true }) : (timer = setTimeout(() => done({ hello, timeout: true }), 1_000))), answerMs);
       conn.end(JSON.stringify(request) + '\n');
     });
     conn.on('error', () => done(hello === undefined || request === undefined ? { hello: undefined } : { hello, lost: true }));
@@ -211,52 +196,63 @@ function exchange(socket, request, helloMs, answerMs) {
   });
 }
 
-/** Whether a server's socket is in place at `socket` (it may still be busy, or dead), in a folder only this user can enter. */
+/** Whether a server's socket is in place at `socket` (it may still be busy, or dead). */
 function socketPresent(socket) {
-  return socket !== undefined && privateDir(path.dirname(socket)) && fs.existsSync(socket);
+  return socket !== undefined && fs.existsSync(socket);
 }
 
 /**
- * Whether a server for `bundle` runs here: 'present' (its socket is in place and the process its
- * pid file names lives), 'absent' (none, or a dead one's socket, which the next `serve` takes
- * over), 'impossible' (none can run: no Unix sockets for this user, a socket path too long, or a
- * folder of servers others can enter).
+ * Whether a server for `bundle` runs here: {state: 'present'} (its socket is in place and its pid
+ * file names a live `serve` process), {state: 'absent'} (none, a dead one's socket, or a pid file
+ * whose process is no server: the next `serve` takes the socket over), or {state: 'impossible',
+ * why} (none can run: no Unix sockets for this user, no usable folder, a socket path too long).
  */
-function serverState(bundle) {
-  const socket = socketPath(bundle);
-  if (socket === undefined) return 'impossible';
-  const dir = path.dirname(socket);
-  if (fs.existsSync(dir) && !privateDir(dir)) return 'impossible';
-  if (!fs.existsSync(socket)) return 'absent';
+function serverStatus(bundle) {
+  const where = socketOf(bundle);
+  if (where.socket === undefined) return { state: 'impossible', why: where.why };
+  const socket = where.socket;
+  if (!fs.existsSync(socket)) return { state: 'absent' };
   const pid = serverPidInFile(socket);
-  if (pid !== undefined) return alive(pid) ? 'present' : 'absent';
+  if (pid !== undefined) return { state: isServer(pid) ? 'present' : 'absent' };
   // A socket without a pid file is a server still starting, unless it was left long ago.
   try {
-    return Date.now() - fs.statSync(socket).mtimeMs < 10_000 ? 'present' : 'absent';
+    return { state: Date.now() - fs.statSync(socket).mtimeMs < 10_000 ? 'present' : 'absent' };
   } catch {
-    return 'absent';
+    return { state: 'absent' };
   }
 }
 
+/** serverStatus(bundle).state. */
+function serverState(bundle) {
+  return serverStatus(bundle).state;
+}
+
 /**
- * Asks the server of `bundle` to run one request ({script, argv, cwd, env, stdin?}), waiting
- * `answerMs` for the answer once it is sent (ANSWER_MS unless the script takes longer: the prompt
- * hook waits for another hook's lock on the same prompt). Resolves with its answer
- * ({code, stdout, stderr}); undefined when no server took the request (none, another build's,
- * busy, or it turned the request down): the caller assembles itself; or 'lost' when the server
- * took the request and gave no answer (it died, or hung: it is then stopped), and the caller prints
- * the fallback block, since the server may have recorded what it was handing out.
+ * Asks the server of `bundle` to run one request ({script, argv, cwd, env, key, stdin?}). Resolves
+ * with its answer ({code, stdout, stderr}); undefined when no server took the request (none,
+ * another build's, busy, or it turned the request down): the caller runs it itself; or
+ * {unanswered: why} when the server took the request and gave no usable answer within
+ * ANSWER_DEADLINE_MS (it hung: it is stopped; it died; it failed part way): the caller runs it
+ * itself under the request's key, which supersedes what the server may have recorded. A server
+ * that does not greet because it is stopped is stopped for good, so no later call waits on it.
  */
-async function askServer(bundle, request, answerMs = ANSWER_MS) {
+async function askServer(bundle, request) {
   const socket = socketPath(bundle);
   if (!socketPresent(socket)) return undefined;
-  const r = await exchange(socket, request, HELLO_MS, answerMs);
-  if (r.hello === undefined) return undefined;
-  if (r.timeout) stopServer(socket, r.hello.pid);
-  if (r.timeout || r.lost) return 'lost';
+  const r = await exchange(socket, request, HELLO_MS, ANSWER_DEADLINE_MS);
+  if (r.hello === undefined) {
+    const pid = serverPidInFile(socket);
+    if (pid !== undefined && isStopped(pid) && isServer(pid)) stopServer(socket, pid);
+    return undefined;
+  }
+  if (r.timeout) {
+    const killed = stopServer(socket, r.hello.pid);
+    return { unanswered: `no answer within ${ANSWER_DEADLINE_MS} ms (${killed ? 'the server was stopped' : 'its socket was removed'})` };
+  }
+  if (r.lost) return { unanswered: 'the connection ended without an answer (the server died)' };
   const a = r.answer;
   if (a === null || typeof a !== 'object' || a.declined === true) return undefined;
-  if (typeof a.code !== 'number' || typeof a.stdout !== 'string' || typeof a.stderr !== 'string') return 'lost';
+  if (typeof a.code !== 'number' || typeof a.stdout !== 'string' || typeof a.stderr !== 'string') return { unanswered: 'the server failed part way' };
   return a;
 }
 
@@ -267,18 +263,20 @@ async function askServer(bundle, request, answerMs = ANSWER_MS) {
  */
 async function serve(bundle, handle, { idleMs, log }) {
   if (!supported()) return 'not supported on this platform (no Unix sockets for this user)';
-  const socket = socketPath(bundle);
-  if (socket === undefined) return 'no socket path (no bundle, or a path too long)';
-  const dir = path.dirname(socket);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!privateDir(dir)) return `${dir} is not a folder only this user can enter`;
+  const made = makeServerDir();
+  if (made.dir === undefined) return made.why;
+  const where = socketOf(bundle);
+  if (where.socket === undefined) return where.why;
+  const socket = where.socket;
+  if (path.dirname(socket) !== made.dir) return `the folder of its socket changed while it started (${made.dir}, then ${path.dirname(socket)})`;
   if (fs.existsSync(socket)) {
     // A server that greets is running; one that does not may be busy with a call: left to serve
-    // while its process lives. Only a dead one's socket is taken over.
-    const probe = await exchange(socket, undefined, 1_000, 0);
+    // while its pid file names a live `serve` that is not stopped. A dead or stopped one's socket is
+    // taken over, and so is one whose pid file names a process that is no server (the pid reused).
+    const probe = await exchange(socket, undefined, 1_000, 1_000);
     if (probe.hello !== undefined) return 'running';
     const pid = serverPidInFile(socket);
-    if (pid !== undefined && alive(pid)) return 'running';
+    if (pid !== undefined && isServer(pid) && !isStopped(pid)) return 'running';
     fs.rmSync(socket, { force: true });
     fs.rmSync(`${socket}.pid`, { force: true });
   }
@@ -374,4 +372,4 @@ async function serve(bundle, handle, { idleMs, log }) {
   });
 }
 
-module.exports = { ANSWER_MS, HELLO_MS, SERVER_NODE_FLAGS, askServer, serve, serverDir, serverState, socketPath, startServer, privateDir };
+module.exports = { ANSWER_DEADLINE_MS, HELLO_MS, SERVER_NODE_FLAGS, SERVER_RUN_LIMITS, askServer, serve, serverState, serverStatus, socketPath, startServer };

@@ -82,21 +82,10 @@ function fallback(reason, error = reason) {
 }
 
 const skillDir = path.resolve(__dirname, '..');
-// The orchestrator's call and the prompt hook are answered by the warm assembler when one runs (serve).
-const warm = {
-  assemble: { lost: (reason) => fallback(reason, 'the warm assembler did not answer') },
-  // The server replaces a prompt whole or not at all; a second run here would find its packages recorded.
-  'prompt-hook': {
-    stdin: true,
-    // The hook may wait up to 20 s for another hook's lock on the same prompt, then assemble and
-    // record: more than an assemble call's 10 s, within the 60 s Claude Code gives the hook.
-    answerMs: 45_000,
-    lost: (reason) => {
-      process.stderr.write(`⚠ context-assembler: the prompt hook's answer was lost (${reason}); the prompt holds the block only if it was placed before that\n`);
-      process.exitCode = 0;
-    },
-  },
-}[script];
+// The orchestrator's call and the prompt hook are answered by the warm assembler when one runs
+// (serve); the hook's event is read here and sent along. A call the server took and did not answer
+// in time runs here after all (launch.cjs).
+const warm = { assemble: {}, 'prompt-hook': { stdin: true } }[script];
 launch(skillDir, script, { warm }, (missing, install) => {
   const fix = `dependencies are missing (${missing}); install the dependencies: ${install}`;
   if (script === 'fetch' || script === 'doctor' || script === 'serve' || script === 'report') {

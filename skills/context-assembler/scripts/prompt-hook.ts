@@ -11,6 +11,7 @@
 import path from 'node:path';
 import { runPromptHook } from './lib/wiring/promptHook.ts';
 import { readPipedStdin } from './lib/stdio.ts';
+import { handedOver } from './lib/handedOver.ts';
 // @ts-expect-error plain JavaScript shared with the launchers
 import warm from '../../bazinga-db/bin/warmServer.cjs';
 
@@ -51,7 +52,7 @@ Exit:  always 0; a prompt it could not improve is left as the builder wrote it (
   }
   const plugin = process.argv.includes('--plugin');
   if (stdin !== undefined) {
-    const outcome = runPromptHook({ stdin, env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date(), plugin });
+    const outcome = runPromptHook({ stdin, env: process.env, cwd: process.cwd(), stderr: (t) => process.stderr.write(t), now: () => new Date(), plugin, ...handedOver() });
     // A spawn this product served: the next ones are the warm assembler's.
     if (outcome.done === 'replaced' || outcome.done === 'inserted' || outcome.done === 'renewed') startWarmAssembler(process.cwd());
   }

@@ -25,8 +25,11 @@ Usage: context-assembler serve [--idle-ms N]
   --idle-ms N   stop after N ms without a request (default 3600000: an hour)
 
 One server per user and build of the bundles, on a Unix socket in $XDG_RUNTIME_DIR/context-assembler/
-(else <tmpdir>/context-assembler-<uid>/), a folder only that user can enter. The launchers of assemble
-and prompt-hook use it when it greets, and run in their own process otherwise. The SessionStart hook
+(else <tmpdir>/context-assembler-<uid>/), a folder only that user can enter; where that folder is
+someone else's, a link or open to others, in ~/.cache/context-assembler/run/ instead. The launchers
+of assemble and prompt-hook use it when it greets, and run in their own process otherwise; one that
+gives no answer within 1 s is stopped and the call runs in its own process, its record taking
+the place of whatever the server recorded. The SessionStart hook
 starts it; a prompt hook that finds none starts one once it placed a block itself. It stops when
 idle or on SIGTERM; after a rebuild of the bundles it is no longer asked (another build, another socket) and
 idles out. CONTEXT_ASSEMBLER_NO_SERVER=1 keeps a call from using it. It needs the prebuilt bundles.
@@ -62,11 +65,17 @@ if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
   process.exit(0);
 }
 
+/** The warm assembler's limits of one run (warmServer.cjs SERVER_RUN_LIMITS), so that its caller gets the answer in time. */
+const LIMITS = warm.SERVER_RUN_LIMITS as { busyBudgetMs: number; indexBudgetMs: number; promptLockWaitMs: number };
+
 (warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number; log: (m: string) => void }) => Promise<string>)(
   bundle,
   (request) => {
-    const r = request as { script?: unknown; argv?: unknown; cwd?: unknown; env?: unknown; stdin?: unknown };
+    const r = request as { script?: unknown; argv?: unknown; cwd?: unknown; env?: unknown; stdin?: unknown; key?: unknown };
     if (!Array.isArray(r.argv) || !r.argv.every((a) => typeof a === 'string') || typeof r.cwd !== 'string' || typeof r.env !== 'object' || r.env === null) return undefined;
+    // Recorded under the caller's key: a caller that gets no answer in time runs the request itself and takes this run's place.
+    if (typeof r.key !== 'string' || r.key === '') return undefined;
+    const delivery = { key: r.key, supersedes: false };
     const argv = r.argv as string[];
     const env = r.env as NodeJS.ProcessEnv;
     let stdout = '';
@@ -75,7 +84,9 @@ if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
       if (r.script === 'prompt-hook') {
         // Its help, and an event that was not sent, are the caller's to handle.
         if (typeof r.stdin !== 'string' || argv.includes('--help') || argv.includes('-h')) return undefined;
-        runPromptHook({ stdin: r.stdin, env, cwd: r.cwd, stderr: (t) => (stderr += t), now: () => new Date(), plugin: argv.includes('--plugin') });
+        const outcome = runPromptHook({ stdin: r.stdin, env, cwd: r.cwd, stderr: (t) => (stderr += t), now: () => new Date(), plugin: argv.includes('--plugin'), delivery, limits: LIMITS });
+        // Another hook works on the prompt: the caller waits for it in its own process.
+        if (outcome.done === 'declined') return undefined;
         return { code: 0, stdout, stderr };
       }
       if (r.script !== undefined && r.script !== 'assemble') return undefined;
@@ -87,6 +98,8 @@ if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
         stderr: (t) => (stderr += t),
         readStdin: () => undefined,
         now: () => new Date(),
+        delivery,
+        limits: { busyBudgetMs: LIMITS.busyBudgetMs, indexBudgetMs: LIMITS.indexBudgetMs },
       });
       return { code, stdout, stderr };
     } finally {

@@ -6,8 +6,8 @@
 import type { DB } from './statements.ts';
 import { CONSUMPTION_AGENTS, isOneOf } from './enums.ts';
 import { consumptionScopeId } from './hashing.ts';
-import { insertConsumptionScope } from './repo/consumption.ts';
-import { findPackage, isConsumedAtIteration, markConsumerConsumed, type PackageRow } from './repo/contextPackages.ts';
+import { deleteConsumptionScope, insertConsumptionScope } from './repo/consumption.ts';
+import { findPackage, isConsumedAtIteration, markConsumerConsumed, unmarkConsumerConsumed, type PackageRow } from './repo/contextPackages.ts';
 
 export interface ConsumptionMark {
   /** The agent's pending consumer row was marked (false when it was consumed already). */
@@ -41,6 +41,19 @@ export function markPackageConsumed(
     package_id: pkg.id,
   });
   return { consumer_row_updated: updated, scope_id: scopeId, scope_inserted: inserted };
+}
+
+/**
+ * Takes back what markPackageConsumed recorded for `agent` at `iteration`: the scope row removed and
+ * the agent's consumer row pending again. For a delivery whose block was never printed (the warm
+ * assembler's, whose caller ran the request itself: the caller's run takes its place). Call inside
+ * a write transaction.
+ */
+export function unmarkPackageConsumed(db: DB, pkg: Pick<PackageRow, 'id' | 'session_id' | 'group_id' | 'scope'>, agent: string, iteration: number): void {
+  unmarkConsumerConsumed(db, pkg.id, agent, iteration);
+  if (!isOneOf(CONSUMPTION_AGENTS, agent)) return;
+  const groupId = pkg.scope === 'global' || pkg.group_id === null ? 'global' : pkg.group_id;
+  deleteConsumptionScope(db, consumptionScopeId(pkg.session_id, groupId, agent, iteration, pkg.id));
 }
 
 export interface Claim {

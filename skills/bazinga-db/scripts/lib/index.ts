@@ -60,7 +60,7 @@ export {
   type PackageRow,
   type SearchedPackage,
 } from './repo/contextPackages.ts';
-export { claimPackages, markPackageConsumed, type Claim } from './consume.ts';
+export { claimPackages, markPackageConsumed, unmarkPackageConsumed, type Claim } from './consume.ts';
 export { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from './repo/reasoning.ts';
 export { iterateErrorPatterns, listErrorPatterns, type ErrorPatternRow } from './repo/errorPatterns.ts';
 export { listStrategies } from './repo/strategies.ts';
@@ -96,7 +96,7 @@ export {
 export { DEFAULT_SEARCH_WEIGHTS, memoryLine, searchScore, type SearchWeights } from './memory.ts';
 export { hasMemoryTables, parseMemory, selectMemories } from './repo/memories.ts';
 export { monotonicMs } from './clock.ts';
-export { hasAssemblyRecord, insertAssembly, listAssemblies, type AssemblyRecord, type AssemblyRow } from './repo/assemblies.ts';
+export { deleteAssembly, findAssemblyByKey, hasAssemblyRecord, insertAssembly, listAssemblies, type AssemblyRecord, type AssemblyRow } from './repo/assemblies.ts';
 export { findReportSession, listLatestSessionIds, listReportGroups, listReportPackages, listScopePatterns, type ReportGroupRow, type ReportPackageRow } from './repo/report.ts';
 
 // Writing rows directly (the benchmarks' and the tests' generators: a database of 100,000 rows is

@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 12;
+export const CA_SCHEMA_VERSION = 13;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
@@ -370,12 +370,19 @@ export const ASSEMBLY_DDL: readonly string[] = [
   duration_ms REAL NOT NULL,
   version TEXT NOT NULL,
   detail TEXT NOT NULL DEFAULT '{}' CHECK(json_valid(detail)),
-  settled INTEGER NOT NULL DEFAULT 0 CHECK(settled IN (0, 1)))`,
+  settled INTEGER NOT NULL DEFAULT 0 CHECK(settled IN (0, 1)),
+  request_key TEXT)`,
   `CREATE INDEX IF NOT EXISTS ca_idx_assemblies_session ON ca_assemblies(session_id, id)`,
+  // v13: a request's key (the launcher makes one per request it sends the warm assembler): one
+  // record per request, whichever of the server's run and the caller's own counts.
+  `CREATE UNIQUE INDEX IF NOT EXISTS ca_idx_assemblies_key ON ca_assemblies(request_key) WHERE request_key IS NOT NULL`,
 ];
 
-/** v10: columns ca_assemblies gained after its first definition (v9), with these definitions (constants). */
-export const ASSEMBLY_ADDED_COLUMNS: readonly (readonly [string, string])[] = [['settled', 'INTEGER NOT NULL DEFAULT 0 CHECK(settled IN (0, 1))']];
+/** Columns ca_assemblies gained after its first definition (v9: settled by v10, request_key by v13), with these definitions (constants). */
+export const ASSEMBLY_ADDED_COLUMNS: readonly (readonly [string, string])[] = [
+  ['settled', 'INTEGER NOT NULL DEFAULT 0 CHECK(settled IN (0, 1))'],
+  ['request_key', 'TEXT'],
+];
 
 /**
  * v11: columns ca_captures gained after the definition an earlier v10 build made (every text of a
@@ -520,6 +527,7 @@ export const CA_OBJECTS = [
   'ca_fts_memories',
   'ca_assemblies',
   'ca_idx_assemblies_session',
+  'ca_idx_assemblies_key',
   'ca_captures',
   'ca_idx_assemblies_unsettled',
   'ca_outcomes',

@@ -45,14 +45,26 @@ export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
 /**
  * Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written).
  * `inTransaction` runs inside the write transaction that marks them (the prompt hook's assembly record).
- * Once marked, what the session's reviews and retries now say is learnt (learnBeforeSpawn: the
- * recording step of an `assemble --dry-run` + `consume --ids` flow), unless `learns` is false (the
- * prompt hook, whose assembly learnt already).
+ * `settle`, when given, runs in that transaction before the marks (the prompt hook's request sent
+ * to the warm assembler: record.ts settleDelivery); the ids it returns were recorded by an earlier
+ * run of the same request and are not marked again. Once marked, what the session's reviews and
+ * retries now say is learnt (learnBeforeSpawn: the recording step of an `assemble --dry-run` +
+ * `consume --ids` flow), unless `learns` is false (the prompt hook, whose assembly learnt already).
  */
-export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: ScriptIo, inTransaction?: (db: DB) => void, learns = true): number {
+export function consumeIds(
+  req: ConsumeIdsRequest,
+  flags: ParsedFlags,
+  rawIo: ScriptIo,
+  inTransaction?: (db: DB) => void,
+  learns = true,
+  settle?: (db: DB, ids: readonly number[]) => number[],
+): number {
   const io = guardIo(rawIo).io;
   const env = loadEnvironment(flags, io);
-  const { deps, close } = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`), undefined, { writes: true });
+  const { deps, close } = makeDeps(env, DEFAULT_MODEL, flags, (m) => io.stderr(`⚠ ${m}\n`), undefined, {
+    writes: true,
+    ...(io.limits ? { busyBudgetMs: io.limits.busyBudgetMs } : {}),
+  });
   try {
     const db = deps.db();
     const problems: string[] = [];
@@ -71,7 +83,8 @@ export function consumeIds(req: ConsumeIdsRequest, flags: ParsedFlags, rawIo: Sc
       return 0;
     }
     const results = writeTransaction(db, () => {
-      const marked = packages.map((pkg) => ({ package_id: pkg.id, ...markPackageConsumed(db, pkg, req.agent, req.iteration) }));
+      const recorded = new Set(settle?.(db, packages.map((p) => p.id)) ?? []);
+      const marked = packages.filter((pkg) => !recorded.has(pkg.id)).map((pkg) => ({ package_id: pkg.id, ...markPackageConsumed(db, pkg, req.agent, req.iteration) }));
       inTransaction?.(db);
       return marked;
     });

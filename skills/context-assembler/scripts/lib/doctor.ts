@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { BazingaError, describeRow, inspectSchema, invalid, nativeBindingError, openReadOnly, printError, redactExistingRows, redactionPolicy, resolvePaths, schemaStepsState, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
 import { parseFlags } from './params.ts';
 import { guardIo } from './print.ts';
+import { readNoServerNote } from './noServer.ts';
+// @ts-expect-error plain JavaScript shared with the launchers
+import warm from '../../../bazinga-db/bin/warmServer.cjs';
 
 export interface Check {
   check: string;
@@ -52,7 +55,9 @@ layer's schema steps (a step the last write's open could not run: which, why, th
 text in the newest rows (a warning: run bazinga-db redact-existing), the config, relevance (a
 warning when context_engineering.enable_fts5 is false), the integration with today's BAZINGA
 (which flow; which hook serves it, the plugin's or the wiring's, not both; a dry run of the hook on
-the newest built prompt: the part it would replace, every other byte unchanged) and the tokenizer. Exit 0 when nothing failed, 1 when a check failed (its row says what to do).
+the newest built prompt: the part it would replace, every other byte unchanged), the warm assembler
+(whether one serves this build, or why none can run here: a warning) and the tokenizer. Exit 0 when
+nothing failed, 1 when a check failed (its row says what to do).
 Without --project-root or --db, no project in sight (none found from the working directory or
 CLAUDE_PROJECT_DIR, or only this bundle's own folder) is a warning: the rest is still checked.
 `;
@@ -177,6 +182,8 @@ async function runChecks(flags: ReturnType<typeof parseFlags>, io: DoctorIo): Pr
     add(...reportsCheck(path.join(projectRoot, 'bazinga', 'reports')));
   }
 
+  add(...warmCheck(projectRoot));
+
   try {
     const { countCl100k, tokenizerSource } = await import('./tokens.ts');
     const started = performance.now();
@@ -217,6 +224,39 @@ function schemaStepsCheck(db: DB): [string, Check['status'], string, string?] {
   if (s.recorded >= s.wanted && s.missing.length === 0) return ['migrations', 'ok', `this layer's tables at v${s.recorded}`];
   const lacking = s.missing.length > 0 ? `; missing: ${s.missing.join(', ')}` : '';
   return ['migrations', 'warn', `this layer's tables at v${s.recorded}, not v${s.wanted}${lacking}`, 'any bazinga-db write brings them up to date; if every write says a schema step failed, see references/schema-steps.md of bazinga-db'];
+}
+
+/** The skill's folder: the nearest above this module with bin/context-assembler.cjs (from source and from the bundle). */
+function skillDir(): string | undefined {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'bin', 'context-assembler.cjs'))) return dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * The warm assembler of this build: whether one serves it, none runs (one is started by the hooks),
+ * or none can run here (a warning: every call assembles in its own process), with what the
+ * project was last told about it (noServer.ts).
+ */
+function warmCheck(projectRoot: string | undefined): [string, Check['status'], string, string?] {
+  const dir = skillDir();
+  const bundle = dir === undefined ? undefined : path.join(dir, 'dist', 'assemble.cjs');
+  if (bundle === undefined || !fs.existsSync(bundle)) return ['warm assembler', 'ok', 'not used: no prebuilt bundle (npm run build makes them); every call assembles in its own process'];
+  const note = projectRoot === undefined ? undefined : readNoServerNote(projectRoot);
+  const told = note === undefined ? '' : `; the project was told on ${note.day} that none could run (${note.why})`;
+  const status = (warm.serverStatus as (b: string) => { state: string; why?: string })(bundle);
+  const socket = (warm.socketPath as (b: string) => string | undefined)(bundle);
+  if (status.state === 'impossible') {
+    return [
+      'warm assembler',
+      'warn',
+      `none can run here: ${status.why ?? 'unknown'}; every call assembles in its own process${told}`,
+      'set XDG_RUNTIME_DIR to a folder only you can enter, or remove what the detail names (it is not yours, a link, or open to others)',
+    ];
+  }
+  if (status.state === 'present') return ['warm assembler', 'ok', `serves this build (socket ${socket})${told}`];
+  return ['warm assembler', 'ok', `none runs for this build: the SessionStart hook or the next prompt hook starts one (socket ${socket})${told}`];
 }
 
 /** How many of each table's newest rows doctor looks at for unredacted text. */

@@ -10,11 +10,13 @@ export const ASSEMBLE: ScriptSpec = {
   summary: 'every step in one process: the context block the orchestrator pastes into the spawn prompt',
 };
 import { exitQuietlyOnEpipe, readPipedStdin } from './stdio.ts';
+import { handedOver } from './handedOver.ts';
 import type { ScriptIo } from './shell.ts';
 
 /**
  * Runs `run` on this process's io (argv, cwd, environment, stdout and stderr, the clock; stdin
- * only when `readsStdin`) and sets the exit code it returns; a reader that stops early is no error.
+ * only when `readsStdin`; what the launcher handed over) and sets the exit code it returns; a
+ * reader that stops early is no error.
  */
 export function mainWith(run: (io: ScriptIo) => number, readsStdin = false): void {
   exitQuietlyOnEpipe();
@@ -26,6 +28,7 @@ export function mainWith(run: (io: ScriptIo) => number, readsStdin = false): voi
     stderr: (t) => process.stderr.write(t),
     readStdin: readsStdin ? readPipedStdin : () => undefined,
     now: () => new Date(),
+    ...handedOver(),
   });
 }
 

@@ -108,6 +108,14 @@ export interface Deps {
    */
   recordAlone?: (doc: AssemblyDoc) => void;
   /**
+   * Set for a run of a request the launcher sent the warm assembler (record.ts settleDelivery):
+   * called inside the write transaction that claims `delivering`, before the claim; returns the
+   * packages an earlier run of the request recorded that this one delivers too (they count as this
+   * run's), or throws when this run may record nothing (the server's run of a request the caller
+   * recorded itself).
+   */
+  settle?: (db: DB, delivering: readonly number[]) => number[];
+  /**
    * Set for a run that records: before the spawn is assembled or recorded, settles the verdicts
    * now known of what earlier spawns were shown and learns from the session's retries (bazinga-db
    * capture.ts captureBeforeSpawn), so that a fault fixed once is known when it recurs. Never fails
@@ -844,11 +852,14 @@ function consumed(doc: AssemblyDoc, consumption: NonNullable<AssemblyDoc['consum
  * document after it: what was claimed recorded, what another run took withdrawn.
  */
 function claimed(doc: AssemblyDoc, db: DB, ids: readonly number[], deps: Deps): AssemblyDoc {
+  // What an earlier run of the same request recorded and this block delivers too is this run's.
+  const inherited = new Set(deps.settle?.(db, ids) ?? []);
   const claim = claimPackages(db, ids, doc.request.agent, doc.request.iteration);
   // A package recorded before at this iteration is delivered again (its record stands).
   // Delivered packages nothing could record (requirements_engineer after its first iteration).
   const status = claim.claimed.length === 0 && claim.taken.length === 0 && claim.unrecorded.length > 0 ? 'unrecorded' : 'recorded';
-  const result = consumed(doc, status, claim.claimed);
+  const mine = inherited.size === 0 ? claim.claimed : ids.filter((id) => claim.claimed.includes(id) || (inherited.has(id) && claim.taken.includes(id)));
+  const result = consumed(doc, status, mine);
   // In the transaction that records what it delivers.
   deps.record?.(db, result);
   return result;

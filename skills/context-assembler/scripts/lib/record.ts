@@ -7,8 +7,25 @@
  *
  * Every text in it comes from the document, which the steps redacted already (the query's text and
  * terms, ids, reasons); a fallback's reason is redacted here.
+ *
+ * A request the launcher sent the warm assembler carries a key (Delivery): the server's run records
+ * under it only when no run of the request recorded first, and the caller's own run, after the
+ * server gave no answer, takes the place of what the server recorded (settleDelivery). So a
+ * delivery is recorded once, by the run whose block was printed.
  */
-import { hasAssemblyRecord, insertAssembly, openDatabase, redactText, writeTransaction, type AssemblyRecord, type DB } from '../../../bazinga-db/scripts/lib/index.ts';
+import {
+  deleteAssembly,
+  findAssemblyByKey,
+  findPackage,
+  hasAssemblyRecord,
+  insertAssembly,
+  openDatabase,
+  redactText,
+  unmarkPackageConsumed,
+  writeTransaction,
+  type AssemblyRecord,
+  type DB,
+} from '../../../bazinga-db/scripts/lib/index.ts';
 import type { AssemblyDoc, Exclusion } from './contract.ts';
 import type { ItemKind, Tier } from './core/tiers.ts';
 import { floorLeftOut, type FloorLeftOut } from './core/floor.ts';
@@ -154,14 +171,68 @@ export function fallbackRecord(
 }
 
 /**
+ * A request's key and the run's part in it: the warm assembler's run (`supersedes` false), or the
+ * caller's own run of the same request after the server gave no usable answer (true).
+ */
+export interface Delivery {
+  key: string;
+  supersedes: boolean;
+}
+
+/** Thrown inside a write transaction by the server's run of a request another run recorded first: it records nothing. */
+export class DeliveryTaken extends Error {
+  constructor(key: string) {
+    super(`request ${key} was recorded by the caller's own run; this run records nothing`);
+  }
+}
+
+/**
+ * Settles, inside the write transaction that records a delivery of `delivery`'s request, which run
+ * counts. The server's run: throws DeliveryTaken when a record of the request exists (the caller
+ * ran it itself and recorded first). The caller's own run: the server's record, if any, is removed,
+ * and the packages it recorded that this run does not deliver (`delivering`) are recorded as not
+ * consumed again; returns those it recorded that this run delivers too (recorded already: they
+ * count as this run's).
+ */
+export function settleDelivery(db: DB, delivery: Delivery, delivering: readonly number[]): number[] {
+  const earlier = findAssemblyByKey(db, delivery.key);
+  if (earlier === undefined) return [];
+  if (!delivery.supersedes) throw new DeliveryTaken(delivery.key);
+  deleteAssembly(db, earlier.id);
+  const recorded = deliveredBy(earlier.detail);
+  const kept = new Set(delivering);
+  for (const id of recorded) {
+    if (kept.has(id)) continue;
+    const pkg = findPackage(db, id);
+    if (pkg) unmarkPackageConsumed(db, pkg, earlier.agent_type, earlier.iteration);
+  }
+  return recorded.filter((id) => kept.has(id));
+}
+
+/** The packages a record's detail says it delivered and recorded (none when it says nothing readable). */
+function deliveredBy(detail: string): number[] {
+  try {
+    const d = (JSON.parse(detail) as { delivered?: unknown }).delivered;
+    return Array.isArray(d) ? d.filter((id): id is number => Number.isInteger(id)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Writes `record` inside the caller's write transaction, in a savepoint of its own: a record that
  * cannot be written (a file whose schema step has not made the table yet) is left out, and the
- * transaction (the consumption it records beside) goes on. Returns whether it was written.
+ * transaction (the consumption it records beside) goes on. With `delivery`, the record carries its
+ * key and the delivery is settled first (settleDelivery: the server's run of a request recorded
+ * already writes nothing). Returns whether it was written.
  */
-export function writeRecord(db: DB, record: AssemblyRecord): boolean {
+export function writeRecord(db: DB, record: AssemblyRecord, delivery?: Delivery): boolean {
   if (!hasAssemblyRecord(db)) return false;
   try {
-    db.transaction(() => insertAssembly(db, record))();
+    db.transaction(() => {
+      if (delivery !== undefined) settleDelivery(db, delivery, []);
+      insertAssembly(db, delivery === undefined ? record : { ...record, request_key: delivery.key });
+    })();
     return true;
   } catch {
     return false;
@@ -173,13 +244,13 @@ export function writeRecord(db: DB, record: AssemblyRecord): boolean {
  * a lock (twice that in all); returns whether it was written. Never throws: a record is never worth
  * failing what it records.
  */
-export function writeRecordAlone(dbPath: string, record: AssemblyRecord, busyMs: number): boolean {
+export function writeRecordAlone(dbPath: string, record: AssemblyRecord, busyMs: number, delivery?: Delivery): boolean {
   let db: DB | undefined;
   try {
     // derived: as an assembly opens it (a schema step an indexer is still making is not redone here).
     db = openDatabase({ dbPath, create: false, busyTimeoutMs: busyMs, busyBudgetMs: busyMs * 2, derived: true });
     const conn = db;
-    return writeTransaction(conn, () => writeRecord(conn, record));
+    return writeTransaction(conn, () => writeRecord(conn, record, delivery));
   } catch {
     return false;
   } finally {
@@ -189,4 +260,9 @@ export function writeRecordAlone(dbPath: string, record: AssemblyRecord, busyMs:
       // nothing to keep
     }
   }
+}
+
+/** Whether a run of the request `key` has recorded its delivery (the prompt hook asks before it places a block). */
+export function deliveryRecorded(db: DB, key: string): boolean {
+  return findAssemblyByKey(db, key) !== undefined;
 }

@@ -52,7 +52,8 @@ import {
   type ParsedFlags,
 } from './params.ts';
 import { advance, zoneStep, type Deps } from './pipeline.ts';
-import { assemblyRecord, fallbackRecord, writeRecord, writeRecordAlone } from './record.ts';
+import { assemblyRecord, fallbackRecord, settleDelivery, writeRecord, writeRecordAlone, type Delivery } from './record.ts';
+import { sayNoServerOnce } from './noServer.ts';
 import { makeTokenCounter, tokenizerLoaded, type TokenCountCache } from './tokens.ts';
 
 useDriver(Database);
@@ -82,6 +83,22 @@ export interface ScriptIo {
   indexes?: boolean;
   /** Told why, when the run prints the fallback block (the prompt hook keeps that on record). */
   fellBack?: (reason: string) => void;
+  /** The request's key and this run's part in it, for a request the launcher sent the warm assembler (record.ts Delivery). */
+  delivery?: Delivery;
+  /**
+   * The warm assembler's run: the most its connection waits for locks in all, and the most it
+   * spends indexing a backlog (warmServer.cjs SERVER_RUN_LIMITS), so that its answer, a fallback
+   * included, reaches a caller that waits only so long.
+   */
+  limits?: RunLimits;
+  /** Why no warm assembler can run here, when the launcher found none can: said once a day per project (noServer.ts). */
+  noServer?: string;
+}
+
+/** What a run of the warm assembler may spend waiting for locks and indexing (ScriptIo.limits). */
+export interface RunLimits {
+  busyBudgetMs: number;
+  indexBudgetMs: number;
 }
 
 export interface ScriptSpec {
@@ -246,6 +263,12 @@ export function loadEnvironment(flags: ParsedFlags, io: Pick<ScriptIo, 'cwd' | '
   return { config, configPath, dbPath: paths.dbPath, projectRoot: paths.projectRoot, ...(launcher ? { launcher } : {}) };
 }
 
+/** The environment with its indexing budget cut to `limits` (a run of the warm assembler); as it is without. */
+function withLimits(env: Environment, limits: RunLimits | undefined): Environment {
+  if (limits === undefined || env.config.relevance.index_budget_ms <= limits.indexBudgetMs) return env;
+  return { ...env, config: { ...env.config, relevance: { ...env.config.relevance, index_budget_ms: limits.indexBudgetMs } } };
+}
+
 /**
  * Builds the dependencies of the steps for one process run. A run that records consumption
  * (`writes`) or brings the index up to date (`indexes`: the prompt hook's dry run) opens the
@@ -265,21 +288,22 @@ export function makeDeps(
   flags: ParsedFlags,
   warn: (m: string) => void,
   redactString: TextRedaction = redactText,
-  options: { writes?: boolean; indexes?: boolean } = {},
+  options: { writes?: boolean; indexes?: boolean; busyBudgetMs?: number } = {},
 ): { deps: Deps; close: () => void; settled: SettledTexts } {
   const dryRunFlag = flags.bools.has('--dry-run');
   const writes = (options.writes ?? false) && !dryRunFlag;
   // Opened read-write: to record, or only to bring the search index (and the count cache) up to date.
   const writer = writes || (options.indexes ?? false);
-  // Each wait for a lock short, and the run's whole wait bounded: a locked database falls back well within 2 s.
-  const BUSY_BUDGET_MS = 1500;
+  // Each wait for a lock short, and the run's whole wait bounded: a locked database falls back well
+  // within 2 s (the warm assembler's runs: within what their caller waits).
+  const BUSY_BUDGET_MS = Math.min(1500, options.busyBudgetMs ?? 1500);
   let readOnlyHere = false;
   let db: DB | undefined;
   const openDb = () =>
     (db ??= openDatabase({
       dbPath: env.dbPath,
       create: false,
-      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      busyTimeoutMs: Math.min(BUSY_TIMEOUT_MS, BUSY_BUDGET_MS),
       busyBudgetMs: BUSY_BUDGET_MS,
       retryBackoffMs: RETRY_BACKOFF_MS,
       readOnly: !writer,
@@ -444,16 +468,23 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Dep
   // Whether this run wrote its record already (then a later failure is not recorded a second time).
   let recorded = false;
   try {
-    env = loadEnvironment(flags, io);
+    env = withLimits(loadEnvironment(flags, io), io.limits);
+    if (io.noServer !== undefined) sayNoServerOnce(env.projectRoot, io.noServer, io.stderr, io.now());
     guarded.setPolicy(redactionPolicyOf(env.config));
     if (!env.config.enable_context_assembler) return disabled(io, format, request.agent);
-    const made = makeDeps(env, request.model, flags, warn, guarded.redactString, { writes: spec.step === 'consume', indexes: io.indexes === true });
+    const made = makeDeps(env, request.model, flags, warn, guarded.redactString, {
+      writes: spec.step === 'consume',
+      indexes: io.indexes === true,
+      ...(io.limits ? { busyBudgetMs: io.limits.busyBudgetMs } : {}),
+    });
     close = made.close;
     if (recording) {
       const recordOf = (doc: AssemblyDoc) => assemblyRecord(doc, { source, durationMs: monotonicMs() - started });
       const dbPath = env.dbPath;
-      made.deps.record = (db, doc) => void (recorded = writeRecord(db, recordOf(doc)) || recorded);
-      made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, recordOf(doc), RECORD_ALONE_BUSY_MS) || recorded);
+      const delivery = io.delivery;
+      made.deps.record = (db, doc) => void (recorded = writeRecord(db, recordOf(doc), delivery) || recorded);
+      made.deps.recordAlone = (doc) => void (recorded = writeRecordAlone(dbPath, recordOf(doc), RECORD_ALONE_BUSY_MS, delivery) || recorded);
+      if (delivery !== undefined) made.deps.settle = (db, delivering) => settleDelivery(db, delivery, delivering);
       const loaded = env; // a const for the closure (TypeScript does not narrow the let env inside it)
       made.deps.learn = (r) => learnBeforeSpawn(loaded, r, warn);
     }
@@ -490,7 +521,7 @@ export function runScript(spec: ScriptSpec, rawIo: ScriptIo, extend?: (deps: Dep
     close = () => {};
     // Best effort and quick (seed 001: the warning is logged to the session): a database that cannot
     // be opened or is locked, often why the call fell back, keeps no record.
-    if (recording && env !== undefined && !recorded) writeRecordAlone(env.dbPath, fallbackRecord(request, message, { source, durationMs: monotonicMs() - started }), RECORD_ALONE_BUSY_MS);
+    if (recording && env !== undefined && !recorded) writeRecordAlone(env.dbPath, fallbackRecord(request, message, { source, durationMs: monotonicMs() - started }), RECORD_ALONE_BUSY_MS, io.delivery);
     return fallback(io, format, request.agent, message);
   } finally {
     try {

@@ -29,6 +29,11 @@ export interface AssemblyRecord {
   duration_ms: number;
   version: string;
   detail: string;
+  /**
+   * The key of the request it answered, when the launcher sent the request to the warm assembler
+   * (one record per key: the server's, or the caller's own run that took its place); else absent.
+   */
+  request_key?: string | null;
 }
 
 export type AssemblyRow = AssemblyRecord & { id: number };
@@ -39,15 +44,40 @@ export function hasAssemblyRecord(db: DB): boolean {
 }
 
 export function insertAssembly(db: DB, r: AssemblyRecord): number {
+  const key = r.request_key ?? null;
+  // A file whose schema step has not added the key's column yet (an index build making it) takes
+  // the record without it.
+  const keyed = key !== null && hasRequestKey(db);
   return Number(
     stmt(
       db,
       `INSERT INTO ca_assemblies (created_at, session_id, group_id, agent_type, iteration, source, outcome, reason, purpose, zone,
-                                  usage_pct, budget, used_tokens, overrun, prompt_tokens, duration_ms, version, detail)
+                                  usage_pct, budget, used_tokens, overrun, prompt_tokens, duration_ms, version, detail${keyed ? ', request_key' : ''})
        VALUES (@created_at, @session_id, @group_id, @agent_type, @iteration, @source, @outcome, @reason, @purpose, @zone,
-               @usage_pct, @budget, @used_tokens, @overrun, @prompt_tokens, @duration_ms, @version, @detail)`,
-    ).run(r).lastInsertRowid,
+               @usage_pct, @budget, @used_tokens, @overrun, @prompt_tokens, @duration_ms, @version, @detail${keyed ? ', @request_key' : ''})`,
+    ).run(keyed ? { ...r, request_key: key } : withoutKey(r)).lastInsertRowid,
   );
+}
+
+const withoutKey = (r: AssemblyRecord): AssemblyRecord => {
+  const { request_key: _key, ...rest } = r;
+  return rest;
+};
+
+/** Whether ca_assemblies has the request_key column (schema v13). */
+function hasRequestKey(db: DB): boolean {
+  return stmt(db, "SELECT 1 FROM pragma_table_info('ca_assemblies') WHERE name = 'request_key'").get() !== undefined;
+}
+
+/** The record written under a request's key, if any (at most one: a unique index). */
+export function findAssemblyByKey(db: DB, key: string): AssemblyRow | undefined {
+  if (!hasAssemblyRecord(db) || !hasRequestKey(db)) return undefined;
+  return stmt(db, 'SELECT * FROM ca_assemblies WHERE request_key = ?').get(key) as AssemblyRow | undefined;
+}
+
+/** Removes the record `id` (a delivery whose block was never printed: another run of its request took its place). */
+export function deleteAssembly(db: DB, id: number): void {
+  stmt(db, 'DELETE FROM ca_assemblies WHERE id = ?').run(id);
 }
 
 /** A session's records in the order they were written. */

@@ -23,6 +23,11 @@ export function insertConsumptionScope(db: DB, row: Omit<ConsumptionRow, 'consum
   );
 }
 
+/** Removes the scope row `scopeId`; returns whether there was one. */
+export function deleteConsumptionScope(db: DB, scopeId: string): boolean {
+  return stmt(db, 'DELETE FROM consumption_scope WHERE scope_id = ?').run(scopeId).changes > 0;
+}
+
 /** Newest first; group and agent filter exactly when given. */
 export function listConsumption(
   db: DB,

@@ -175,6 +175,22 @@ export function markConsumerConsumed(db: DB, packageId: number, agentType: strin
   );
 }
 
+/**
+ * Takes back a mark of markConsumerConsumed: the agent's newest row of the package consumed at
+ * `iteration` is pending again. Returns whether a row changed.
+ */
+export function unmarkConsumerConsumed(db: DB, packageId: number, agentType: string, iteration: number): boolean {
+  return (
+    stmt(
+      db,
+      `UPDATE context_package_consumers SET consumed_at = NULL
+       WHERE id = (SELECT id FROM context_package_consumers
+                   WHERE package_id = @packageId AND agent_type = @agentType AND iteration = @iteration AND consumed_at IS NOT NULL
+                   ORDER BY id DESC LIMIT 1)`,
+    ).run({ packageId, agentType, iteration }).changes > 0
+  );
+}
+
 /** A candidate package of a request, with whether the agent consumed it at this iteration and whether its consumer list names the agent. */
 export interface CandidatePackage {
   id: number;

@@ -12,6 +12,12 @@
  * re-spawn with the same params after the database moved on (new packages, reasoning, a verdict)
  * gets a new assembly. One hook at a time works on a prompt (a lock file beside the kept block).
  *
+ * Run by the warm assembler, an event carries the key its launcher made (record.ts Delivery): the
+ * kept block names it, and the launcher's own run of the same event after the server gave no answer
+ * keeps the server's block only when its delivery was recorded under that key (else it assembles
+ * and records it itself). The server's run does not wait for another hook's lock on the prompt: it
+ * leaves the event to the launcher's own process (outcome `declined`).
+ *
  * It never blocks and never damages a prompt: any other Bash command, a failed build, an unknown
  * session, a fallback or disabled block, a path outside the project or through a symbolic link, or
  * any error leaves every file as the builder wrote it (one warning on stderr), and the exit code is
@@ -23,6 +29,7 @@ import path from 'node:path';
 import {
   describeRefusal,
   groupRevisionCount,
+  findAssemblyByKey,
   isInsideAny,
   listQuotableTexts,
   monotonicMs,
@@ -37,9 +44,10 @@ import {
 } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { AssemblyDoc } from '../contract.ts';
 import { consumeIds, consumeIdsRequest } from '../consumeIds.ts';
-import { assemblyRecord, fallbackRecord, writeRecord, writeRecordAlone } from '../record.ts';
+import { assemblyRecord, fallbackRecord, settleDelivery, writeRecord, writeRecordAlone, type Delivery } from '../record.ts';
 import { COMMON_FLAGS, PARAMS_FILE_KEYS, PARAMS_FILE_MAX_BYTES, parseFlags } from '../params.ts';
-import { runScript, type ScriptIo } from '../shell.ts';
+import { runScript, type RunLimits, type ScriptIo } from '../shell.ts';
+import { sayNoServerOnce } from '../noServer.ts';
 import { readBuilderRun } from './builderRun.ts';
 import { PROMPT_BUILDER, WIRED_HOOK_COMMAND } from './hookCommand.ts';
 import { builderPackageCount, placeBlock, withBlock, type QuotedText } from './promptSection.ts';
@@ -64,11 +72,23 @@ export interface HookIo {
   now: () => Date;
   /** Run as the plugin's hook: silent outside a project with the prompt builder, and where the project's own wiring serves it. */
   plugin?: boolean;
+  /** The request's key and this run's part in it, for an event the launcher sent the warm assembler (record.ts Delivery). */
+  delivery?: Delivery;
+  /**
+   * The warm assembler's run (warmServer.cjs SERVER_RUN_LIMITS): its waits for the database's locks
+   * and its indexing cut, and how long it waits for another hook's lock on the prompt before it
+   * leaves the event to its caller's own process (outcome `declined`).
+   */
+  limits?: RunLimits & { promptLockWaitMs: number };
+  /** Why no warm assembler can run here, when the launcher found none can: said once a day per project. */
+  noServer?: string;
 }
 
 /** What the hook did, for tests and its one line on stderr. */
 export type HookOutcome =
   | { done: 'ignored'; why: string }
+  /** The warm assembler's run found another hook working on the prompt: its caller runs the hook in its own process. */
+  | { done: 'declined'; why: string }
   | { done: 'left'; why: string; prompt?: string }
   | { done: 'replaced' | 'inserted' | 'renewed'; prompt: string; reused: boolean };
 
@@ -144,7 +164,12 @@ function handle(io: HookIo, started: number): HookOutcome {
   const madeRefusal = refuseMadeDir(made, realRoot);
   if (madeRefusal) return { done: 'left', why: madeRefusal, prompt };
   fs.mkdirSync(made, { recursive: true });
-  return withLock(path.join(made, `${path.basename(prompt)}.lock`), () =>
+  if (io.noServer !== undefined) sayNoServerOnce(root, io.noServer, io.stderr, io.now());
+  const lock = path.join(made, `${path.basename(prompt)}.lock`);
+  const lockWaitMs = io.limits?.promptLockWaitMs ?? LOCK_WAIT_MS;
+  const busy = (): HookOutcome =>
+    io.limits !== undefined ? { done: 'declined', why: `another hook holds ${lock}` } : { done: 'left', why: `another hook held ${lock} for ${LOCK_WAIT_MS} ms`, prompt };
+  return withLock(lock, lockWaitMs, busy, () =>
     serve(io, {
       root, prompt, paramsFile, paramsBytes: paramsRead.bytes, agent, session, group,
       record: path.join(made, `${path.basename(prompt)}.json`),
@@ -198,6 +223,8 @@ interface Kept {
   empty: boolean;
   /** How many packages it shows (none, where the builder's section showed some: the builder's stays). */
   packages: number;
+  /** The key of the request whose run made it (an event sent to the warm assembler), if any. */
+  key?: string;
 }
 
 function serve(io: HookIo, s: Spawn): HookOutcome {
@@ -205,15 +232,22 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   let state: SpawnState;
   let quoted: QuotedText[];
   let revisions = 0;
-  const db = openReadOnly(dbPath, 1000);
+  // Whether a run of this request recorded its delivery already (a request sent to the warm assembler).
+  let keyRecorded = false;
+  const db = openReadOnly(dbPath, Math.min(1000, io.limits?.busyBudgetMs ?? 1000));
   try {
     state = readSpawnState(db, s.session, s.group);
     quoted = state.sessionFound ? listQuotableTexts(db, s.session, s.group) : [];
     revisions = state.sessionFound ? (groupRevisionCount(db, s.group, s.session) ?? 0) : 0;
+    keyRecorded = io.delivery !== undefined && findAssemblyByKey(db, io.delivery.key) !== undefined;
   } finally {
     db.close();
   }
   if (!state.sessionFound) return { done: 'left', why: `session '${s.session}' is not in ${dbPath}`, prompt: s.prompt };
+  // The server's run of a request its caller ran itself (and recorded) changes nothing.
+  if (keyRecorded && io.delivery?.supersedes === false) return { done: 'ignored', why: "the request was served by its caller's own process" };
+  // A record of its own waits at most twice this.
+  const recordBusyMs = io.limits === undefined ? RECORD_BUSY_MS : Math.min(RECORD_BUSY_MS, io.limits.busyBudgetMs / 2);
   const fingerprint = `${state.fingerprint}|config ${configStamp(s.root)}`;
 
   // Everything that can leave the prompt alone is decided before the assembly, which records what it hands out.
@@ -231,7 +265,10 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   if (placement.kind === 'unknown') return { done: 'left', why: placement.why, prompt: s.prompt };
 
   const paramsHash = createHash('sha256').update(s.paramsBytes).digest('hex');
-  const reused = earlier !== undefined && earlier.params_sha256 === paramsHash && earlier.state === fingerprint;
+  // A block the warm assembler made for this very request is kept only when its delivery was
+  // recorded; otherwise this run (the caller's own, after the server gave no answer) makes and records it.
+  const sameRequest = earlier?.key !== undefined && earlier.key === io.delivery?.key;
+  const reused = earlier !== undefined && earlier.params_sha256 === paramsHash && earlier.state === fingerprint && (!sameRequest || keyRecorded);
   let kept: Kept;
   let made: Made | undefined;
   if (reused) kept = earlier;
@@ -242,12 +279,12 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
       if (assembled.fellBack !== undefined) {
         // The iteration the assembly would have served: the group's revision count, at least 1 on a retry (review feedback in the params).
         const iteration = Math.max(revisions, s.retry ? 1 : 0);
-        writeRecordAlone(dbPath, fallbackRecord({ now: io.now().toISOString(), session: s.session, group: s.group, agent: s.agent, iteration }, assembled.fellBack, { source: 'prompt-hook', durationMs: monotonicMs() - s.started }), RECORD_BUSY_MS);
+        writeRecordAlone(dbPath, fallbackRecord({ now: io.now().toISOString(), session: s.session, group: s.group, agent: s.agent, iteration }, assembled.fellBack, { source: 'prompt-hook', durationMs: monotonicMs() - s.started }), recordBusyMs, io.delivery);
       }
       return { done: 'left', why: assembled.why, prompt: s.prompt };
     }
     made = assembled;
-    kept = { params_sha256: paramsHash, state: fingerprint, block: made.block, empty: made.empty, packages: made.packages };
+    kept = { params_sha256: paramsHash, state: fingerprint, block: made.block, empty: made.empty, packages: made.packages, ...(io.delivery ? { key: io.delivery.key } : {}) };
   }
   // A block that shows nothing never takes the place of what the builder wrote (nor goes first where
   // it wrote nothing); nor does one without packages where the builder's section lists some (an agent
@@ -255,7 +292,7 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   // A new assembly that is not placed is on record too: the spawn got the builder's prompt, and why.
   // (A block with nothing to show delivered nothing; one that could not be placed is left out.)
   const notPlaced = (outcome: HookOutcome & { why: string }, recorded: 'nothing-delivered' | 'left'): HookOutcome => {
-    if (made !== undefined) writeRecordAlone(dbPath, assemblyRecord(made.doc, { source: 'prompt-hook', durationMs: monotonicMs() - s.started, outcome: recorded, reason: outcome.why, promptTokens: builderTokens(before.toString('utf8')) }), RECORD_BUSY_MS);
+    if (made !== undefined) writeRecordAlone(dbPath, assemblyRecord(made.doc, { source: 'prompt-hook', durationMs: monotonicMs() - s.started, outcome: recorded, reason: outcome.why, promptTokens: builderTokens(before.toString('utf8')) }), recordBusyMs, io.delivery);
     return outcome;
   };
   if (kept.empty && placement.kind !== 'renew') return notPlaced({ done: 'ignored', why: "the block has nothing to show: the builder's prompt stays as it is" }, 'nothing-delivered');
@@ -269,7 +306,7 @@ function serve(io: HookIo, s: Spawn): HookOutcome {
   if (made !== undefined) {
     // Kept only once placed: a block that was not is made again (from the same state) next time.
     writeFileAtomically(s.record, JSON.stringify(kept) + '\n', { mode: 0o600 });
-    recordDelivery(io, s, made, dbPath, tokens);
+    recordDelivery(io, s, made, dbPath, tokens, recordBusyMs);
   }
   return { done: placement.kind === 'replace' ? 'replaced' : placement.kind === 'renew' ? 'renewed' : 'inserted', prompt: s.prompt, reused };
 }
@@ -311,6 +348,7 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string; fellBack?: string
     stderr: (t) => (err += t),
     readStdin: () => undefined,
     now: io.now,
+    ...(io.limits ? { limits: { busyBudgetMs: io.limits.busyBudgetMs, indexBudgetMs: io.limits.indexBudgetMs } } : {}),
     document: (d) => (doc = d),
     // The spawn's one writer of the index (the rows written since the last spawn); it records nothing.
     indexes: true,
@@ -332,18 +370,20 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string; fellBack?: string
 }
 
 /**
-
-
-
+ * Records the delivery of a placed block: its packages consumed for the agent at the assembly's
+ * iteration and its assembly record, in one transaction (consume --ids); a block without packages
+ * only its record. A request sent to the warm assembler records under its key (record.ts
+ * settleDelivery). A database that cannot be written leaves the block placed and says so.
  */
-function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, promptTokens: number): void {
+function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, promptTokens: number, busyMs: number): void {
   const record = (outcome: 'recorded' | 'unrecorded' | 'nothing-delivered', reason: string | null = null) =>
     assemblyRecord(
       { ...made.doc, consumption: outcome === 'recorded' ? 'recorded' : 'nothing-delivered', consumed: outcome === 'recorded' ? made.delivered : [] },
       { source: 'prompt-hook', durationMs: monotonicMs() - s.started, promptTokens, outcome, reason },
     );
+  const delivery = io.delivery;
   if (made.delivered.length === 0) {
-    writeRecordAlone(dbPath, record('nothing-delivered'), RECORD_BUSY_MS);
+    writeRecordAlone(dbPath, record('nothing-delivered'), busyMs, delivery);
     return;
   }
   let err = '';
@@ -356,11 +396,12 @@ function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, prompt
     code = consumeIds(
       consumeIdsRequest(flags),
       flags,
-      { argv: [], cwd: s.root, env: io.env, stdout: () => {}, stderr: (t) => (err += t), readStdin: () => undefined, now: io.now },
+      { argv: [], cwd: s.root, env: io.env, stdout: () => {}, stderr: (t) => (err += t), readStdin: () => undefined, now: io.now, ...(io.limits ? { limits: io.limits } : {}) },
       // In the transaction that records the delivery.
-      (db) => void writeRecord(db, record('recorded')),
+      (db) => void writeRecord(db, record('recorded'), delivery),
       // The hook's assembly learnt before it chose the block.
       false,
+      delivery === undefined ? undefined : (db, ids) => settleDelivery(db, delivery, ids),
     );
   } catch (e) {
     // A database that could not be opened or written: the block is placed, its delivery not recorded.
@@ -368,7 +409,7 @@ function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, prompt
     code = 1;
   }
   if (code !== 0) {
-    writeRecordAlone(dbPath, record('unrecorded', err.trim()), RECORD_BUSY_MS);
+    writeRecordAlone(dbPath, record('unrecorded', err.trim()), busyMs, delivery);
     io.stderr(`⚠ context-assembler: the block is in the prompt, but its packages were not recorded as delivered (${err.trim()})\n`);
   }
 }
@@ -382,7 +423,14 @@ function readKept(file: string): Kept | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Kept>;
     if (typeof v.params_sha256 !== 'string' || typeof v.state !== 'string' || typeof v.block !== 'string') return undefined;
-    return { params_sha256: v.params_sha256, state: v.state, block: v.block, empty: v.empty === true, packages: typeof v.packages === 'number' ? v.packages : 0 };
+    return {
+      params_sha256: v.params_sha256,
+      state: v.state,
+      block: v.block,
+      empty: v.empty === true,
+      packages: typeof v.packages === 'number' ? v.packages : 0,
+      ...(typeof v.key === 'string' ? { key: v.key } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -461,10 +509,11 @@ export function projectWiresHook(root: string): boolean {
 
 /**
  * Runs `fn` holding `lock`: a file made exclusively, holding the holder's pid. A lock whose holder
- * is gone (no such process) or older than LOCK_STALE_MS is taken over.
+ * is gone (no such process) or older than LOCK_STALE_MS is taken over. When another holds it past
+ * `waitMs`, `busy()` is returned instead.
  */
-function withLock<T>(lock: string, fn: () => T): T {
-  const deadline = Date.now() + LOCK_WAIT_MS;
+function withLock<T>(lock: string, waitMs: number, busy: () => T, fn: () => T): T {
+  const deadline = Date.now() + waitMs;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
@@ -475,7 +524,7 @@ function withLock<T>(lock: string, fn: () => T): T {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       if (lockIsStale(lock)) fs.rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw new Error(`another hook held ${lock} for ${LOCK_WAIT_MS} ms`);
+      else if (Date.now() >= deadline) return busy();
       else Atomics.wait(pause, 0, 0, 25);
     }
   }
