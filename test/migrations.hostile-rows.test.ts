@@ -29,7 +29,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { errorPatternHash, faultKeyOf, type ErrorSignature } from '../skills/bazinga-db/scripts/lib/hashing.ts';
 import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
-import { SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, V19_DDL } from '../skills/bazinga-db/scripts/lib/schema.ts';
+import { CA_SCHEMA_VERSION, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, V19_DDL } from '../skills/bazinga-db/scripts/lib/schema.ts';
 import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { BAZINGA_DB_SCRIPT, REPO_ROOT, makeProject, runScript, type Project } from './helpers.ts';
@@ -440,7 +440,7 @@ describe('a schema step that fails anyway leaves the database usable, is tried o
     // That row as it was; the other restored; the version not recorded, the failure is.
     expectMigratedOrKept(p, 'extensions before v12', [{ ...nullTtl, row: { ...nullTtl.row, after: 'kept' } }, other]);
     expect(caSchema(p)).toBe('11');
-    expect(recorded(p)).toEqual({ version: 12, attempts: 1, failures: [{ step: 'restore pattern keys', error: 'CHECK constraint failed: ttl_days > 0', row: { table: 'error_patterns', rowid: nullTtl.rowid, key } }] });
+    expect(recorded(p)).toEqual({ version: CA_SCHEMA_VERSION, attempts: 1, failures: [{ step: 'restore pattern keys', error: 'CHECK constraint failed: ttl_days > 0', row: { table: 'error_patterns', rowid: nullTtl.rowid, key } }] });
 
     originalCommandsWork(p);
     assemble(p);
@@ -470,10 +470,10 @@ describe('a schema step that fails anyway leaves the database usable, is tried o
     expect(fixed.stderr).not.toContain('schema step');
     expectMigratedOrKept(p, 'extensions before v12', [nullTtl]);
     expect(query(p, 'SELECT ttl_days FROM error_patterns WHERE rowid = ?', nullTtl.rowid)).toEqual([{ ttl_days: null }]);
-    expect(caSchema(p)).toBe('12');
+    expect(caSchema(p)).toBe(String(CA_SCHEMA_VERSION));
     expect(recorded(p)).toBeUndefined();
     const healthy = await doctorMigrations(p);
-    expect(healthy.row).toMatchObject({ status: 'ok', detail: "this layer's tables at v12" });
+    expect(healthy.row).toMatchObject({ status: 'ok', detail: `this layer's tables at v${CA_SCHEMA_VERSION}` });
   });
 
   it("moving this layer's references fails (a trigger refuses every change of the records): patterns are restored and keyed, the records keep their ids, doctor names the record", async () => {
@@ -542,7 +542,7 @@ describe('a schema step that fails anyway leaves the database usable, is tried o
     const doctor = await doctorMigrations(p);
     // Its objects were made; only the version (and the record of what failed) could not be written.
     expect(doctor.code).toBe(0);
-    expect(doctor.row).toMatchObject({ status: 'warn', detail: "this layer's tables at v11, not v12" });
+    expect(doctor.row).toMatchObject({ status: 'warn', detail: `this layer's tables at v11, not v${CA_SCHEMA_VERSION}` });
     expect(doctor.row?.fix).toContain('if every write says a schema step failed');
   });
 });
