@@ -9,11 +9,11 @@
 //
 // The exchange: the server greets every connection it accepts at once (a hello line with its
 // pid), one caller at a time (another is refused while one is greeted); the caller sends its
-// request only after the hello and assembles in its own process when none comes within HELLO_MS
+// request only after the hello and assembles in its own process when none comes within the hello's wait
 // (no server, another build's, or one busy with another call: its event loop runs that call and
 // accepts nobody meanwhile), so no caller waits behind another's request. The whole answer must
 // arrive within ANSWER_DEADLINE_MS of the connection (the server cuts its own waits to fit:
-// SERVER_RUN_LIMITS). A server that took the request and gave no usable answer in time (hung,
+// serverTimes). A server that took the request and gave no usable answer in time (hung,
 // stopped, dead, or failed part way) is stopped when it can be told to be this launcher's server,
 // and the caller runs the request in its own process after all, under the request's key: each
 // request carries a key of the caller's making, the server records its delivery under that key, and
@@ -25,22 +25,44 @@ const net = require('node:net');
 const path = require('node:path');
 const { chooseServerDir, isServer, isStopped, makeServerDir } = require('./serverDir.cjs');
 
-/** How long a caller waits for the server's hello before it assembles itself. */
-const HELLO_MS = 300;
 /**
  * How long a caller waits for the whole answer, from the connection: a request takes about 0.1 s
- * in the server, whose waits for locks and indexing are cut to SERVER_RUN_LIMITS, so only a server
- * that hung (or a machine too loaded for it to help) runs out of it; the caller then assembles
- * itself, and the spawn still gets its block within 2 s of silence.
+ * in the server, whose waits for locks and indexing are cut to fit (serverRunLimits), so only a
+ * server that hung (or a machine too loaded for it to help) runs out of it; the caller then
+ * assembles itself, and the spawn still gets its block within 2 s of silence.
+ * CONTEXT_ASSEMBLER_SERVER_WAIT_MS sets another (serverTimes): on a machine slower than the one
+ * these were measured on, where the server's answers do not come in time and each call pays the
+ * deadline before it assembles itself, a longer one lets the server help again.
  */
 const ANSWER_DEADLINE_MS = 1_000;
+/** The share of the answer deadline a caller waits for the server's hello (300 ms of 1 s). */
+const HELLO_SHARE = 0.3;
 /**
- * What one request may spend in the server waiting for the database's locks (the whole wait of its
- * connection) and indexing a backlog, so that its answer, fallback included, arrives within
- * ANSWER_DEADLINE_MS; the prompt hook's request does not wait for another hook's lock on the same
- * prompt (the server declines it, and the caller waits in its own process).
+ * The shares of the answer deadline one request may spend in the server waiting for the
+ * database's locks (the whole wait of its connection) and indexing a backlog (300 and 250 ms of
+ * 1 s), so that its answer, fallback included, arrives in time; the prompt hook's request does not
+ * wait for another hook's lock on the same prompt (the server declines it, and the caller waits in
+ * its own process).
  */
-const SERVER_RUN_LIMITS = { busyBudgetMs: 300, indexBudgetMs: 250, promptLockWaitMs: 0 };
+const RUN_SHARES = { busyBudget: 0.3, indexBudget: 0.25 };
+
+/**
+ * The times of one exchange under `env` (the caller's: the server reads them from the request's
+ * env, so both sides agree): the answer deadline (ANSWER_DEADLINE_MS, or a positive integer in
+ * CONTEXT_ASSEMBLER_SERVER_WAIT_MS; anything else is ignored: the launcher never fails on it), the
+ * hello's wait, and the server's limits of one run.
+ */
+function serverTimes(env = process.env) {
+  const raw = env.CONTEXT_ASSEMBLER_SERVER_WAIT_MS;
+  const set = typeof raw === 'string' && /^[1-9][0-9]{0,6}$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
+  const answerMs = set ?? ANSWER_DEADLINE_MS;
+  return {
+    answerMs,
+    helloMs: Math.round(answerMs * HELLO_SHARE),
+    runLimits: { busyBudgetMs: Math.round(answerMs * RUN_SHARES.busyBudget), indexBudgetMs: Math.round(answerMs * RUN_SHARES.indexBudget), promptLockWaitMs: 0 },
+  };
+}
+
 /**
  * Unix socket paths longer than 103 bytes are not portable (108 on Linux, 104 on macOS); the
  * server binds under `<socket>.<pid>` first, so the socket's own path leaves room for a pid.
@@ -239,7 +261,8 @@ function serverState(bundle) {
 async function askServer(bundle, request) {
   const socket = socketPath(bundle);
   if (!socketPresent(socket)) return undefined;
-  const r = await exchange(socket, request, HELLO_MS, ANSWER_DEADLINE_MS);
+  const times = serverTimes(request.env);
+  const r = await exchange(socket, request, times.helloMs, times.answerMs);
   if (r.hello === undefined) {
     const pid = serverPidInFile(socket);
     if (pid !== undefined && isStopped(pid) && isServer(pid)) stopServer(socket, pid);
@@ -247,7 +270,7 @@ async function askServer(bundle, request) {
   }
   if (r.timeout) {
     const killed = stopServer(socket, r.hello.pid);
-    return { unanswered: `no answer within ${ANSWER_DEADLINE_MS} ms (${killed ? 'the server was stopped' : 'its socket was removed'})` };
+    return { unanswered: `no answer within ${times.answerMs} ms (${killed ? 'the server was stopped' : 'its socket was removed'})` };
   }
   if (r.lost) return { unanswered: 'the connection ended without an answer (the server died)' };
   const a = r.answer;
@@ -372,4 +395,4 @@ async function serve(bundle, handle, { idleMs, log }) {
   });
 }
 
-module.exports = { ANSWER_DEADLINE_MS, HELLO_MS, SERVER_NODE_FLAGS, SERVER_RUN_LIMITS, askServer, serve, serverState, serverStatus, socketPath, startServer };
+module.exports = { ANSWER_DEADLINE_MS, SERVER_NODE_FLAGS, askServer, serve, serverState, serverStatus, serverTimes, socketPath, startServer };

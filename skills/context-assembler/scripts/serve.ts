@@ -65,8 +65,8 @@ if (path.basename(here) !== 'dist' || !fs.existsSync(bundle)) {
   process.exit(0);
 }
 
-/** The warm assembler's limits of one run (warmServer.cjs SERVER_RUN_LIMITS), so that its caller gets the answer in time. */
-const LIMITS = warm.SERVER_RUN_LIMITS as { busyBudgetMs: number; indexBudgetMs: number; promptLockWaitMs: number };
+/** The warm assembler's limits of one run under the caller's env (warmServer.cjs serverTimes), so that its caller gets the answer in time. */
+const limitsOf = (env: NodeJS.ProcessEnv) => (warm.serverTimes as (e: NodeJS.ProcessEnv) => { runLimits: { busyBudgetMs: number; indexBudgetMs: number; promptLockWaitMs: number } })(env).runLimits;
 
 (warm.serve as (b: string, h: (r: unknown) => unknown, o: { idleMs: number; log: (m: string) => void }) => Promise<string>)(
   bundle,
@@ -78,13 +78,14 @@ const LIMITS = warm.SERVER_RUN_LIMITS as { busyBudgetMs: number; indexBudgetMs: 
     const delivery = { key: r.key, supersedes: false };
     const argv = r.argv as string[];
     const env = r.env as NodeJS.ProcessEnv;
+    const limits = limitsOf(env);
     let stdout = '';
     let stderr = '';
     try {
       if (r.script === 'prompt-hook') {
         // Its help, and an event that was not sent, are the caller's to handle.
         if (typeof r.stdin !== 'string' || argv.includes('--help') || argv.includes('-h')) return undefined;
-        const outcome = runPromptHook({ stdin: r.stdin, env, cwd: r.cwd, stderr: (t) => (stderr += t), now: () => new Date(), plugin: argv.includes('--plugin'), delivery, limits: LIMITS });
+        const outcome = runPromptHook({ stdin: r.stdin, env, cwd: r.cwd, stderr: (t) => (stderr += t), now: () => new Date(), plugin: argv.includes('--plugin'), delivery, limits });
         // Another hook works on the prompt: the caller waits for it in its own process.
         if (outcome.done === 'declined') return undefined;
         return { code: 0, stdout, stderr };
@@ -99,7 +100,7 @@ const LIMITS = warm.SERVER_RUN_LIMITS as { busyBudgetMs: number; indexBudgetMs: 
         readStdin: () => undefined,
         now: () => new Date(),
         delivery,
-        limits: { busyBudgetMs: LIMITS.busyBudgetMs, indexBudgetMs: LIMITS.indexBudgetMs },
+        limits: { busyBudgetMs: limits.busyBudgetMs, indexBudgetMs: limits.indexBudgetMs },
       });
       return { code, stdout, stderr };
     } finally {

@@ -87,7 +87,7 @@ export interface ScriptIo {
   delivery?: Delivery;
   /**
    * The warm assembler's run: the most its connection waits for locks in all, and the most it
-   * spends indexing a backlog (warmServer.cjs SERVER_RUN_LIMITS), so that its answer, a fallback
+   * spends indexing a backlog (warmServer.cjs serverTimes), so that its answer, a fallback
    * included, reaches a caller that waits only so long.
    */
   limits?: RunLimits;

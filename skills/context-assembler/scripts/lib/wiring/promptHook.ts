@@ -75,7 +75,7 @@ export interface HookIo {
   /** The request's key and this run's part in it, for an event the launcher sent the warm assembler (record.ts Delivery). */
   delivery?: Delivery;
   /**
-   * The warm assembler's run (warmServer.cjs SERVER_RUN_LIMITS): its waits for the database's locks
+   * The warm assembler's run (warmServer.cjs serverTimes): its waits for the database's locks
    * and its indexing cut, and how long it waits for another hook's lock on the prompt before it
    * leaves the event to its caller's own process (outcome `declined`).
    */
