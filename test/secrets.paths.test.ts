@@ -6,7 +6,8 @@
  *   way is found, so the scan can fail);
  * - emit: rows stored as the original tool stores them (unredacted) and an artifact holding the
  *   whole corpus are printed by every assembler output (markdown block, JSON, --explain, fetch,
- *   echoed --task/--error, warnings) and every bazinga-db read; no secret reaches stdout/stderr;
+ *   echoed --task/--error, warnings), the report (markdown, JSON, HTML) and every bazinga-db read;
+ *   no secret reaches stdout/stderr or the report's file;
  * - fetch of each generated spelling as an artifact of its own (a whole file, as a reader saves it);
  * - redact-existing on such a database: counts, idempotence, no secret left in the file;
  * - the other way round, test results, counts, coverage and versions pass every path byte-identical.
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
+import { runReport } from '../skills/context-assembler/scripts/lib/report/run.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { makeProject, type Project } from './helpers.ts';
 import { bazingaDbInProcess, capturingIo } from './inProcess.ts';
@@ -217,6 +219,19 @@ describe('emit: rows stored unredacted are never printed as stored', () => {
     } finally {
       fs.rmSync(file);
     }
+  });
+
+  it.each(['markdown', 'json', 'html'])('the report (%s) prints none of them, and shows the packages redacted', (format) => {
+    let shown = '';
+    for (const s of sessions) {
+      const out = path.join(p.root, `report-${s}.${format}`);
+      const run = capturingIo(['--project-root', p.root, '--now', NOW, '--session', s, '--format', format, '--out', out], { cwd: p.root, now: NOW });
+      expect(runReport(run.io), run.err()).toBe(0);
+      const page = fs.readFileSync(out, 'utf8');
+      expect(leaked(page + run.out() + run.err())).toEqual([]);
+      shown += page;
+    }
+    expect(shown).toContain('REDACTED');
   });
 
   it.each([
