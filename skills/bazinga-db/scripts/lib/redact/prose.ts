@@ -27,7 +27,7 @@ export const PROSE_PASSWORD = new RegExp(
 );
 
 /** Hash and cipher names with a number (`SHA256-hashed`, `bcrypt2b`, `AES256`): what a password is stored with, not one. */
-export const ALGORITHM = /^(?:sha|md|bcrypt|argon|pbkdf|scrypt|aes|rsa|hmac|utf|base|des|rc|x)[-_]?\d/i;
+export const ALGORITHM = /^(?:sha|md|bcrypt|argon|pbkdf|scrypt|aes|rsa|hmac|utf|base|des|rc|x)[-_]?\d{1,4}[a-z]?(?:[-_.][a-z]+)*$/i;
 
 /** Code, not a password: a member of `this` or `self`, a call, an arrow. */
 export const CODE = /^(?:this|self)\.|\w\(|=>/;

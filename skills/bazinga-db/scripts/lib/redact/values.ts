@@ -115,17 +115,20 @@ export function readValue(text: string, pos: number, reading: BareReading = {}):
   const limit = Math.min(text.length, pos + MAX_VALUE);
   let i = pos;
   while (i < limit) {
-    if (!endsBareValue(text, i) || (throughSeparators && SEPARATORS.has(text[i] as string) && !/^[\s,;&]|^$/.test(text.slice(i + 1, i + 2)))) {
+    if (!endsBareValue(text, i)) {
       i++;
       continue;
     }
-    // Inside a word, or a `)` that starts one (a Django key): a value that starts with another stop (`</label>`) is none.
-    if (!throughBrackets || (i === pos && text[i] !== ')') || !(CLOSING_STOPS.has(text[i] as string) || SEPARATORS.has(text[i] as string))) break;
-    // A run of brackets and separators inside a word: the value goes on, unless a blank or another
-    // `name=` (a letter first) follows.
+    // Inside a word, or a `)` or separator that starts one (a Django key): a value that starts with another stop (`</label>`) is none.
+    const inWord = CLOSING_STOPS.has(text[i] as string) || SEPARATORS.has(text[i] as string);
+    if (!(throughBrackets || throughSeparators) || !inWord || (i === pos && text[i] !== ')' && !SEPARATORS.has(text[i] as string))) break;
+    // A run of brackets and separators inside a word: the value goes on, unless a blank follows, or
+    // (where a query string can be) another `name=` with a letter first.
     let j = i;
     while (j < limit && (CLOSING_STOPS.has(text[j] as string) || SEPARATORS.has(text[j] as string))) j++;
-    if (j >= limit || endsBareValue(text, j) || (SEPARATORS.has(text[j - 1] as string) && /^[A-Za-z_][\w.-]{0,63}[=:]/.test(text.slice(j, j + 66)))) break;
+    if (!throughBrackets && [...text.slice(i, j)].some((c) => CLOSING_STOPS.has(c))) break;
+    if (j >= limit || endsBareValue(text, j)) break;
+    if (!throughSeparators && SEPARATORS.has(text[j - 1] as string) && /^[A-Za-z_][\w.-]{0,63}[=:]/.test(text.slice(j, j + 66))) break;
     i = j;
   }
   // A full stop that ends the sentence is not part of the value.
