@@ -1,45 +1,15 @@
 /**
- * Redaction in linear time: 1 MB adversarial inputs full of near-matches, each redacted by the
- * engine, with the time for 1 MB and the ratio of 1 MB to 100 KB of the same input (10 means
- * linear; a backtracking rule would show 100 or more). Run alone: `tsx bench/redaction.ts [--help]`.
+ * Redaction in linear time: 1 MB adversarial inputs full of near-matches (test/secrets/hostile.ts),
+ * each redacted by the engine, with the time for 1 MB and the ratio of 1 MB to 100 KB of the same
+ * input (10 means linear; a backtracking rule would show 100 or more). Run alone:
+ * `tsx bench/redaction.ts [--help]`.
  */
 import { fileURLToPath } from 'node:url';
 import { redact } from '../skills/bazinga-db/scripts/lib/index.ts';
-import { SECRET_CASES } from '../test/secrets/corpus.ts';
+import { HOSTILE_SHAPES } from '../test/secrets/hostile.ts';
 
-/** Repeats `unit` to `bytes` characters. */
-const fill = (unit: string, bytes: number) => unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);
-
-/** Each input, as a function of its size: the shapes that make a careless rule backtrack. */
-export const ADVERSARIAL: Record<string, (bytes: number) => string> = {
-  'a= repeated': (n) => fill('a=', n),
-  'password=password=…': (n) => fill('password=', n),
-  'unclosed quotes after keys': (n) => fill('token="', n),
-  'nested escaped quotes': (n) => fill('{\\"password\\": \\"', n),
-  'key-like words, no operator': (n) => fill('api_key_secret_token_password ', n),
-  'one word of name characters': (n) => fill('secret_token.', n),
-  'near-miss vendor prefixes': (n) => fill('sk-ant- ghp_ AKIA xoxb- eyJ.eyJ npm_ glpat- ', n),
-  'long base64 run': (n) => fill('QmFzZTY0IHRleHQgdGhhdCBuZXZlciBlbmRz', n),
-  'unterminated private blocks': (n) => fill('-----BEGIN PRIVATE KEY----- <private', n),
-  'URLs with colons, no @': (n) => fill('postgres://user:pass:word/', n),
-  'keys whose values are code (token=this.)': (n) => fill('token=this.', n),
-  'rejected values after keys (secret=config.)': (n) => fill('secret=config.', n),
-  'query strings (password=a&)': (n) => fill('password=a&', n),
-  'SAS-like parameters (&sig=)': (n) => fill('&sig=', n),
-  'YAML keys without values (token: )': (n) => fill('token: ', n),
-  'dense URL heads (a://:)': (n) => fill('a://:', n),
-  'Markdown table rows on one line (password cells)': (n) => fill('| password | x ', n),
-  'INI-like keys on one line (password = word )': (n) => fill('password = word ', n),
-  'YAML block headers (token: then a bar)': (n) => fill('token: |\n', n),
-  'client names without -p (mysql -u )': (n) => fill('mysql -u ', n),
-  'unclosed XML elements (<password>x)': (n) => fill('<password>x', n),
-  'netrc words (login a password )': (n) => fill('login a password ', n),
-  'digit runs in identifier-like tokens (Ab000…_)': (n) => fill('Ab' + '0'.repeat(26) + '_ ', n),
-  'blank runs after a redacted value': (n) => fill('password=hunter2' + ' '.repeat(1000) + '\n', n),
-  'wide indented lines under YAML keys': (n) => fill('password: |\n' + ' '.repeat(1010) + 'x\n', n),
-  'URL credentials before runs of @ (a://b:c@@@@ )': (n) => fill('a://b:c@@@@ ', n),
-  'corpus text (real secrets)': (n) => fill(SECRET_CASES.map((c) => c.text).join('\n'), n),
-};
+/** Each input, as a function of its size: the shapes that make a careless rule backtrack (shared with test/redaction.linear.test.ts). */
+export const ADVERSARIAL: Record<string, (bytes: number) => string> = HOSTILE_SHAPES;
 
 function timeMs(text: string, repeats: number): number {
   const samples: number[] = [];

@@ -1,12 +1,16 @@
 /**
- * The secret corpus through every ingest command and every output path, on real SQLite files:
+ * The secret corpus, and a fixed sample of every generated class of secret (test/secrets/classes.ts),
+ * through every ingest command and every output path, on real SQLite files:
  * - ingest: each case through every bazinga-db command that stores text; afterwards neither the
  *   database file nor its write-ahead log holds any secret (a benign canary written the same
  *   way is found, so the scan can fail);
  * - emit: rows stored as the original tool stores them (unredacted) and an artifact holding the
  *   whole corpus are printed by every assembler output (markdown block, JSON, --explain, fetch,
- *   echoed --task/--error, warnings) and every bazinga-db read; no secret reaches stdout/stderr;
- * - redact-existing on such a database: counts, idempotence, no secret left in the file.
+ *   echoed --task/--error, warnings), the report (markdown, JSON, HTML) and every bazinga-db read;
+ *   no secret reaches stdout/stderr or the report's file;
+ * - fetch of each generated spelling as an artifact of its own (a whole file, as a reader saves it);
+ * - redact-existing on such a database: counts, idempotence, no secret left in the file;
+ * - the other way round, test results, counts, coverage and versions pass every path byte-identical.
  */
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -14,10 +18,20 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { runFetch } from '../skills/context-assembler/scripts/lib/fetchArtifact.ts';
+import { runReport } from '../skills/context-assembler/scripts/lib/report/run.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { makeProject, type Project } from './helpers.ts';
 import { bazingaDbInProcess, capturingIo } from './inProcess.ts';
-import { SECRET_CASES } from './secrets/corpus.ts';
+import fc from 'fast-check';
+import { BENIGN_CASES, SECRET_CASES as CORPUS_CASES, type SecretCase } from './secrets/corpus.ts';
+import { BENIGN_RESULTS, SECRET_CLASSES, sampleClass } from './secrets/classes.ts';
+
+/** Spellings of each generated class pushed through the paths (a fixed sample: each costs commands and processes). */
+const PER_CLASS = 6;
+const GENERATED: SecretCase[] = Object.keys(SECRET_CLASSES).flatMap((name, i) =>
+  sampleClass(name, PER_CLASS, 3700 + i).map((g, j) => ({ id: `generated-${name}-${j}`, family: g.family, text: g.text, secrets: g.secrets })),
+);
+const SECRET_CASES: readonly SecretCase[] = [...CORPUS_CASES, ...GENERATED];
 
 const ALL_SECRETS = [...new Set(SECRET_CASES.flatMap((c) => c.secrets))];
 
@@ -207,6 +221,19 @@ describe('emit: rows stored unredacted are never printed as stored', () => {
     }
   });
 
+  it.each(['markdown', 'json', 'html'])('the report (%s) prints none of them, and shows the packages redacted', (format) => {
+    let shown = '';
+    for (const s of sessions) {
+      const out = path.join(p.root, `report-${s}.${format}`);
+      const run = capturingIo(['--project-root', p.root, '--now', NOW, '--session', s, '--format', format, '--out', out], { cwd: p.root, now: NOW });
+      expect(runReport(run.io), run.err()).toBe(0);
+      const page = fs.readFileSync(out, 'utf8');
+      expect(leaked(page + run.out() + run.err())).toEqual([]);
+      shown += page;
+    }
+    expect(shown).toContain('REDACTED');
+  });
+
   it.each([
     ['get-context-packages', ['get-context-packages', 'OLD0', 'global', 'developer', '50']],
     ['get-reasoning', ['get-reasoning', 'OLD0', '--limit', '500']],
@@ -218,6 +245,98 @@ describe('emit: rows stored unredacted are never printed as stored', () => {
     expect(r.code).toBe(0);
     expect(r.out.length).toBeGreaterThan(100);
     expect(leaked(r.out + r.err)).toEqual([]);
+  });
+});
+
+describe('fetch: each generated spelling as an artifact of its own', () => {
+  let p: Project;
+  const ids: { id: number; c: SecretCase }[] = [];
+
+  beforeAll(() => {
+    p = makeProject('ca-secrets-fetch-');
+    ok(p, ['create-session', 'S1', 'simple', 'Fetch each artifact']);
+    const dir = path.join(p.root, 'bazinga', 'artifacts', 'S1');
+    fs.mkdirSync(dir, { recursive: true });
+    GENERATED.forEach((c, i) => {
+      fs.writeFileSync(path.join(dir, `case-${i}.md`), c.text + '\n');
+      const saved = ok(p, ['save-context-package', 'S1', 'AUTH', 'research', `bazinga/artifacts/S1/case-${i}.md`, 'developer', '["qa_expert"]', 'high', `case ${i}`]);
+      ids.push({ id: saved.package_id as number, c });
+    });
+  });
+  afterAll(() => p.cleanup());
+
+  it('the files really hold the secrets (the check below can fail)', () => {
+    const files = fs.readdirSync(path.join(p.root, 'bazinga', 'artifacts', 'S1')).map((f) => fs.readFileSync(path.join(p.root, 'bazinga', 'artifacts', 'S1', f), 'utf8'));
+    expect(GENERATED.every((c) => c.secrets.every((s) => files.some((f) => f.includes(s))))).toBe(true);
+  });
+
+  it('fetch prints none of them, as text and as JSON', () => {
+    for (const { id, c } of ids) {
+      for (const format of ['text', 'json']) {
+        const run = capturingIo([String(id), '--project-root', p.root, '--db', p.dbPath, '--format', format], { cwd: p.root, now: NOW });
+        expect(runFetch(run.io)).toBe(0);
+        const left = c.secrets.filter((s) => (run.out() + run.err()).includes(s));
+        expect(left, `${c.id} (${format}): ${run.out()}`).toEqual([]);
+      }
+    }
+  });
+});
+
+/**
+ * A text as a summary shows it: on one line (line breaks and runs of blanks as one blank) and, past
+ * the summary's cap or the block's budget, cut with `...` or `[…]`. True when `shown` is `text` so laid out: no word changed.
+ */
+function shownAs(shown: string, text: string): boolean {
+  const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
+  if (flat(shown) === flat(text)) return true;
+  const cut = /(?:\.\.\.|\[…\]|…)$/.exec(shown);
+  return cut !== null && flat(text).startsWith(flat(shown.slice(0, cut.index)));
+}
+
+describe('test results, counts, coverage and versions pass every path byte-identical', () => {
+  let p: Project;
+  const texts = [...BENIGN_CASES.filter((c) => c.family === 'results').map((c) => c.text), ...fc.sample(BENIGN_RESULTS, { numRuns: 30, seed: 37 })];
+
+  beforeAll(() => {
+    p = makeProject('ca-results-');
+    ok(p, ['create-session', 'S1', 'simple', 'Results']);
+    ok(p, ['create-task-group', 'QA', 'S1', 'Quality']);
+    fs.mkdirSync(path.join(p.root, 'bazinga', 'artifacts', 'S1'), { recursive: true });
+  });
+  afterAll(() => p.cleanup());
+
+  it('stored by save-context-package and save-reasoning as written, and printed back by bazinga-db query as stored', () => {
+    texts.forEach((text, i) => {
+      const saved = ok(p, ['save-context-package', 'S1', 'QA', 'research', `bazinga/artifacts/S1/r${i}.md`, 'qa_expert', '["tech_lead"]', 'high', text]);
+      expect(saved.redacted).toBe(false);
+      expect(ok(p, ['save-reasoning', 'S1', 'QA', 'qa_expert', 'completion', text]).redacted).toBe(false);
+    });
+    const rows = (sql: string) => (ok(p, ['query', sql]) as { rows?: Record<string, string>[] } | Record<string, string>[]);
+    const values = (r: ReturnType<typeof rows>) => (Array.isArray(r) ? r : (r.rows ?? [])).map((row) => Object.values(row)[0]);
+    // A package summary is stored on one line and cut at its length cap: its words are the text's.
+    const summaries = values(rows('SELECT summary FROM context_packages ORDER BY id'));
+    expect(summaries.length).toBe(texts.length);
+    summaries.forEach((summary, i) => expect(shownAs(summary as string, texts[i] as string), summary).toBe(true));
+    expect(values(rows("SELECT content FROM orchestration_logs WHERE log_type = 'reasoning' ORDER BY id"))).toEqual(texts);
+  });
+
+  it('fetch prints an artifact of them as written', () => {
+    const text = texts.join('\n\n') + '\n';
+    fs.writeFileSync(path.join(p.root, 'bazinga', 'artifacts', 'S1', 'results.md'), text);
+    const saved = ok(p, ['save-context-package', 'S1', 'QA', 'research', 'bazinga/artifacts/S1/results.md', 'qa_expert', '["tech_lead"]', 'high', 'results']);
+    const run = capturingIo([String(saved.package_id), '--project-root', p.root, '--db', p.dbPath, '--format', 'text'], { cwd: p.root, now: NOW });
+    expect(runFetch(run.io)).toBe(0);
+    expect(run.out()).toBe(text);
+  });
+
+  it('the assembled block shows them as written', () => {
+    const r = assemble(p, ['--session', 'S1', '--group', 'QA', '--agent', 'tech_lead', '--model', 'opus', '--limit', '50', '--format', 'json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain('[REDACTED');
+    const summaries = (JSON.parse(r.out) as { packages: { summary: string }[] }).packages.map((x) => x.summary);
+    expect(summaries.length).toBeGreaterThan(10);
+    for (const summary of summaries.filter((x) => x !== 'results')) expect(texts.some((t) => shownAs(summary, t)), summary).toBe(true);
   });
 });
 

@@ -3141,6 +3141,60 @@ export const SECRET_CASES: readonly SecretCase[] = [
     secrets: ['Y2zDqTogZ2hwX1I3bUsycFE5eEw0dk44dEIzd1k2ekMxZEY1aEowc0EyZUc3aw=='],
     keeps: ['note:'],
   },
+  // ---- secrets by class: one spelling of each class whose other spellings reached a store raw; --------
+  // test/secrets/classes.ts generates the rest of each class.
+  {
+    id: 'class-django-export-line',
+    family: 'django',
+    text: "export DJANGO_SECRET_KEY=k7)m(2!x9q@#v4w&z8^b1n=p+r5t-y3u_e6*o0l$h9jg2f%c\npython manage.py runserver",
+    secrets: ['k7)m(2!x9q@#v4w&z8^b1n=p+r5t-y3u_e6*o0l$h9jg2f%c'],
+    keeps: ['export DJANGO_SECRET_KEY=', 'python manage.py runserver'],
+  },
+  {
+    id: 'class-django-settings-default',
+    family: 'django',
+    text: "SECRET_KEY = os.environ.get('DJANGO_SECRET_KEY', 'django-insecure-w!3k$9(q)x2m@7z#l1v&8b^n0p+r4t-y6u_e5i*o=g7hj2f')",
+    secrets: ['w!3k$9(q)x2m@7z#l1v&8b^n0p+r4t-y6u_e5i*o=g7hj2f'],
+    keeps: ["SECRET_KEY = os.environ.get('DJANGO_SECRET_KEY', '"],
+  },
+  {
+    id: 'class-quoted-password-holding-a-quote',
+    family: 'quoting',
+    text: "export PGPASSWORD='Tz9qWm3!'\"'\"'Rk4!mW2v'\nDB_PASSWORD='Lq8Zt5Kc\\'Xw3#Pn7r'\n{\"password\": \"Vb6Hy2Pw\\\"Hy2%Kd9s\"}",
+    secrets: ['Tz9qWm3!', 'Rk4!mW2v', 'Lq8Zt5Kc', 'Xw3#Pn7r', 'Vb6Hy2Pw', 'Hy2%Kd9s'],
+    keeps: ['export PGPASSWORD=', 'DB_PASSWORD=', '{"password": '],
+  },
+  {
+    id: 'class-key-name-twice-on-its-line',
+    family: 'assignment',
+    text: '# database\nhost: db.internal\npassword: password = Qm4!vR8zT2wx # password\n--password password=Nk7#pL2qW9ds\nport: 5432\n',
+    secrets: ['Qm4!vR8zT2wx', 'Nk7#pL2qW9ds'],
+    keeps: ['host: db.internal', 'port: 5432', '# password'],
+  },
+  {
+    id: 'class-github-token-wrapped-after-20',
+    family: 'github',
+    text: 'GH_TOKEN="ghp_Wq7Rt2Lm9Xc4Vn8B" +\n  "Hd5Jf3Kp6Sa0Ge2Uo7Iy4T"\nghp_Zx8Kq3Wm7Rt2Ln9Bv\n5Hc4Jd6Fs1Ga0Pe8Uo3Iy',
+    secrets: ['ghp_Wq7Rt2Lm9Xc4Vn8B', 'Hd5Jf3Kp6Sa0Ge2Uo7Iy4T', 'ghp_Zx8Kq3Wm7Rt2Ln9Bv', '5Hc4Jd6Fs1Ga0Pe8Uo3Iy'],
+    keeps: ['GH_TOKEN='],
+  },
+  {
+    id: 'class-base64-of-aws-env-lines',
+    family: 'base64',
+    text: 'userData: QVdTX0FDQ0VTU19LRVlfSUQ9QUtJQVFYN1JNTjJMUFo0VEtXOEUKQVdTX1NFQ1JFVF9BQ0NFU1NfS0VZPVZxMytMbThSa1QyelhjOS9XYjdOcEg0ZEZnMUpzWWE2VWUwSW81S3IK\nenv_b64: ZXhwb3J0IEFXU19TRUNSRVRfQUNDRVNTX0tFWT1IbjRUK3BROHpMdzJSeDYvVmI5TWtDM2RZZjdKc0cxYVVlNUlvME5xCg',
+    secrets: [
+      'QVdTX0FDQ0VTU19LRVlfSUQ9QUtJQVFYN1JNTjJMUFo0VEtXOEUKQVdTX1NFQ1JFVF9BQ0NFU1NfS0VZPVZxMytMbThSa1QyelhjOS9XYjdOcEg0ZEZnMUpzWWE2VWUwSW81S3IK',
+      'ZXhwb3J0IEFXU19TRUNSRVRfQUNDRVNTX0tFWT1IbjRUK3BROHpMdzJSeDYvVmI5TWtDM2RZZjdKc0cxYVVlNUlvME5xCg',
+    ],
+    keeps: ['userData: ', 'env_b64: '],
+  },
+  {
+    id: 'class-password-in-prose',
+    family: 'prose',
+    text: 'Heads up: the admin password is Hx7!qRz2Lw. The passphrase for the VPN was "amber-7-falcon-Qz".',
+    secrets: ['Hx7!qRz2Lw', 'amber-7-falcon-Qz'],
+    keeps: ['the admin password is', 'The passphrase for the VPN was'],
+  },
 ];
 
 export const BENIGN_CASES: readonly BenignCase[] = [
@@ -3986,6 +4040,22 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     family: 'layout',
     text: '    Args:\n        password: The user password.\n        token: Optional token for the API.\nmysql dumps: find /backups -name "*.sql" -print\nDo docker login and then docker compose -p project2 up',
   },
+  // ---- what agents write most: test results, counts, coverage, ratios, versions -------------------
+  { id: 'results-qa-completion', family: 'results', text: 'PASS: 18/18 tests, coverage 91%' },
+  { id: 'results-qa-report', family: 'results', text: 'QA Expert: PASS: 42/42 tests, coverage 87.5% (statements), 0 lint errors\nTests: 42 passed, 0 failed, 42 total\nTime: 3.214 s' },
+  { id: 'results-go-test', family: 'results', text: '=== RUN   TestPasswordReset\n--- PASS: TestPasswordReset (0.02s)\n--- PASS: TestTokenRefresh2 (0.11s)\nPASS\nok  \tgithub.com/acme/shop/auth\t0.412s\tcoverage: 91.3% of statements' },
+  { id: 'results-pytest', family: 'results', text: 'tests/test_auth.py::test_login PASSED\n==== 18 passed, 2 skipped in 1.20s ====\npass: 18 fail: 0 skip: 2' },
+  { id: 'results-cargo-mocha', family: 'results', text: 'test result: ok. 18 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.12s\n  18 passing (120ms)\n  0 failing' },
+  { id: 'results-ratios-and-versions', family: 'results', text: 'PASS=18 FAIL=0 | Pass rate 18/18 (100%) | node v20.11.1, vitest@4.1.12, BAZINGA v19 schema | commit 3f9a2c7 | tokens: 1840/8000' },
+  { id: 'results-secrets-scan', family: 'results', text: 'passwords checked: 120/120, secrets scan: 0 findings, token count: 4096, max_tokens: 8192' },
+  // ---- look-alikes of the spellings above ------------------------------------------------------------
+  { id: 'prose-password-without-a-value', family: 'prose', text: 'The password is required. The admin password was rotated yesterday; the new passphrase is in the team vault. The password is at least 12 characters, and pw for prod is in 1Password.' },
+  { id: 'prose-password-hash-words', family: 'prose', text: 'The password is stored as SHA256-hashed text; the password was reset at 10:30 and is now valid.' },
+  { id: 'code-reads-the-environment', family: 'code', text: "DEBUG = os.environ.get('DEBUG', 'False')\nLOG_LEVEL=${LOG_LEVEL:-info}\nconst region = process.env.AWS_REGION || 'eu-central-1';\nSECRET_KEY = os.environ['DJANGO_SECRET_KEY']" },
+  { id: 'kubernetes-env-names-and-values', family: 'layout', text: 'env:\n  - name: LOG_LEVEL\n    value: info\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password' },
+  { id: 'base64-of-prose-wrapped', family: 'base64', text: 'motd: |\n  VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZywgdGhlbiBuYXBzIGlu\n  IHRoZSBzdW4gZm9yIGFuIGhvdXIgb3IgdHdvLgo=' },
+  { id: 'words-after-a-line-break', family: 'wrapped', text: 'GITLAB_TOKEN=[REDACTED:gitlab_token]\nGITLAB_URL=https://gitlab.com\nowner: acme' },
+  { id: 'regex-literal-under-a-key', family: 'code', text: 'export const SECRET_PATTERN = /pass|pwd|secret/i;\nconst TOKEN_RE = /^gh[pousr]_[A-Za-z0-9]{36}$/;' },
   // ---- look-alikes of the wrapped and base64 formats -------------------------------------------------
   { id: 'base64-png-pixel', family: 'base64', text: 'icon: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==' },
   { id: 'base64-of-prose', family: 'base64', text: 'payload: VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZywgdHdpY2UgYSBkYXku' },

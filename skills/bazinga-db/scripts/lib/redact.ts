@@ -9,24 +9,33 @@
  *   1. `<private>…</private>` blocks (always);
  *   2. allowlisted matches are set aside and put back unchanged at the end;
  *   3. patterns (unless mode is `entropy`): private-key blocks, provider tokens (redactRules.ts),
- *      URL credentials, Authorization headers, cookies, command-line secrets, key = value
- *      assignments whose key names a secret, and the wrapped tail of a redacted value;
+ *      also cut by line breaks or split into strings over lines, base64 whose decoded text
+ *      holds a secret (the patterns run again on it), URL credentials, Authorization headers,
+ *      cookies, command-line secrets, key = value assignments whose key names a secret (and the
+ *      defaults of reads from the environment), the wrapped tail of a redacted value, and
+ *      passwords given in a sentence;
  *   4. the entropy check (unless mode is `pattern_only`): long random-looking tokens that are not
  *      an obvious non-secret (UUIDs, hashes in a commit or checksum context, paths, base64 prose).
  *
  * Each stage is a module of redact/ (rules.ts holds what they share); this one runs them in order.
  *
  * Linear time: every regex is anchored to a literal or a word start and bounded, the key = value
- * scanner consumes what it reads, so no input makes the engine backtrack for long (see
- * bench/redaction.ts). Pure functions: text in, text out.
+ * scanner consumes what it reads, wrapped tokens are found in one pass over the text with its
+ * line breaks taken out, and each base64 run is decoded once, so no input makes the engine
+ * backtrack or rescan for long (test/redaction.linear.test.ts guards it; bench/redaction.ts
+ * measures it). Pure functions: text in, text out.
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_POLICY, HOLD_CLOSE, HOLD_OPEN, Redaction, RedactionPolicy, Run, marker } from './redact/rules.ts';
 import { removePrivate } from './redact/private.ts';
 import { redactKeyBlocks } from './redact/keyBlocks.ts';
-import { redactBase64Wrapped, redactTokens, redactWrappedTokens } from './redact/tokens.ts';
+import { mayHoldToken, redactAllTokens } from './redact/tokens.ts';
+import { redactBase64 } from './redact/base64.ts';
+import { redactProse } from './redact/prose.ts';
 import { redactUrlsHeadersCli } from './redact/urls.ts';
-import { ValueSpan, classifyKey, isAlreadyRedacted, isSecretValue, redactAssignments, redactContinuations } from './redact/assignments.ts';
+import { redactAssignments, redactContinuations } from './redact/assignments.ts';
+import { classifyKey } from './redact/keys.ts';
+import { type ValueSpan, isAlreadyRedacted, isSecretValue } from './redact/values.ts';
 import { holdPublicBlocks, redactHighEntropy } from './redact/entropy.ts';
 export { DEFAULT_POLICY, marker, REDACTION_MODES, RULE_DOCS, RULE_IDS, type Redaction, type RedactionMode, type RedactionPolicy, type RuleDoc } from './redact/rules.ts';
 export { shannonEntropy } from './redact/entropy.ts';
@@ -49,19 +58,37 @@ export function redact(text: string, policy: RedactionPolicy = DEFAULT_POLICY): 
       return `${HOLD_OPEN}${held.length - 1}${HOLD_CLOSE}`;
     });
   }
-  if (policy.mode !== 'entropy') {
-    work = redactKeyBlocks(work, run);
-    work = redactWrappedTokens(work, run);
-    work = redactTokens(work, run);
-    work = redactBase64Wrapped(work, run);
-    work = redactUrlsHeadersCli(work, run);
-    work = redactAssignments(work, run);
-    work = redactContinuations(work, run);
-  }
+  if (policy.mode !== 'entropy') work = redactPatterns(work, run, 0);
   if (policy.mode !== 'pattern_only') work = holdPublicBlocks(work, held);
   if (policy.mode !== 'pattern_only') work = redactHighEntropy(work, run);
   if (held.length > 0) work = work.replace(/\uE000(\d+)\uE001/g, (_m, i: string) => held[Number(i)] ?? '');
   return { text: work, redacted: run.redacted, hits: run.hits };
+}
+
+/**
+ * What every pattern rule but the token rules needs in a text to find anything: an operator or a
+ * separator (`=`, `:`, `@`), a line break, a word that names a secret, a `-p` flag. A decoded base64
+ * text with none of these, and nothing a token rule could match (mayHoldToken), is not run through
+ * the rules.
+ */
+const MAY_HOLD_SECRET = /[=:@\n]|pass|pwd|pw|secret|key|token|cred|auth|sig|bearer|private|-p/i;
+const mayHoldSecret = (text: string) => MAY_HOLD_SECRET.test(text) || mayHoldToken(text);
+
+/** How deep base64 inside base64 is decoded (a Docker config's `auth` inside an encoded config). */
+const MAX_BASE64_DEPTH = 1;
+
+/**
+ * The pattern stages (3), in order. Base64 is decoded and its text run through these stages
+ * again, to MAX_BASE64_DEPTH levels.
+ */
+function redactPatterns(text: string, run: Run, depth: number): string {
+  let work = redactKeyBlocks(text, run);
+  work = redactAllTokens(work, run);
+  if (depth <= MAX_BASE64_DEPTH) work = redactBase64(work, run, (decoded) => mayHoldSecret(decoded) && redactPatterns(decoded, new Run(), depth + 1) !== decoded);
+  work = redactUrlsHeadersCli(work, run);
+  work = redactAssignments(work, run);
+  work = redactContinuations(work, run);
+  return redactProse(work, run);
 }
 
 /** Redacts a text and returns only the text. */
@@ -76,7 +103,7 @@ export type TextRedaction = (text: string, policy: RedactionPolicy) => string;
  * change to them fails that test until this number is raised, so no text is taken as settled under
  * rules that no longer hold.
  */
-export const REDACTION_VERSION = 2;
+export const REDACTION_VERSION = 3;
 
 /**
  * Texts a policy is known to leave unchanged, found by earlier runs (the assembler keeps them in

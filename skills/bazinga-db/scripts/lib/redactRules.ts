@@ -288,6 +288,14 @@ export const TOKEN_RULES: readonly TokenRule[] = [
     boundary: 'A-Za-z0-9_-',
     example: { removes: 'notion integration secret_XJsi6BwhTp3Fs2QhX6KWxOiixgVoOnzyw2MzP0ZvzOM', keeps: 'secret_name: prod-db' },
   },
+  {
+    id: 'django_secret_key',
+    title: "Django secret keys as startproject writes them (the django-insecure- prefix and get_random_secret_key()'s alphabet)",
+    needles: ['django-insecure-'],
+    pattern: '(?<![A-Za-z0-9_])django-insecure-[a-z0-9!@#$%^&*(\\-_=+)]{32,100}',
+    boundary: '',
+    example: { removes: "SECRET_KEY = os.environ.get('SECRET_KEY', 'django-insecure-k3$9f!x2q@m7z#l1w&v8b^n0p)r4t(y6u_e5i*o+g=h-j')", keeps: 'the django-insecure- prefix marks a key for development' },
+  },
   // ------------------------------------------------------------------------------ generic formats
   {
     id: 'jwt',

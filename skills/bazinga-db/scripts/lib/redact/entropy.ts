@@ -1,6 +1,6 @@
 /** Stage 4: the entropy check (long random-looking tokens that are no obvious non-secret). Part of the redaction engine (../redact.ts). */
 import { HOLD_CLOSE, HOLD_OPEN, Run, marker } from './rules.ts';
-import { NOT_A_VALUE, keyWords } from './assignments.ts';
+import { NOT_A_VALUE, keyWords } from './keys.ts';
 
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(s: string): number {

@@ -1,6 +1,6 @@
 /** Stage 3c: URL credentials, Authorization headers, cookies, command-line secrets. Part of the redaction engine (../redact.ts). */
 import { Run, marker } from './rules.ts';
-import { MAX_VALUE, PLAIN_VALUES, isAlreadyRedacted, isRedactedHere, isReference } from './assignments.ts';
+import { MAX_VALUE, PLAIN_VALUES, isAlreadyRedacted, isRedactedHere, isReference } from './values.ts';
 
 /** Where URL credentials start: `scheme://user:` (an empty user is allowed); the password follows. */
 export const URL_USER_HEAD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/'"[\]]{0,256}):/g;

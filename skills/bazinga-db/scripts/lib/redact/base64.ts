@@ -1,0 +1,103 @@
+/** Stage 3c: credentials wrapped in base64, on one line or wrapped over several. Part of the redaction engine (../redact.ts). */
+import { Run, marker } from './rules.ts';
+
+/**
+ * A run of base64 characters, standard (`+/`) or URL-safe (`-_`), with its padding. The
+ * look-behind makes an attempt start only where a run starts.
+ */
+export const BASE64_RUN = /(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{16,}={0,2}(?![A-Za-z0-9+/=_\-])/g;
+
+/** A run alone on its line this long or longer may be base64 of a credential (a 16-character key is 24 characters of base64). */
+export const MIN_SINGLE_RUN = 24;
+/** Lines of one width this wide or wider, one under another, may be one base64 text wrapped (`base64 -w N`, PEM, a YAML block). */
+export const MIN_WRAP_WIDTH = 16;
+/** Base64 longer than this is not decoded (about 768 KB of text). */
+export const MAX_BASE64 = 1 << 20;
+
+/** A base64 text as it stands: where it starts and ends, and its characters without the line breaks. */
+interface Base64Span {
+  start: number;
+  end: number;
+  b64: string;
+}
+
+/**
+ * From a run that ends its line, the lines below it of the same width (each after indentation),
+ * and a last one no wider: one base64 text wrapped. Returns null when no line below continues it.
+ */
+export function wrappedFrom(text: string, start: number, end: number): Base64Span | null {
+  const width = end - start;
+  if (width < MIN_WRAP_WIDTH || text[end - 1] === '=') return null;
+  const parts = [text.slice(start, end)];
+  let last = end;
+  let length = width;
+  // A line that is nothing but a run (after indentation), maybe closing a string or a bracket.
+  const line = /\r?\n[ \t]{0,64}([A-Za-z0-9+/_\-]+={0,2})(?=[ \t]*(?:["'`),;\]}]|\r?\n|$))/y;
+  for (;;) {
+    line.lastIndex = last;
+    const m = line.exec(text);
+    if (m === null) break;
+    const run = m[1] as string;
+    if (run.length > width || length + run.length > MAX_BASE64) break;
+    parts.push(run);
+    last = m.index + m[0].length;
+    length += run.length;
+    // A full line goes on only if it ends its line; a shorter one (or one with padding) is the last.
+    if (run.length < width || run.endsWith('=') || !/^(?:\r?\n|$)/.test(text.slice(last, last + 2))) break;
+  }
+  return parts.length > 1 ? { start, end: last, b64: parts.join('') } : null;
+}
+
+/**
+ * The text base64 holds, when it holds text: standard or URL-safe alphabet (not both), padding
+ * optional, decoding to UTF-8 with no control characters but line breaks and tabs. Null for
+ * binary (an image, a hash, a key) and for what is not base64.
+ */
+export function decodeBase64Text(b64: string): string | null {
+  const body = b64.replace(/=+$/, '');
+  if (body.length % 4 === 1 || /=/.test(body) || !/[a-z]/.test(body) || !/[A-Z]/.test(body)) return null;
+  const urlSafe = /[-_]/.test(body);
+  if (urlSafe && /[+/]/.test(body)) return null;
+  const bytes = Buffer.from(urlSafe ? body.replace(/-/g, '+').replace(/_/g, '/') : body, 'base64');
+  if (bytes.length === 0) return null;
+  const decoded = bytes.toString('utf8');
+  if (!Buffer.from(decoded, 'utf8').equals(bytes) || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/.test(decoded)) return null;
+  return decoded;
+}
+
+/** True when base64 decodes to text that holds a secret. */
+const holds = (b64: string, holdsSecret: (decoded: string) => boolean): boolean => {
+  const decoded = decodeBase64Text(b64);
+  return decoded !== null && holdsSecret(decoded);
+};
+
+/**
+ * A credential wrapped in base64 (a Kubernetes secret's data, an encoded `.env`, EC2 user data, a
+ * Basic header pasted alone, a Docker config whose `auth` is base64 again): a base64 text, on one
+ * line or wrapped over lines of one width, whose decoded text `holdsSecret` says holds a secret
+ * (the pattern rules find one in it) is replaced whole. Runs that decode to binary or to text
+ * without a secret stay. Linear: each run is decoded once; a wrapped text that holds none is
+ * passed over whole.
+ */
+export function redactBase64(text: string, run: Run, holdsSecret: (decoded: string) => boolean): string {
+  let out = '';
+  let from = 0;
+  // Its own copy of the regex: holdsSecret runs this stage again on the decoded text.
+  const runs = new RegExp(BASE64_RUN);
+  for (let m = runs.exec(text); m; m = runs.exec(text)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    const wrapped = /^(?:\r?\n)/.test(text.slice(end, end + 2)) ? wrappedFrom(text, start, end) : null;
+    const single = m[0].length >= MIN_SINGLE_RUN && m[0].length <= MAX_BASE64 ? { start, end, b64: m[0] } : null;
+    // The lines together, else the first line alone (a base64 value above an unrelated line).
+    const span = [wrapped, single].find((s): s is Base64Span => s !== null && holds(s.b64, holdsSecret));
+    // A wrapped text is passed over whole: its lines are not read again one by one.
+    if (wrapped !== null) runs.lastIndex = wrapped.end;
+    if (span === undefined) continue;
+    run.hit('base64_credential');
+    out += text.slice(from, span.start) + marker('base64_credential');
+    from = span.end;
+    runs.lastIndex = span.end;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
