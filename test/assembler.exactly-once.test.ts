@@ -29,6 +29,8 @@ import { COMMON_FLAGS, parseFlags, requestFromFlags } from '../skills/context-as
 import { advance, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
 import { loadEnvironment, makeDeps, runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { ASSEMBLE } from '../skills/context-assembler/scripts/lib/main.ts';
+import { consumeIds, consumeIdsRequest } from '../skills/context-assembler/scripts/lib/consumeIds.ts';
+import { assemblyRecord, settleDelivery, writeRecord, type Delivery } from '../skills/context-assembler/scripts/lib/record.ts';
 import { REPO_ROOT, makeProject, writeArtifact, type Project } from './helpers.ts';
 import { capturingIo } from './inProcess.ts';
 
@@ -367,6 +369,44 @@ describe('a request the warm assembler took: recorded once, by the run whose blo
     expect(caller.consumption).toBe('recorded');
     expect(sorted(caller.consumed)).toEqual(callerIds);
     expect(stored(project.dbPath)).toEqual({ records: [{ key: KEY, delivered: callerIds }], scopes: callerIds, consumers: callerIds });
+  });
+
+  it("the prompt hook's recording (consume --ids): a run records as delivered only what it recorded itself, so its request's later run never takes back another spawn's consumption", () => {
+    const project = makeProject('ca-once-hook-');
+    projects.push(project);
+    seed(project);
+    // A real document to record (a dry run records nothing).
+    const dry = capturingIo(request(project, ['--limit', String(LIMIT), '--format', 'json', '--dry-run']).map((a, i, all) => (all[i - 1] === '--iteration' ? String(iteration) : a)), { cwd: project.root, env: ENV, now: NOW });
+    expect(runScript(ASSEMBLE, dry.io)).toBe(0);
+    const doc = JSON.parse(dry.out());
+    const [a, b, c] = sorted(doc.packages.map((p: any) => p.id as number));
+    expect(c).toBeDefined();
+    /** The hook's recording of `ids`, under `delivery` when given; returns what the run says it recorded. */
+    const record = (ids: number[], delivery?: Delivery): number[] | undefined => {
+      const flags = parseFlags(['--project-root', project.root, '--session', S, '--agent', AGENT, '--iteration', String(iteration), '--ids', ids.join(',')], { ...COMMON_FLAGS, '--ids': 'string' });
+      let recorded: number[] | undefined;
+      const { io } = capturingIo([], { cwd: project.root, env: ENV, now: NOW });
+      const code = consumeIds(
+        consumeIdsRequest(flags),
+        flags,
+        io,
+        (db, mine) => {
+          recorded = mine;
+          writeRecord(db, assemblyRecord({ ...doc, consumption: 'recorded', consumed: mine }, { source: 'prompt-hook', durationMs: 1, outcome: 'recorded' }), delivery);
+        },
+        false,
+        delivery === undefined ? undefined : (db, delivering) => settleDelivery(db, delivery, delivering),
+      );
+      expect(code).toBe(0);
+      return recorded;
+    };
+    // Another spawn recorded a and b at this iteration first.
+    expect(record([a as number, b as number])).toEqual([a, b]);
+    // The server's run of a request delivers a, b and c: it recorded c only.
+    expect(record([a as number, b as number, c as number], { key: 'hook-key', supersedes: false })).toEqual([c]);
+    // Its caller ran the request itself and delivered c: a and b stay recorded, the other spawn's.
+    expect(record([c as number], { key: 'hook-key', supersedes: true })).toEqual([c]);
+    expect(stored(project.dbPath).scopes).toEqual(sorted([a as number, b as number, c as number]));
   });
 
   it("the caller's own run recorded first: the server's run of the same request, resumed later, records nothing", () => {

@@ -44,7 +44,8 @@ export function consumeIdsRequest(flags: ParsedFlags): ConsumeIdsRequest {
 
 /**
  * Marks the ids; returns the exit code (0 done, 1 a package problem, nothing written).
- * `inTransaction` runs inside the write transaction that marks them (the prompt hook's assembly record).
+ * `inTransaction` runs inside the write transaction that marks them (the prompt hook's assembly record),
+ * given the ids this run recorded (those another spawn recorded at this iteration first are not).
  * `settle`, when given, runs in that transaction before the marks (the prompt hook's request sent
  * to the warm assembler: record.ts settleDelivery); the ids it returns were recorded by an earlier
  * run of the same request and are not marked again. Once marked, what the session's reviews and
@@ -55,7 +56,7 @@ export function consumeIds(
   req: ConsumeIdsRequest,
   flags: ParsedFlags,
   rawIo: ScriptIo,
-  inTransaction?: (db: DB) => void,
+  inTransaction?: (db: DB, recorded: number[]) => void,
   learns = true,
   settle?: (db: DB, ids: readonly number[]) => number[],
 ): number {
@@ -85,7 +86,10 @@ export function consumeIds(
     const results = writeTransaction(db, () => {
       const recorded = new Set(settle?.(db, packages.map((p) => p.id)) ?? []);
       const marked = packages.filter((pkg) => !recorded.has(pkg.id)).map((pkg) => ({ package_id: pkg.id, ...markPackageConsumed(db, pkg, req.agent, req.iteration) }));
-      inTransaction?.(db);
+      // What this run recorded: what it marked, and what an earlier run of its request recorded
+      // that it delivers too; not what another spawn had recorded at this iteration already.
+      const mine = packages.filter((pkg) => recorded.has(pkg.id) || marked.some((m) => m.package_id === pkg.id && (m.consumer_row_updated || m.scope_inserted))).map((pkg) => pkg.id);
+      inTransaction?.(db, mine);
       return marked;
     });
     io.stdout(

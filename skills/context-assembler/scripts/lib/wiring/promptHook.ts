@@ -376,9 +376,11 @@ function assemble(io: HookIo, s: Spawn): Made | { why: string; fellBack?: string
  * settleDelivery). A database that cannot be written leaves the block placed and says so.
  */
 function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, promptTokens: number, busyMs: number): void {
-  const record = (outcome: 'recorded' | 'unrecorded' | 'nothing-delivered', reason: string | null = null) =>
+  // `consumed`: what this run recorded (not what another spawn recorded at this iteration first):
+  // the record's `delivered`, which a later run of the same request takes back (settleDelivery).
+  const record = (outcome: 'recorded' | 'unrecorded' | 'nothing-delivered', reason: string | null = null, consumed: number[] = []) =>
     assemblyRecord(
-      { ...made.doc, consumption: outcome === 'recorded' ? 'recorded' : 'nothing-delivered', consumed: outcome === 'recorded' ? made.delivered : [] },
+      { ...made.doc, consumption: outcome === 'recorded' ? 'recorded' : 'nothing-delivered', consumed },
       { source: 'prompt-hook', durationMs: monotonicMs() - s.started, promptTokens, outcome, reason },
     );
   const delivery = io.delivery;
@@ -398,7 +400,7 @@ function recordDelivery(io: HookIo, s: Spawn, made: Made, dbPath: string, prompt
       flags,
       { argv: [], cwd: s.root, env: io.env, stdout: () => {}, stderr: (t) => (err += t), readStdin: () => undefined, now: io.now, ...(io.limits ? { limits: io.limits } : {}) },
       // In the transaction that records the delivery.
-      (db) => void writeRecord(db, record('recorded'), delivery),
+      (db, recorded) => void writeRecord(db, record('recorded', null, recorded), delivery),
       // The hook's assembly learnt before it chose the block.
       false,
       delivery === undefined ? undefined : (db, ids) => settleDelivery(db, delivery, ids),
