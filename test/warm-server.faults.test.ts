@@ -19,6 +19,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, S1, type Project } from './helpers.ts';
@@ -331,6 +332,21 @@ describe('nobody else can keep the server from starting', () => {
     expect(served(timedCall(request(46, ['--dry-run']), env).trace)).toBe(true);
     expect(running(unrelated)).toBe(true);
   }, 60_000);
+
+  it("a process of another user is never taken for this user's server, whatever its command line", async () => {
+    if (uid !== 0) return; // only root can start a process as another user
+    const { isServer } = createRequire(import.meta.url)(path.join(REPO_ROOT, 'skills', 'bazinga-db', 'bin', 'serverDir.cjs')) as { isServer: (pid: number) => boolean };
+    const lookalike = (opts: { uid?: number; gid?: number }) => {
+      const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', path.join(os.tmpdir(), 'context-assembler.cjs'), 'serve'], { stdio: 'ignore', ...opts });
+      children.push(c);
+      return c;
+    };
+    const mine = lookalike({});
+    const theirs = lookalike({ uid: 4242, gid: 4242 });
+    expect(await waitFor(() => fs.existsSync(`/proc/${mine.pid}`) && fs.existsSync(`/proc/${theirs.pid}`))).toBe(true);
+    expect(isServer(mine.pid as number)).toBe(true);
+    expect(isServer(theirs.pid as number)).toBe(false);
+  });
 
   it('where no server can run, a call says so once a day, and doctor shows it', () => {
     const own = copyIndexedFixture('ca-warm-none-');

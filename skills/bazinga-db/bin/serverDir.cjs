@@ -118,13 +118,28 @@ function commandLineOf(pid) {
   return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined;
 }
 
+/** Whether process `pid` belongs to this user (Linux: the owner of /proc/<pid>; elsewhere ps), or undefined when that cannot be told. */
+function ownedByMe(pid) {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  try {
+    return fs.statSync(`/proc/${pid}`).uid === uid;
+  } catch {
+    if (process.platform === 'linux') return false;
+  }
+  const r = require('node:child_process').spawnSync('ps', ['-o', 'uid=', '-p', String(pid)], { encoding: 'utf8', timeout: 1_000 });
+  return r.status === 0 && r.stdout.trim() !== '' ? Number(r.stdout.trim()) === uid : undefined;
+}
+
 /**
  * Whether `pid` runs a launcher's `serve` (its command line holds context-assembler.cjs followed by
- * the argument `serve`): a pid file is trusted, and a process stopped, only for such a process. A
- * pid that a live unrelated process took over after the server died is not.
+ * the argument `serve`) as this user: a pid file is trusted, and a process stopped, only for such a
+ * process. A pid that a live unrelated process took over after the server died is not, nor another
+ * user's process whatever its command line says.
  */
 function isServer(pid) {
   if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (ownedByMe(pid) === false) return false;
   const line = commandLineOf(pid);
   return line !== undefined && /context-assembler\.cjs serve(?: |$)/.test(line);
 }
