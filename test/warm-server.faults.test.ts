@@ -269,6 +269,23 @@ describe('a server that hangs or dies part way costs the call at most its deadli
     expect(running(server)).toBe(true);
   }, 60_000);
 
+  it("the prompt hook on a prompt whose lock names a zombie (killed, never reaped: a detached server under a parent that does not reap) takes the lock at once and places the block", async () => {
+    const env = envWith({ CLAUDE_PROJECT_DIR: project.root, CONTEXT_ASSEMBLER_NO_SERVER: '1' });
+    const { event, prompt } = builderRun('tech_lead');
+    // A parent that never waits for its child: the child, once exited, stays a zombie while the parent lives.
+    const parent = spawn('python3', ['-c', 'import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(60)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(parent);
+    const zombie = await new Promise<number>((resolve) => parent.stdout?.once('data', (d) => resolve(Number(String(d).trim()))));
+    expect(await waitFor(() => fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '))).toBe(true);
+    const lock = path.join(path.dirname(prompt), '.context-assembler', `${path.basename(prompt)}.lock`);
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    fs.writeFileSync(lock, String(zombie));
+    const r = timedCall(['prompt-hook', '--plugin'], env, { input: event });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('another hook held');
+    expect(fs.readFileSync(prompt, 'utf8')).toContain('<!-- context-assembler:begin -->');
+  }, 60_000);
+
   it('a server stopped before it greets is ended: the call assembles itself, and no later call waits on it', async () => {
     const env = envWith();
     const server = await startServer(env);

@@ -543,8 +543,19 @@ function lockIsStale(lock: string): boolean {
     const pid = Number(fs.readFileSync(lock, 'utf8'));
     if (!Number.isInteger(pid) || pid <= 0) return false; // being written: not stale yet
     process.kill(pid, 0);
-    return false;
+    // A zombie (killed, never reaped: a detached server whose new parent does not reap) holds nothing.
+    return isZombie(pid);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Whether process `pid` is a zombie (Linux: its state in /proc/<pid>/stat is Z); false where that cannot be read. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
