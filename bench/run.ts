@@ -20,6 +20,7 @@
  *     beside node -e 0.
  *   - Kept from before: in-process rank + pack + render of 100k candidates, the in-process
  *     pipeline on the 100k database, counting 1 MB of text, redaction of 1 MB adversarial inputs,
+ *     fault signatures of 1 MB text shapes (bench/signature.ts),
  *     the first recording call on a never-indexed 100k database (no indexer running) and the whole
  *     index build in process.
  * The working tree's skills/ are copied to bench/out/current/ and built there first, so that the
@@ -440,6 +441,10 @@ async function main(): Promise<number> {
     const { benchRedaction } = (await import('./redaction.ts')) as Mod;
     return benchRedaction(Math.max(3, REPEATS)) as { input: string; ms_1mb: number; ratio: number }[];
   });
+  const signatures = await attempt('fault signatures', async () => {
+    const { benchSignature } = (await import('./signature.ts')) as Mod;
+    return benchSignature(Math.max(3, REPEATS)) as { shape: string; ms_1mb: number; key_ms_1mb: number; ratio: number }[];
+  });
   const indexing: (IndexingBench | { error: string })[] = [];
   for (const { g } of dbs.filter((d) => INDEXING_SCALES.includes(d.g.packages))) {
     indexing.push(await attempt(`one-off index build at ${scaleName(g.packages)}`, () => benchIndexing(current, g, path.join(OUT, 'run', `indexing-${scaleName(g.packages)}`), log)));
@@ -512,6 +517,10 @@ async function main(): Promise<number> {
   if (!failed(redaction)) {
     const { printRedactionTable } = (await import('./redaction.ts')) as Mod;
     printRedactionTable(redaction);
+  }
+  if (!failed(signatures)) {
+    const { printSignatureTable } = (await import('./signature.ts')) as Mod;
+    printSignatureTable(signatures);
   }
   const builderHookDone = builderHook.filter((b): b is BuilderHookCost => !failed(b));
   if (builderHookDone.length > 0) {
@@ -589,6 +598,12 @@ async function main(): Promise<number> {
     targets.push({ target: `redaction of 1 MB adversarial text (slowest: ${worst.input}) < 200 ms`, value: worst.ms_1mb, limit: 200, unit: 'ms' });
     targets.push({ target: 'redaction time 1 MB / 100 KB, worst input ≤ 15 (linear ≈ 10)', value: Math.max(...redaction.map((r) => r.ratio)), limit: 15, unit: '×' });
   }
+  if (!failed(signatures)) {
+    const slowest = (r: { ms_1mb: number; key_ms_1mb: number }) => Math.max(r.ms_1mb, r.key_ms_1mb);
+    const worst = signatures.reduce((a, b) => (slowest(b) > slowest(a) ? b : a));
+    targets.push({ target: `fault signature of 1 MB text, as a tool output or a stored pattern (slowest: ${worst.shape}) < 200 ms`, value: slowest(worst), limit: 200, unit: 'ms' });
+    targets.push({ target: 'fault signature time 1 MB / 100 KB, worst shape ≤ 15 (linear ≈ 10)', value: Math.max(...signatures.map((r) => r.ratio)), limit: 15, unit: '×' });
+  }
   targets.push({ target: `report of ${failed(reportCost) ? 1000 : reportCost.assemblies} assemblies written as HTML < 1 s (the command, Node's start included)`, value: failed(reportCost) ? null : reportCost.median_ms / 1000, limit: REPORT_TARGETS.ms / 1000, unit: 's' });
   targets.push({ target: 'that HTML file < 2 MB', value: failed(reportCost) ? null : reportCost.bytes / 1024 / 1024, limit: REPORT_TARGETS.bytes / 1024 / 1024, unit: 'MB' });
   targets.push({ target: `the block within ${HUNG_TARGET_MS / 1000} s of a call whose warm assembler hangs (worst)`, value: failed(hungCost) ? null : hungWorst(hungCost) / 1000, limit: HUNG_TARGET_MS / 1000, unit: 's' });
@@ -658,6 +673,7 @@ async function main(): Promise<number> {
     index_build_100k: failed(indexBuild) ? null : indexBuild,
     one_off_index: indexed,
     redaction_1mb: failed(redaction) ? null : redaction,
+    signature_1mb: failed(signatures) ? null : signatures,
     prompt_hook_cost: failed(hookCost) ? null : hookCost,
     hung_server: failed(hungCost) ? null : hungCost,
     prompt_hook_on_builder_run: builderHookDone,

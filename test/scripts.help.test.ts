@@ -24,6 +24,7 @@ const rows = [
   { script: 'bench/generate.ts', node: TSX, watch: ['bench/out', 'bench/out/db-1k-s42-g3'] },
   { script: 'bench/plans.ts', node: TSX, watch: [] },
   { script: 'bench/redaction.ts', node: TSX, watch: [] },
+  { script: 'bench/signature.ts', node: TSX, watch: [] },
   { script: 'bench/hook.ts', node: TSX, watch: [] },
   { script: 'test/relevance/eval.ts', node: TSX, watch: [] },
 ];

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { faultOfText, patternSignature } from './faultSignature.ts';
+import { firstCodePoints } from './textScan.ts';
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -40,7 +41,7 @@ export function normaliseErrorMessage(message: string): string {
     .replace(/'[^']{1,50}'/g, "'...'")
     .replace(/"[^"]{1,50}"/g, '"..."')
     .trim();
-  return Array.from(pattern).slice(0, 500).join('');
+  return firstCodePoints(pattern, 500);
 }
 
 /** `error_type` as the original normalises it: "" becomes "Unknown", anything else is trimmed. */

@@ -76,6 +76,7 @@ export { isSettledText, saveSettledTexts } from './repo/redactionSettled.ts';
 // Token counting (shared: bazinga-db counts stored text when it writes it).
 export { MAX_RUN, countCl100k, scaleTokens, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';
 export { DEFAULT_REASONING_CONTENT_CHARS, markStoredCut, MIN_SHORTEN_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shortenStored, shownTail, STORED_SUMMARY_CHARS, truncateAtWord } from './shown.ts';
+export { codePointCount } from './textScan.ts';
 
 // Full-text search.
 export { pathsInText } from './searchText.ts';
@@ -107,6 +108,7 @@ export { insertReasoning } from './repo/reasoning.ts';
 export { insertSession } from './repo/sessions.ts';
 export { upsertStrategy } from './repo/strategies.ts';
 export { capturedPatternOf, consumptionScopeId, errorPatternHash, errorPatternOf, faultKeyOf, faultKeyOfRow, type FaultKey } from './hashing.ts';
+export { faultSignature } from './faultSignature.ts';
 export { captureBeforeSpawn, captureOutcomes, settleKnownVerdicts, type CaptureReport } from './capture.ts';
 export { capturesOfFault, listCaptures, type CaptureRow } from './repo/captures.ts';
 export { listVerdicts, type ShownVerdict } from './repo/outcomes.ts';

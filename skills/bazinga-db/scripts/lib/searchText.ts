@@ -12,6 +12,7 @@
  * quotes, parentheses) that raw text trips over. `buildMatch` keeps only letters, digits and the
  * separators inside identifiers, quotes every term and joins them with OR.
  */
+import { codePointCount, withoutEndRun } from './textScan.ts';
 
 /**
  * The FTS5 tokenizer of every `ca_fts_*` table, chosen by measurement on the labelled relevance set
@@ -36,7 +37,7 @@ const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 /** The tokens of a text as unicode61 makes them (ASCII text, the common case, takes a shortcut). */
 function tokensOf(text: string): string[] {
   if (ASCII.test(text)) return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  return [...text.matchAll(TOKEN)].map((m) => searchToken(m[0]));
+  return (text.match(TOKEN) ?? []).map(searchToken);
 }
 
 /** Adds each distinct token of `text` once to `counts` (document frequencies, kept by the indexer). */
@@ -62,10 +63,18 @@ const STOPWORDS = new Set(
 
 /** What redaction leaves where a secret was (`[REDACTED:jwt]`, `password=REDACTED`, `GITHUB_TOKEN_REDACTED`). */
 const REDACTION_MARKER = /\[REDACTED(?::[^\]]*)?\]|\b[A-Z_]*REDACTED\b/g;
+/** The markers without a bracket: all there can be after the text's last `]`. */
+const REDACTED_WORD = /\b[A-Z_]*REDACTED\b/g;
 
-/** The text without redaction markers: they are no words of the task, and every redacted item shares them. */
+/**
+ * The text without redaction markers: they are no words of the task, and every redacted item
+ * shares them. After the last `]` no bracketed marker can end, so only the bare ones are looked
+ * for there: each `[REDACTED:` would otherwise scan to the end of the text for a `]` (quadratic).
+ */
 function withoutRedactionMarkers(text: string): string {
-  return text.includes('REDACTED') ? text.replace(REDACTION_MARKER, ' ') : text;
+  if (!text.includes('REDACTED')) return text;
+  const end = text.lastIndexOf(']') + 1;
+  return text.slice(0, end).replace(REDACTION_MARKER, ' ') + text.slice(end).replace(REDACTED_WORD, ' ');
 }
 
 /** A run of identifier characters: letters, digits and the joiners code uses inside names and paths. */
@@ -115,8 +124,8 @@ export function indexableText(raw: string): string {
   const ascii = ASCII.test(text);
   if (!(ascii ? HAS_CAMEL_ASCII : HAS_CAMEL).test(text)) return text;
   const extra = new Set<string>();
-  for (const m of text.matchAll(ascii ? PIECE_ASCII : PIECE)) {
-    const parts = camelParts(m[0]);
+  for (const piece of text.match(ascii ? PIECE_ASCII : PIECE) ?? []) {
+    const parts = camelParts(piece);
     if (parts.length > 0) extra.add(parts.join(' ').toLowerCase());
   }
   return extra.size === 0 ? text : `${text}\n${[...extra].join(' ')}`;
@@ -139,18 +148,26 @@ export function queryTerms(raw: string, max: number): QueryTerm[] {
   const seen = new Set<string>();
   const out: QueryTerm[] = [];
   const add = (tokens: string[], shown: string) => {
+    if (out.length >= max || tokens.length === 0) return;
     const key = tokens.join(' ');
-    if (out.length >= max || tokens.length === 0 || seen.has(key)) return;
-    if (tokens.length === 1 && (STOPWORDS.has(key) || [...key].length < 2)) return;
+    if (seen.has(key)) return;
+    if (tokens.length === 1 && (STOPWORDS.has(key) || codePointCount(key) < 2)) return;
     seen.add(key);
     out.push({ text: shown, tokens });
   };
-  for (const m of text.matchAll(RAW_TERM)) {
-    const raw = m[0];
-    const pieces = [...raw.matchAll(PIECE)].map((p) => p[0]);
-    if (pieces.length > 1) add(pieces.map(searchToken), raw.toLowerCase());
-    for (const piece of pieces) {
-      add([searchToken(piece)], piece.toLowerCase());
+  // A term met before adds nothing (each of its terms was added or refused then): a text that
+  // repeats a few words costs one look per word, not their pieces and tokens again.
+  const met = new Set<string>();
+  for (const raw of text.match(RAW_TERM) ?? []) {
+    if (met.has(raw)) continue;
+    met.add(raw);
+    const pieces = raw.match(PIECE) ?? [];
+    const tokens = pieces.map(searchToken);
+    if (pieces.length > 1) add(tokens, raw.toLowerCase());
+    // Once `max` terms are found nothing more is added: the rest of a long term is not looked at.
+    for (let i = 0; i < pieces.length && out.length < max; i++) {
+      const piece = pieces[i] as string;
+      add([tokens[i] as string], piece.toLowerCase());
       const parts = camelParts(piece);
       if (parts.length > 0) {
         add(parts.map(searchToken), parts.join(' ').toLowerCase());
@@ -204,14 +221,20 @@ export function buildMatch(terms: readonly QueryTerm[], columns?: readonly strin
   return columns && columns.length > 0 ? `{${columns.join(' ')}} : (${any})` : any;
 }
 
-/** Path-like words of a text: anything with a `/` between name characters. */
-const PATH_IN_TEXT = /(?:\.{0,2}\/)?[\p{L}\p{N}_@.\-]+(?:\/[\p{L}\p{N}_@.\-]+)+\/?/gu;
+/**
+ * Path-like words of a text: anything with a `/` between name characters. Never from inside a run
+ * of name characters (`(?<!…)|(?!…)`): a path found there is found from the run's start, and tried
+ * at each character of a long run without a `/` the expression would scan the rest of it each time.
+ */
+const PATH_IN_TEXT = /(?:(?<![\p{L}\p{N}_@.\-])|(?![\p{L}\p{N}_@.\-]))(?:\.{0,2}\/)?[\p{L}\p{N}_@.\-]+(?:\/[\p{L}\p{N}_@.\-]+)+\/?/gu;
+
+const isDot = (c: number) => c === 0x2e;
 
 /** The distinct path-like words of a text, in order of appearance. */
 export function pathsInText(text: string): string[] {
   if (!text.includes('/')) return [];
   const out = new Set<string>();
   // A sentence's full stop is not part of the path it ends with.
-  for (const m of text.matchAll(PATH_IN_TEXT)) out.add(m[0].replace(/\.+$/, ''));
+  for (const m of text.matchAll(PATH_IN_TEXT)) out.add(withoutEndRun(m[0], isDot));
   return [...out];
 }

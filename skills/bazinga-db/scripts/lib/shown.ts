@@ -4,13 +4,15 @@
  * tokens of a reasoning entry as it will be shown when it stores the entry (save-reasoning), so
  * that an assembly sizes it without loading the rank table. Pure; lengths are in code points.
  */
+import { codePointCount, codePointStartBefore, firstCodePoints, isBlank, lastCodePointsStart, withoutEndRun } from './textScan.ts';
 
 /** Characters of a reasoning entry's content shown in a block (context_engineering.reasoning.content_chars). */
 export const DEFAULT_REASONING_CONTENT_CHARS = 300;
 
 /** Collapses every run of whitespace (newlines included) to one space and trims. */
 export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  // A lone space is left as it is (the same text, far fewer replacements in prose).
+  return text.replace(/\s{2,}|[^\S ]/g, ' ').trim();
 }
 
 /**
@@ -18,14 +20,16 @@ export function oneLine(text: string): string {
  * that would lose more than half of the allowance to reach a word boundary cuts mid-word instead.
  */
 export function truncateAtWord(text: string, max: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
+  if (codePointCount(text) <= max) return text;
   if (max <= 3) return '.'.repeat(Math.max(0, max));
-  const head = chars.slice(0, max - 3).join('');
+  const head = firstCodePoints(text, max - 3);
   const space = head.lastIndexOf(' ');
   const cut = space >= (max - 3) / 2 ? head.slice(0, space) : head;
-  return cut.replace(/[\s,;:.-]+$/, '') + '...';
+  return withoutEndRun(cut, isBlankOrStop) + '...';
 }
+
+/** A blank or a punctuation mark a cut text does not end with (`[\s,;:.-]`). */
+const isBlankOrStop = (c: number) => isBlank(c) || c === 0x2c || c === 0x3b || c === 0x3a || c === 0x2e || c === 0x2d;
 
 /**
  * How long a package summary is stored (code points): a longer one is cut to its first 197 and
@@ -40,9 +44,8 @@ export const STORED_SUMMARY_CHARS = 200;
  * other cut leaves. Any other text comes back as it is.
  */
 export function markStoredCut(text: string): string {
-  const chars = Array.from(text);
-  if (chars.length !== STORED_SUMMARY_CHARS || !text.endsWith('...')) return text;
-  const kept = chars.slice(0, -3).join('');
+  if (!text.endsWith('...') || codePointCount(text) !== STORED_SUMMARY_CHARS) return text;
+  const kept = text.slice(0, -3);
   const sentence = Math.max(kept.lastIndexOf('. '), kept.lastIndexOf('! '), kept.lastIndexOf('? '), kept.lastIndexOf('; '));
   const cut = sentence >= kept.length / 2 ? sentence + 1 : kept.lastIndexOf(' ');
   return `${(cut > 0 ? kept.slice(0, cut) : kept).replace(/[\s,;:-]+$/, '')}${OMISSION_MARKER.trimEnd()}`;
@@ -55,9 +58,9 @@ export function markStoredCut(text: string): string {
 export function shortenStored(text: string, max: number): string {
   const marked = markStoredCut(text);
   if (marked === text) return shorten(text, max);
-  if (Array.from(marked).length <= max) return marked;
+  if (codePointCount(marked) <= max) return marked;
   const mark = OMISSION_MARKER.trimEnd();
-  return `${shorten(marked.slice(0, -mark.length), max - Array.from(mark).length)}${mark}`;
+  return `${shorten(marked.slice(0, -mark.length), max - codePointCount(mark))}${mark}`;
 }
 
 /** The omission marker between the kept beginning and end of a shortened text. */
@@ -77,30 +80,49 @@ const HEAD_SHARE = 0.6;
  * Deterministic; lengths in code points.
  */
 export function shorten(text: string, max: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
+  if (codePointCount(text) <= max) return text;
   if (max < MIN_SHORTEN_CHARS) return truncateAtWord(text, max);
-  const room = max - Array.from(OMISSION_MARKER).length;
+  const room = max - codePointCount(OMISSION_MARKER);
   const headRoom = Math.floor(room * HEAD_SHARE);
   const tailRoom = room - headRoom;
   const sentences = text.split(/(?<=[.!?])\s+/u).filter((s) => s !== '');
-  const len = (s: string) => Array.from(s).length;
+  // Lengths add up sentence by sentence (each sentence counted once, never the text joined so far).
+  const len = codePointCount;
   let head = '';
+  let headLength = 0;
   let used = 0;
   for (; used < sentences.length; used++) {
-    const next = head === '' ? (sentences[used] as string) : `${head} ${sentences[used]}`;
-    if (len(next) > headRoom) break;
-    head = next;
+    const sentence = sentences[used] as string;
+    const length = head === '' ? len(sentence) : headLength + 1 + len(sentence);
+    if (length > headRoom) break;
+    head = head === '' ? sentence : `${head} ${sentence}`;
+    headLength = length;
   }
   let tail = '';
+  let tailLength = 0;
   for (let i = sentences.length - 1; i >= used && i > 0; i--) {
-    const next = tail === '' ? (sentences[i] as string) : `${sentences[i]} ${tail}`;
-    if (len(next) > tailRoom) break;
-    tail = next;
+    const sentence = sentences[i] as string;
+    const length = tail === '' ? len(sentence) : tailLength + 1 + len(sentence);
+    if (length > tailRoom) break;
+    tail = tail === '' ? sentence : `${sentence} ${tail}`;
+    tailLength = length;
   }
-  if (head === '') head = wordsFrom(chars, headRoom, 'start');
-  if (tail === '') tail = wordsFrom(chars, tailRoom, 'end');
+  if (head === '') head = wordsFrom(text, headRoom, 'start');
+  if (tail === '') tail = wordsFrom(text, tailRoom, 'end');
   return `${head}${OMISSION_MARKER}${tail}`;
+}
+
+/**
+ * Where the cluster that holds the code point at `at` begins, near enough: before a run of flag
+ * letters (they pair from the run's start) and before any mark or joiner that continues the
+ * character before it.
+ */
+function clusterStartBefore(text: string, at: number): number {
+  let first = at;
+  while (first > 0 && (CONTINUES.test(String.fromCodePoint(text.codePointAt(first) as number)) || text.charCodeAt(first - 1) === 0x200d)) {
+    first = codePointStartBefore(text, first);
+  }
+  return first;
 }
 
 /**
@@ -117,19 +139,14 @@ const CLUSTER = new RegExp(String.raw`(?:[\u{1F1E6}-\u{1F1FF}]{2}|[\s\S])${EXTEN
 const CONTINUES = new RegExp(String.raw`^(?:[\u{1F1E6}-\u{1F1FF}]|${EXTEND}|\u200D)$`, 'u');
 
 /**
- * The first (or last) words of `chars` within `room` characters (code points), cut at a space
+ * The first (or last) words of `text` within `room` characters (code points), cut at a space
  * unless that loses over half, never inside a grapheme cluster or a redaction marker
  * (`[REDACTED…]`): a marker the cut would split is left out whole.
  */
-function wordsFrom(chars: readonly string[], room: number, from: 'start' | 'end'): string {
-  const text = chars.join('');
+function wordsFrom(text: string, room: number, from: 'start' | 'end'): string {
   // Only the end that is kept is split (a margin for the cluster the cut lands in): a long text costs no more than a short one.
   const margin = 16;
-  let first = Math.max(0, chars.length - room - margin);
-  // From the end, the window starts where a cluster does: before a run of flag letters (they pair
-  // from the run's start) and before any mark or joiner that continues the character before it.
-  while (first > 0 && (CONTINUES.test(chars[first] as string) || chars[first - 1] === '\u200D')) first--;
-  const window = from === 'start' ? chars.slice(0, room + margin).join('') : chars.slice(first).join('');
+  const window = from === 'start' ? firstCodePoints(text, room + margin) : text.slice(clusterStartBefore(text, lastCodePointsStart(text, room + margin)));
   const clusters = window.match(CLUSTER) ?? [];
   const take = (list: readonly string[]) => {
     const out: string[] = [];
@@ -158,7 +175,7 @@ function wordsFrom(chars: readonly string[], room: number, from: 'start' | 'end'
     const open = piece.lastIndexOf('[');
     if (open > piece.lastIndexOf(']') && text.startsWith('[REDACTED', open)) piece = piece.slice(0, open);
     const space = piece.lastIndexOf(' ');
-    return (space >= room / 2 ? piece.slice(0, space) : piece).replace(/[\s,;:.-]+$/u, '');
+    return withoutEndRun(space >= room / 2 ? piece.slice(0, space) : piece, isBlankOrStop);
   }
   let piece = take([...clusters].reverse()).reverse().join('');
   const close = piece.indexOf(']');

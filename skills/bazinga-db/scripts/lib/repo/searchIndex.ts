@@ -24,6 +24,7 @@ import type { TextMatch } from './textQuery.ts';
 import { redactText, type RedactionPolicy } from '../redact.ts';
 import { scrubRows } from './redactExisting.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
+import { isNotBlank, withoutEndRun } from '../textScan.ts';
 import { sessionIdRange } from './contextPackages.ts';
 import { storedText } from '../storedText.ts';
 
@@ -89,7 +90,7 @@ export function indexedArtifactText(projectRoot: string | null, filePath: string
   const redacted = redactText(raw);
   if (Buffer.byteLength(raw) <= bytes) return redacted;
   // Cut at the bound and drop the last, possibly partial, word.
-  return Buffer.from(redacted).subarray(0, bytes).toString('utf8').replace(/\S*$/, '');
+  return withoutEndRun(Buffer.from(redacted).subarray(0, bytes).toString('utf8'), isNotBlank);
 }
 
 /** How far past the indexing bound an artifact is read so that a secret across the bound is redacted whole. */

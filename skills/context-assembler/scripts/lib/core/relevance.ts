@@ -181,12 +181,16 @@ export function scopeSignal(item: { paths: readonly string[]; texts: readonly st
 
 const MARKED = /\u0001([^\u0002]*)\u0002/g;
 
-/** The distinct matched words in text that FTS5's highlight() marked with \u0001…\u0002, lower-cased, in order. */
+/**
+ * The distinct matched words in text that FTS5's highlight() marked with \u0001…\u0002, lower-cased,
+ * in order. Looked for up to the last \u0002 only (no mark ends after it): a \u0001 the text itself
+ * holds would otherwise scan to its end, each one.
+ */
 export function markedTerms(highlighted: string): string[] {
-  const out: string[] = [];
-  for (const m of highlighted.matchAll(MARKED)) {
+  const out = new Set<string>();
+  for (const m of highlighted.slice(0, highlighted.lastIndexOf('\u0002') + 1).matchAll(MARKED)) {
     const t = (m[1] ?? '').toLowerCase();
-    if (t !== '' && !out.includes(t)) out.push(t);
+    if (t !== '') out.add(t);
   }
-  return out;
+  return [...out];
 }

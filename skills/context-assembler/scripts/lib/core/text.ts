@@ -3,11 +3,16 @@
  * word are bazinga-db's (it counts reasoning entries as they will be shown when it stores them).
  */
 export { oneLine, shorten, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/index.ts';
-import { markStoredCut, MIN_SHORTEN_CHARS, OMISSION_MARKER, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { codePointCount, markStoredCut, MIN_SHORTEN_CHARS, OMISSION_MARKER, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/index.ts';
 
-/** True when nothing but redaction markers, punctuation and blanks is left. */
+/**
+ * True when nothing but redaction markers, punctuation and blanks is left. Markers are looked for
+ * only up to the last `]` (none can end after it): each `[REDACTED` would otherwise scan to the end
+ * of the text for one.
+ */
 export function isRedactionEmptied(text: string): boolean {
-  return !/[\p{L}\p{N}]/u.test(text.replace(/\[REDACTED[^\]]*\]/g, ''));
+  const end = text.lastIndexOf(']') + 1;
+  return !/[\p{L}\p{N}]/u.test(text.slice(0, end).replace(/\[REDACTED[^\]]*\]/g, '') + text.slice(end));
 }
 
 /** The conclusion's share of the room when a stored head and an artifact's conclusion do not both fit whole. */
@@ -26,7 +31,9 @@ export function conclusionOf(tail: string, cut = false): string | null {
   if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFD]/.test(tail)) return null;
   const lines = tail.split('\n');
   if (cut) lines.shift();
-  const paragraphs: string[][] = [[]];
+  // The paragraph being read, and the last one read before it that has lines.
+  let paragraph: string[] = [];
+  let previous: string[] = [];
   let fenced = false;
   for (const raw of lines) {
     const line = raw.trim();
@@ -35,18 +42,25 @@ export function conclusionOf(tail: string, cut = false): string | null {
       continue;
     }
     if (fenced || line.startsWith('|') || /^#{1,6}\s/.test(line)) continue;
-    if (line === '') paragraphs.push([]);
-    else (paragraphs[paragraphs.length - 1] as string[]).push(line.replace(/^[-*>]\s+/, ''));
+    if (line !== '') paragraph.push(line.replace(/^[-*>]\s+/, ''));
+    else if (paragraph.length > 0) {
+      previous = paragraph;
+      paragraph = [];
+    }
   }
-  const prose = (p: readonly string[]) => {
-    const text = p.join(' ');
-    return !/-----(?:BEGIN|END)\b/.test(text) && !/\S{32,}/.test(text) && (text.match(/\p{L}{2,}/gu) ?? []).length >= 3;
-  };
-  const last = paragraphs.filter((p) => p.length > 0).at(-1);
-  return last === undefined || !prose(last) ? null : oneLineText(last.join(' '));
+  const last = paragraph.length > 0 ? paragraph : previous;
+  return last.length === 0 || !isProse(last.join(' ')) ? null : oneLineText(last.join(' '));
 }
 
-const oneLineText = (t: string) => t.replace(/\s+/g, ' ').trim();
+/** Prose: no key block's marker, no run of 32 characters without a space, at least three words of two letters or more. */
+function isProse(text: string): boolean {
+  if (/-----(?:BEGIN|END)\b/.test(text) || /\S{32,}/.test(text)) return false;
+  let words = 0;
+  for (const _ of text.matchAll(/\p{L}{2,}/gu)) if (++words === 3) return true;
+  return false;
+}
+
+const oneLineText = (t: string) => t.replace(/\s{2,}|[^\S ]/g, ' ').trim();
 
 /**
  * A summary the store cut blind at 200 characters (markStoredCut), shown in at most `max`
@@ -57,7 +71,7 @@ const oneLineText = (t: string) => t.replace(/\s+/g, ' ').trim();
  */
 export function withConclusion(stored: string, conclusion: string | null, max: number): string {
   const marked = markStoredCut(stored);
-  const len = (t: string) => Array.from(t).length;
+  const len = codePointCount;
   if (marked === stored || conclusion === null || conclusion === '' || max < MIN_SHORTEN_CHARS) return shortenStored(stored, max);
   const head = marked.slice(0, -OMISSION_MARKER.trimEnd().length);
   if (head.includes(conclusion)) return shortenStored(stored, max);
@@ -74,18 +88,23 @@ export function withConclusion(stored: string, conclusion: string | null, max: n
 /** The last whole sentences of `text` within `room` characters, else its last whole words. */
 function lastWords(text: string, room: number): string {
   const sentences = text.split(/(?<=[.!?])\s+/u).filter((s) => s !== '');
+  const fromSentences = lastParts(sentences, room);
+  return fromSentences !== '' ? fromSentences : lastParts(text.split(' '), room);
+}
+
+/**
+ * The last of `parts` joined by spaces within `room` characters. Lengths add up part by part (each
+ * counted once): measuring the joined text at each step would be quadratic in the room.
+ */
+function lastParts(parts: readonly string[], room: number): string {
   let out = '';
-  for (let i = sentences.length - 1; i >= 0; i--) {
-    const next = out === '' ? (sentences[i] as string) : `${sentences[i]} ${out}`;
-    if (Array.from(next).length > room) break;
-    out = next;
-  }
-  if (out !== '') return out;
-  const words = text.split(' ');
-  for (let i = words.length - 1; i >= 0; i--) {
-    const next = out === '' ? (words[i] as string) : `${words[i]} ${out}`;
-    if (Array.from(next).length > room) break;
-    out = next;
+  let length = 0;
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i] as string;
+    const next = out === '' ? codePointCount(part) : length + 1 + codePointCount(part);
+    if (next > room) break;
+    out = out === '' ? part : `${part} ${out}`;
+    length = next;
   }
   return out;
 }
