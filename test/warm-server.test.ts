@@ -528,7 +528,9 @@ describe('the warm assembler', () => {
     expect(await warm.askServer(BUNDLE(), { script: 'assemble', argv: [], cwd: '/', env: callerEnv, key: 'k2' })).toEqual({ unanswered: 'no answer within 1500 ms (its socket was removed)' });
     // The caller's env sets the deadline; anything but a positive integer leaves the shipped one.
     expect(warm.serverTimes({ CONTEXT_ASSEMBLER_SERVER_WAIT_MS: '1500' })).toEqual({ answerMs: 1500, helloMs: 450, runLimits: { busyBudgetMs: 450, indexBudgetMs: 375, promptLockWaitMs: 0 } });
-    for (const bad of [undefined, '', '0', '-5', '1.5', 'soon', '99999999'])
+    expect(warm.serverTimes({ CONTEXT_ASSEMBLER_SERVER_WAIT_MS: '60000' }).answerMs).toBe(60_000);
+    expect(warm.serverTimes({ CONTEXT_ASSEMBLER_SERVER_WAIT_MS: ' 100 ' }).answerMs).toBe(100);
+    for (const bad of [undefined, '', '0', '99', '60001', '-5', '1.5', 'soon', '99999999'])
       expect(warm.serverTimes({ CONTEXT_ASSEMBLER_SERVER_WAIT_MS: bad })).toEqual({ answerMs: warm.ANSWER_DEADLINE_MS, helloMs: 300, runLimits: { busyBudgetMs: 300, indexBudgetMs: 250, promptLockWaitMs: 0 } });
   });
 });

@@ -35,6 +35,11 @@ const { chooseServerDir, isServer, isStopped, makeServerDir } = require('./serve
  * deadline before it assembles itself, a longer one lets the server help again.
  */
 const ANSWER_DEADLINE_MS = 1_000;
+/**
+ * The deadlines CONTEXT_ASSEMBLER_SERVER_WAIT_MS may set (ms): below 100 the greeting's wait is too
+ * short for any server to be used; above 60 s a hung server would outlast the hook's own limit.
+ */
+const SERVER_WAIT_RANGE_MS = [100, 60_000];
 /** The share of the answer deadline a caller waits for the server's hello (300 ms of 1 s). */
 const HELLO_SHARE = 0.3;
 /**
@@ -49,12 +54,13 @@ const RUN_SHARES = { busyBudget: 0.3, indexBudget: 0.25 };
 /**
  * The times of one exchange under `env` (the caller's: the server reads them from the request's
  * env, so both sides agree): the answer deadline (ANSWER_DEADLINE_MS, or a positive integer in
- * CONTEXT_ASSEMBLER_SERVER_WAIT_MS; anything else is ignored: the launcher never fails on it), the
+ * CONTEXT_ASSEMBLER_SERVER_WAIT_MS from 100 to 60000; anything else is ignored: the launcher never fails on it), the
  * hello's wait, and the server's limits of one run.
  */
 function serverTimes(env = process.env) {
   const raw = env.CONTEXT_ASSEMBLER_SERVER_WAIT_MS;
-  const set = typeof raw === 'string' && /^[1-9][0-9]{0,6}$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
+  const n = typeof raw === 'string' && /^[0-9]{1,6}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  const set = n >= SERVER_WAIT_RANGE_MS[0] && n <= SERVER_WAIT_RANGE_MS[1] ? n : undefined;
   const answerMs = set ?? ANSWER_DEADLINE_MS;
   return {
     answerMs,

@@ -214,9 +214,12 @@ export function restoreOriginalKeys(db: DB): Restored {
     });
     return { project, merged: rows.length };
   });
-  // A key another key's row still holds is tried again once that row moved (a few passes at most).
+  // A key another key's row still holds is tried again once that row moved: passes go on while one
+  // moves something (a chain of any length), and stop when one moves nothing (rows that hold each
+  // other's keys stay as they are).
   let waiting = [...groups.values()];
-  for (let pass = 0; pass < 3 && waiting.length > 0; pass++) {
+  for (let before = Infinity; waiting.length > 0 && waiting.length < before; ) {
+    before = waiting.length;
     const next: typeof waiting = [];
     for (const g of waiting) {
       try {
