@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { copyIndexedFixture } from '../test/inProcess.ts';
 import { S1 } from '../test/helpers.ts';
+import { rng } from './generate.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LAUNCHER = path.join(REPO, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
@@ -39,18 +40,6 @@ interface Finished {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-}
-
-/** mulberry32: a small seeded generator, so a seed replays the same plan. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv, cwd: string): { child: ChildProcess; done: Promise<Finished> } {
@@ -87,7 +76,7 @@ export interface KillRound {
 }
 
 export async function killRound(rounds = 30, seed = 1): Promise<KillRound> {
-  const random = seeded(seed);
+  const random = rng(seed);
   const runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-kills-run-'));
   fs.chmodSync(runtime, 0o700);
   const project = copyIndexedFixture('ca-kills-');
