@@ -136,3 +136,18 @@ export function expectShortened(original: string, shown: string, max: number): v
   expect(head.length).toBeGreaterThan(0);
   expect(tail.length).toBeGreaterThan(0);
 }
+
+/**
+ * Takes this layer's objects back to how a v11 writer left them: no ca_pattern_faults or v12
+ * indexes, the capture ledger's old column, ca_schema 11 (a connection of the caller's; the schema
+ * tests' starting state for what v12 restores).
+ */
+export function downgradeExtensionsToV11(db: { exec(sql: string): unknown; prepare(sql: string): { run(...params: unknown[]): unknown } }): void {
+  db.exec(`DROP TABLE ca_pattern_faults; DROP INDEX ca_idx_patterns_shown_all; DROP INDEX ca_idx_strategies_shown_all;
+    DROP TABLE ca_captures; CREATE TABLE ca_captures (id INTEGER PRIMARY KEY AUTOINCREMENT, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
+      group_id TEXT NOT NULL, failure_ref TEXT NOT NULL, refs TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(refs)), fail_iteration INTEGER,
+      outcome TEXT NOT NULL CHECK(outcome IN ('passed', 'failed')), pattern_hash TEXT NOT NULL,
+      operation TEXT NOT NULL CHECK(operation IN ('created', 'raised', 'lowered', 'no-solution', 'unknown-failed')), solution_ref TEXT,
+      created_at TEXT NOT NULL, UNIQUE(session_id, group_id, failure_ref))`);
+  db.prepare("UPDATE ca_meta SET value = '11' WHERE key = 'ca_schema'").run();
+}

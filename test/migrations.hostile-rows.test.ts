@@ -32,7 +32,7 @@ import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
 import { CA_SCHEMA_VERSION, SCHEMA_VERSION, SCHEMA_VERSION_DESCRIPTION, V19_DDL } from '../skills/bazinga-db/scripts/lib/schema.ts';
 import { runDoctor } from '../skills/context-assembler/scripts/lib/doctor.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
-import { BAZINGA_DB_SCRIPT, REPO_ROOT, makeProject, runScript, type Project } from './helpers.ts';
+import { BAZINGA_DB_SCRIPT, REPO_ROOT, downgradeExtensionsToV11, makeProject, runScript, type Project } from './helpers.ts';
 import { capturingIo, runBazingaDbInProcess } from './inProcess.ts';
 
 const SESSION = 'bazinga_20260101_100000';
@@ -193,13 +193,7 @@ function seedAsBazinga(dbPath: string): void {
 function downgradeToV11(dbPath: string): void {
   const db = new Database(dbPath);
   try {
-    db.exec(`DROP TABLE ca_pattern_faults; DROP INDEX ca_idx_patterns_shown_all; DROP INDEX ca_idx_strategies_shown_all;
-      DROP TABLE ca_captures; CREATE TABLE ca_captures (id INTEGER PRIMARY KEY AUTOINCREMENT, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
-        group_id TEXT NOT NULL, failure_ref TEXT NOT NULL, refs TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(refs)), fail_iteration INTEGER,
-        outcome TEXT NOT NULL CHECK(outcome IN ('passed', 'failed')), pattern_hash TEXT NOT NULL,
-        operation TEXT NOT NULL CHECK(operation IN ('created', 'raised', 'lowered', 'no-solution', 'unknown-failed')), solution_ref TEXT,
-        created_at TEXT NOT NULL, UNIQUE(session_id, group_id, failure_ref))`);
-    db.prepare("UPDATE ca_meta SET value = '11' WHERE key = 'ca_schema'").run();
+    downgradeExtensionsToV11(db);
   } finally {
     db.close();
   }

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorPatternHash, faultKeyOf, type ErrorSignature } from '../skills/bazinga-db/scripts/lib/hashing.ts';
 import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
-import { BAZINGA_DB_SCRIPT, REPO_ROOT, makeProject, runScript, type Project } from './helpers.ts';
+import { BAZINGA_DB_SCRIPT, REPO_ROOT, downgradeExtensionsToV11, makeProject, runScript, type Project } from './helpers.ts';
 import { bazingaDbIn, capturingIo } from './inProcess.ts';
 
 const SESSION = 'bazinga_20260101_100000';
@@ -52,13 +52,7 @@ function buildRekeyedFile(): void {
   expect(bazingaDbIn(p, ['create-session', SESSION, 'simple', 'Shop', '--metadata', JSON.stringify({ project_id: 'acme' })]).code).toBe(0);
   expect(bazingaDbIn(p, ['create-task-group', 'G1', SESSION, 'Cart']).code).toBe(0);
   const db = open();
-  db.exec(`DROP TABLE ca_pattern_faults; DROP INDEX ca_idx_patterns_shown_all; DROP INDEX ca_idx_strategies_shown_all;
-    DROP TABLE ca_captures; CREATE TABLE ca_captures (id INTEGER PRIMARY KEY AUTOINCREMENT, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
-      group_id TEXT NOT NULL, failure_ref TEXT NOT NULL, refs TEXT NOT NULL DEFAULT '[]' CHECK(json_valid(refs)), fail_iteration INTEGER,
-      outcome TEXT NOT NULL CHECK(outcome IN ('passed', 'failed')), pattern_hash TEXT NOT NULL,
-      operation TEXT NOT NULL CHECK(operation IN ('created', 'raised', 'lowered', 'no-solution', 'unknown-failed')), solution_ref TEXT,
-      created_at TEXT NOT NULL, UNIQUE(session_id, group_id, failure_ref))`);
-  db.prepare("UPDATE ca_meta SET value = '11' WHERE key = 'ca_schema'").run();
+  downgradeExtensionsToV11(db);
   const pattern = db.prepare(
     `INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, lang, last_seen, created_at, ttl_days)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
