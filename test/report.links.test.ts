@@ -224,6 +224,36 @@ describe('a folder swapped for a link after the checks', () => {
   });
 });
 
+describe('--out with a long file name: any name the file system takes is written, a longer one refused naming the path', () => {
+  // NAME_MAX on Linux and macOS: 255 bytes a name (a character of é is two).
+  it.each([
+    { name: 'a 250-character name', file: `${'r'.repeat(247)}.md` },
+    { name: 'a name of exactly 255 bytes', file: `${'r'.repeat(252)}.md` },
+    { name: 'a name of 255 bytes in 130 characters', file: `${'é'.repeat(125)}rr.md` },
+  ])('$name: written whole, no temporary file left beside it', ({ file }) => {
+    const folder = path.join(p.root, 'long');
+    const r = report(p, ['--session', S1, '--out', path.join('long', file)]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toBe(`${path.join(folder, file)}\n`);
+    expect(fs.readFileSync(path.join(folder, file), 'utf8')).toContain('## Success metrics');
+    expect(tree(folder)).toEqual([file]);
+  });
+
+  it.each([
+    { name: 'a file name of 256 bytes', out: (dir: string) => path.join(dir, `${'r'.repeat(253)}.md`), why: 'its file name is 256 bytes' },
+    { name: 'a file name of 256 bytes in 130 characters', out: (dir: string) => path.join(dir, `${'é'.repeat(126)}r.md`), why: 'its file name is 256 bytes' },
+    { name: 'a folder name of 300 bytes', out: (dir: string) => path.join(dir, 'f'.repeat(300), 'r.md'), why: `the folder name '${'f'.repeat(300)}' is 300 bytes` },
+  ])('$name: VALIDATION in one line naming the path, exit 1, nothing made', ({ out, why }) => {
+    const before = tree(p.root);
+    const target = out(path.join(p.root, 'long'));
+    const r = report(p, ['--session', S1, '--out', target]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(errorOf(r)).toEqual({ success: false, code: 'VALIDATION', error: `report not written: ${target}: ${why}, and a name may have at most 255` });
+    expect(tree(p.root)).toEqual(before);
+  });
+});
+
 describe('as a real process', () => {
   it('the launcher refuses bazinga/reports linked out of the project: exit 1, one error line naming it, nothing written', () => {
     fs.symlinkSync(outside, path.join(p.root, 'bazinga', 'reports'));
@@ -235,5 +265,15 @@ describe('as a real process', () => {
     expect(last).toMatchObject({ success: false, code: 'REFUSED' });
     expect(last.error).toContain(`${path.join(p.root, 'bazinga', 'reports')} is a symbolic link inside the project`);
     expect(tree(outside)).toEqual([]);
+  });
+
+  it('the launcher writes --out with a 250-character file name: exit 0, its path printed, the report there and nothing else', () => {
+    const launcher = path.join(REPO_ROOT, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
+    const file = path.join(outside, `${'r'.repeat(245)}.html`);
+    const r = spawnSync(process.execPath, [launcher, 'report', '--project-root', p.root, '--session', S1, '--format', 'html', '--out', file], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${file}\n`);
+    expect(fs.readFileSync(file, 'utf8').startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(tree(outside)).toEqual([path.basename(file)]);
   });
 });

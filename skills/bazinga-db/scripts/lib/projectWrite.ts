@@ -11,12 +11,15 @@
  *      rule, so a link out there that leads into the project meets rule 2 there.
  *   4. The file itself is never followed: a link there is refused, wherever it lies (the user names
  *      the link's target instead); so is a directory, FIFO or device at that name.
- *   5. The bytes go to a new temporary file in that folder (an unpredictable name, made exclusively,
+ *   5. The bytes go to a new temporary file in that folder (a short unpredictable name of its own,
+ *      not made from the file's, so any file name the file system takes fits; made exclusively,
  *      never through a link), checked by what the kernel says was opened before a byte is written,
  *      then renamed over the file: a reader sees the old file or the new one, and a folder swapped
  *      for a link after the checks is caught (the empty temporary file is removed, nothing else is
  *      made).
- * A refusal is a REFUSED error naming the path and what is wrong, raised before anything is made.
+ * A refusal is a REFUSED error naming the path and what is wrong, raised before anything is made; a
+ * path with a name longer than a file system takes (NAME_MAX, 255 bytes) is a VALIDATION error
+ * naming it, raised before anything is made too.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -42,6 +45,7 @@ export interface ProjectWriteOptions {
 export function writeFileInProject(file: string, data: string | Uint8Array, opts: ProjectWriteOptions): void {
   const target = path.resolve(file);
   const what = opts.what ?? 'file';
+  checkNameLengths(target, what);
   const realRoot = fs.realpathSync(opts.projectRoot);
   const folder = realFolderOf(path.dirname(target), realRoot, what);
   const name = path.basename(target);
@@ -50,6 +54,29 @@ export function writeFileInProject(file: string, data: string | Uint8Array, opts
   if (existing !== undefined && !existing.isFile()) throw refused(what, target, `is ${kindOf(existing)}, not a regular file`);
   replaceFileInFolder(folder, name, data, { mode: opts.mode ?? 0o644, shown: target, what });
 }
+
+/** The longest file or folder name, in bytes, that Linux and macOS file systems take (NAME_MAX). */
+const NAME_MAX_BYTES = 255;
+
+/**
+ * Throws VALIDATION naming `target` when one of its names (the file's, or a folder's on the way) is
+ * longer than NAME_MAX_BYTES in UTF-8: the system would refuse it (ENAMETOOLONG) part way.
+ */
+function checkNameLengths(target: string, what: string): void {
+  const names = target.split(path.sep).filter((n) => n !== '');
+  for (const [i, name] of names.entries()) {
+    const bytes = Buffer.byteLength(name, 'utf8');
+    if (bytes <= NAME_MAX_BYTES) continue;
+    const which = i === names.length - 1 ? 'its file name' : `the folder name '${name}'`;
+    throw new BazingaError('VALIDATION', `${what} not written: ${target}: ${which} is ${bytes} bytes, and a name may have at most ${NAME_MAX_BYTES}`);
+  }
+}
+
+/**
+ * The temporary file's name: a fixed prefix and 16 random hex digits (27 characters whatever the
+ * file's name), so that any name the file itself may have leaves room for it in the same folder.
+ */
+const temporaryName = () => `.bazinga-write-${randomBytes(8).toString('hex')}.tmp`;
 
 /** The most links followed on the way to one folder (as the kernel's own limit, ELOOP). */
 const MAX_LINKS = 40;
@@ -115,7 +142,7 @@ function makeFolder(next: string, typed: string, what: string): fs.Stats {
  * follows a link). `shown` is the path named in a message.
  */
 export function replaceFileInFolder(realFolder: string, name: string, data: string | Uint8Array, opts: { mode: number; shown: string; what: string }): void {
-  const temporary = path.join(realFolder, `.${name}.${randomBytes(8).toString('hex')}.tmp`);
+  const temporary = path.join(realFolder, temporaryName());
   const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
   const fd = fs.openSync(temporary, flags, opts.mode);
   let made = temporary;
