@@ -25,6 +25,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, S1, type Project } from './helpers.ts';
 import { copyIndexedFixture } from './inProcess.ts';
 import { BUILD, installStandInBuilder } from './standInBuilder.ts';
+import { launcherEnv, makeWarmTree, splitTrace, startWarmServer, waitFor, type WarmTree } from './warmServer.ts';
 // @ts-expect-error plain JavaScript shared with the launchers
 import warm from '../skills/bazinga-db/bin/warmServer.cjs';
 
@@ -66,7 +67,7 @@ net.Socket.prototype.end = function (chunk, ...rest) {
 };
 `;
 
-let tree: string;
+let warmTree: WarmTree;
 let runtime: string;
 let preload: string;
 let project: Project;
@@ -74,15 +75,9 @@ const children: ChildProcess[] = [];
 const scratch: string[] = [];
 
 beforeAll(() => {
-  tree = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-warm-faults-'));
-  for (const dir of ['skills', 'hooks']) {
-    fs.cpSync(path.join(REPO_ROOT, dir), path.join(tree, dir), { recursive: true, preserveTimestamps: true, filter: (src) => !src.includes('.code-cache') });
-  }
-  fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(tree, 'package.json'));
-  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
-  runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-run-'));
-  fs.chmodSync(runtime, 0o700);
-  preload = path.join(tree, 'fault.cjs');
+  warmTree = makeWarmTree('ca-warm-faults-');
+  runtime = warmTree.runtime;
+  preload = path.join(warmTree.tree, 'fault.cjs');
   fs.writeFileSync(preload, FAULT_PRELOAD);
   project = copyIndexedFixture('ca-warm-faults-project-');
   installStandInBuilder(project.root);
@@ -100,24 +95,16 @@ afterEach(async () => {
 });
 
 afterAll(() => {
-  for (const dir of [tree, runtime, ...scratch]) fs.rmSync(dir, { recursive: true, force: true });
+  warmTree.cleanup();
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
   project.cleanup();
 });
 
-const LAUNCHER = () => path.join(tree, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
-const BUNDLE = () => path.join(tree, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
+const LAUNCHER = () => warmTree.launcher;
+const BUNDLE = () => warmTree.bundle;
 
 /** The environment of a call: this test's runtime folder unless `vars` say otherwise (undefined: unset). */
-function envWith(vars: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: runtime, CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1' };
-  delete e.CONTEXT_ASSEMBLER_NO_SERVER;
-  delete e.XDG_CACHE_HOME;
-  for (const [k, v] of Object.entries(vars)) {
-    if (v === undefined) delete e[k];
-    else e[k] = v;
-  }
-  return e;
-}
+const envWith = (vars: Record<string, string | undefined> = {}) => launcherEnv(runtime, vars);
 
 /** The socket the launcher uses under `env` (the rule reads this process's environment: set for the call). */
 function socketUnder(env: NodeJS.ProcessEnv): string {
@@ -136,36 +123,19 @@ function socketUnder(env: NodeJS.ProcessEnv): string {
   }
 }
 
-function split(r: { status: number | null; stdout: string; stderr: string }) {
-  const lines = r.stderr.split('\n');
-  return { code: r.status, stdout: r.stdout, stderr: lines.filter((l) => !l.startsWith('launch: ')).join('\n'), trace: lines.filter((l) => l.startsWith('launch: ')) };
-}
-
 /** One launcher call, and its wall time (spawn to exit). */
 function timedCall(args: string[], env: NodeJS.ProcessEnv, extra: { cwd?: string; input?: string } = {}) {
   const started = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [LAUNCHER(), ...args], { cwd: extra.cwd ?? project.root, env, encoding: 'utf8', input: extra.input ?? '', timeout: 60_000 });
-  return { ...split(r), ms: Number(process.hrtime.bigint() - started) / 1e6 };
+  return { ...splitTrace(r), ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
 const request = (iteration: number, extra: string[] = []) => ['--project-root', project.root, '--session', S1, '--group', 'AUTH', '--agent', 'qa_expert', '--iteration', String(iteration), '--format', 'json', '--now', '2025-12-02T00:00:00Z', ...extra];
 const served = (trace: string[]) => trace.includes('launch: assemble.cjs answered by the warm assembler');
 const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
 
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (ok()) return true;
-  return ok();
-}
-
-/** Starts a real server (its Node flags first, then the launcher's serve) under `env`; waits until its pid file names it. */
-async function startServer(env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Promise<ChildProcess> {
-  const socket = socketUnder(env);
-  const s = spawn(process.execPath, [...nodeFlags, LAUNCHER(), 'serve', '--idle-ms', '60000'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(s);
-  const pidFile = `${socket}.pid`;
-  if (!(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8') === String(s.pid)))) throw new Error('the server did not start');
-  return s;
-}
+/** Starts a real server (its Node flags first, then the launcher's serve) under `env`; waits until its socket and pid file are in place. */
+const startServer = (env: NodeJS.ProcessEnv, nodeFlags: string[] = []) => startWarmServer(LAUNCHER(), { env, socket: socketUnder(env), children, nodeFlags });
 
 /** What the database holds of qa_expert's spawns at `iteration`: the records (key, delivered), the packages recorded consumed (with their counts), the record ids handed out so far. */
 function storedAt(iteration: number) {

@@ -14,16 +14,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, S1, type Project } from './helpers.ts';
+import { S1, type Project } from './helpers.ts';
 import { copyIndexedFixture } from './inProcess.ts';
 import { BUILD, installStandInBuilder } from './standInBuilder.ts';
+import { launcherEnv, makeWarmTree, splitTrace, startWarmServer, waitFor, type WarmTree } from './warmServer.ts';
 // @ts-expect-error plain JavaScript shared with the launchers
 import warm from '../skills/bazinga-db/bin/warmServer.cjs';
 
+let warmTree: WarmTree;
 let tree: string;
 let runtime: string;
 let savedRuntime: string | undefined;
@@ -31,15 +32,9 @@ let project: Project;
 const children: ChildProcess[] = [];
 
 beforeAll(() => {
-  tree = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-warm-'));
-  // The built skills and hooks as they are (bundles fresh: timestamps kept), without their code caches.
-  for (const dir of ['skills', 'hooks']) {
-    fs.cpSync(path.join(REPO_ROOT, dir), path.join(tree, dir), { recursive: true, preserveTimestamps: true, filter: (src) => !src.includes('.code-cache') });
-  }
-  fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(tree, 'package.json'));
-  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
-  runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-run-'));
-  fs.chmodSync(runtime, 0o700);
+  warmTree = makeWarmTree('ca-warm-');
+  tree = warmTree.tree;
+  runtime = warmTree.runtime;
   savedRuntime = process.env.XDG_RUNTIME_DIR;
   process.env.XDG_RUNTIME_DIR = runtime; // for warm.socketPath in this process
   project = copyIndexedFixture('ca-warm-project-');
@@ -71,13 +66,12 @@ afterEach(async () => {
 afterAll(() => {
   if (savedRuntime === undefined) delete process.env.XDG_RUNTIME_DIR;
   else process.env.XDG_RUNTIME_DIR = savedRuntime;
-  fs.rmSync(tree, { recursive: true, force: true });
-  fs.rmSync(runtime, { recursive: true, force: true });
+  warmTree.cleanup();
   project.cleanup();
 });
 
-const LAUNCHER = () => path.join(tree, 'skills', 'context-assembler', 'bin', 'context-assembler.cjs');
-const BUNDLE = () => path.join(tree, 'skills', 'context-assembler', 'dist', 'assemble.cjs');
+const LAUNCHER = () => warmTree.launcher;
+const BUNDLE = () => warmTree.bundle;
 const SOCKET = () => warm.socketPath(BUNDLE()) as string;
 /**
  * A deadline for the server's answer (CONTEXT_ASSEMBLER_SERVER_WAIT_MS) that a busy machine cannot
@@ -86,48 +80,27 @@ const SOCKET = () => warm.socketPath(BUNDLE()) as string;
 const PATIENT = { CONTEXT_ASSEMBLER_SERVER_WAIT_MS: '20000' };
 /** The shipped deadline (warmServer.cjs ANSWER_DEADLINE_MS), for the tests of what happens when it passes. */
 const SHIPPED = { CONTEXT_ASSEMBLER_SERVER_WAIT_MS: undefined };
-const env = (extra: NodeJS.ProcessEnv = {}) => {
-  const e: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: runtime, CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1', ...PATIENT, ...extra };
-  for (const [k, v] of Object.entries(extra)) if (v === undefined) delete e[k];
-  if (!('CONTEXT_ASSEMBLER_NO_SERVER' in extra)) delete e.CONTEXT_ASSEMBLER_NO_SERVER;
-  return e;
-};
+const env = (extra: NodeJS.ProcessEnv = {}) => launcherEnv(runtime, { ...PATIENT, ...extra });
 const request = (extra: string[] = []) => ['--project-root', project.root, '--session', S1, '--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '1', '--format', 'json', '--now', '2025-12-02T00:00:00Z', ...extra];
 const served = (trace: string[]) => trace.includes('launch: assemble.cjs answered by the warm assembler');
 
-function split(r: { status: number | null; stdout: string; stderr: string }) {
-  const lines = r.stderr.split('\n');
-  return { code: r.status, stdout: r.stdout, stderr: lines.filter((l) => !l.startsWith('launch: ')).join('\n'), trace: lines.filter((l) => l.startsWith('launch: ')) };
-}
-
 function call(args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return split(spawnSync(process.execPath, [LAUNCHER(), ...args], { cwd: project.root, env: env(extra), encoding: 'utf8' }));
+  return splitTrace(spawnSync(process.execPath, [LAUNCHER(), ...args], { cwd: project.root, env: env(extra), encoding: 'utf8' }));
 }
 
-function callAsync(args: string[]): Promise<ReturnType<typeof split>> {
+function callAsync(args: string[]): Promise<ReturnType<typeof splitTrace>> {
   return new Promise((resolve) => {
     const c = spawn(process.execPath, [LAUNCHER(), ...args], { cwd: project.root, env: env() });
     let stdout = '';
     let stderr = '';
     c.stdout.on('data', (d) => (stdout += d));
     c.stderr.on('data', (d) => (stderr += d));
-    c.on('close', (status) => resolve(split({ status, stdout, stderr })));
+    c.on('close', (status) => resolve(splitTrace({ status, stdout, stderr })));
   });
 }
 
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (ok()) return true;
-  return ok();
-}
-
 /** Starts a server for the tree's bundle and waits until its socket is in place. */
-async function startServer(idleMs = 30_000): Promise<ChildProcess> {
-  const s = spawn(process.execPath, [LAUNCHER(), 'serve', '--idle-ms', String(idleMs)], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(s);
-  const pidFile = `${SOCKET()}.pid`;
-  if (!(await waitFor(() => fs.existsSync(SOCKET()) && fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8') === String(s.pid)))) throw new Error('the server did not start');
-  return s;
-}
+const startServer = (idleMs = 30_000) => startWarmServer(LAUNCHER(), { env: env(), socket: SOCKET(), children, idleMs });
 
 /** The Node flags of the server named by the pid file (from its command line, before the launcher). */
 function serverFlags(): string[] {
@@ -372,7 +345,7 @@ describe('the warm assembler', () => {
       return { event: JSON.stringify(event) + '\n', prompt: path.join(root, DIR, `${agent}_AUTH.md`) };
     }
     const hook = (root: string, input: string, extra: NodeJS.ProcessEnv = {}) =>
-      split(spawnSync(process.execPath, [LAUNCHER(), 'prompt-hook', '--plugin'], { cwd: root, input, env: env({ CLAUDE_PROJECT_DIR: root, ...extra }), encoding: 'utf8' }));
+      splitTrace(spawnSync(process.execPath, [LAUNCHER(), 'prompt-hook', '--plugin'], { cwd: root, input, env: env({ CLAUDE_PROJECT_DIR: root, ...extra }), encoding: 'utf8' }));
     const hookServed = (trace: string[]) => trace.includes('launch: prompt-hook.cjs answered by the warm assembler');
     const consumed = (root: string) => {
       const db = new Database(path.join(root, 'bazinga', 'bazinga.db'), { readonly: true });
@@ -413,7 +386,7 @@ describe('the warm assembler', () => {
       // An event that is no builder's, and the help, answered as the hook's own.
       const other = hook(viaServer.root, JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'git status' } }));
       expect(other).toMatchObject({ code: 0, stdout: '', stderr: '' });
-      const help = split(spawnSync(process.execPath, [LAUNCHER(), 'prompt-hook', '--help'], { input: '{}', env: env(), encoding: 'utf8' }));
+      const help = splitTrace(spawnSync(process.execPath, [LAUNCHER(), 'prompt-hook', '--help'], { input: '{}', env: env(), encoding: 'utf8' }));
       expect(hookServed(help.trace)).toBe(false);
       expect(help.stdout).toMatch(/^prompt-hook\.ts: for today's BAZINGA flow/);
     });
@@ -453,7 +426,7 @@ describe('the warm assembler', () => {
       expect(r.stderr).toContain('hook event not read (stdin: more than 16777216 bytes');
       const file = path.join(viaServer.root, 'big-event.json');
       fs.writeFileSync(file, big);
-      const fromFile = split(spawnSync('/bin/sh', ['-c', `exec <${JSON.stringify(file)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(LAUNCHER())} prompt-hook --plugin`], { cwd: viaServer.root, env: env({ CLAUDE_PROJECT_DIR: viaServer.root }), encoding: 'utf8' }));
+      const fromFile = splitTrace(spawnSync('/bin/sh', ['-c', `exec <${JSON.stringify(file)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(LAUNCHER())} prompt-hook --plugin`], { cwd: viaServer.root, env: env({ CLAUDE_PROJECT_DIR: viaServer.root }), encoding: 'utf8' }));
       expect(fromFile.stderr).toContain('hook event not read (stdin: a file of 16777217 bytes');
       fs.rmSync(file);
     });
