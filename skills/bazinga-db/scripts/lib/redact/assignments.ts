@@ -3,7 +3,7 @@ import { Run, marker } from './rules.ts';
 import { classifyKey } from './keys.ts';
 import { NextMatch } from './urls.ts';
 import { CONFIG_DOCUMENT, LineStarts, VALUE_BELOW, isIniLine, isTableValue, readYamlBlock, restOfLine, startsLine } from './layouts.ts';
-import { MAX_VALUE, type ValueSpan, endsBareValue, isRedactedHere, isReference, isSecretValue, readValue, replaceValue } from './values.ts';
+import { MAX_VALUE, type ValueSpan, endsBareValue, operatorAt, isRedactedHere, isReference, isSecretValue, readValue, replaceValue } from './values.ts';
 
 /**
  * Finds `key <op> ` where the key is a whole run of name characters (up to 64): `=`, `:`, `:=`,
@@ -87,6 +87,8 @@ export const FLAG_LIKE = /^--?[A-Za-z][\w-]{0,62}$/;
 interface HeadForm {
   re: RegExp;
   names: (m: RegExpExecArray, text: string, lines: LineStarts) => string[];
+  /** False when the text lacks what every match of `re` holds (a literal), so the pass is skipped. */
+  mayMatch: (text: string) => boolean;
 }
 
 const group = (i: number) => (m: RegExpExecArray) => [m[i] as string];
@@ -97,17 +99,20 @@ const withAssigned = (inner: string | undefined, text: string, lines: LineStarts
   return [...(inner === undefined ? [] : [inner]), ...(before === null ? [] : [before])];
 };
 
+const holds = (...literals: string[]) => (text: string) => literals.some((l) => text.includes(l));
+const holdsValue = (text: string) => /value/i.test(text);
+
 export const HEAD_FORMS: readonly HeadForm[] = [
-  { re: ASSIGNMENT_HEAD, names: group(1) },
-  { re: FLAG_HEAD, names: group(1) },
-  { re: SET_HEAD, names: group(2) },
-  { re: DEFINE_HEAD, names: group(2) },
-  { re: XML_KV_HEAD, names: group(2) },
-  { re: NAME_VALUE_HEAD, names: group(2) },
-  { re: FALLBACK_HEAD, names: (m, text, lines) => withAssigned(m[2] ?? m[3] ?? m[4], text, lines, m.index) },
-  { re: SHELL_DEFAULT_HEAD, names: (m, text, lines) => withAssigned(m[1], text, lines, m.index) },
-  { re: NETRC_HEAD, names: group(2) },
-  { re: TABLE_HEAD, names: group(2) },
+  { re: ASSIGNMENT_HEAD, names: group(1), mayMatch: holds('=', ':') },
+  { re: FLAG_HEAD, names: group(1), mayMatch: holds('-') },
+  { re: SET_HEAD, names: group(2), mayMatch: holds('set', 'ENV') },
+  { re: DEFINE_HEAD, names: group(2), mayMatch: holds('define(') },
+  { re: XML_KV_HEAD, names: group(2), mayMatch: holdsValue },
+  { re: NAME_VALUE_HEAD, names: group(2), mayMatch: holdsValue },
+  { re: FALLBACK_HEAD, names: (m, text, lines) => withAssigned(m[2] ?? m[3] ?? m[4], text, lines, m.index), mayMatch: holds('(', 'env', 'ENV') },
+  { re: SHELL_DEFAULT_HEAD, names: (m, text, lines) => withAssigned(m[1], text, lines, m.index), mayMatch: holds('${') },
+  { re: NETRC_HEAD, names: group(2), mayMatch: holds('passw') },
+  { re: TABLE_HEAD, names: group(2), mayMatch: holds('|') },
 ];
 
 /** INNER_KEY, sticky: tried at one position of the whole text. */
@@ -128,7 +133,8 @@ interface InnerValue {
  * …`); it is answered from here, so each key is walked once.
  */
 export class InnerWalks {
-  private passed = new Set<number>();
+  /** Where the last walk found keys (at most MAX_INNER_KEYS). */
+  private passed: number[] = [];
   private found: InnerValue | null = null;
 
   /**
@@ -138,8 +144,8 @@ export class InnerWalks {
    * value (`password=password123=x`). Reads one value per walk.
    */
   valueAt(text: string, at: number): InnerValue | null {
-    if (this.passed.has(at)) return this.found;
-    this.passed.clear();
+    if (this.passed.includes(at)) return this.found;
+    this.passed.length = 0;
     let pos = at;
     let last: { name: string; cls: SecretClass; valueAt: number } | null = null;
     for (let depth = 0; depth < MAX_INNER_KEYS; depth++) {
@@ -148,7 +154,7 @@ export class InnerWalks {
       // A key is words (`db_password`, `adminPassword`, `password2`); `passwd5PC0w:` is a value ending in a colon.
       const cls = m === null || !/^[A-Za-z_$][A-Za-z_$.-]*\d*$/.test(m[1] as string) ? null : classifyKey(m[1] as string);
       if (m === null || cls === null) break;
-      this.passed.add(pos);
+      this.passed.push(pos);
       last = { name: m[1] as string, cls, valueAt: pos + m[0].length };
       pos = last.valueAt;
     }
@@ -178,8 +184,9 @@ function secretName(names: readonly string[]): { name: string; cls: SecretClass 
 export function redactAssignments(text: string, run: Run): string {
   // One pass per head form, each over the output of the previous.
   let work = text;
-  for (const { re, names } of HEAD_FORMS) {
-    let out = '';
+  for (const { re, names, mayMatch } of HEAD_FORMS) {
+    if (!mayMatch(work)) continue;
+    const out: string[] = [];
     let from = 0;
     const lines = new LineStarts(work);
     const configDocument = re === ASSIGNMENT_HEAD && CONFIG_DOCUMENT.test(work);
@@ -218,7 +225,7 @@ export function redactAssignments(text: string, run: Run): string {
         if (whole && block !== null) wholeUntil = block.end;
         if (block !== null && block.quote === '' && isSecretValue(cls, block, false, work, name)) {
           run.hit(cls);
-          out += work.slice(from, block.start) + marker(cls);
+          out.push(work.slice(from, block.start), marker(cls));
           from = block.end;
           re.lastIndex = block.end;
           continue;
@@ -250,7 +257,7 @@ export function redactAssignments(text: string, run: Run): string {
         }
         const rule = re === FLAG_HEAD && inner.cls === 'password' ? 'cli_password' : inner.cls;
         run.hit(rule);
-        out += work.slice(from, inner.v.start) + replaceValue(inner.v, rule, work);
+        out.push(work.slice(from, inner.v.start), replaceValue(inner.v, rule, work));
         from = inner.v.end;
         continue;
       }
@@ -291,7 +298,7 @@ export function redactAssignments(text: string, run: Run): string {
       if (!isSecretValue(cls, v, spaced, work, name, literalEquals)) {
         // Past a bare value read in full (each character is read once), unless the value is the next
         // key (`password: password = "…"`); a quoted value may hold keys of its own.
-        const nextKey = /^[ \t]{0,8}(?:=>|:=|[=:])/.test(work.slice(v.end, v.end + 10));
+        const nextKey = operatorAt(work, v.end);
         re.lastIndex = v.quote === '' && !nextKey ? Math.max(v.end, m.index + 1) : m.index + Math.max(1, name.length);
         continue;
       }
@@ -299,11 +306,14 @@ export function redactAssignments(text: string, run: Run): string {
       if (v.quote === '' && v.end - v.start === MAX_VALUE) while (v.end < work.length && !endsBareValue(work, v.end)) v.end++;
       const rule = re === FLAG_HEAD && cls === 'password' ? 'cli_password' : cls;
       run.hit(rule);
-      out += work.slice(from, v.start) + replaceValue(v, rule, work);
+      out.push(work.slice(from, v.start), replaceValue(v, rule, work));
       from = v.end;
       re.lastIndex = v.end;
     }
-    work = out + work.slice(from);
+    if (from > 0) {
+      out.push(work.slice(from));
+      work = out.join('');
+    }
   }
   return redactXmlElements(work, run);
 }

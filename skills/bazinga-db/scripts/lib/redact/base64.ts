@@ -1,11 +1,22 @@
 /** Stage 3c: credentials wrapped in base64, on one line or wrapped over several. Part of the redaction engine (../redact.ts). */
 import { Run, marker } from './rules.ts';
+import { charTable, forEachRun, inTable, range } from './runs.ts';
+
+/** The characters of a base64 run, standard (`+/`) or URL-safe (`-_`), without its padding. */
+export const BASE64_CHARACTERS = charTable(range('A', 'Z') + range('a', 'z') + range('0', '9') + '+/_-');
+/** How long a run must be to be read as base64. */
+export const MIN_BASE64_RUN = 16;
 
 /**
- * A run of base64 characters, standard (`+/`) or URL-safe (`-_`), with its padding. The
- * look-behind makes an attempt start only where a run starts.
+ * Where a base64 run of at least MIN_BASE64_RUN characters that starts at `start` and ends at
+ * `end` ends with its padding (at most two `=`), or -1 when more base64 or padding follows it (it
+ * is no run of its own).
  */
-export const BASE64_RUN = /(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{16,}={0,2}(?![A-Za-z0-9+/=_\-])/g;
+export function paddedEnd(text: string, end: number): number {
+  let padded = end;
+  while (padded < end + 2 && text[padded] === '=') padded++;
+  return text[padded] === '=' || inTable(text, padded, BASE64_CHARACTERS) ? -1 : padded;
+}
 
 /** A run alone on its line this long or longer may be base64 of a credential (a 16-character key is 24 characters of base64). */
 export const MIN_SINGLE_RUN = 24;
@@ -80,24 +91,23 @@ const holds = (b64: string, holdsSecret: (decoded: string) => boolean): boolean 
  * passed over whole.
  */
 export function redactBase64(text: string, run: Run, holdsSecret: (decoded: string) => boolean): string {
-  let out = '';
+  const out: string[] = [];
   let from = 0;
-  // Its own copy of the regex: holdsSecret runs this stage again on the decoded text.
-  const runs = new RegExp(BASE64_RUN);
-  for (let m = runs.exec(text); m; m = runs.exec(text)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    const wrapped = /^(?:\r?\n)/.test(text.slice(end, end + 2)) ? wrappedFrom(text, start, end) : null;
-    const single = m[0].length >= MIN_SINGLE_RUN && m[0].length <= MAX_BASE64 ? { start, end, b64: m[0] } : null;
+  forEachRun(text, BASE64_CHARACTERS, MIN_BASE64_RUN, (start, runEnd) => {
+    const end = paddedEnd(text, runEnd);
+    if (end === -1) return;
+    const length = end - start;
+    const wrapped = text[end] === '\n' || (text[end] === '\r' && text[end + 1] === '\n') ? wrappedFrom(text, start, end) : null;
+    const single = length >= MIN_SINGLE_RUN && length <= MAX_BASE64 ? { start, end, b64: text.slice(start, end) } : null;
     // The lines together, else the first line alone (a base64 value above an unrelated line).
     const span = [wrapped, single].find((s): s is Base64Span => s !== null && holds(s.b64, holdsSecret));
-    // A wrapped text is passed over whole: its lines are not read again one by one.
-    if (wrapped !== null) runs.lastIndex = wrapped.end;
-    if (span === undefined) continue;
+    if (span === undefined) return wrapped?.end; // a wrapped text is passed over whole: its lines are not read again one by one
     run.hit('base64_credential');
-    out += text.slice(from, span.start) + marker('base64_credential');
+    out.push(text.slice(from, span.start), marker('base64_credential'));
     from = span.end;
-    runs.lastIndex = span.end;
-  }
-  return from === 0 ? text : out + text.slice(from);
+    return span.end;
+  });
+  if (from === 0) return text;
+  out.push(text.slice(from));
+  return out.join('');
 }

@@ -1,18 +1,40 @@
 /** Stage 4: the entropy check (long random-looking tokens that are no obvious non-secret). Part of the redaction engine (../redact.ts). */
 import { HOLD_CLOSE, HOLD_OPEN, Run, marker } from './rules.ts';
 import { NOT_A_VALUE, keyWords } from './keys.ts';
+import { charTable, forEachRun, range } from './runs.ts';
 
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(s: string): number {
-  const counts = new Map<string, number>();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  // Tokens are ASCII: those characters are counted in an array (and the codes seen listed), any other (by code point) in a map.
+  const seen: number[] = [];
+  let others: Map<string, number> | null = null;
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    if (code < 128) {
+      const n = ASCII_COUNTS[code] ?? 0;
+      if (n === 0) seen.push(code);
+      ASCII_COUNTS[code] = n + 1;
+    } else {
+      const ch = String.fromCodePoint(s.codePointAt(i) as number);
+      if (ch.length === 2) i++;
+      others ??= new Map();
+      others.set(ch, (others.get(ch) ?? 0) + 1);
+    }
+  }
   let h = 0;
-  for (const n of counts.values()) {
+  for (const code of seen) {
+    const p = (ASCII_COUNTS[code] as number) / s.length;
+    ASCII_COUNTS[code] = 0;
+    h -= p * Math.log2(p);
+  }
+  for (const n of others?.values() ?? []) {
     const p = n / s.length;
     h -= p * Math.log2(p);
   }
   return h;
 }
+/** shannonEntropy's counts of ASCII characters, all zero between calls. */
+const ASCII_COUNTS = new Uint32Array(128);
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Words that, just before a hex run, say it is a content hash or a commit, not a credential. */
@@ -31,21 +53,22 @@ export function isPathLike(token: string): boolean {
 
 /** True when base64 text decodes to ordinary readable text (so it is data, not a key). */
 export function decodesToText(candidate: string): boolean {
-  const normalised = candidate.replace(/-/g, '+').replace(/_/g, '/');
-  if (!/^[A-Za-z0-9+/]+=*$/.test(normalised)) return false;
-  const bytes = Buffer.from(normalised, 'base64');
+  if (!/^[A-Za-z0-9+/_-]+=*$/.test(candidate)) return false;
+  // Node's base64 decoder reads the URL-safe alphabet (`-`, `_`) as well.
+  const bytes = Buffer.from(candidate, 'base64');
   if (bytes.length < 12) return false;
   let printable = 0;
-  for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 0x0a || b === 0x0d || b === 0x09) printable++;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if ((b >= 0x20 && b < 0x7f) || b === 0x0a || b === 0x0d || b === 0x09) printable++;
+  }
   return printable / bytes.length >= 0.95;
 }
 
-/**
- * Candidate tokens for the entropy check: runs of base64/hex-like characters. The look-behind makes
- * each attempt start only where a run starts (inside a short run it fails on one character instead
- * of reading up to 19), which matches the same runs at a fraction of the cost.
- */
-export const ENTROPY_TOKEN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}/g;
+/** The characters of a candidate token for the entropy check: base64/hex-like. */
+export const TOKEN_CHARACTERS = charTable(range('A', 'Z') + range('a', 'z') + range('0', '9') + '+/=_-');
+/** How long a run of TOKEN_CHARACTERS must be to be checked. */
+export const MIN_ENTROPY_TOKEN = 20;
 
 /**
  * True when a long token looks like a credential: high-entropy base64-like (≥ 20 chars, > 4.5
@@ -66,9 +89,8 @@ export function isHighEntropySecret(token: string, before: string): boolean {
   if (/^[A-Za-z_-]+$/.test(token) || /^[0-9_-]+$/.test(token)) return false;
   // camelCase identifiers; each segment is maximal (the look-ahead), so a run of digits splits one way only
   if (/^[A-Za-z][a-z]+(?:[A-Z0-9][a-z0-9]+(?![a-z0-9]))+$/.test(token)) return false;
-  if (HASH_CONTEXT_RE.test(before)) return false;
-  if (decodesToText(token)) return false;
-  return shannonEntropy(token) > 4.5;
+  // The cheapest test first: most tokens are not random enough.
+  return shannonEntropy(token) > 4.5 && !HASH_CONTEXT_RE.test(before) && !decodesToText(token);
 }
 
 export const PUBLIC_BLOCK_BEGIN = /-----BEGIN ((?:[A-Z0-9]{1,12} ){0,3}(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|PUBLIC KEY BLOCK|SIGNATURE|SIGNED MESSAGE))-----/g;
@@ -92,19 +114,32 @@ export function holdPublicBlocks(text: string, held: string[]): string {
 }
 
 export function redactHighEntropy(text: string, run: Run): string {
-  return text.replace(ENTROPY_TOKEN, (token: string, offset: number) => {
-    if (token.includes('REDACTED')) return token;
-    const before = text.slice(Math.max(0, offset - 32), offset);
-    // KEY=value in one run: judge the value alone and keep the key name.
-    const kv = /^([A-Za-z_][\w.-]{0,63}=)([^=]+=*)$/.exec(token);
-    if (kv) {
-      const [, key, value] = kv as unknown as [string, string, string];
-      if (value.length < 20 || NOT_A_VALUE.has(keyWords(key).pop() ?? '') || !isHighEntropySecret(value, before + key)) return token;
-      run.hit('high_entropy');
-      return key + marker('high_entropy');
-    }
-    if (!isHighEntropySecret(token, before)) return token;
-    run.hit('high_entropy');
-    return marker('high_entropy');
+  const out: string[] = [];
+  let from = 0;
+  forEachRun(text, TOKEN_CHARACTERS, MIN_ENTROPY_TOKEN, (start, end) => {
+    const token = text.slice(start, end);
+    const replaced = entropyReplacement(token, text.slice(Math.max(0, start - 32), start), run);
+    if (replaced === token) return;
+    out.push(text.slice(from, start), replaced);
+    from = end;
   });
+  if (from === 0) return text;
+  out.push(text.slice(from));
+  return out.join('');
+}
+
+/** What a candidate token becomes: itself, a marker, or (`KEY=value` in one run) the key and a marker. */
+function entropyReplacement(token: string, before: string, run: Run): string {
+  if (token.includes('REDACTED')) return token;
+  // KEY=value in one run: judge the value alone and keep the key name.
+  const kv = /^([A-Za-z_][\w.-]{0,63}=)([^=]+=*)$/.exec(token);
+  if (kv) {
+    const [, key, value] = kv as unknown as [string, string, string];
+    if (value.length < 20 || NOT_A_VALUE.has(keyWords(key).pop() ?? '') || !isHighEntropySecret(value, before + key)) return token;
+    run.hit('high_entropy');
+    return key + marker('high_entropy');
+  }
+  if (!isHighEntropySecret(token, before)) return token;
+  run.hit('high_entropy');
+  return marker('high_entropy');
 }

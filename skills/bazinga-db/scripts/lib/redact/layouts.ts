@@ -5,14 +5,16 @@ import { type ValueSpan, PLAIN_VALUES, readValue } from './values.ts';
  * Where the line holding a position starts, for positions asked in increasing order (the scanner's
  * keys): a cursor over the newlines, so a long line costs its length once, not once per key on it.
  */
+const NOT_YET = -2;
+
 export class LineStarts {
   private start = 0;
-  private next: number;
-  constructor(private readonly text: string) {
-    this.next = text.indexOf('\n');
-  }
+  /** The line break ending the line that starts at `start` (-1: none), or NOT_YET before the first question. */
+  private next = NOT_YET;
+  constructor(private readonly text: string) {}
   of(at: number): number {
     if (at < this.start) return this.text.lastIndexOf('\n', at - 1) + 1; // asked out of order: not on the scanner's path
+    if (this.next === NOT_YET) this.next = this.text.indexOf('\n');
     while (this.next !== -1 && this.next < at) {
       this.start = this.next + 1;
       this.next = this.text.indexOf('\n', this.start);
@@ -21,6 +23,7 @@ export class LineStarts {
   }
   /** Where the line holding `at` ends (its newline, or the text's end); `at` on the line last asked about is free. */
   endOf(at: number): number {
+    if (this.next === NOT_YET) this.next = this.text.indexOf('\n');
     const nl = at >= this.start && (this.next === -1 || at <= this.next) ? this.next : this.text.indexOf('\n', at);
     return nl === -1 ? this.text.length : nl;
   }

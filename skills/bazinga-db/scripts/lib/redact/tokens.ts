@@ -20,14 +20,20 @@ export const COMPILED_TOKEN_RULES: readonly CompiledTokenRule[] = TOKEN_RULES.ma
 
 export const ALL_NEEDLES = [...new Set(TOKEN_RULES.flatMap((r) => r.needles))].sort((a, b) => b.length - a.length);
 
+/** The needles of one character: found with `includes` (in ordinary text they start at every few positions). */
+const ONE_CHARACTER_NEEDLES = ALL_NEEDLES.filter((n) => n.length === 1);
+/** The others, each written as a regex source. */
+const LONGER_NEEDLE_SOURCES = ALL_NEEDLES.filter((n) => n.length > 1).map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+
 /**
- * Every rule's needles in one look-ahead, longest first: tried at every position, it names the
- * longest needle starting there; the shorter ones it hides are those it contains (CONTAINED).
+ * Every rule's needles of two characters or more in one look-ahead, longest first: tried at every
+ * position, it names the longest needle starting there; the shorter ones it hides are those it
+ * contains (CONTAINED).
  */
-export const NEEDLES = new RegExp(`(?=(${ALL_NEEDLES.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')}))`, 'g');
+export const NEEDLES = new RegExp(`(?=(${LONGER_NEEDLE_SOURCES.join('|')}))`, 'g');
 
 /** The needles of two characters or more, in one case-insensitive regex. */
-const LONG_NEEDLES = new RegExp(ALL_NEEDLES.filter((n) => n.length >= 2).map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
+const LONG_NEEDLES = new RegExp(LONGER_NEEDLE_SOURCES.join('|'), 'i');
 /** The rules whose needle is one character, by shape: a Discord token's first dotted part, Mailgun's hex-hex-hex form. */
 const ONE_CHARACTER_NEEDLE_SHAPES = /[MNO][A-Za-z0-9_-]{23,27}\.|[0-9a-f]{32}-/;
 
@@ -39,10 +45,12 @@ export function mayHoldToken(text: string): boolean {
 /** For each needle, the needles inside it (itself included). */
 export const CONTAINED = new Map(ALL_NEEDLES.map((n) => [n, ALL_NEEDLES.filter((m) => n.includes(m))]));
 
-/** The needles that occur in a text (one scan). */
+/** The needles that occur in a text (one scan for the longer needles, one `includes` for each one-character needle). */
 export function needlesIn(text: string): Set<string> {
+  const lower = text.toLowerCase();
   const present = new Set<string>();
-  for (const m of text.toLowerCase().matchAll(NEEDLES)) for (const n of CONTAINED.get(m[1] as string) ?? []) present.add(n);
+  for (const m of lower.matchAll(NEEDLES)) for (const n of CONTAINED.get(m[1] as string) ?? []) present.add(n);
+  for (const n of ONE_CHARACTER_NEEDLES) if (lower.includes(n)) present.add(n);
   return present;
 }
 

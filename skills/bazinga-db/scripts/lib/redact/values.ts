@@ -5,10 +5,22 @@ import type { KeyClass } from './keys.ts';
 /** Every reference form below holds one of these characters (or is empty). */
 export const REFERENCE_CHARS = /[$%{<[.(:*]/;
 
+const QUOTES = new Set(['"', "'", '`']);
+
+/** A value without one quote (or backslash-escaped quote) at each end, if it has them. */
+export function withoutQuotes(value: string): string {
+  let start = 0;
+  let end = value.length;
+  if (QUOTES.has(value[0] as string)) start = 1;
+  else if (value[0] === '\\' && QUOTES.has(value[1] as string)) start = 2;
+  if (end > start && QUOTES.has(value[end - 1] as string)) end -= end - 2 >= start && value[end - 2] === '\\' ? 2 : 1;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
 /** Values that point to a secret instead of holding it (a command substitution is a command: one word, or words). */
 export function isReference(value: string): boolean {
   if (value.length > 4 && !REFERENCE_CHARS.test(value)) return false; // longer than a pair of (escaped) quotes
-  const v = value.replace(/^\\?["'`]|\\?["'`]$/g, '');
+  const v = withoutQuotes(value);
   return (
     v === '' ||
     /^\$\{[^}]*\}$|^\$[A-Z_][A-Z0-9_]*$|^\$[a-z_][a-z0-9_]*$|^\$\((?:[A-Za-z_][\w.-]*|[^)\s]*\s[^)]*)\)$|^%[A-Za-z_][\w]*%$|^\{\{[^}]*\}\}$|^<[^>]*>$|^\[[A-Z_ ]*\]$|^\*[A-Za-z_][\w-]{0,63}$/.test(v) ||
@@ -38,7 +50,7 @@ export const REDACTED_CHARS = /REDACTED|redacted|\*\*\*|xxxx|XXXX|•••/;
 
 export function isAlreadyRedacted(value: string): boolean {
   if (!REDACTED_CHARS.test(value)) return false;
-  return ALREADY_REDACTED.test(value.replace(/^\\?["'`]|\\?["'`]$/g, ''));
+  return ALREADY_REDACTED.test(withoutQuotes(value));
 }
 
 /** A rule already fired on this value: it is a mask, or an earlier rule left its marker in it. */
@@ -69,16 +81,32 @@ export interface ValueSpan {
  * is another `name=` (a query string, a connection string) or nothing, since passwords use them.
  */
 export const BARE_STOPS = new Set([' ', '\t', '\n', '\r', '\f', '\v', '"', "'", '`', ')', ']', '}', '<', '>', '|']);
+/** BARE_STOPS by character code (all are ASCII), for the scanner's inner loop. */
+const IS_BARE_STOP = new Uint8Array(128);
+for (const ch of BARE_STOPS) IS_BARE_STOP[ch.charCodeAt(0)] = 1;
 
 export function endsBareValue(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  if (code < 128 ? IS_BARE_STOP[code] === 1 : /\s/.test(text[i] as string)) return true;
   const ch = text[i] as string;
-  if (BARE_STOPS.has(ch) || (ch > '\u007f' && /\s/.test(ch))) return true;
   // An escaped line break or tab inside a JSON string (`"auth: true\nttl: 30"`) ends the line.
   if (ch === '\\') return /[nrt]/.test(text[i + 1] ?? '');
   if (ch !== ',' && ch !== ';' && ch !== '&') return false;
-  const next = text.slice(i + 1, i + 67);
-  return next === '' || /^[\s,;&]/.test(next) || /^[ \t]*[\w.-]{1,64}=/.test(next);
+  const next = text[i + 1];
+  if (next === undefined || /[\s,;&]/.test(next)) return true;
+  NEXT_PAIR.lastIndex = i + 1;
+  return NEXT_PAIR.test(text);
 }
+
+/** Another `name=` right after a separator: sticky, tried at one position. */
+const NEXT_PAIR = /[\w.-]{1,64}=/y;
+
+/** An operator (`=`, `:`, `:=`, `=>`) after at most 8 blanks at `at`: the text there is a key's value, not a value. */
+export function operatorAt(text: string, at: number): boolean {
+  OPERATOR.lastIndex = at;
+  return OPERATOR.test(text);
+}
+const OPERATOR = /[ \t]{0,8}(?:=>|:=|[=:])/y;
 
 /** A marker or a template reference where a value starts: read whole. */
 export const PLACED = /^\[REDACTED(?::[a-z_]+)?\]|^\$\{[^}\n]{0,256}\}|^\{\{[^}\n]{0,256}\}\}/;
@@ -100,6 +128,13 @@ export interface BareReading {
   /** An env line (`KEY=…` first on its line): `,` `;` `&` do not end it either, even before another `name=`. */
   throughSeparators?: boolean;
 }
+
+/** A `name=` or `name:` with a letter first at `at`: sticky, tried at one position. */
+const NEXT_KEY = /[A-Za-z_][\w.-]{0,63}[=:]/y;
+const nextKeyAt = (text: string, at: number): boolean => {
+  NEXT_KEY.lastIndex = at;
+  return NEXT_KEY.test(text);
+};
 
 /** Reads the value that starts at `pos` (after the operator), bounded by MAX_VALUE characters. */
 export function readValue(text: string, pos: number, reading: BareReading = {}): ValueSpan | null {
@@ -128,7 +163,7 @@ export function readValue(text: string, pos: number, reading: BareReading = {}):
     while (j < limit && (CLOSING_STOPS.has(text[j] as string) || SEPARATORS.has(text[j] as string))) j++;
     if (!throughBrackets && [...text.slice(i, j)].some((c) => CLOSING_STOPS.has(c))) break;
     if (j >= limit || endsBareValue(text, j)) break;
-    if (!throughSeparators && SEPARATORS.has(text[j - 1] as string) && /^[A-Za-z_][\w.-]{0,63}[=:]/.test(text.slice(j, j + 66))) break;
+    if (!throughSeparators && SEPARATORS.has(text[j - 1] as string) && nextKeyAt(text, j)) break;
     i = j;
   }
   // A full stop that ends the sentence is not part of the value.
@@ -210,6 +245,9 @@ export function readQuoted(text: string, pos: number, quote: string): ValueSpan 
   return { start: pos, end, quote, bare: text.slice(first, end - closing), open: false };
 }
 
+/** Several words whose first opens a description (`The user password.`). */
+const startsLikeProse = (trimmed: string): boolean => /\s/.test(trimmed) && PROSE_STARTS.has((trimmed.split(/\s/)[0] as string).toLowerCase());
+
 /** A comparison read as a value: `==`, `!=` and what they compare to, a name, a number or nothing (`password==input`, `!= ''`). */
 export const COMPARISON = /^!?==?[ \t]*(?:[A-Za-z_$][\w$.]*(?:\(\))?|-?\d+(?:\.\d+)?)?$/;
 
@@ -226,7 +264,7 @@ export function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spaced
   if (v.quote === '' && PLAIN_VALUES.has(bare.toLowerCase())) return false;
   if (v.quote === '') {
     // The value is the next key (`password: password = "…"`): the real value comes after it.
-    if (/^[ \t]{0,8}(?:=>|:=|[=:])/.test(text.slice(v.end, v.end + 10)) && !/[=:]/.test(bare)) return false;
+    if (operatorAt(text, v.end) && !/[=:]/.test(bare)) return false;
     // Code, not a literal: a call, an index, a member of an object, an identifier after a spaced `=`.
     if (/^[A-Za-z_$][\w$.]*[([][\w$.'",()[\]-]*$/.test(bare)) return false;
     // A regular expression literal (`/pass|pwd/i;`): an alternation, a class, a group or an escape in it.
@@ -238,7 +276,7 @@ export function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spaced
     if (/^(?:pass|pw)$/i.test(key) && isTestResult(bare, text.slice(v.end, v.end + 24))) return false;
   }
   // Several words opening like a sentence (`password: The user password.`) describe the value.
-  if (v.quote === '' && /\s/.test(bare.trim()) && PROSE_STARTS.has((bare.trim().split(/\s/)[0] as string).toLowerCase())) return false;
+  if (v.quote === '' && /\s/.test(bare) && startsLikeProse(bare.trim())) return false;
   switch (cls) {
     case 'password':
       return true;
