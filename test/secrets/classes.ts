@@ -208,6 +208,10 @@ const QUOTED_SYNTAXES: Record<string, (key: string, literal: string) => string> 
   'env before a command': (k, l) => `${envName(k)}=${l} ./migrate.sh`,
   'docker -e': (k, l) => `docker run -e ${k}=${l} postgres:16`,
   'config document': (k, l) => `host: db.internal\nport: 5432\n${k}: ${l}\nuser: admin`,
+  'mysql -p joined': (_k, l) => `mysql -u root -p${l} shop`,
+  'mysql -p joined after a prompt': (_k, l) => `$ mysql -h db -u admin -p${l} -e 'select 1'`,
+  'sshpass -p': (_k, l) => `sshpass -p ${l} ssh deploy@web1`,
+  'docker login -p': (_k, l) => `docker login -u ci -p ${l} registry.acme.io`,
 };
 
 const quotedPassword: fc.Arbitrary<GeneratedSecret> = fc
@@ -218,6 +222,8 @@ const quotedPassword: fc.Arbitrary<GeneratedSecret> = fc
     fc.constantFrom(...Object.keys(QUOTED_SYNTAXES)),
     fc.boolean(),
   )
+  // A backtick on a command line runs a command: its output is the password, not what is written.
+  .filter(([, , spelling, syntax]) => !(spelling.startsWith('backtick') && /^(?:mysql|sshpass|docker)/.test(syntax)))
   .map(([key, parts, spelling, syntax, jsonEscaped]) => {
     const literal = (QUOTE_SPELLINGS[spelling] as { spell: (p: readonly string[]) => string }).spell(parts);
     const line = (QUOTED_SYNTAXES[syntax] as (k: string, l: string) => string)(key, literal);
@@ -292,6 +298,11 @@ const WRAPS: Record<string, { quoted: boolean; join: (parts: readonly string[], 
   crlf: { quoted: false, join: (p) => p.join('\r\n') },
   'shell \\ continuation': { quoted: false, join: (p, pad) => p.join(`\\\n${pad}`) },
   'quoted > mail reply': { quoted: false, join: (p) => p.join('\n> ') },
+  '# comment lines': { quoted: false, join: (p) => p.join('\n# ') },
+  '// comment lines': { quoted: false, join: (p) => p.join('\n// ') },
+  ' * block comment lines': { quoted: false, join: (p) => p.join('\n * ') },
+  '-- SQL comment lines': { quoted: false, join: (p) => p.join('\n-- ') },
+  '| table cells': { quoted: false, join: (p) => p.join('\n| ') },
   'C adjacent strings': { quoted: true, join: (p, pad) => `"${p.join(`"\n${pad}"`)}"` },
   'JS +': { quoted: true, join: (p, pad) => `"${p.join(`" +\n${pad}"`)}"` },
   "JS + ''": { quoted: true, join: (p, pad) => `'${p.join(`' +\n${pad}'`)}'` },
@@ -369,11 +380,12 @@ const base64AwsEnv: fc.Arbitrary<GeneratedSecret> = fc
     fc.boolean(),
     fc.boolean(),
     fc.boolean(),
-    fc.oneof(fc.constant(0), fc.constant(76), fc.constant(64), fc.integer({ min: 16, max: 100 })),
+    fc.oneof(fc.constant(0), fc.constant(76), fc.constant(64), fc.constant(60), fc.integer({ min: 16, max: 100 })),
     fc.constantFrom(...Object.keys(BASE64_PLACES)),
     indent,
+    fc.constantFrom('base64', 'base64', 'hex', 'HEX', 'percent'),
   )
-  .map(([secret, keyId, line, neighbours, trailingNewline, urlSafe, padded, width, place, pad]) => {
+  .map(([secret, keyId, line, neighbours, trailingNewline, urlSafe, padded, width, place, pad, encoding]) => {
     const body = line(secret);
     const env =
       neighbours === 'key id before'
@@ -383,7 +395,14 @@ const base64AwsEnv: fc.Arbitrary<GeneratedSecret> = fc
           : neighbours === 'region after'
             ? `${body}\nAWS_DEFAULT_REGION=eu-central-1`
             : body;
-    const encoded = encodeBase64(env + (trailingNewline ? '\n' : ''), urlSafe, padded);
+    const plain = env + (trailingNewline ? '\n' : '');
+    if (encoding === 'percent') {
+      // A URL-encoded value (a query string, a form): the key stays readable once decoded, the secret must go.
+      const text = (BASE64_PLACES[place] as (l: readonly string[], pad: string) => string)([`data=${encodeURIComponent(plain)}`], pad);
+      return { family: 'base64_aws_env', text, secrets: pieces(encodeURIComponent(secret)) };
+    }
+    const hex = Buffer.from(plain, 'utf8').toString('hex');
+    const encoded = encoding === 'hex' ? hex : encoding === 'HEX' ? hex.toUpperCase() : encodeBase64(plain, urlSafe, padded);
     const lines = width === 0 || width >= encoded.length ? [encoded] : cut(encoded, width);
     const text = (BASE64_PLACES[place] as (l: readonly string[], pad: string) => string)(lines, pad);
     return { family: 'base64_aws_env', text, secrets: pieces(encoded, ...lines.filter((l) => l.length >= 16)).filter((p) => text.includes(p)) };
@@ -400,7 +419,7 @@ const prosePasswordValue = fc
 const PROSE_SUBJECTS = ['password', 'passphrase', 'pw', 'pwd', 'passcode', 'passwd', 'PW', 'Password', 'pass'];
 const PROSE_OWNERS = ['', 'admin ', 'prod ', 'root ', 'database ', 'db ', 'staging ', 'wifi ', 'VPN ', 'Jenkins ', 'the new '];
 const PROSE_QUALIFIERS = ['', ' for prod', ' for the admin account', ' of the admin user', ' to the staging box', ' on the VPN', ' for root@db1', ' for Jenkins'];
-const PROSE_VERBS = [' is', ' was', ' is now', ' was set to', ' has been changed to', ' has been reset to', ' will be', ': is', ':', ' =', ' is:', ' -', ' → ', ' became', ' now is'];
+const PROSE_VERBS = [' is', ' are', "'s", '’s', ' are now', ' were', ' was', ' is now', ' was set to', ' has been changed to', ' has been reset to', ' will be', ': is', ':', ' =', ' is:', ' -', ' → ', ' became', ' now is'];
 const PROSE_OPENERS = ['', 'FYI ', 'Note: ', 'Heads up, ', 'btw ', 'As discussed, ', '> ', '- ', 'QA: '];
 const PROSE_ENDINGS = ['', '.', '!', ',', ' (do not share)', ' - rotate it after the demo.', ', use it once', '\nThanks!', ' and the user is admin.'];
 
@@ -416,10 +435,68 @@ const prosePassword: fc.Arbitrary<GeneratedSecret> = fc
     prosePasswordValue,
     fc.constantFrom(...PROSE_ENDINGS),
   )
+  // `'s` follows the word itself (`the password's …`), not what it is for.
+  .filter(([, , , , qualifier, verb]) => !(qualifier !== '' && /^['’]s$/.test(verb)))
   .map(([opener, article, owner, subject, qualifier, verb, q, value, ending]) => ({
     family: 'prose_password',
     text: `${opener}${article}${owner}${subject}${qualifier}${verb} ${q}${value}${q}${ending}`,
     secrets: [value],
+  }));
+
+/** The value before what it is: `use X as the password`. */
+const useAsPassword: fc.Arbitrary<GeneratedSecret> = fc
+  .tuple(
+    fc.constantFrom(...PROSE_OPENERS),
+    fc.constantFrom('Use', 'use', 'Try', 'try', 'Using', 'set'),
+    fc.constantFrom('', '', '"', "'", '`'),
+    prosePasswordValue,
+    fc.constantFrom('', 'the ', 'a ', 'your ', 'the admin ', 'the prod DB ', 'the Jenkins '),
+    fc.constantFrom('password', 'passphrase', 'passcode', 'pw', 'pwd'),
+    fc.constantFrom(...PROSE_ENDINGS),
+  )
+  .map(([opener, verb, q, value, article, subject, ending]) => ({
+    family: 'prose_password',
+    text: `${opener}${verb} ${q}${value}${q} as ${article}${subject}${ending}`,
+    secrets: [value],
+  }));
+
+/** Several passwords in one sentence: `the passwords are X and Y`. */
+const prosePasswordList: fc.Arbitrary<GeneratedSecret> = fc
+  .tuple(fc.constantFrom('the passwords', 'The passwords', 'passwords', 'the pws', 'the passphrases'), fc.constantFrom(' are', ' are now', ' were', ':'), prosePasswordValue, fc.constantFrom(' and ', ', ', ' & '), prosePasswordValue, fc.constantFrom(...PROSE_ENDINGS))
+  .filter(([, , a, , b]) => a !== b)
+  .map(([subject, verb, a, joint, b, ending]) => ({ family: 'prose_password', text: `${subject}${verb} ${a}${joint}${b}${ending}`, secrets: [a, b] }));
+
+/** A key given in a sentence: `The Django secret key is …`, `the API token was …`. */
+const proseKey: fc.Arbitrary<GeneratedSecret> = fc
+  .tuple(
+    fc.constantFrom(...PROSE_OPENERS),
+    fc.constantFrom('the ', 'The ', 'our ', 'the Django ', 'The Flask ', 'the Stripe ', 'the prod '),
+    fc.constantFrom('secret key', 'Secret Key', 'signing secret', 'API key', 'api token', 'access token', 'secret', 'client secret', 'encryption key', 'session token', 'auth token'),
+    fc.constantFrom(' is', ' was', ' is now', "'s", ' has been changed to', ':', ' =', ' -'),
+    fc.constantFrom('', '', '"', "'"),
+    fc.tuple(charsOf(LOWER + UPPER, 4, 10), charsOf(DIGITS, 2, 4), charsOf(ALNUM + '-_', 6, 20)).map(joined),
+    fc.constantFrom(...PROSE_ENDINGS),
+  )
+  .map(([opener, article, subject, verb, q, value, ending]) => ({
+    family: 'prose_key',
+    text: `${opener}${article}${subject}${verb} ${q}${value}${q}${ending}`,
+    secrets: [value],
+  }));
+
+/** A URL whose password holds an apostrophe (`postgresql://admin:it's-s3cret@db`). */
+const urlPasswordQuote: fc.Arbitrary<GeneratedSecret> = fc
+  .tuple(
+    fc.constantFrom('postgresql', 'postgres', 'mysql', 'mongodb', 'redis', 'amqp', 'https'),
+    fc.constantFrom('admin', 'app', 'svc_user', 'root'),
+    charsOf(ALNUM, MIN_PIECE, 12),
+    charsOf(ALNUM + '-_.', MIN_PIECE, 12),
+    fc.constantFrom('db', 'db.internal', 'db1.acme.io:5432', 'localhost:6379', '10.0.0.5'),
+    fc.constantFrom((u: string) => u, (u: string) => `DATABASE_URL=${u}`, (u: string) => `connect to ${u} then run the migration`, (u: string) => `"url": "${u}"`),
+  )
+  .map(([scheme, user, a, b, host, place]) => ({
+    family: 'url_password_quote',
+    text: place(`${scheme}://${user}:${a}'${b}@${host}/app`),
+    secrets: [`${a}'${b}`, a, b],
   }));
 
 /** Every class, by name. */
@@ -430,6 +507,10 @@ export const SECRET_CLASSES: Record<string, fc.Arbitrary<GeneratedSecret>> = {
   wrapped_github_token: wrappedGithubToken,
   base64_aws_env: base64AwsEnv,
   prose_password: prosePassword,
+  use_as_password: useAsPassword,
+  prose_password_list: prosePasswordList,
+  prose_key: proseKey,
+  url_password_quote: urlPasswordQuote,
 };
 
 /** The pieces of `secrets` found in `text`. */

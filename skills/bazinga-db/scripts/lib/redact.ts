@@ -9,8 +9,8 @@
  *   1. `<private>…</private>` blocks (always);
  *   2. allowlisted matches are set aside and put back unchanged at the end;
  *   3. patterns (unless mode is `entropy`): private-key blocks, provider tokens (redactRules.ts),
- *      also cut by line breaks or split into strings over lines, base64 whose decoded text
- *      holds a secret (the patterns run again on it), URL credentials, Authorization headers,
+ *      also cut by line breaks or split into strings over lines, base64, hex or percent-encoding
+ *      whose decoded text holds a secret (the patterns run again on it), URL credentials, Authorization headers,
  *      cookies, command-line secrets, key = value assignments whose key names a secret (and the
  *      defaults of reads from the environment), the wrapped tail of a redacted value, and
  *      passwords given in a sentence;
@@ -31,6 +31,7 @@ import { removePrivate } from './redact/private.ts';
 import { redactKeyBlocks } from './redact/keyBlocks.ts';
 import { mayHoldToken, redactAllTokens } from './redact/tokens.ts';
 import { redactBase64 } from './redact/base64.ts';
+import { redactPercentEncoded } from './redact/percent.ts';
 import { redactProse } from './redact/prose.ts';
 import { redactUrlsHeadersCli } from './redact/urls.ts';
 import { redactAssignments, redactContinuations } from './redact/assignments.ts';
@@ -74,7 +75,7 @@ export function redact(text: string, policy: RedactionPolicy = DEFAULT_POLICY): 
 const MAY_HOLD_SECRET = /[=:@\n]|pass|pwd|pw|secret|key|token|cred|auth|sig|bearer|private|-p/i;
 const mayHoldSecret = (text: string) => MAY_HOLD_SECRET.test(text) || mayHoldToken(text);
 
-/** How deep base64 inside base64 is decoded (a Docker config's `auth` inside an encoded config). */
+/** How deep base64 (or hex, or percent-encoding) inside base64 is decoded (a Docker config's `auth` inside an encoded config). */
 const MAX_BASE64_DEPTH = 1;
 
 /**
@@ -84,7 +85,11 @@ const MAX_BASE64_DEPTH = 1;
 function redactPatterns(text: string, run: Run, depth: number): string {
   let work = redactKeyBlocks(text, run);
   work = redactAllTokens(work, run);
-  if (depth <= MAX_BASE64_DEPTH) work = redactBase64(work, run, (decoded) => mayHoldSecret(decoded) && redactPatterns(decoded, new Run(), depth + 1) !== decoded);
+  if (depth <= MAX_BASE64_DEPTH) {
+    const redactDecoded = (decoded: string, inner: Run) => (mayHoldSecret(decoded) ? redactPatterns(decoded, inner, depth + 1) : decoded);
+    work = redactBase64(work, run, (decoded) => redactDecoded(decoded, new Run()) !== decoded);
+    work = redactPercentEncoded(work, run, redactDecoded);
+  }
   work = redactUrlsHeadersCli(work, run);
   work = redactAssignments(work, run);
   work = redactContinuations(work, run);

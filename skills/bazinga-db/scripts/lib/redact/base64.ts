@@ -69,23 +69,47 @@ export function decodeBase64Text(b64: string): string | null {
   if (body.length % 4 === 1 || /=/.test(body) || !/[a-z]/.test(body) || !/[A-Z]/.test(body)) return null;
   const urlSafe = /[-_]/.test(body);
   if (urlSafe && /[+/]/.test(body)) return null;
-  const bytes = Buffer.from(urlSafe ? body.replace(/-/g, '+').replace(/_/g, '/') : body, 'base64');
+  return bytesAsText(Buffer.from(urlSafe ? body.replace(/-/g, '+').replace(/_/g, '/') : body, 'base64'));
+}
+
+/**
+ * The text hex holds (as `xxd -p` or `od` write it: one case, even length), when it holds text as
+ * decodeBase64Text means it; null otherwise.
+ */
+export function decodeHexText(hex: string): string | null {
+  if (hex.length % 2 !== 0 || !/^(?:[0-9a-f]+|[0-9A-F]+)$/.test(hex) || !/[a-fA-F]/.test(hex)) return null;
+  return bytesAsText(Buffer.from(hex, 'hex'));
+}
+
+/** Bytes that are UTF-8 text with no control characters but line breaks and tabs, as a string; null otherwise. */
+export function bytesAsText(bytes: Buffer): string | null {
   if (bytes.length === 0) return null;
   const decoded = bytes.toString('utf8');
   if (!Buffer.from(decoded, 'utf8').equals(bytes) || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/.test(decoded)) return null;
   return decoded;
 }
 
-/** True when base64 decodes to text that holds a secret. */
-const holds = (b64: string, holdsSecret: (decoded: string) => boolean): boolean => {
-  const decoded = decodeBase64Text(b64);
-  return decoded !== null && holdsSecret(decoded);
+/** The rule that names a run of base64 characters holding a secret (base64 or hex), or null when it holds none. */
+const heldSecret = (run: string, holdsSecret: (decoded: string) => boolean): 'base64_credential' | 'encoded_credential' | null => {
+  const b64 = decodeBase64Text(run);
+  if (b64 !== null) return holdsSecret(b64) ? 'base64_credential' : null;
+  const hex = decodeHexText(run);
+  return hex !== null && holdsSecret(hex) ? 'encoded_credential' : null;
 };
+
+/** The first of the spans that holds a secret, and the rule that names it. */
+function secretSpan(spans: (Base64Span | null)[], holdsSecret: (decoded: string) => boolean): { span: Base64Span; rule: string } | null {
+  for (const span of spans) {
+    const rule = span === null ? null : heldSecret(span.b64, holdsSecret);
+    if (span !== null && rule !== null) return { span, rule };
+  }
+  return null;
+}
 
 /**
  * A credential wrapped in base64 (a Kubernetes secret's data, an encoded `.env`, EC2 user data, a
- * Basic header pasted alone, a Docker config whose `auth` is base64 again): a base64 text, on one
- * line or wrapped over lines of one width, whose decoded text `holdsSecret` says holds a secret
+ * Basic header pasted alone, a Docker config whose `auth` is base64 again) or in hex (`xxd -p`): a
+ * base64 or hex text, on one line or wrapped over lines of one width, whose decoded text `holdsSecret` says holds a secret
  * (the pattern rules find one in it) is replaced whole. Runs that decode to binary or to text
  * without a secret stay. Linear: each run is decoded once; a wrapped text that holds none is
  * passed over whole.
@@ -100,10 +124,11 @@ export function redactBase64(text: string, run: Run, holdsSecret: (decoded: stri
     const wrapped = text[end] === '\n' || (text[end] === '\r' && text[end + 1] === '\n') ? wrappedFrom(text, start, end) : null;
     const single = length >= MIN_SINGLE_RUN && length <= MAX_BASE64 ? { start, end, b64: text.slice(start, end) } : null;
     // The lines together, else the first line alone (a base64 value above an unrelated line).
-    const span = [wrapped, single].find((s): s is Base64Span => s !== null && holds(s.b64, holdsSecret));
-    if (span === undefined) return wrapped?.end; // a wrapped text is passed over whole: its lines are not read again one by one
-    run.hit('base64_credential');
-    out.push(text.slice(from, span.start), marker('base64_credential'));
+    const found = secretSpan([wrapped, single], holdsSecret);
+    if (found === null) return wrapped?.end; // a wrapped text is passed over whole: its lines are not read again one by one
+    const { span, rule } = found;
+    run.hit(rule);
+    out.push(text.slice(from, span.start), marker(rule));
     from = span.end;
     return span.end;
   });

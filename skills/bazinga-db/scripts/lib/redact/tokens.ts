@@ -80,11 +80,11 @@ export function redactTokens(text: string, run: Run, present: ReadonlySet<string
  * line and the run that starts the next. Either a string split over lines, a quote closing one
  * line and the same quote opening the next, with a concatenation (`+`, `.`, `&`) or a shell `\`
  * between (`"ghp_…" +⏎  "…"`, `'…'\⏎'…'`, `("…"⏎ "…")`); or a bare break, maybe after a `\`
- * continuation, before indentation or a mail-reply `>`. The break may be an escaped `\n` inside a
- * JSON string.
+ * continuation, before indentation and a line prefix (a mail-reply `>`, a comment's `#`, `//`,
+ * `*`, `--` or `;`, a table's `|`). The break may be an escaped `\n` inside a JSON string.
  */
 export const WRAP_JOINT =
-  /(?<=[A-Za-z0-9_\-])(?:(["'`])[ \t]{0,8}(?:(?:\\|\+|\.|&)[ \t]{0,8})?(?:\r?\n|(?:\\r)?\\n)[ \t]{0,64}(?:[+.&][ \t]{0,8})?\1|[ \t]{0,8}(?:\\[ \t]{0,8})?(?:\r?\n|(?:\\r)?\\n)[ \t]{0,64}(?:>[ \t]{0,4})?)(?=[A-Za-z0-9_\-])/g;
+  /(?<=[A-Za-z0-9_\-])(?:(["'`])[ \t]{0,8}(?:(?:\\|\+|\.|&)[ \t]{0,8})?(?:\r?\n|(?:\\r)?\\n)[ \t]{0,64}(?:[+.&][ \t]{0,8})?\1|[ \t]{0,8}(?:\\[ \t]{0,8})?(?:\r?\n|(?:\\r)?\\n)[ \t]{0,64}(?:(?:>|#|\/\/|\||\*|--|;)[ \t]{0,4})?)(?=[A-Za-z0-9_\-])/g;
 
 /**
  * How many parts after joint `first` (of the `inside` joints in a token ending at `b` in the

@@ -1,6 +1,6 @@
 /** Stage 3c: URL credentials, Authorization headers, cookies, command-line secrets. Part of the redaction engine (../redact.ts). */
 import { Run, marker } from './rules.ts';
-import { MAX_VALUE, PLAIN_VALUES, isAlreadyRedacted, isRedactedHere, isReference } from './values.ts';
+import { PLAIN_VALUES, isAlreadyRedacted, isRedactedHere, isReference, readQuoted } from './values.ts';
 
 /** Where URL credentials start: `scheme://user:` (an empty user is allowed); the password follows. */
 export const URL_USER_HEAD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/'"[\]]{0,256}):/g;
@@ -35,14 +35,17 @@ export class NextMatch {
  * The password of `scheme://user:password@host`. It ends at the first `@` that a host follows, so
  * one holding an unencoded `@`, `/` or `:` goes whole; when no `@` within reach is followed by a
  * host (`amqp://guest:guest@rabbitmq/`), at the first `@` with no `/` before it, else at the last
- * one a bare host name follows. The user stays (an e-mail address as the user too).
+ * one a bare host name follows. The user stays (an e-mail address as the user too). A blank or a
+ * `"` ends the reach, and so does a `'` when one opens the URL.
  * Linear: the next `@`, blank and `/` are cached cursors, and each `@` is checked for a host once.
  */
 export function redactUrlCredentials(text: string, run: Run): string {
   const ats: number[] = [];
   for (let i = text.indexOf('@'); i !== -1; i = text.indexOf('@', i + 1)) ats.push(i);
   if (ats.length === 0) return text;
-  const nextBreak = new NextMatch(text, /[\s'"]/g);
+  // A password may hold an apostrophe (`admin:it's-s3cret@db`); a `'` ends it only in a URL a `'` opens.
+  const nextBreak = new NextMatch(text, /[\s"]/g);
+  const nextApostrophe = new NextMatch(text, /'/g);
   const nextSlash = new NextMatch(text, /\//g);
   // Whether a host follows each `@` (by its index in ats): 0 not yet checked, 1 yes, 2 no.
   const hostAfter = new Int8Array(ats.length);
@@ -60,7 +63,8 @@ export function redactUrlCredentials(text: string, run: Run): string {
   for (let m = URL_USER_HEAD.exec(text); m; m = URL_USER_HEAD.exec(text)) {
     const p = m.index + m[0].length;
     while (k < ats.length && (ats[k] as number) < p) k++;
-    const end = Math.min(p + MAX_URL_PASSWORD + 1, nextBreak.from(p));
+    const quoted = text[m.index - 1] === "'";
+    const end = Math.min(p + MAX_URL_PASSWORD + 1, nextBreak.from(p), quoted ? nextApostrophe.from(p) : Infinity);
     PORT_AND_PATH.lastIndex = p;
     if (PORT_AND_PATH.test(text)) continue;
     const user = m[2] as string;
@@ -180,15 +184,16 @@ export function redactShortPasswordFlags(text: string, run: Run): string {
         else break;
       }
       if (i >= text.length || endsWord(text.charCodeAt(i))) break;
-      // A quoted word, or a joined `-p'…'`: read to the closing quote on the line.
+      // A quoted word, or a joined `-p'…'`: read to the closing quote on the line, with the pieces
+      // a shell joins to it (`'it'\''s s3cret'`, `'it'"'"'s'`).
       const quoteAt = text.startsWith('-p', i) ? i + 2 : i;
       const c = text[quoteAt] as string;
-      const q = c === '"' || c === "'" ? c : '';
-      let j = q === '' ? i : quoteAt + 1;
+      // `\"` inside an escaped JSON string (a logged command) quotes as `"` does.
+      const q = c === '"' || c === "'" ? c : c === '\\' && text[quoteAt + 1] === '"' ? '\\"' : '';
+      let j = q === '' ? i : quoteAt + q.length;
       if (q !== '') {
-        const inside = text.slice(j, j + MAX_VALUE);
-        const close = inside.indexOf(q);
-        if (close !== -1 && !inside.slice(0, close).includes('\n')) j += close + 1;
+        const quoted = readQuoted(text, quoteAt, q);
+        if (!quoted.open) j = quoted.end;
       }
       while (j < text.length && !endsWordInText(text, j)) j++;
       if (j === i) break; // a closing quote or bracket: the command ended
@@ -210,8 +215,8 @@ export function redactShortPasswordFlags(text: string, run: Run): string {
 
   function replaceWord(value: number, end: number, atCommand: boolean): void {
     const raw = text.slice(value, end);
-    const quote = raw[0] === '"' || raw[0] === "'" ? raw[0] : '';
-    const bare = quote !== '' && raw.endsWith(quote) && raw.length > 1 ? raw.slice(1, -1) : raw;
+    const quote = raw.startsWith('\\"') ? '\\"' : raw[0] === '"' || raw[0] === "'" ? raw[0] : '';
+    const bare = quote !== '' && raw.endsWith(quote) && raw.length >= 2 * quote.length ? raw.slice(quote.length, -quote.length) : raw;
     if (isRedactedHere(bare)) {
       run.redacted = true;
       return;
