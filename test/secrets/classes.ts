@@ -531,6 +531,16 @@ const shortSha = charsOf('0123456789abcdef', 7, 12);
 const testName = fc.tuple(fc.constantFrom('Login', 'Logout', 'Password', 'PasswordReset', 'Token', 'TokenRefresh', 'Secret', 'ApiKey', 'Checkout', 'Cart'), fc.constantFrom('', 'Fails', 'Works', 'Expired', 'Rotates')).map(joined);
 const ratio = fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 500 })).map(([a, b]) => `${Math.min(a, b)}/${b}`);
 
+/** A key naming a password, as a QA report about the password flows writes it before a result. */
+const passwordResultKey = fc.constantFrom('Password', 'password', 'PASSWORD', 'pwd', 'passwd', 'passphrase', 'passwords', 'db_password', 'DB_PASSWORD', 'adminPassword', 'Password reset');
+const passwordResultOperator = fc.constantFrom(': ', '=', ' = ', ':  ');
+/** What a count or a run came to, after the count. */
+const resultWord = fc.constantFrom('passed', 'failed', 'passing', 'failing', 'tests', 'test', 'coverage', 'covered', 'ok', 'OK', 'skipped', 'PASSED', 'specs', 'checks');
+/** A run's status alone (not `pass`: a person may pick it as a password's word). */
+const resultStatus = fc.constantFrom('OK', 'ok', 'passed', 'PASSED', 'Passed', 'failed', 'FAILED', 'skipped', 'passing', 'failing', 'succeeded');
+/** The last word of a key that names what was found about a password, not the password. */
+const resultKeyWord = fc.constantFrom('tests', 'results', 'status', 'coverage', 'checks');
+
 /** One line of a test run's or a build's result, as tools and agents print it. */
 const RESULT_LINES: fc.Arbitrary<string>[] = [
   fc.tuple(ratio, percent).map(([r, p]) => `PASS: ${r} tests, coverage ${p}%`),
@@ -571,6 +581,18 @@ const RESULT_LINES: fc.Arbitrary<string>[] = [
   fc.tuple(ratio).map(([r]) => `password tests: ${r} PASS`),
   fc.tuple(count).map(([a]) => `token count: ${a}`),
   fc.tuple(ratio, percent).map(([r, p]) => `secrets scan: ${r} files clean (${p}%)`),
+  // Under a key naming a password: a count, ratio or percentage and the word of a result, or a status alone.
+  fc.tuple(passwordResultKey, passwordResultOperator, ratio, resultWord).map(([k, op, r, w]) => `${k}${op}${r} ${w}`),
+  fc.tuple(passwordResultKey, passwordResultOperator, count, small).map(([k, op, a, b]) => `${k}${op}${a} passed, ${b} failed`),
+  fc.tuple(passwordResultKey, passwordResultOperator, percent).map(([k, op, p]) => `${k}${op}${p}% coverage`),
+  fc.tuple(passwordResultKey, passwordResultOperator, small, small).map(([k, op, a, b]) => `${k}${op}${a} of ${a + b} tests`),
+  fc.tuple(passwordResultKey, passwordResultOperator, ratio, percent, resultWord).map(([k, op, r, p, w]) => `${k}${op}${r} (${p}%) ${w}`),
+  fc.tuple(passwordResultKey, passwordResultOperator, resultStatus).map(([k, op, s]) => `${k}${op}${s}`),
+  fc.tuple(passwordResultKey, passwordResultOperator, resultStatus, ms).map(([k, op, s, t]) => `${k}${op}${s} (${t}ms)`),
+  // A key naming what was found about a password (`password_tests=12/12`), in any style.
+  fc.tuple(fc.constantFrom(['password'], ['pwd'], ['db', 'password'], ['admin', 'password']), resultKeyWord, keyStyle, fc.constantFrom('=', ': '), fc.oneof(ratio, percent.map((p) => `${p}%`), resultStatus)).map(
+    ([words, last, style, op, value]) => `${spellKey([...words, last], style)}${op}${value}`,
+  ),
 ];
 
 /** What comes before a result: an agent's status line, a heading, nothing. */

@@ -3195,6 +3195,16 @@ export const SECRET_CASES: readonly SecretCase[] = [
     secrets: ['Hx7!qRz2Lw', 'amber-7-falcon-Qz'],
     keeps: ['the admin password is', 'The passphrase for the VPN was'],
   },
+  {
+    // The near side of what stays (test results under a password key, the shell's PWD, nsswitch
+    // sources, versions in prose): a PIN with no result word, a test environment's password
+    // (`_TEST`), `DB_PWD`, a `PWD` holding no directory, a password word after nsswitch sources.
+    id: 'near-miss-of-results-and-settings',
+    family: 'tricky',
+    text: 'password: 48213957\nDB_PASSWORD_TEST=hunter2xq7\nDB_PWD=x9secretK4\npwd: hunter4xz8\nPWD=\'Qz8pLm4Nv2\'\npasswd: Wq7files2\nNote: the password is Tr0ub4dor-and-7, not v2-compatible.',
+    secrets: ['48213957', 'hunter2xq7', 'x9secretK4', 'hunter4xz8', 'Qz8pLm4Nv2', 'Wq7files2', 'Tr0ub4dor-and-7'],
+    keeps: ['DB_PASSWORD_TEST=', 'DB_PWD=', 'pwd: ', 'PWD=', 'passwd: ', 'the password is', 'not v2-compatible.'],
+  },
 ];
 
 export const BENIGN_CASES: readonly BenignCase[] = [
@@ -4061,5 +4071,25 @@ export const BENIGN_CASES: readonly BenignCase[] = [
   { id: 'base64-of-prose', family: 'base64', text: 'payload: VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZywgdHdpY2UgYSBkYXku' },
   { id: 'identifiers-on-two-lines', family: 'wrapped', text: 'const ghp_lookup_table_name = 1;\nnext_identifier_on_line\n' },
   { id: 'prose-secret-word', family: 'prose', text: 'The secret: it lives in the vault, ask the on-call.' },
+  // ---- a test run's result under a password's key, and settings that read like secrets ----------------
+  { id: 'results-password-key-ratio-passed', family: 'results', text: 'Password: 12/12 passed' },
+  { id: 'results-password-key-counts', family: 'results', text: 'password: 12 passed, 0 failed' },
+  { id: 'results-password-key-coverage', family: 'results', text: 'Password: 91% coverage' },
+  { id: 'results-pwd-key-ratio-passed', family: 'results', text: 'pwd: 18/18 passed' },
+  { id: 'results-password-key-spellings', family: 'results', text: 'QA: password reset flow\nDB_PASSWORD: 42 of 42 tests\nadminPassword=3/3 ok\npassphrase: 12/12 (100%) passed; passwords: 7 passing, 0 failing\nPASSWORD = 5 skipped, 97.5% covered' },
+  { id: 'results-password-ok', family: 'results', text: 'Password: OK' },
+  { id: 'results-password-result-words', family: 'results', text: 'Password: PASSED\npwd: failed\npassphrase: skipped\nPASSWORD=ok\nadminPassword: Passing (3.2s)\ndb_password: OK — 12 passed, 0 failed' },
+  { id: 'results-password-tests-key', family: 'results', text: 'password_tests=12/12' },
+  { id: 'results-keys-naming-results', family: 'results', text: 'passwordTests: 18/18\nPASSWORD_RESULTS=12/12 PASS\npassword-checks: 4/4\npassword.coverage=91%\npwd_status: 3/3\ntoken_status: valid' },
+  { id: 'env-shell-working-directory', family: 'env', text: 'PWD=/home/dev/shop' },
+  { id: 'env-shell-previous-directory', family: 'env', text: 'OLDPWD=/tmp\nPWD=/tmp/build' },
+  { id: 'env-shell-directories-spellings', family: 'env', text: '$ env | sort\nHOME=/home/dev\nOLDPWD=/home/dev\nPWD=/home/dev/shop\nSHELL=/bin/bash\n$ declare -p PWD\ndeclare -x PWD="/home/runner/work/shop/shop"\nexport OLDPWD=~/src\nenv:\n  PWD: /home/runner/work/shop/shop\nPWD=C:\\Users\\dev\\shop\nprocess.env.PWD = \'/srv/app\';' },
+  { id: 'config-node-options-heap', family: 'config', text: 'NODE_OPTIONS=--max-old-space-size=4096' },
+  { id: 'config-runtime-flags', family: 'config', text: 'NODE_OPTIONS=--max-old-space-size=8192\nNODE_OPTIONS=--max_old_space_size=4096 --enable-source-maps\nNODE_OPTIONS=--max-http-header-size=16384\nELECTRON_ARGS=--remote-debugging-port=9222\nCHROME_FLAGS=--window-size=1920=1080\nBUILD_ARGS=--build-arg=NODE_ENV=production\nTF_CLI_ARGS_plan=-var-file=prod/shop=eu' },
+  { id: 'config-nsswitch-passwd', family: 'config', text: 'passwd: files systemd' },
+  { id: 'config-nsswitch-file', family: 'config', text: '# /etc/nsswitch.conf\npasswd:         files systemd\ngroup:          files systemd\nshadow:         files\ngshadow:        files\n\nhosts:          files mdns4_minimal [NOTFOUND=return] dns myhostname\nnetworks:       files' },
+  { id: 'config-nsswitch-sources', family: 'config', text: 'Alpine: passwd: compat\nwith SSSD: passwd: files sss\nwith LDAP: passwd: files ldap [NOTFOUND=return]\nwith winbind: passwd: compat winbind' },
+  { id: 'prose-password-version-word', family: 'prose', text: 'the password is v2-compatible now' },
+  { id: 'prose-password-version-words', family: 'prose', text: 'The password is v3-only. Since the upgrade the password is 1.2-beta compatible, the password was v1.4.2-rc1 before, and the pw is v10-ready.' },
 
 ];

@@ -86,12 +86,24 @@ export function isHighEntropySecret(token: string, before: string): boolean {
     if (HASH_CONTEXT_RE.test(before) || /[@#]$/.test(before)) return false;
     return SECRET_CONTEXT_RE.test(before) && shannonEntropy(token) > 3.0;
   }
-  if (/^[A-Za-z_-]+$/.test(token) || /^[0-9_-]+$/.test(token)) return false;
+  if (/^[A-Za-z_-]+$/.test(token) || /^[0-9_-]+$/.test(token) || isPlainWords(token)) return false;
   // camelCase identifiers; each segment is maximal (the look-ahead), so a run of digits splits one way only
   if (/^[A-Za-z][a-z]+(?:[A-Z0-9][a-z0-9]+(?![a-z0-9]))+$/.test(token)) return false;
   // The cheapest test first: most tokens are not random enough.
   return shannonEntropy(token) > 4.5 && !HASH_CONTEXT_RE.test(before) && !decodesToText(token);
 }
+
+/**
+ * A run made of plain words and numbers joined by `=`, `-`, `_`, `.` or `/`, each word lower-case,
+ * upper-case or Capitalised (`NODE_OPTIONS=--max-old-space-size=4096`, `--remote-debugging-port=9222`):
+ * a setting, not a random token, however many different characters it holds. A random token mixes
+ * cases and digits inside its pieces (`wJalrXUtnFEMI/K7MDENG`).
+ */
+export function isPlainWords(token: string): boolean {
+  return PLAIN_WORDS.test(token);
+}
+const PLAIN_WORD = '(?:[a-z]+|[A-Z]+|[A-Z][a-z]+|[0-9]+)';
+const PLAIN_WORDS = new RegExp(`^[-=_./]*${PLAIN_WORD}(?:[-=_./]+${PLAIN_WORD})*[-=_./]*$`);
 
 export const PUBLIC_BLOCK_BEGIN = /-----BEGIN ((?:[A-Z0-9]{1,12} ){0,3}(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|PUBLIC KEY BLOCK|SIGNATURE|SIGNED MESSAGE))-----/g;
 

@@ -13,7 +13,20 @@ export const NOT_A_VALUE = new Set([
   'placeholder', 'description', 'desc', 'help', 'changed', 'set', 'valid', 'invalid', 'error', 'errors',
   'input', 'class', 'scope', 'scopes', 'audience', 'issuer', 'used', 'usage', 'budget', 'estimate', 'estimator',
   'chars', 'bytes', 'bits', 'tokens', 'rules', 'rule', 'requirements', 'complexity', 'confirmation', 'ip', 'repo', 'zone', 'dns',
+  // What was found about the secret, not the secret (`password_tests=12/12`, `token_status: valid`). Not
+  // `test`: `DB_PASSWORD_TEST` is the password of a test environment.
+  'tests', 'results', 'status', 'coverage', 'checks',
 ]);
+
+/**
+ * The shell's working-directory variables (`PWD=/home/dev/shop`, `OLDPWD=/tmp`), written upper-case
+ * exactly as the shell sets them, also read from the environment (`process.env.PWD`). Holding a
+ * directory they name no password; `DB_PWD`, `pwd:` and `PWD='…'` holding anything else still do.
+ */
+export function isShellDirectoryVariable(key: string): boolean {
+  return SHELL_DIRECTORY_VARIABLES.has(key.replace(/^(?:process\.env|import\.meta\.env|os\.environ|ENV|env)\./, ''));
+}
+const SHELL_DIRECTORY_VARIABLES = new Set(['PWD', 'OLDPWD']);
 
 /** Splits a key into lower-case words: `X-API-Key` → x api key, `secretKey` → secret key. */
 export function keyWords(key: string): string[] {

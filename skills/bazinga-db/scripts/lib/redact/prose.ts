@@ -50,6 +50,9 @@ export function isProsePassword(value: string, quoted: boolean): boolean {
   if (value.length < 5 || !/\p{L}/u.test(value) || !/[\d!#$%^&*+=?~|<>@]/.test(value)) return false;
   if (isTestResult(value, '') || ALGORITHM.test(value) || /:\/\/|^[.~]?\//.test(value) || CODE.test(value)) return false;
   if (/^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/.test(value) || /^\d{1,4}[-/:.]\d{1,2}/.test(value)) return false;
+  // A version and what it says of it (`v2-compatible`, `v3-only`, `1.2-beta`, `v1.4.2-rc1`): lower-case
+  // words after the number, or a release tag's number.
+  if (/^v?\d{1,4}(?:\.\d{1,4}){0,3}(?:[-+.](?:[a-z]{2,}|(?:rc|alpha|beta|pre|dev|preview|build)\.?\d{1,4}))+$/.test(value)) return false;
   return !/^\d+(?:st|nd|rd|th|x|k|kb|mb|gb|ms|s|m|h|d)$/i.test(value);
 }
 

@@ -1,6 +1,6 @@
 /** Reading the value after a key (bare, quoted, placed) and judging whether it is a secret. Part of the redaction engine (../redact.ts). */
 import { ALREADY_REDACTED, HELD_ONLY, marker } from './rules.ts';
-import type { KeyClass } from './keys.ts';
+import { type KeyClass, isShellDirectoryVariable } from './keys.ts';
 
 /** Every reference form below holds one of these characters (or is empty). */
 export const REFERENCE_CHARS = /[$%{<[.(:*]/;
@@ -43,6 +43,9 @@ export const PLAIN_VALUES = new Set([
   // The product's own messages after a path that ends in a key word (`--params-file /tmp/password:
   // not valid JSON`, `…/token: is a FIFO`): a verb or a negation is the message, never a value.
   'not', 'is', 'are', 'was', 'were', 'has', 'have', 'does', 'did', 'cannot', 'lies', 'holds', 'must',
+  // A test run's result (`Password: OK`, `password tests: passed`): a status, not a password. Not
+  // `pass` or `fail`, which a person may pick as a password's word.
+  'ok', 'passed', 'failed', 'passing', 'failing', 'skipped', 'succeeded', 'errored',
 ]);
 
 /** Every marker ALREADY_REDACTED accepts holds one of these. */
@@ -248,6 +251,9 @@ export function readQuoted(text: string, pos: number, quote: string): ValueSpan 
 /** Several words whose first opens a description (`The user password.`). */
 const startsLikeProse = (trimmed: string): boolean => /\s/.test(trimmed) && PROSE_STARTS.has((trimmed.split(/\s/)[0] as string).toLowerCase());
 
+/** An absolute directory: `/home/dev/shop`, `~/src`, `~`, `C:\\Users\\dev`. */
+const ABSOLUTE_DIRECTORY = /^(?:\/|~\/|~$|[A-Za-z]:[\\/])[^\n]*$/;
+
 /** A comparison read as a value: `==`, `!=` and what they compare to, a name, a number or nothing (`password==input`, `!= ''`). */
 export const COMPARISON = /^!?==?[ \t]*(?:[A-Za-z_$][\w$.]*(?:\(\))?|-?\d+(?:\.\d+)?)?$/;
 
@@ -262,6 +268,8 @@ export function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spaced
   // A comparison (`password == null`, `!= ''`), a placeholder (`?`, `...`), punctuation only.
   if ((v.quote === '' && !literalEquals && COMPARISON.test(bare)) || !/[\p{L}\p{N}]/u.test(bare)) return false;
   if (v.quote === '' && PLAIN_VALUES.has(bare.toLowerCase())) return false;
+  // `PWD=/home/dev/shop`, `OLDPWD=/tmp`: the shell's working directory.
+  if (isShellDirectoryVariable(key) && ABSOLUTE_DIRECTORY.test(bare)) return false;
   if (v.quote === '') {
     // The value is the next key (`password: password = "…"`): the real value comes after it.
     if (operatorAt(text, v.end) && !/[=:]/.test(bare)) return false;
@@ -272,6 +280,10 @@ export function isSecretValue(cls: Exclude<KeyClass, null>, v: ValueSpan, spaced
     if (/^(?:this|self|config|settings|options|opts|env|props|params|args|req|request|ctx|context|cfg|os|process|window|document|user|account|form|data|body|values|input|row|record|payload|state|model|auth|credentials|creds|secrets)\./.test(bare)) return false;
     if (spacedOperator && /^[A-Za-z_$][A-Za-z_$.]*$/.test(bare) && !/\d/.test(bare)) return false;
     if (/^-?\d+(?:\.\d+)?%?$/.test(bare) && (cls !== 'password' || /^(?:pass|pw)$/i.test(key))) return false;
+    // `Password: 12/12 passed`, `pwd: 91% coverage`: a count with the word of a result after it, under any key.
+    if (isResultReport(bare + text.slice(v.end, v.end + 48))) return false;
+    // `passwd: files systemd` (nsswitch.conf): the sources a name service reads, not a password.
+    if (NAME_SERVICE_DATABASES.has(key) && isNameServiceLine(key, bare + restOfLineAt(text, v.end))) return false;
     // `PASS: 18/18 tests`, `--- PASS: TestLogin (0.00s)`: a test run's status, not a password.
     if (/^(?:pass|pw)$/i.test(key) && isTestResult(bare, text.slice(v.end, v.end + 24))) return false;
   }
@@ -297,6 +309,48 @@ export function isTestResult(bare: string, after: string): boolean {
   if (/^v?[\d.,/:%]+(?:ms|s|m|h)?$/i.test(bare)) return true;
   if (/^(?:Test|Example|Benchmark|Fuzz)[A-Z0-9_]|^tests?[_/.:-]|[/\\]|::|\.(?:test|spec)\.|\.(?:[jt]sx?|py|go|rb|rs|java|kt)$/.test(bare)) return true;
   return /^[ \t]{1,4}(?:\(\d[\d.]*\s?m?s\)|\[\d[\d.]*\s?m?s\]|tests?\b|passed\b|passing\b|ok\b)/i.test(after);
+}
+
+/** Words that say what a count or a run came to: `12 passed`, `18 tests`, `91% coverage`, `OK`. */
+const RESULT_WORD = String.raw`(?:tests?|specs?|checks?|cases?|assertions?|suites?|passed|passing|passes|failed|failing|failures?|skipped|skips?|pending|todo|ok|coverage|covered|succeeded|errors?|warnings?)`;
+
+/**
+ * A test run's result where a value is read (the value and what follows it on its line): a count,
+ * ratio or percentage then a result word (`12/12 passed`, `12 passed, 0 failed`, `91% coverage`,
+ * `18 of 18 tests`, `12/12 (100%) passed`), or a result word alone or before punctuation (`OK`,
+ * `passed (3.2s)`, `OK — 12 passed`). A PIN with nothing after it (`1234`) is none.
+ */
+export function isResultReport(valueAndAfter: string): boolean {
+  return RESULT_REPORT.test(valueAndAfter);
+}
+const RESULT_REPORT = new RegExp(
+  String.raw`^(?:\d{1,9}(?:[.,]\d{1,4})?%?(?:[ \t]{0,4}\/[ \t]{0,4}\d{1,9}%?|[ \t]{1,4}of[ \t]{1,4}\d{1,9})?(?:[ \t]{1,4}\(\d{1,3}(?:\.\d{1,2})?%\))?[ \t]{1,4}${RESULT_WORD}(?![\p{L}\p{N}])` +
+    String.raw`|(?:ok|passed|failed|passing|failing|skipped|succeeded)[.,;:!]?(?=$|\s)(?![ \t]{0,8}[\p{L}\p{N}]))`,
+  'iu',
+);
+
+/** The sources a name service reads its entries from (nsswitch.conf): `files`, `systemd`, `ldap`, … */
+const NSS_SOURCES = String.raw`(?:files|systemd|db|nis|nisplus|ldap|sss|compat|dns|mymachines|winbind|hesiod|myhostname|resolve|altfiles|cache|extrausers)`;
+/** An nsswitch.conf action between sources: `[NOTFOUND=return]`, `[!UNAVAIL=return SUCCESS=merge]`. */
+const NSS_ACTION = String.raw`\[!?[A-Za-z]{1,12}=[a-z]{1,12}(?:[ \t]{1,8}!?[A-Za-z]{1,12}=[a-z]{1,12}){0,5}\]`;
+const NSS_LINE = new RegExp(String.raw`^${NSS_SOURCES}(?:[ \t]{1,32}(?:${NSS_SOURCES}|${NSS_ACTION})){0,15}[ \t]*$`);
+
+/**
+ * An nsswitch.conf line: the `passwd`, `shadow` or `group` database and the sources it is read
+ * from (`passwd: files systemd`, `passwd: compat`, `passwd: files ldap [NOTFOUND=return]`). Its
+ * value names where accounts are looked up, never a password.
+ */
+export function isNameServiceLine(key: string, line: string): boolean {
+  return NAME_SERVICE_DATABASES.has(key) && NSS_LINE.test(line);
+}
+/** The nsswitch.conf databases whose names a password key could be. */
+const NAME_SERVICE_DATABASES = new Set(['passwd', 'shadow', 'gshadow', 'group']);
+
+/** The rest of the line from `at` (bounded), for the checks that read a value with what follows it. */
+function restOfLineAt(text: string, at: number): string {
+  const window = text.slice(at, at + 256);
+  const end = window.indexOf('\n');
+  return (end === -1 ? window : window.slice(0, end)).replace(/\r$/, '');
 }
 
 export function replaceValue(v: ValueSpan, rule: string, text: string): string {
