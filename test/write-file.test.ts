@@ -2,14 +2,18 @@
  * The one atomic file write (skills/bazinga-db/bin/writeFile.cjs), which the prompt hook, the
  * wiring, the installer, the relevance switch and the launchers' code cache all use.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { writeFileAtomically } from '../skills/bazinga-db/scripts/lib/index.ts';
 
 let dir: string;
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.restoreAllMocks();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 const fresh = () => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-write-')));
 const leftovers = () => fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'));
 
@@ -52,16 +56,34 @@ describe('writeFileAtomically', () => {
     expect(fs.readFileSync(link, 'utf8')).toBe('replaced');
   });
 
-  it('a file or link already at the temporary name is never followed: the write fails, the target and the other file stay', () => {
+  it('a file or link already at the temporary name is never followed, nor removed: the write fails, the target and the other file stay', () => {
     fresh();
     const f = path.join(dir, 'f');
     const elsewhere = path.join(dir, 'elsewhere');
     fs.writeFileSync(f, 'kept');
     fs.writeFileSync(elsewhere, 'untouched');
-    fs.symlinkSync(elsewhere, path.join(dir, `.f.${process.pid}.tmp`));
+    // The name's random part made known, so that a link can stand at the name the write picks.
+    vi.spyOn(crypto, 'randomBytes').mockImplementation(((n: number) => Buffer.alloc(n, 0xab)) as typeof crypto.randomBytes);
+    const planted = path.join(dir, '.bazinga-write-abababababababab.tmp');
+    fs.symlinkSync(elsewhere, planted);
     expect(() => writeFileAtomically(f, 'new')).toThrow(/EEXIST/);
     expect(fs.readFileSync(f, 'utf8')).toBe('kept');
     expect(fs.readFileSync(elsewhere, 'utf8')).toBe('untouched');
+    expect(fs.lstatSync(planted).isSymbolicLink()).toBe(true);
+  });
+
+  // A file system takes names of up to 255 bytes (NAME_MAX): the temporary name must not grow with the target's.
+  it.each([
+    { name: '250 bytes of ASCII', file: 'r'.repeat(245) + '.json' },
+    { name: '255 bytes of ASCII (the longest a file system takes)', file: 'r'.repeat(250) + '.json' },
+    { name: '250 bytes of two-byte characters', file: 'é'.repeat(125) },
+  ])('a target whose name is $name is written, nothing left behind', ({ file }) => {
+    fresh();
+    const f = path.join(dir, file);
+    writeFileAtomically(f, 'first');
+    writeFileAtomically(f, 'second');
+    expect(fs.readdirSync(dir)).toEqual([file]);
+    expect(fs.readFileSync(f, 'utf8')).toBe('second');
   });
 
   it('a folder that cannot be written: the error, nothing left behind', () => {
