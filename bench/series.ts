@@ -35,6 +35,9 @@ import { pathToFileURL } from 'node:url';
 import { BENCH_GROUPS, BENCH_HISTORY, BENCH_SESSION, benchPath, benchText, scaleName, type BenchDb } from './generate.ts';
 import { recordFloorTrace, writeFloorTrace } from './floor.ts';
 import { projectWith, type Release } from './relevance.ts';
+
+/** The warm series' wait for the server's answer (CONTEXT_ASSEMBLER_SERVER_WAIT_MS). */
+const BENCH_SERVER_WAIT_MS = 30_000;
 import { timed } from './timer.ts';
 
 export interface SeriesSpec {
@@ -210,7 +213,15 @@ async function orchestrate(spec: SeriesSpec, project: string, sp: Spawn, rss: bo
   let file = process.execPath;
   let argv = args;
   // A warm call says (launch trace) that the warm assembler answered it: a silent fallback would count as warm.
-  const env: NodeJS.ProcessEnv = { ...process.env, CONTEXT_ASSEMBLER_NO_SERVER: spec.warm ? '0' : '1', CONTEXT_ASSEMBLER_LAUNCH_TRACE: spec.warm ? '1' : '0' };
+  // The warm series measure the warm assembler's speed, not its deadline: a patient wait (the
+  // default 1 s deadline sends a call the server is still working on, as on a million rows on a
+  // busy machine, to its own process; bench/hung.ts measures the deadline).
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CONTEXT_ASSEMBLER_NO_SERVER: spec.warm ? '0' : '1',
+    CONTEXT_ASSEMBLER_LAUNCH_TRACE: spec.warm ? '1' : '0',
+    ...(spec.warm ? { CONTEXT_ASSEMBLER_SERVER_WAIT_MS: String(BENCH_SERVER_WAIT_MS) } : {}),
+  };
   let probeFile: string | undefined;
   if (rss && fs.existsSync(TIME)) {
     file = TIME;
