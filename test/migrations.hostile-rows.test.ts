@@ -103,6 +103,13 @@ const CORPUS: Entry[] = [
   },
   { name: 'the restored key held in another project', rows: [pattern({ project_id: 'other', pattern_hash: restoredHash(6), signature_json: 'garbage' }), rekeyed(6)] },
   { name: 'one re-keyed hash in two projects', rows: [rekeyed(7), { ...rekeyed(7), values: { ...rekeyed(7).values, project_id: 'other' } }] },
+  {
+    name: 'a re-keyed signature holding a number beyond a double, beside an ordinary re-keyed row',
+    rows: [
+      pattern({ pattern_hash: rekeyedHash('inf'), signature_json: '{"error_type": "E", "message_pattern": "m", "context_hints": [], "stack_pattern": [1e400], "tool": "node"}' }),
+      rekeyed(10),
+    ],
+  },
   { name: 'a re-keyed signature as a BLOB', rows: [pattern({ pattern_hash: rekeyedHash('blob'), signature_json: Buffer.from(rekeyedSignature(8)) })] },
   {
     name: 'a re-keyed row with a megabyte message',
@@ -419,6 +426,31 @@ function originalCommandsWork(p: Project): void {
 
 /** A write in another process (a real bazinga-db run, notices on). */
 const writeInAnotherProcess = (p: Project) => runScript(BAZINGA_DB_SCRIPT, ['--db', p.dbPath, '--project-root', p.root, 'save-strategy', 'acme', 'general', 'Another process']);
+
+/** Times another tool wrote as numbers or BLOBs (the columns' affinity keeps a number a number), and reasoning as a BLOB. */
+const ODD_TIMES: HostileRow[] = [
+  pkg({ created_at: 1733486400, summary: 'a package dated by a Unix time' }),
+  pkg({ created_at: 1733486400.5, summary: 'a package dated by a fraction of a second' }),
+  pkg({ created_at: Buffer.from('2025-12-06 10:00:00'), summary: 'a package dated by a BLOB' }),
+  reasoning({ content: Buffer.from('I will round in cents, as a BLOB'), reasoning_phase: 'completion', timestamp: 1733486400 }),
+  reasoning({ content: Buffer.from([0, 0xff, 0x41]), agent_type: Buffer.from('developer'), reasoning_phase: 'approach' }),
+  pattern({ pattern_hash: 'h-blob-seen', signature_json: '{"error_type": "E", "message_pattern": "m"}', confidence: 0.9, last_seen: Buffer.from('2025-12-06 10:00:00'), created_at: 1733486400 }),
+  strategy({ strategy_id: 's-odd-times', insight: 'round in cents', helpfulness: 3, last_seen: 1733486400, created_at: Buffer.from('x') }),
+];
+
+describe('times written as numbers or BLOBs, and reasoning as a BLOB, leave every spawn its block', () => {
+  it.each(['developer', 'qa_expert', 'tech_lead', 'investigator'])('%s, also with the handoff purpose', (agent) => {
+    const p = projectIn('current');
+    placeRows(p, ODD_TIMES);
+    for (const purpose of [[], ['--purpose', 'handoff']]) {
+      const run = capturingIo(['--project-root', p.root, '--session', SESSION, '--group', 'G1', '--agent', agent, '--iteration', '1', '--now', NOW, ...purpose], { cwd: REPO_ROOT, now: NOW });
+      const code = runAssembler(ASSEMBLE, run.io);
+      expect(code, run.err()).toBe(0);
+      expectNoWarnings(run.err(), `the assembly for ${agent} ${purpose.join(' ')}`);
+      expect(run.out()).toContain('Cart totals are integer cents');
+    }
+  });
+});
 
 describe('a schema step that fails anyway leaves the database usable, is tried once per process, and doctor names it', () => {
   it("the restore of one row fails as the old re-keying's did (a CHECK on ttl_days NULL): the rest migrates, writes work, doctor names the row; once fixed, the next writer completes it", async () => {

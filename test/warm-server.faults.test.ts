@@ -320,6 +320,21 @@ describe('nobody else can keep the server from starting', () => {
     expect(running(unrelated)).toBe(true);
   }, 60_000);
 
+  it.each([
+    ['the launcher', 'context-assembler.cjs serve', true],
+    ['the ESM launcher', 'context-assembler.mjs serve', true],
+    ["the package's bin link", 'context-assembler serve', true],
+    ['another command of the launcher', 'context-assembler.cjs assemble', false],
+    ['another program of a like name', 'my-context-assembler serve', false],
+  ])("a server started through %s is known as one by its command line", async (_name, command, known) => {
+    const { isServer } = createRequire(import.meta.url)(path.join(REPO_ROOT, 'skills', 'bazinga-db', 'bin', 'serverDir.cjs')) as { isServer: (pid: number) => boolean };
+    const [file, arg] = command.split(' ') as [string, string];
+    const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', path.join(os.tmpdir(), file), arg], { stdio: 'ignore' });
+    children.push(c);
+    expect(await waitFor(() => fs.existsSync(`/proc/${c.pid}`))).toBe(true);
+    expect(isServer(c.pid as number)).toBe(known);
+  });
+
   it("a process of another user is never taken for this user's server, whatever its command line", async () => {
     if (uid !== 0) return; // only root can start a process as another user
     const { isServer } = createRequire(import.meta.url)(path.join(REPO_ROOT, 'skills', 'bazinga-db', 'bin', 'serverDir.cjs')) as { isServer: (pid: number) => boolean };

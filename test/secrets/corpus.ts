@@ -2719,6 +2719,27 @@ export const SECRET_CASES: readonly SecretCase[] = [
     ],
   },
   {
+    id: 'markdown-emphasised-keys',
+    family: 'markdown',
+    text: '## Staging\n\n**Password:** Zq8!rT5pWx3K\n- **DB password**: Hx4-wQ9zLm2v\n*API token*: tk_9f8e7d6c5b4a3928\n__Secret:__ Dm3#kP8qRt6w',
+    secrets: ['Zq8!rT5pWx3K', 'Hx4-wQ9zLm2v', 'tk_9f8e7d6c5b4a3928', 'Dm3#kP8qRt6w'],
+    keeps: ['**Password:**', '**DB password**:', '__Secret:__'],
+  },
+  {
+    id: 'sql-quoted-passwords',
+    family: 'assignment',
+    text: "CREATE USER 'app'@'%' IDENTIFIED BY 'Zq8rT5''pWx3K';\nALTER ROLE reporting WITH ENCRYPTED PASSWORD 'Lm2vHx4wQ9z';\nCREATE ROLE etl LOGIN PASSWORD \"Rt6wDm3kP8q\";",
+    secrets: ["Zq8rT5''pWx3K", 'Lm2vHx4wQ9z', 'Rt6wDm3kP8q'],
+    keeps: ['IDENTIFIED BY', 'WITH ENCRYPTED PASSWORD'],
+  },
+  {
+    id: 'password-confirmation-field',
+    family: 'assignment',
+    text: 'POST /signup?email=a%40b.io&password=Zq8rT5pWx3K&password_confirmation=Zq8rT5pWx3K',
+    secrets: ['Zq8rT5pWx3K'],
+    keeps: ['password_confirmation='],
+  },
+  {
     id: 'tricky-uppercase-key',
     family: 'tricky',
     text: 'PASSWORD=iwgN7ufUTgwWYkYEzJ7u',
@@ -3208,6 +3229,11 @@ export const SECRET_CASES: readonly SecretCase[] = [
 ];
 
 export const BENIGN_CASES: readonly BenignCase[] = [
+  {
+    id: 'password-policy-counts',
+    family: 'config',
+    text: "PASSWORD_RESET_TIMEOUT=259200\npassword_max_age=90\nPASSWORD_RETRIES=3\npassword_history: 5\nAUTH_PASSWORD_ATTEMPTS=5\npassword_reuse_days: 365",
+  },
   // ---- git -------------------------------------------------------------------------------------------
   // Git object names: full 40-hex and abbreviated SHAs in the places they usually appear.
   {

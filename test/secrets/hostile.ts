@@ -63,6 +63,9 @@ export const HOSTILE_SHAPES: Record<string, (bytes: number) => string> = {
   'base64 wrapped at 16': (n) => pseudoRandom(n, B64).replace(/(.{16})/g, '$1\n'),
   'base64 of env lines, wrapped': (n) => Buffer.from(fill('AWS_SECRET_ACCESS_KEY=abc\n', Math.floor((n * 3) / 4))).toString('base64').replace(/(.{76})/g, '$1\n'),
   'many short base64 runs of text': (n) => fill('QUJDREVGR0hJSktMTU5PUFFS ', n),
+  // Lines that each decode to a secret, in a block that does not decode whole (its last line breaks it).
+  'base64 lines each holding a secret, the block not whole': (n) => fill(`b=${Buffer.from('PASSWORD=hunter22\n').toString('base64')}\n`, n - 1) + 'A',
+  'hex lines (xxd -p) each holding a secret, the block not whole': (n) => fill(`${Buffer.from('password=hunter2\n').toString('hex')}\n`, n - 1) + 'a',
   'digit runs in identifier-like tokens (Ab000…_)': (n) => fill('Ab' + '0'.repeat(26) + '_ ', n),
   // URLs, headers, commands
   'URLs with colons, no @': (n) => fill('postgres://user:pass:word/', n),

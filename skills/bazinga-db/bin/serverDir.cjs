@@ -132,8 +132,8 @@ function ownedByMe(pid) {
 }
 
 /**
- * Whether `pid` runs a launcher's `serve` (its command line holds context-assembler.cjs followed by
- * the argument `serve`) as this user: a pid file is trusted, and a process stopped, only for such a
+ * Whether `pid` runs a launcher's `serve` (its command line holds the launcher, context-assembler.cjs,
+ * .mjs or the package's bin link `context-assembler`, followed by the argument `serve`) as this user: a pid file is trusted, and a process stopped, only for such a
  * process. A pid that a live unrelated process took over after the server died is not, nor another
  * user's process whatever its command line says.
  */
@@ -141,7 +141,7 @@ function isServer(pid) {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (ownedByMe(pid) === false) return false;
   const line = commandLineOf(pid);
-  return line !== undefined && /context-assembler\.cjs serve(?: |$)/.test(line);
+  return line !== undefined && /(?:^|[\s/])context-assembler(?:\.[cm]js)? serve(?: |$)/.test(line);
 }
 
 /** Whether process `pid` is stopped (SIGSTOP, a debugger): it will not answer until someone resumes it. */

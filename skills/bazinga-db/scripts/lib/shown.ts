@@ -5,14 +5,16 @@
  * that an assembly sizes it without loading the rank table. Pure; lengths are in code points.
  */
 import { codePointCount, codePointStartBefore, firstCodePoints, isBlank, lastCodePointsStart, withoutEndRun } from './textScan.ts';
+import { storedText } from './storedText.ts';
 
 /** Characters of a reasoning entry's content shown in a block (context_engineering.reasoning.content_chars). */
 export const DEFAULT_REASONING_CONTENT_CHARS = 300;
 
 /** Collapses every run of whitespace (newlines included) to one space and trims. */
 export function oneLine(text: string): string {
-  // A lone space is left as it is (the same text, far fewer replacements in prose).
-  return text.replace(/\s{2,}|[^\S ]/g, ' ').trim();
+  // A lone space is left as it is (the same text, far fewer replacements in prose). A value another
+  // tool wrote into a text column as a BLOB or a number is read as its text (storedText).
+  return storedText(text).replace(/\s{2,}|[^\S ]/g, ' ').trim();
 }
 
 /**

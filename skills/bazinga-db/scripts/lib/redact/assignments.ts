@@ -23,6 +23,8 @@ export const SET_HEAD = /(?<![\w-])((?:set[ \t]{1,4}-[a-zA-Z]{1,4}|setenv|ENV)[ 
 
 /** .netrc: `machine host [login user] [account a] password value`, tokens in any order, on one line or several. */
 export const NETRC_HEAD = /(?<![\w-])((?:machine[ \t]{1,8}[^\s]{1,253}|default)(?:\s{1,64}(?:login|account|port)\s{1,64}[^\s]{1,256}){0,4}\s{1,64})(password|passwd)([ \t]{1,8})(?=[^\s])/g;
+/** A key in Markdown emphasis: `**Password:** value`, `- **DB password**: value`, `*Token*: value`, `__Secret:__ value`. */
+export const EMPHASIS_HEAD = /(?<![\w*])(\*{1,2}|__)([A-Za-z][\w .-]{0,63}?)(?:\1[ \t]{0,4}:|:[ \t]{0,4}\1)[ \t]{1,8}(?=\S)/g;
 /** A Markdown table row's key cell: `| DB_PASSWORD | value |`. */
 export const TABLE_HEAD = /(?<=\|)([ \t]{0,8}`?)([A-Za-z_][\w.-]{0,63})(`?[ \t]{0,8}\|[ \t]{0,8})(?=[^\s|])/g;
 /**
@@ -113,6 +115,7 @@ export const HEAD_FORMS: readonly HeadForm[] = [
   { re: SHELL_DEFAULT_HEAD, names: (m, text, lines) => withAssigned(m[1], text, lines, m.index), mayMatch: holds('${') },
   { re: NETRC_HEAD, names: group(2), mayMatch: holds('passw') },
   { re: TABLE_HEAD, names: group(2), mayMatch: holds('|') },
+  { re: EMPHASIS_HEAD, names: group(2), mayMatch: holds('*', '__') },
 ];
 
 /** INNER_KEY, sticky: tried at one position of the whole text. */

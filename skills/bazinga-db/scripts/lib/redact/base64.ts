@@ -117,11 +117,15 @@ function secretSpan(spans: (Base64Span | null)[], holdsSecret: (decoded: string)
 export function redactBase64(text: string, run: Run, holdsSecret: (decoded: string) => boolean): string {
   const out: string[] = [];
   let from = 0;
+  // The end of the last wrapped text read whole: a line inside it is not read as the start of another
+  // (lines that each hold a secret under a block that does not decode whole are read once each).
+  let readWhole = -1;
   forEachRun(text, BASE64_CHARACTERS, MIN_BASE64_RUN, (start, runEnd) => {
     const end = paddedEnd(text, runEnd);
     if (end === -1) return;
     const length = end - start;
-    const wrapped = text[end] === '\n' || (text[end] === '\r' && text[end + 1] === '\n') ? wrappedFrom(text, start, end) : null;
+    const wrapped = start >= readWhole && (text[end] === '\n' || (text[end] === '\r' && text[end + 1] === '\n')) ? wrappedFrom(text, start, end) : null;
+    if (wrapped !== null) readWhole = wrapped.end;
     const single = length >= MIN_SINGLE_RUN && length <= MAX_BASE64 ? { start, end, b64: text.slice(start, end) } : null;
     // The lines together, else the first line alone (a base64 value above an unrelated line).
     const found = secretSpan([wrapped, single], holdsSecret);

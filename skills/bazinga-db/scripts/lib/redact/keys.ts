@@ -12,7 +12,9 @@ export const NOT_A_VALUE = new Set([
   'hash', 'algorithm', 'algo', 'reset', 'prefix', 'suffix', 'limit', 'index', 'kind', 'style', 'lifetime',
   'placeholder', 'description', 'desc', 'help', 'changed', 'set', 'valid', 'invalid', 'error', 'errors',
   'input', 'class', 'scope', 'scopes', 'audience', 'issuer', 'used', 'usage', 'budget', 'estimate', 'estimator',
-  'chars', 'bytes', 'bits', 'tokens', 'rules', 'rule', 'requirements', 'complexity', 'confirmation', 'ip', 'repo', 'zone', 'dns',
+  'chars', 'bytes', 'bits', 'tokens', 'rules', 'rule', 'requirements', 'complexity', 'ip', 'repo', 'zone', 'dns',
+  // What a password policy counts: `PASSWORD_RESET_TIMEOUT=259200`, `password_max_age=90`, `PASSWORD_RETRIES=3`.
+  'timeout', 'retries', 'retry', 'attempts', 'age', 'history', 'interval', 'days', 'hours', 'minutes', 'seconds', 'reuse',
   // What was found about the secret, not the secret (`password_tests=12/12`, `token_status: valid`). Not
   // `test`: `DB_PASSWORD_TEST` is the password of a test environment.
   'tests', 'results', 'status', 'coverage', 'checks',

@@ -238,6 +238,9 @@ export const PGPASS_PORTS = new Set(['5432', '5433', '6432', '*']);
  */
 export const PGPASS_LINE = /^([ \t]{0,16}([A-Za-z0-9.*_-]{1,253}):(\d{1,5}|\*):[\w.*-]{1,64}:[\w.@*-]{1,64}:)([^\s]{1,512})(?=[ \t]{0,16}\r?$)/gm;
 
+/** SQL's quoted password: `IDENTIFIED BY '…'`, `WITH PASSWORD '…'`, `ENCRYPTED PASSWORD '…'` (a doubled quote inside is one quote). */
+export const SQL_PASSWORD = /(?<![\w-])((?:IDENTIFIED[ \t]{1,8}BY(?:[ \t]{1,8}PASSWORD)?|(?:(?:UN)?ENCRYPTED[ \t]{1,8})?PASSWORD)[ \t]{1,8})('(?:[^'\n]|''){1,256}'(?!')|"[^"\n]{1,256}")/gi;
+
 /** PowerShell's `ConvertTo-SecureString "…" -AsPlainText`. */
 export const SECURE_STRING = /(ConvertTo-SecureString[ \t]{1,8}(?:-String[ \t]{1,8})?)("[^"\n]{1,1024}"|'[^'\n]{1,1024}')/gi;
 
@@ -284,6 +287,13 @@ export function redactUrlsHeadersCli(text: string, run: Run): string {
     run.hit('password');
     return head + marker('password');
   });
+  if (lower.includes('password') || lower.includes('identified')) {
+    out = out.replace(SQL_PASSWORD, (m, head: string, value: string) => {
+      if (isAlreadyRedacted(value)) return m;
+      run.hit('password');
+      return head + value[0] + marker('password') + value[0];
+    });
+  }
   if (lower.includes('convertto-securestring')) {
     out = out.replace(SECURE_STRING, (_m, head: string, value: string) => {
       run.hit('cli_password');

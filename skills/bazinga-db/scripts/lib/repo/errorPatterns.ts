@@ -170,11 +170,11 @@ export function restoreOriginalKeys(db: DB): Restored {
   const candidates = stmt(db, "SELECT rowid AS rid, * FROM error_patterns WHERE instr(signature_json, '\"tool\"') > 0 ORDER BY rowid").all() as RowidRow[];
   const groups = new Map<string, { hash: string; signatureJson: string; rows: RowidRow[] }>();
   for (const row of candidates) {
-    const restored = restoredSignature(row.signature_json);
-    if (restored === undefined) continue;
-    const hash = errorPatternHash(restored);
+    const original = originalKeyOf(row.signature_json);
+    if (original === undefined) continue;
+    const { hash, signatureJson } = original;
     const key = `${row.project_id}\u0000${hash}`;
-    const group = groups.get(key) ?? { hash, signatureJson: pyJsonDumps(restored), rows: [] };
+    const group = groups.get(key) ?? { hash, signatureJson, rows: [] };
     group.rows.push(row);
     groups.set(key, group);
   }
@@ -241,6 +241,20 @@ export function restoreOriginalKeys(db: DB): Restored {
     waiting = next;
   }
   return out;
+}
+
+/**
+ * The key and signature text BAZINGA's own tool computes for a re-keyed row's signature, or
+ * undefined for an odd row: one that does not parse as a signature, or that cannot be written as
+ * BAZINGA writes JSON (a number beyond a double's range, nesting too deep to walk).
+ */
+function originalKeyOf(signatureJson: unknown): { hash: string; signatureJson: string } | undefined {
+  try {
+    const restored = restoredSignature(signatureJson);
+    return restored === undefined ? undefined : { hash: errorPatternHash(restored), signatureJson: pyJsonDumps(restored) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The latest (sign 1) or earliest (sign -1) of the texts given, NULLs aside; `fallback` when none. */

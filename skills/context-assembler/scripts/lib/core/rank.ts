@@ -62,9 +62,14 @@ function digits(value: string, from: number, to: number): number {
   return n;
 }
 
-/** SQLite's `YYYY-MM-DD HH:MM:SS` (UTC) as epoch milliseconds, or NaN. */
-export function parseSqliteTime(value: string | null): number {
-  if (!value) return NaN;
+/**
+ * SQLite's `YYYY-MM-DD HH:MM:SS` (UTC) as epoch milliseconds, or NaN. A time column holds what its
+ * writer put there: another tool's number (Unix seconds) or BLOB is read too, never thrown on.
+ */
+export function parseSqliteTime(value: unknown): number {
+  if (typeof value === 'number') return Number.isFinite(value) ? value * 1000 : NaN;
+  if (value instanceof Uint8Array) return parseSqliteTime(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
+  if (typeof value !== 'string' || value === '') return NaN;
   // The common form (what SQLite writes) is parsed by hand: this runs once per candidate.
   if (value.length === 19 && value[4] === '-' && value[7] === '-' && (value[10] === ' ' || value[10] === 'T')) {
     return Date.UTC(digits(value, 0, 4), digits(value, 5, 7) - 1, digits(value, 8, 10), digits(value, 11, 13), digits(value, 14, 16), digits(value, 17, 19));
