@@ -84,7 +84,7 @@ export interface MatchInfo {
 
 /** The query relevance was computed from, as used (redacted). */
 export interface QueryInfo {
-  /** explicit: --task (and/or --error); implicit: built from the task group and session; none: no relevance. */
+  /** explicit: --task and/or --error (an --error alone followed by the implicit task); implicit: built from the task group and its passages of the session's requirements (session-wide: all of them); none: no relevance. */
   source: 'explicit' | 'implicit' | 'none';
   text: string | null;
   /** The terms of the text (phrases for identifiers and paths). */
