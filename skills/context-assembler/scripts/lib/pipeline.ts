@@ -426,8 +426,9 @@ function guardedFloor(deps: Deps, r: AssemblyRequest): FloorItems | undefined {
 }
 
 /**
- * The selection with the floor's packages added where ranking left them out (beyond the limit): the
- * builder would show them, or they are the work under review. The zone's priority ladder still
+ * The selection with the floor's packages added where ranking left them out (beyond the configured
+ * limit; an explicit --limit names them as left out instead): the builder would show them, or they
+ * are the work under review. The zone's priority ladder still
  * holds (Conservative leaves low ones out, and the block names them as left out for the zone). A
  * package a request for more (--more) was given already stays out; one superseded is not a
  * candidate and is named as left out by the block (core/render.ts).
@@ -437,6 +438,12 @@ function withPinnedPackages(db: DB, ranked: RankOutput, floor: FloorItems, doc: 
   const missing = floor.packages.filter((id) => !chosen.has(id) && !consumed.has(id));
   if (missing.length === 0) return ranked;
   const r = doc.request;
+  // An explicit --limit is the caller's own cap on packages: the builder's packages the ranking
+  // did not choose are named as left out for it (the block says so), not added beyond it.
+  if (r.limit !== null) {
+    const named = new Set(ranked.excluded.filter((e) => e.kind === 'package').map((e) => e.id));
+    return { ...ranked, excluded: [...ranked.excluded, ...missing.filter((id) => !named.has(id)).map((id): Exclusion => ({ kind: 'package', id, reason: 'limit' }))] };
+  }
   const found = listEligibleByIds(db, { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration }, missing);
   // The zone's priority ladder (Conservative: never low) still holds: the block names those left out for the zone.
   const ladder = ZONE_RULES[doc.zone].ladder;
