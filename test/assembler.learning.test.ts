@@ -161,6 +161,50 @@ describe('--error text: matching patterns first', () => {
   });
 });
 
+describe("the failure's own faults first", () => {
+  const rows = () => [
+    pattern({ pattern_hash: 'top', confidence: 0.99, occurrences: 50, message: 'Connection refused' }),
+    pattern({ pattern_hash: 'exact', confidence: 0.9, message: 'Timeout exceeded' }),
+    pattern({ pattern_hash: 'words', confidence: 0.95, message: 'Timeout of the cart' }),
+    pattern({ pattern_hash: 'own', confidence: 0.7, occurrences: 1, message: 'Expected N arguments, but got N.' }),
+    pattern({ pattern_hash: 'own2', confidence: 0.8, occurrences: 1, message: 'expected N to be N' }),
+  ];
+  const relevance = new Map([['words', 1], ['exact', 0.6], ['top', 0.2]]);
+
+  it.each([
+    { name: 'no failure: the exact match, then relevance', failure: [] as string[], expected: ['exact', 'words', 'top'] },
+    { name: 'before an exact match, a more relevant and a more confident pattern', failure: ['own'], expected: ['own', 'exact', 'words'] },
+    { name: 'two own faults: both first, in the usual order between them (confidence)', failure: ['own', 'own2'], expected: ['own2', 'own', 'exact'] },
+    { name: 'a fault of the failure that no row stands for changes nothing', failure: ['elsewhere'], expected: ['exact', 'words', 'top'] },
+  ])('$name', ({ failure, expected }) => {
+    const out = select(rows(), { error: 'Timeout exceeded', relevance, errorMatched: new Set(['words']), failureFaults: new Set(failure) });
+    expect(out.map((p) => p.pattern_hash)).toEqual(expected);
+    for (const p of out) {
+      expect(p.failure_fault, p.pattern_hash).toBe(failure.includes(p.pattern_hash) ? true : undefined);
+      if (p.failure_fault) expect(p).toMatchObject({ matched_error: true, relevance: 1 });
+    }
+  });
+
+  it('also without an error text (the failure only in a failures report) and past max', () => {
+    const many = [...Array.from({ length: 5 }, (_, i) => pattern({ pattern_hash: `c${i}`, confidence: 0.95 })), pattern({ pattern_hash: 'own', confidence: 0.7 })];
+    expect(select(many, { failureFaults: new Set(['own']) }).map((p) => p.pattern_hash)).toEqual(['own', 'c0', 'c1']);
+  });
+
+  it('the confidence threshold, TTL and language still hold for it', () => {
+    const failureFaults = new Set(['weak', 'old', 'py']);
+    const out = select(
+      [
+        pattern({ pattern_hash: 'weak', confidence: 0.5 }),
+        pattern({ pattern_hash: 'old', last_seen: '2020-01-01 00:00:00', ttl_days: 30 }),
+        pattern({ pattern_hash: 'py', lang: 'python' }),
+        pattern({ pattern_hash: 'other' }),
+      ],
+      { failureFaults, lang: 'typescript' },
+    );
+    expect(out.map((p) => p.pattern_hash)).toEqual(['other']);
+  });
+});
+
 describe('language filter with NULL fallback', () => {
   const rows = () => [
     pattern({ pattern_hash: 'py', lang: 'python', confidence: 0.95 }),

@@ -308,3 +308,20 @@ describe('a long report keeps its conclusion', () => {
     expect(out).toMatch(/ \[…\] Conclusion: rotation must run before every refresh\./);
   });
 });
+
+describe('an explicit --limit caps the builder\'s packages too', () => {
+  it("the packages the builder would show beyond it are named as left out for the limit; without --limit they are all in the block", () => {
+    const p = fixture();
+    const all = json(assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--format', 'json', '--dry-run']));
+    const floor = all.floor?.packages ?? [];
+    expect(floor.length).toBeGreaterThan(1);
+    for (const id of floor) expect(packageIds(all)).toContain(id);
+    const one = json(assemble(p, ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--format', 'json', '--dry-run', '--limit', '1', '--task', 'token refresh rotation']));
+    const shown = packageIds(one);
+    // The group's critical failure report is kept beyond a limit (keptFailures), nothing else is.
+    const kept = shown.filter((id) => id !== 2);
+    expect(kept.length).toBeLessThanOrEqual(1);
+    const limited = new Set((one.excluded ?? []).filter((e) => e.kind === 'package' && e.reason === 'limit').map((e) => e.id));
+    for (const id of floor) expect(shown.includes(id) || limited.has(id), `floor package ${id} shown or left out for the limit`).toBe(true);
+  });
+});

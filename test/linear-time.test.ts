@@ -30,10 +30,11 @@ import { capturedPatternOf, faultKeyOf } from '../skills/bazinga-db/scripts/lib/
 import { indexedArtifactText } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { indexableText, pathsInText, queryTerms } from '../skills/bazinga-db/scripts/lib/searchText.ts';
 import { shorten, truncateAtWord } from '../skills/bazinga-db/scripts/lib/shown.ts';
+import { groupRequirements } from '../skills/context-assembler/scripts/lib/core/groupTask.ts';
 import { markedTerms } from '../skills/context-assembler/scripts/lib/core/relevance.ts';
 import { isRedactionEmptied, withConclusion } from '../skills/context-assembler/scripts/lib/core/text.ts';
 import { makeProject, type Project } from './helpers.ts';
-import { fill, TEXT_SHAPES } from './textShapes.ts';
+import { fill, lines, TEXT_SHAPES } from './textShapes.ts';
 
 const KI = 1024;
 const MI = 1024 * KI;
@@ -123,6 +124,26 @@ describe('linear time on any text: each pass on each shape, up to its top size',
   ];
   it.each(passes)('$name', ({ run, top }) => {
     expect(problemsOver(run, top)).toEqual([]);
+  });
+});
+
+describe("a group's share of the session's requirements (groupRequirements), on every shape and on a request's own", () => {
+  /** Thirty groups, each with words of its own (the request's words are matched against all of them). */
+  const GROUPS = Array.from({ length: 30 }, (_, i) => ({ id: `G${i}`, name: `widget${i} handler`, componentPath: `src/part${i}/` }));
+  const share = (text: string) => groupRequirements(text, GROUPS, 'G3');
+  /** What the clause split and the attribution look at: conjunctions, clause marks, brackets, headings, list items, group words. */
+  const REQUEST_SHAPES: Record<string, (chars: number) => string> = {
+    'clauses joined by and, naming no group': (n) => fill(' and', n),
+    'clauses joined by and, the last naming a group': (n) => `${fill(' and x', n - 16)} and widget3 x`,
+    'commas inside one bracket': (n) => `(${fill(', x', n - 1)}`,
+    'headings naming a group, each with a list item': (n) => fill('# widget3\n- x, y and z\n', n),
+    'sentences naming every group': (n) => lines((i) => `Add widget${i % 30} handler, then x. `, n),
+  };
+  it.each(Object.keys(REQUEST_SHAPES))('%s', (name) => {
+    expect(growthProblem(share, REQUEST_SHAPES[name] as (chars: number) => string, 64 * KI)).toBeUndefined();
+  });
+  it('every failure-text shape', () => {
+    expect(problemsOver(share, 64 * KI)).toEqual([]);
   });
 });
 

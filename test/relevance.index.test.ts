@@ -15,6 +15,7 @@ import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/
 import { insertReasoning } from '../skills/bazinga-db/scripts/lib/repo/reasoning.ts';
 import { searchIndexBehind } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
+import { runReport } from '../skills/context-assembler/scripts/lib/report/run.ts';
 import { makeProject, REPO_ROOT, S1, writeArtifact, type Project } from './helpers.ts';
 
 const projects: Project[] = [];
@@ -269,7 +270,9 @@ describe('relevance on the bundled fixture', () => {
     const implicit = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--iteration', '1']).doc;
     expect(implicit.query.source).toBe('implicit');
     expect(implicit.query.text).toContain('JWT authentication');
-    expect(implicit.query.text).toContain('Add JWT auth and an offline cart to the shop app');
+    // The group's own clause of the session's requirements, not the CART group's.
+    expect(implicit.query.text).toContain('Add JWT auth');
+    expect(implicit.query.text).not.toContain('offline cart');
     // On a retry the group's latest failures summary is part of the implicit task.
     expect(implicit.query.text).toContain('refresh reuse undetected');
     const first = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer']).doc;
@@ -307,6 +310,70 @@ describe('relevance on the bundled fixture', () => {
     expect(doc.query).toMatchObject({ scope: ['src/cart'], scope_source: 'explicit' });
     const implicit = assemble(project, ['--session', 'S', '--group', 'CART', '--agent', 'developer']).doc;
     expect(implicit.query).toMatchObject({ scope: ['src/cart'], scope_source: 'group' });
+  });
+});
+
+describe("a group's implicit query is its own task", () => {
+  const words = (doc: any) => new Set<string>(doc.query.terms);
+  const CART_WORDS = ['offline', 'cart', 'shop', 'app'];
+
+  it('on the fixture: AUTH gets its clause of the requirements, CART its own, a session-wide spawn both; the JSON and the report show it', () => {
+    const project = track(copyIndexedFixture());
+    const auth = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer']).doc;
+    expect(auth.query.source).toBe('implicit');
+    expect(auth.query.text).toBe('JWT authentication\nAdd JWT auth');
+    for (const w of CART_WORDS) expect(words(auth).has(w), w).toBe(false);
+    const cart = assemble(project, ['--session', S1, '--group', 'CART', '--agent', 'developer']).doc;
+    expect(cart.query.text).toBe('Offline cart sync\nand an offline cart to the shop app');
+    expect(words(cart).has('jwt')).toBe(false);
+    const session = assemble(project, ['--session', S1, '--group', 'global', '--agent', 'developer']).doc;
+    expect(session.query.text).toBe('Add JWT auth and an offline cart to the shop app');
+    for (const w of ['jwt', 'auth', ...CART_WORDS]) expect(words(session).has(w), w).toBe(true);
+    // The report's query line of a recorded AUTH spawn: the group's words, none of CART's.
+    assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--format', 'json'], undefined, { record: true });
+    const run = capturingIo(['--project-root', project.root, '--db', project.dbPath, '--session', S1, '--format', 'markdown'], { cwd: project.root, now: '2025-12-02T12:00:00Z' });
+    expect(runReport(run.io)).toBe(0);
+    const line = run.out().split('\n').find((l) => l.startsWith('- query: implicit'));
+    expect(line).toBe('- query: implicit (jwt, authentication, add, auth); scope none');
+  });
+
+  it('on a session written through bazinga-db: a CART package no longer matches an AUTH spawn by CART words, and an AUTH package leads', () => {
+    const project = track(makeProject());
+    db(project, 'create-session', 'S', 'parallel', 'Add JWT login with refresh token rotation, and an offline cart for the shop app that syncs orders on reconnect.');
+    db(project, 'create-task-group', 'AUTH', 'S', 'JWT authentication', 'in_progress');
+    db(project, 'create-task-group', 'CART', 'S', 'Offline cart sync', 'in_progress');
+    const cartNotes = savePackage(project, 'global', 'research', 'high', 'cart.md', 'Offline cart for the shop app: queue orders, sync on reconnect', '# Cart\n\nThe shop app keeps an offline cart in IndexedDB.\n');
+    const authNotes = savePackage(project, 'global', 'research', 'medium', 'auth.md', 'Refresh token rotation notes', '# Tokens\n\nRotate the refresh token on every use.\n');
+    const spawn = (group: string) => assemble(project, ['--session', 'S', '--group', group, '--agent', 'developer', '--explain']).doc;
+    const relevanceOf = (doc: any, id: number) => doc.packages.find((p: any) => p.id === id)?.components.relevance;
+    const auth = spawn('AUTH');
+    for (const w of CART_WORDS) expect(words(auth).has(w), w).toBe(false);
+    expect(relevanceOf(auth, cartNotes)).toBe(0);
+    expect(auth.packages.map((p: any) => p.id)).toEqual([authNotes, cartNotes]);
+    const cart = spawn('CART');
+    expect(words(cart).has('jwt')).toBe(false);
+    expect(relevanceOf(cart, authNotes)).toBe(0);
+    expect(cart.packages[0].id).toBe(cartNotes);
+    // Session-wide, both packages match the query.
+    const session = spawn('global');
+    expect(relevanceOf(session, cartNotes)).toBeGreaterThan(0);
+    expect(relevanceOf(session, authNotes)).toBeGreaterThan(0);
+  });
+
+  it("a retry's feedback without a task (--error, or a params file's qa_feedback) is queried with the group's own task", () => {
+    const project = track(copyIndexedFixture());
+    const feedback = 'expired token gives 500 not 401';
+    const flags = assemble(project, ['--session', S1, '--group', 'AUTH', '--agent', 'developer', '--error', feedback]).doc;
+    expect(flags.query).toMatchObject({ source: 'explicit', text: `${feedback}\nJWT authentication\nAdd JWT auth` });
+    const params = path.join(project.root, 'bazinga', 'params_developer_AUTH.json');
+    fs.writeFileSync(params, JSON.stringify({ agent_type: 'developer', session_id: S1, group_id: 'AUTH', qa_feedback: feedback }));
+    const fromFile = assemble(project, ['--params-file', params]).doc;
+    expect(fromFile.query.text).toContain(feedback);
+    expect(fromFile.query.text).toContain('JWT authentication');
+    for (const w of CART_WORDS) expect(words(fromFile).has(w), w).toBe(false);
+    // With the task the params file gives, the query is that task and the feedback.
+    fs.writeFileSync(params, JSON.stringify({ agent_type: 'developer', session_id: S1, group_id: 'AUTH', task_title: 'Fix token expiry', task_requirements: 'Expired tokens answer 401', qa_feedback: feedback }));
+    expect(assemble(project, ['--params-file', params]).doc.query.text).toBe(`${feedback}\nFix token expiry\n\nExpired tokens answer 401`);
   });
 });
 

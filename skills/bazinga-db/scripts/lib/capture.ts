@@ -148,8 +148,7 @@ function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: re
     .sort((a, b) => a.ms - b.ms || a.row.ref.localeCompare(b.row.ref));
   const out: Failure[] = [];
   for (const { row, ms } of timed) {
-    const artifact = row.file_path === null ? '' : indexedArtifactText(opts.projectRoot, row.file_path, ARTIFACT_BYTES);
-    const text = artifact === '' ? row.text : `${row.text}\n${artifact}`;
+    const text = failureTextOf(opts.projectRoot, row.text, row.file_path);
     const saved = capturedPatternOf(text, redactText);
     const signed = {
       hash: saved.hash,
@@ -169,6 +168,16 @@ function failuresOf(opts: CaptureOptions, rows: readonly FailureRow[], fixes: re
     out.push({ first: row, refs: [row.ref], firstMs: ms, lastMs: ms, ...signed });
   }
   return out;
+}
+
+/**
+ * A failure text as it is signed: the text (a failures package's summary, or review feedback) and,
+ * when it names an artifact, that artifact's first ARTIFACT_BYTES (redacted; none without a
+ * project root). The assembler signs a retry's failure the same way (its failure's own patterns).
+ */
+export function failureTextOf(projectRoot: string | null, text: string, filePath: string | null): string {
+  const artifact = filePath === null ? '' : indexedArtifactText(projectRoot, filePath, ARTIFACT_BYTES);
+  return artifact === '' ? text : `${text}\n${artifact}`;
 }
 
 /** Decides what can be decided of a session's failures and, unless a dry run, writes it. */

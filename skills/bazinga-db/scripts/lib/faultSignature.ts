@@ -37,7 +37,8 @@ const LOCATION = new RegExp(String.raw`(?<!\s)\s*\b(?:at|in) (?:${DIR_PATH}|${FI
 /**
  * The words of a message with what varies between occurrences of one fault replaced: the place
  * it names (`at <path>`, `in <path>`, with the word) dropped, other paths by their stem, `:line:col` and `(line,col)` dropped, ISO times → T, durations → Nms, hex addresses →
- * 0xN, UUIDs and long hex ids → ID, other numbers → N; whitespace folded. Linear in the text.
+ * 0xN, UUIDs and long hex ids → ID, other numbers → N (also one that ends a sentence: `got 2.` →
+ * `got N.`; not a part of a dotted version); whitespace folded. Linear in the text.
  */
 export function normaliseFaultText(text: string): string {
   const placed = text
@@ -50,7 +51,8 @@ export function normaliseFaultText(text: string): string {
   return replacePaths(placed)
     .replace(/(?::\d+){1,2}\b|\(\d+,\d+\)/g, '')
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|s|m)\b/g, 'Nms')
-    .replace(/(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])/g, 'N')
+    // A number ends at a full stop that ends a sentence (`but got 2.`), not at one inside a version (`1.2.3`).
+    .replace(/(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\w)/g, 'N')
     // Every run of blanks as one space; a lone space is one already (left as it is: fewer replacements).
     .replace(/\s{2,}|[^\S ]/g, ' ')
     .trim();

@@ -162,6 +162,25 @@ export function capturedPatternOf(text: string, redact: (text: string) => string
   return { ...saved, fault: { fault_hash: saved.fault.fault_hash, tool: fault.tool } };
 }
 
+/** The most blank-line separated parts of a failure text signed on their own (failureFaultKeys). */
+const FAILURE_PARTS_MAX = 32;
+
+/**
+ * The fault keys of a failure text (a retry's review feedback, a failures report with its
+ * artifact), in order: the one the capture learns from the whole text (capturedPatternOf), then
+ * those of its parts (split at blank lines, the first FAILURE_PARTS_MAX) in which a tool's output
+ * is recognised: two reviews' feedback joined, or a report quoting two tools' outputs, holds a
+ * fault each. Each key once. `redact` as the capture applies it.
+ */
+export function failureFaultKeys(text: string, redact: (text: string) => string = (t) => t): string[] {
+  const keys = [capturedPatternOf(text, redact).fault.fault_hash];
+  for (const part of text.split(/\n[^\S\n]*\n/, FAILURE_PARTS_MAX)) {
+    const signed = capturedPatternOf(part, redact);
+    if (signed.fault.tool !== 'text' && !keys.includes(signed.fault.fault_hash)) keys.push(signed.fault.fault_hash);
+  }
+  return keys;
+}
+
 /** The hash of a fault's type and message pattern (faultKeyOf). */
 export function faultPatternHash(sig: { error_type: string; message_pattern: string }): string {
   return sha256Hex(`fault:${sig.error_type}:${sig.message_pattern}`);

@@ -107,9 +107,9 @@ export { insertErrorPattern, setErrorConfidence } from './repo/errorPatterns.ts'
 export { insertReasoning } from './repo/reasoning.ts';
 export { insertSession } from './repo/sessions.ts';
 export { upsertStrategy } from './repo/strategies.ts';
-export { capturedPatternOf, consumptionScopeId, errorPatternHash, errorPatternOf, faultKeyOf, faultKeyOfRow, type FaultKey } from './hashing.ts';
+export { capturedPatternOf, consumptionScopeId, errorPatternHash, errorPatternOf, failureFaultKeys, faultKeyOf, faultKeyOfRow, type FaultKey } from './hashing.ts';
 export { faultSignature } from './faultSignature.ts';
-export { captureBeforeSpawn, captureOutcomes, settleKnownVerdicts, type CaptureReport } from './capture.ts';
+export { captureBeforeSpawn, captureOutcomes, failureTextOf, settleKnownVerdicts, type CaptureReport } from './capture.ts';
 export { capturesOfFault, listCaptures, type CaptureRow } from './repo/captures.ts';
 export { listVerdicts, type ShownVerdict } from './repo/outcomes.ts';
 export { pyJsonDumps } from './pyjson.ts';

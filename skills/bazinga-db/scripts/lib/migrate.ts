@@ -1,7 +1,7 @@
 /** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed; BAZINGA's rows an earlier release re-keyed given their keys back: patternRestore.ts), each change a schema step that can fail without failing the open (schemaSteps.ts), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
 import { BazingaError } from './errors.ts';
 import { resetSearchIndex } from './repo/searchIndex.ts';
-import { restoreNotice, restorePatternKeys } from './patternRestore.ts';
+import { resignPatternKeys, restoreNotice, restorePatternKeys } from './patternRestore.ts';
 import { renameCaptureColumn } from './repo/captures.ts';
 import { clearSchemaFailures, findSchemaFailures, recordSchemaFailures, type RecordedFailures } from './repo/schemaFailures.ts';
 import { failureNotice, runStep, type StepFailure } from './schemaSteps.ts';
@@ -120,6 +120,8 @@ export function ensureExtensions(db: DB, between?: () => void, notice: (line: st
     // v12: rows an earlier release re-keyed get the original's keys back; every row its fault key
     // (idempotent; never fails on a row it cannot read: such a row is left as it is).
     const restored = restorePatternKeys(db, before < 12, failures);
+    // v14: the keys an earlier signer stored signed again, and what names them renamed.
+    if (before < 14) resignPatternKeys(db, failures);
     if (!between) settleVersion(db, failures);
     return restoreNotice(restored);
   });

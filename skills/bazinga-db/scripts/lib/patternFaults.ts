@@ -8,7 +8,7 @@
  */
 import { faultKeyOfRow, type FaultKey } from './hashing.ts';
 import type { ErrorPatternRow } from './repo/errorPatterns.ts';
-import { findFaultKeys, hasFaultTable, keyedRowsOfFaults, markFaultKeys, rowKey, storeFaultKeys, unkeyedPatterns } from './repo/patternFaults.ts';
+import { findFaultKeys, hasFaultTable, keyedRowsOfFaults, listKeyedSignatures, markFaultKeys, rowKey, setFaultHash, storeFaultKeys, unkeyedPatterns } from './repo/patternFaults.ts';
 import type { ProjectScope } from './repo/sessions.ts';
 import type { DB } from './statements.ts';
 
@@ -52,6 +52,24 @@ export function keyNewPatterns(db: DB, all = false): number {
   storeFaultKeys(db, keys);
   markFaultKeys(db, newest);
   return keys.length;
+}
+
+/**
+ * Signs every stored key's row again (faultKeyOfRow) and gives a key the fault it signs now where
+ * that differs: a key an earlier signer stored (one that kept a number ending a sentence, `got 2.`)
+ * would leave one fault under two keys. Returns each fault key given up → the one that replaces
+ * it (the first row's, in key order, should one old key sign as two), for the references to it.
+ * In the caller's write transaction.
+ */
+export function resignFaultKeys(db: DB): Map<string, string> {
+  const moved = new Map<string, string>();
+  for (const k of listKeyedSignatures(db)) {
+    const now = faultKeyOfRow(k).fault_hash;
+    if (now === k.fault_hash) continue;
+    setFaultHash(db, { project_id: k.project_id, pattern_hash: k.pattern_hash, fault_hash: now });
+    if (!moved.has(k.fault_hash)) moved.set(k.fault_hash, now);
+  }
+  return moved;
 }
 
 /** Whether rows were written since a writer last keyed them (keyNewPatterns has something to do). A read. */

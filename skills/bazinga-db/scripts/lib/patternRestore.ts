@@ -8,8 +8,9 @@
  * verdicts, the capture ledger, the ids in assembly records) names its fault key instead, the one
  * that keeps naming it whichever row of the fault stands for it. Each of the four is a schema step
  * of its own (schemaSteps.ts): one that fails leaves the others done and the open going on.
+ * Schema v14 (resignPatternKeys): fault keys an earlier signer stored are signed again.
  */
-import { keyNewPatterns } from './patternFaults.ts';
+import { keyNewPatterns, resignFaultKeys } from './patternFaults.ts';
 import { renamePatternIdsInRecords } from './repo/assemblies.ts';
 import { rekeyCaptureLedger } from './repo/captures.ts';
 import { restoreOriginalKeys, type Restored } from './repo/errorPatterns.ts';
@@ -25,6 +26,7 @@ export const PATTERN_STEPS = {
   index: 'pattern index reset',
   keys: 'pattern fault keys',
   references: 'pattern references',
+  resign: 'pattern fault keys re-signed',
 } as const;
 
 /**
@@ -53,6 +55,26 @@ export function restorePatternKeys(db: DB, references: boolean, failures: StepFa
   }
   runStep(db, failures, PATTERN_STEPS.references, () => renameReferences(db, restored));
   return restored;
+}
+
+/**
+ * Schema v14 on a file whose extensions predate it: the fault keys an earlier signer stored are
+ * signed again (patternFaults.ts resignFaultKeys: that signer kept a number ending a sentence, so
+ * `Expected 3 arguments, but got 2.` and `… but got 1.` were two faults), and this layer's
+ * references to a key given up (verdicts, the capture ledger, ids in records) name the one that
+ * replaces it. One schema step (runStep): what fails leaves the keys as they were. Returns how many
+ * faults were given up.
+ */
+export function resignPatternKeys(db: DB, failures: StepFailure[]): number {
+  let moved = 0;
+  runStep(db, failures, PATTERN_STEPS.resign, () => {
+    const map = resignFaultKeys(db);
+    renameOutcomeItems(db, 'error_pattern', map);
+    rekeyCaptureLedger(db, map);
+    renamePatternIdsInRecords(db, map);
+    moved = map.size;
+  });
+  return moved;
 }
 
 /**

@@ -84,7 +84,7 @@ export interface MatchInfo {
 
 /** The query relevance was computed from, as used (redacted). */
 export interface QueryInfo {
-  /** explicit: --task (and/or --error); implicit: built from the task group and session; none: no relevance. */
+  /** explicit: --task and/or --error (an --error alone followed by the implicit task); implicit: built from the task group and its passages of the session's requirements (session-wide: all of them); none: no relevance. */
   source: 'explicit' | 'implicit' | 'none';
   text: string | null;
   /** The terms of the text (phrases for identifiers and paths). */
@@ -161,10 +161,16 @@ export interface ErrorPatternItem {
   confidence: number;
   occurrences: number;
   last_seen: string;
-  /** True when it matched the request's --error text. */
+  /** True when it matched the request's --error text, or it is the failure's own (failure_fault). */
   matched_error: boolean;
-  /** Full-text relevance to --error in [0, 1] (0 without --error). */
+  /** Full-text relevance to --error in [0, 1] (0 without --error; 1 for the failure's own). */
   relevance: number;
+  /**
+   * Present (true) when its fault is the one the failure that sent the spawn back signs (the
+   * retry's feedback or --error, the group's newest failures report): shown first, and essential
+   * (Tier 1) like a pattern matching --error.
+   */
+  failure_fault?: true;
   /** Set by pack. */
   tier?: Tier;
   /** Set by pack: tokens of its entry in the block (with its separator). */

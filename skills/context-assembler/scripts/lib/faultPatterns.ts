@@ -27,6 +27,8 @@ export interface FaultRead {
   showable: (row: ErrorPatternRow) => boolean;
   /** Whether a row's occurrences count (not past its TTL). */
   live: (row: ErrorPatternRow) => boolean;
+  /** Faults read wherever they rank (the failure's own: failureFaults.ts): every row of them in the scope too. */
+  faults?: readonly string[];
 }
 
 /**
@@ -35,11 +37,12 @@ export interface FaultRead {
  * are among them), then every row of those faults in the scope, merged: the fault stands as its
  * representative showable row (the most confident, then the most seen, then the newest), with the
  * occurrences of its live rows (not past their TTL) summed and the latest last_seen of those. A
- * fault with no showable row is not shown.
+ * fault with no showable row is not shown. The faults of `faults` are among them when a showable
+ * row of theirs is in the scope, however far down the order they rank.
  */
 export function faultPatterns(db: DB, scope: ProjectScope, q: FaultRead): FaultedPattern[] {
   const read = q.all ? withFaultKeys(db, listErrorPatterns(db, { scope, lang: null, minConfidence: q.minConfidence, limit: -1 })) : firstFaults(db, scope, q);
-  const faults = [...new Set(read.map((r) => r.fault_hash))];
+  const faults = [...new Set([...read.map((r) => r.fault_hash), ...(q.faults ?? [])])];
   const key = (r: ErrorPatternRow) => `${r.project_id}\u0000${r.pattern_hash}`;
   const seen = new Set(read.map(key));
   const rows = [...read, ...rowsOfFaults(db, scope, faults).filter((r) => !seen.has(key(r)))];

@@ -78,6 +78,7 @@ import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
 import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
 import { faultPatterns } from './faultPatterns.ts';
+import { failureFaults, newestGroupFailure } from './failureFaults.ts';
 import { unknownTargetWarning } from './unknownTarget.ts';
 
 export interface Deps {
@@ -271,7 +272,10 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   // counted); with an error text, every pattern. Each fault once (faultPatterns).
   const showable = (row: ErrorPatternRow) => isShowablePattern(row, ep.min_confidence, nowMs, r.lang);
   const live = (row: ErrorPatternRow) => !isExpired(row.last_seen, row.ttl_days, nowMs);
+  // The failure that sent the spawn back, signed: its own patterns are read wherever they rank and shown first.
+  const ownFaults = failureFaults(db, r, deps.projectRoot, deps.redact);
   const readRows = faultPatterns(db, scope, {
+    faults: ownFaults,
     all: r.error !== null,
     minConfidence: ep.min_confidence,
     max: text === null && plan.stack.size === 0 ? ep.max : WORD_MATCHED_ROWS_MAX,
@@ -305,6 +309,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     error: r.error,
     ...(patternRelevance ? { relevance: patternRelevance } : {}),
     errorMatched,
+    failureFaults: new Set(ownFaults),
     stack: plan.stack,
     ...withDefined('outcome', weightedTerms(patternOutcomes, 'error_pattern', weightsOf.error_pattern, String)),
     pinned: new Set(floor.error_patterns),
@@ -386,9 +391,7 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
     }
     // A retry is sent back by the group's newest failures report.
     if (r.iteration > 0 || r.error !== null) {
-      const newest = listGroupFailures(db, { sessionId: r.session, groupId: r.group, agentType: r.agent }, 1).sort(
-        (a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? '') || b.id - a.id,
-      )[0];
+      const newest = newestGroupFailure(db, r);
       if (newest) review.packages.push(newest.id);
     }
   }
@@ -423,8 +426,9 @@ function guardedFloor(deps: Deps, r: AssemblyRequest): FloorItems | undefined {
 }
 
 /**
- * The selection with the floor's packages added where ranking left them out (beyond the limit): the
- * builder would show them, or they are the work under review. The zone's priority ladder still
+ * The selection with the floor's packages added where ranking left them out (beyond the configured
+ * limit; an explicit --limit names them as left out instead): the builder would show them, or they
+ * are the work under review. The zone's priority ladder still
  * holds (Conservative leaves low ones out, and the block names them as left out for the zone). A
  * package a request for more (--more) was given already stays out; one superseded is not a
  * candidate and is named as left out by the block (core/render.ts).
@@ -434,6 +438,12 @@ function withPinnedPackages(db: DB, ranked: RankOutput, floor: FloorItems, doc: 
   const missing = floor.packages.filter((id) => !chosen.has(id) && !consumed.has(id));
   if (missing.length === 0) return ranked;
   const r = doc.request;
+  // An explicit --limit is the caller's own cap on packages: the builder's packages the ranking
+  // did not choose are named as left out for it (the block says so), not added beyond it.
+  if (r.limit !== null) {
+    const named = new Set(ranked.excluded.filter((e) => e.kind === 'package').map((e) => e.id));
+    return { ...ranked, excluded: [...ranked.excluded, ...missing.filter((id) => !named.has(id)).map((id): Exclusion => ({ kind: 'package', id, reason: 'limit' }))] };
+  }
   const found = listEligibleByIds(db, { sessionId: r.session, groupId: r.group, agentType: r.agent, iteration: r.iteration }, missing);
   // The zone's priority ladder (Conservative: never low) still holds: the block names those left out for the zone.
   const ladder = ZONE_RULES[doc.zone].ladder;

@@ -32,6 +32,7 @@ import {
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { redactionPolicyOf, type Config, type Zone } from './config.ts';
 import type { AssemblyRequest, MatchInfo, QueryInfo } from './contract.ts';
+import { groupRequirements } from './core/groupTask.ts';
 import { rankPackages, parseSqliteTime, provesExact, rawScoreOf, scoreComponents, type BucketTail, type RankInput, type RankOutput } from './core/rank.ts';
 import {
   implicitTask,
@@ -95,25 +96,31 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
   const own = groups.find((g) => g.id === r.group);
   let source: QueryInfo['source'] = 'none';
   let text: string | null = null;
-  if (r.task !== null || r.error !== null) {
+  if (r.task !== null) {
     source = 'explicit';
     text = [r.error, r.task].filter((t): t is string => t !== null).join('\n');
   } else {
-    const implicit = implicitTask({
-      groupName: typeof own?.name === 'string' ? own.name : null,
-      componentPath: groupPaths.get(r.group) ?? null,
-      specializations: parseStringList(own?.specializations),
-      requirements: findSession(db, r.session)?.original_requirements ?? null,
-      latestFailures: r.iteration > 0 && r.group !== 'global' ? (findLatestSummary(db, r.session, r.group, 'failures') ?? null) : null,
-      iteration: r.iteration,
-    });
-    if (implicit !== '') {
+    // What the database says this spawn works on: its group's task, or the session's for a session-wide spawn.
+    // The request's own texts were redacted at the edge (shell.ts); the implicit task is read from the database here.
+    const implicit = redact(
+      implicitTask({
+        groupName: typeof own?.name === 'string' ? own.name : null,
+        componentPath: groupPaths.get(r.group) ?? null,
+        specializations: parseStringList(own?.specializations),
+        requirements: requirementsOfSpawn(findSession(db, r.session)?.original_requirements ?? null, groups, r.group),
+        latestFailures: r.iteration > 0 && r.group !== 'global' ? (findLatestSummary(db, r.session, r.group, 'failures') ?? null) : null,
+        iteration: r.iteration,
+      }),
+    );
+    if (r.error !== null) {
+      // A retry's feedback without a task: the feedback first, then the group's own task.
+      source = 'explicit';
+      text = implicit === '' ? r.error : `${r.error}\n${implicit}`;
+    } else if (implicit !== '') {
       source = 'implicit';
       text = implicit;
     }
   }
-  // The request's own texts were redacted at the edge (shell.ts); an implicit task is read from the database here.
-  if (source === 'implicit' && text !== null) text = redact(text);
   const limits = { maxTerms: config.relevance.max_query_terms, maxPostings: config.relevance.max_postings };
   const query = planTextQuery(db, enabled ? text : null, limits);
 
@@ -148,6 +155,16 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
 function stackOf(specializations: unknown, r: AssemblyRequest): Set<string> {
   const names = parseStringList(specializations).map((s) => (s.split('/').pop() ?? '').replace(/\.[A-Za-z0-9]+$/, ''));
   return new Set([...names, r.lang ?? '', r.framework ?? ''].map((n) => n.trim().toLowerCase()).filter((n) => n !== ''));
+}
+
+/**
+ * The part of the session's requirements a spawn's implicit task holds: all of it for a
+ * session-wide spawn (group `global`), else only the passages naming the spawn's group (core/groupTask.ts).
+ */
+function requirementsOfSpawn(requirements: string | null, groups: readonly { id: string; name?: unknown; component_path?: unknown }[], group: string): string | null {
+  if (requirements === null || group === 'global') return requirements;
+  const identities = groups.map((g) => ({ id: g.id, name: typeof g.name === 'string' ? g.name : null, componentPath: typeof g.component_path === 'string' ? g.component_path : null }));
+  return groupRequirements(requirements, identities, group);
 }
 
 /** What one call may spend indexing: relevance.index_budget_ms, at most MAX_INDEX_BUDGET_MS (a call stays well inside the warm assembler's answer time; index-search builds the rest). */

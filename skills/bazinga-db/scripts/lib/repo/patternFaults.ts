@@ -119,6 +119,26 @@ export function allPatternKeys(db: DB): StoredFaultKey[] {
   return stmt(db, 'SELECT project_id, pattern_hash, fault_hash, tool FROM ca_pattern_faults ORDER BY project_id, pattern_hash').all() as StoredFaultKey[];
 }
 
+/** Every stored key with its row's signature (what the key was computed from), in key order. */
+export function listKeyedSignatures(db: DB): (StoredFaultKey & { signature_json: string | null })[] {
+  if (!hasFaultTable(db)) return [];
+  return stmt(
+    db,
+    `SELECT f.project_id, f.pattern_hash, f.fault_hash, f.tool, e.signature_json FROM ca_pattern_faults f
+     JOIN error_patterns e ON e.project_id = f.project_id AND e.pattern_hash = f.pattern_hash
+     ORDER BY f.project_id, f.pattern_hash`,
+  ).all() as (StoredFaultKey & { signature_json: string | null })[];
+}
+
+/** Gives a stored key another fault (its tool kept). A key SQLite refuses fails naming its row (RowFailure). In the caller's write transaction. */
+export function setFaultHash(db: DB, key: Pick<StoredFaultKey, 'project_id' | 'pattern_hash' | 'fault_hash'>): void {
+  try {
+    stmt(db, 'UPDATE ca_pattern_faults SET fault_hash = @fault_hash WHERE project_id = @project_id AND pattern_hash = @pattern_hash').run(key);
+  } catch (err) {
+    throw new RowFailure({ table: 'ca_pattern_faults', key: `${key.project_id}/${key.pattern_hash}` }, err);
+  }
+}
+
 /** Drops the keys of rows that are gone (after this layer deleted rows: cleanup-error-patterns). */
 export function sweepFaultKeys(db: DB): void {
   if (!hasFaultTable(db)) return;

@@ -146,7 +146,7 @@ export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
     entry: renderErrorPattern,
     separator: '\n\n',
     header: errorPatternsHeader,
-    subjects: (items, r) => items.map((p) => ({ kind: 'error_pattern', sameGroup: false, matchedError: p.matched_error && r.error !== null })),
+    subjects: (items, r) => items.map((p) => ({ kind: 'error_pattern', sameGroup: false, matchedError: (p.matched_error && r.error !== null) || p.failure_fault === true })),
     shown: (doc) => doc.error_patterns ?? [],
     pool: 'error_patterns',
   },

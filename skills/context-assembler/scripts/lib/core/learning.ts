@@ -2,9 +2,10 @@
  * Error patterns and strategies for the block. Pure: rows in, the few worth showing out.
  * Patterns (one per fault: the caller merges the rows of one fault, bazinga-db patternFaults.ts,
  * and they are keyed by its fault_hash): confident enough, not past their TTL (by UTC date,
- * against the injected clock), matching the request's language when one is given; those whose
- * normalised message matches the request's error text first, then by confidence, occurrences and
- * last seen.
+ * against the injected clock), matching the request's language when one is given; those of the
+ * failure's own faults first (the fault keys of the failure that sent a retry back), then those
+ * whose normalised message matches the request's error text, then by relevance, confidence,
+ * occurrences and last seen.
  */
 import { normaliseErrorMessage, type ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/index.ts';
 import type { ErrorPatternItem, StrategyItem } from '../contract.ts';
@@ -29,6 +30,12 @@ export interface SelectPatternsInput {
   error: string | null;
   /** Full-text relevance of each pattern (by fault_hash) to the error text and the task, when there is one. */
   relevance?: ReadonlyMap<string, number>;
+  /**
+   * The faults (by fault_hash) of the failure that sent the spawn back (its feedback or --error, the
+   * group's newest failures report: failureFaults.ts): a pattern of one of them is that failure's
+   * own, shown first, before any that only shares words with it or the task.
+   */
+  failureFaults?: ReadonlySet<string>;
   /** Patterns (by fault_hash) whose error type and message share at least two words with --error: they match it. */
   errorMatched?: ReadonlySet<string>;
   /** The request's group's languages and frameworks (its specializations, --lang, --framework), lower-cased. */
@@ -100,19 +107,22 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     .map((r) => {
       const sig = parseSignature(r.signature_json);
       const pattern = sig.message_pattern.toLowerCase();
+      const own = input.failureFaults?.has(r.fault_hash) ?? false;
       const exact = wanted !== null && pattern !== '' && (wanted === pattern || wanted.includes(pattern));
-      const relevance = exact ? 1 : round2(input.relevance?.get(r.fault_hash) ?? 0);
-      // Matched: the same message, or the error's words in its type and message (the task's words only rank it).
-      const matched = exact || (input.errorMatched?.has(r.fault_hash) ?? false);
+      const relevance = own || exact ? 1 : round2(input.relevance?.get(r.fault_hash) ?? 0);
+      // Matched: the failure's own fault, the same message, or the error's words in its type and
+      // message (the task's words only rank it).
+      const matched = own || exact || (input.errorMatched?.has(r.fault_hash) ?? false);
       // What followed the spawns it was shown to moves it among those the text matches, in proportion
       // to how well it matches (a pattern the text does not match is never lifted; never past an exact match).
       const standing = round2(relevance * Math.max(0, 1 + (input.outcome?.get(r.fault_hash) ?? 0)));
-      return { r, sig, exact, relevance, standing, matched, affinity: stackAffinity(r, input.stack) };
+      return { r, sig, own, exact, relevance, standing, matched, affinity: stackAffinity(r, input.stack) };
     })
-    // The error text and the task first, then the group's language, then confidence: another
-    // group's pattern leads only where it matches the request better.
+    // The failure's own faults first, then the error text and the task, then the group's language,
+    // then confidence: another group's pattern leads only where it matches the request better.
     .sort(
       (a, b) =>
+        Number(b.own) - Number(a.own) ||
         Number(b.exact) - Number(a.exact) ||
         b.standing - a.standing ||
         b.affinity - a.affinity ||
@@ -126,7 +136,7 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     !pinned.has(x.r.fault_hash) || (!(input.pinnedOnly?.has(x.r.fault_hash) ?? false) && isShowablePattern(x.r, input.minConfidence, input.nowMs, input.lang));
   const ranked = scored.filter(natural).slice(0, input.max);
   const chosen = [...ranked, ...scored.filter((x) => pinned.has(x.r.fault_hash) && !ranked.includes(x))];
-  return chosen.map(({ r, sig, matched, relevance }) => ({
+  return chosen.map(({ r, sig, own, matched, relevance }) => ({
     pattern_hash: r.pattern_hash,
     fault_hash: r.fault_hash,
     // Redacted before lines are folded: a secret told over two lines (a continued or folded value)
@@ -139,6 +149,7 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     last_seen: r.last_seen,
     matched_error: matched,
     relevance,
+    ...(own ? { failure_fault: true } : {}),
   }));
 }
 

@@ -2,8 +2,9 @@
  * Relevance and scope: what the agent is working on, turned into signals in [0, 1]. Pure.
  *
  * - The query is the request's `--task` text, or, without it, the implicit task the database
- *   already holds: the task group's name, component path and specializations, the session's
- *   requirements and, on a retry, the summary of the group's latest failures report.
+ *   already holds: the task group's name, component path and specializations, the passages of
+ *   the session's requirements that name the group (core/groupTask.ts; all of them for a
+ *   session-wide spawn) and, on a retry, the summary of the group's latest failures report.
  * - BM25 (unbounded; SQLite returns it negated) becomes relevance by dividing each hit's score by
  *   the best score in the same request (`normaliseBm25`): the best match is 1, a non-match 0.
  * - A path falls under a scope when the scope's segments occur in it as consecutive whole segments
@@ -17,6 +18,7 @@ export interface ImplicitTaskInput {
   componentPath: string | null;
   /** Specialization paths or names (`bazinga/templates/specializations/typescript.md`). */
   specializations: readonly string[];
+  /** The spawn's share of the session's requirements: the group's passages, or all for a session-wide spawn. */
   requirements: string | null;
   /** Summary of the group's latest failures package; only used on a retry. */
   latestFailures: string | null;

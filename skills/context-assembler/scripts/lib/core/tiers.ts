@@ -73,7 +73,7 @@ export interface TierSubject {
   latestOfPhase?: boolean;
   /** A reasoning entry: the request's iteration minus the entry's (null: the entry has none). */
   iterationsBack?: number | null;
-  /** An error pattern that matched the request's --error. */
+  /** An error pattern that matched the request's --error, or the failure's own (the failure that sent the retry back signs its fault). */
   matchedError?: boolean;
 }
 
@@ -96,7 +96,7 @@ export const TIER_RULES: readonly TierRule[] = [
   { tier: 1, what: "blocking failures of this group (its newest failures package)", test: (s) => ownPackage(s, 'failures') && s.latestOfType === true },
   { tier: 1, what: 'active decisions of this group (its decisions packages)', test: (s) => ownPackage(s, 'decisions') },
   { tier: 1, what: 'critical packages of this group', test: (s) => ownPackage(s) && s.priority === 'critical' },
-  { tier: 1, what: 'the error pattern matching --error', test: (s) => s.kind === 'error_pattern' && s.matchedError === true },
+  { tier: 1, what: "the error pattern matching --error or the failure's own fault", test: (s) => s.kind === 'error_pattern' && s.matchedError === true },
   {
     tier: 1,
     what: 'the current state and active decisions: the newest completion and decisions reasoning of this group',
