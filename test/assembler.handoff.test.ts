@@ -64,12 +64,14 @@ describe('purpose handoff', () => {
 
   it('a section with nothing in the records says so, nothing is invented', () => {
     // A developer's first attempt: no reasoning, so no position; the commands are exactly those the
-    // delivered packages quote (the research package is one: the prompt builder would show it too,
-    // whatever the limit), each with where it was found.
+    // delivered packages quote, each with where it was found. The explicit limit of 2 leaves the
+    // research package out (the prompt builder would show it: the block names it), and its command too.
     const md = assemble('--agent', 'developer', '--purpose', 'handoff', '--limit', '2');
     expect(md).toContain('\n### Position\n\n_None recorded._\n');
-    expect(md).toContain('\n### Verification commands\n\n- `npm test -- src/pay/refund` (from package 1)\n- `npm run lint` (from package 3)\n');
-    expect(md.split('\n').filter((l) => l.startsWith('- `'))).toHaveLength(2);
+    expect(md).toContain('\n### Verification commands\n\n- `npm test -- src/pay/refund` (from package 1)\n');
+    expect(md).not.toContain('npm run lint');
+    expect(md).toContain("Also in BAZINGA's own context section, not shown here: package 3 (past the limit)");
+    expect(md.split('\n').filter((l) => l.startsWith('- `'))).toHaveLength(1);
   });
 
   it('the JSON carries the commands with their source, and every other purpose leaves them out', () => {

@@ -305,10 +305,11 @@ describe('the available count is bounded', () => {
       expect(doc.total_available).toBe(AVAILABLE_CAP);
       expect(doc.total_capped).toBe(true);
       const block = renderMarkdown(doc);
-      // The three ranked (newest, then the highest id) and the builder's own five: written in one
-      // second, its ties go by row order, so they are the first five (the lowest ids).
-      expect(block).toContain(`### Relevant Packages (8/${AVAILABLE_CAP}+)`);
-      expect(block).toContain(`📦 +${AVAILABLE_CAP - 8}+ more packages available`);
+      // The three ranked (newest, then the highest id); the builder's own five (written in one
+      // second, its ties go by row order: the lowest ids) are past the request's explicit limit.
+      expect(block).toContain(`### Relevant Packages (3/${AVAILABLE_CAP}+)`);
+      expect(block).toContain(`📦 +${AVAILABLE_CAP - 3}+ more packages available`);
+      expect(block).toContain("- Also in BAZINGA's own context section, not shown here: package 1, package 2, package 3, package 4, package 5 (past the limit)");
     } finally {
       db.close();
       project.cleanup();
