@@ -70,7 +70,8 @@ export function redactProse(text: string, run: Run): string {
   let out = text;
   if (/pass|pw/i.test(out)) {
     out = out.replace(PROSE_PASSWORD, (m, head: string, quote: string | undefined, quoted: string | undefined, bare: string | undefined, joint: string | undefined, second: string | undefined) => {
-      const more = joint !== undefined && second !== undefined ? joint + proseValue(second, run) : '';
+      // A second value that is itself a key and its value (`…, Password=OK`) is no item of the list.
+      const more = joint !== undefined && second !== undefined ? joint + (/[=:]/.test(second) ? second : proseValue(second, run)) : '';
       if (quote !== undefined && quoted !== undefined) {
         if (!isProsePassword(quoted, true)) return m;
         run.hit('password');
