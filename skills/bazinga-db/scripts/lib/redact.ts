@@ -225,7 +225,7 @@ function walkJson<T>(value: T, policy: RedactionPolicy, skipKeys: ReadonlySet<st
         if (isSecretValue(cls, span, false, '')) r = { text: marker(cls), redacted: true, hits: { [cls]: 1 } };
       }
       if (r.redacted) total.redacted = true;
-      addHits(total.hits, r.hits);
+      total.count(r.hits);
       return r.text;
     }
     if (Array.isArray(v)) return v.map((item) => walk(item, key));

@@ -78,7 +78,7 @@ export function redactPercentEncoded(text: string, run: Run, redactDecoded: (dec
       const redacted = redactDecoded(ascii.text, inner);
       if (redacted === ascii.text) return;
       const { head, tail } = sharedEnds(ascii.text, redacted);
-      for (const [rule, n] of Object.entries(inner.hits)) for (let k = 0; k < n; k++) run.hit(rule);
+      run.count(inner.hits);
       out.push(text.slice(from, start + (ascii.at[head] as number)), redacted.slice(head, redacted.length - tail));
       from = start + (ascii.at[ascii.text.length - tail] as number);
       return;

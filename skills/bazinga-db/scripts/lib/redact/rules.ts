@@ -68,6 +68,14 @@ export class Run {
     this.redacted = true;
     this.hits[rule] = (this.hits[rule] ?? 0) + 1;
   }
+  /** Adds the counts of another run's hits (`hit` that many times each). */
+  count(hits: Readonly<Record<string, number>>): void {
+    for (const [rule, n] of Object.entries(hits)) {
+      if (n <= 0) continue;
+      this.redacted = true;
+      this.hits[rule] = (this.hits[rule] ?? 0) + n;
+    }
+  }
 }
 
 /** Already a marker: the original's `REDACTED` words, this engine's `[REDACTED:x]`, masks. */

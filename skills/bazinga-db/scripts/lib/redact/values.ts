@@ -1,6 +1,7 @@
 /** Reading the value after a key (bare, quoted, placed) and judging whether it is a secret. Part of the redaction engine (../redact.ts). */
 import { ALREADY_REDACTED, HELD_ONLY, marker } from './rules.ts';
 import { type KeyClass, isShellDirectoryVariable } from './keys.ts';
+import { charTable, inTable } from './runs.ts';
 
 /** Every reference form below holds one of these characters (or is empty). */
 export const REFERENCE_CHARS = /[$%{<[.(:*]/;
@@ -85,12 +86,10 @@ export interface ValueSpan {
  */
 export const BARE_STOPS = new Set([' ', '\t', '\n', '\r', '\f', '\v', '"', "'", '`', ')', ']', '}', '<', '>', '|']);
 /** BARE_STOPS by character code (all are ASCII), for the scanner's inner loop. */
-const IS_BARE_STOP = new Uint8Array(128);
-for (const ch of BARE_STOPS) IS_BARE_STOP[ch.charCodeAt(0)] = 1;
+const BARE_STOP_TABLE = charTable([...BARE_STOPS].join(''));
 
 export function endsBareValue(text: string, i: number): boolean {
-  const code = text.charCodeAt(i);
-  if (code < 128 ? IS_BARE_STOP[code] === 1 : /\s/.test(text[i] as string)) return true;
+  if (text.charCodeAt(i) < 128 ? inTable(text, i, BARE_STOP_TABLE) : /\s/.test(text[i] as string)) return true;
   const ch = text[i] as string;
   // An escaped line break or tab inside a JSON string (`"auth: true\nttl: 30"`) ends the line.
   if (ch === '\\') return /[nrt]/.test(text[i + 1] ?? '');
