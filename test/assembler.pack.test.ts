@@ -345,17 +345,36 @@ describe('packPackages: budget', () => {
   const three = [
     pkg({ id: 1, summary: 'x'.repeat(300) }),
     pkg({ id: 2, summary: 'y'.repeat(900) }),
-    pkg({ id: 3, summary: 'z'.repeat(40) }),
+    pkg({ id: 3, summary: 'z'.repeat(8) }),
   ];
 
-  it('an item that does not fit is skipped, not a stop; the skip is reported', () => {
-    // Fits 1 (~90) and 3 (~25) with the block's fixed lines and its `### Left out` report, not 2 (~240).
-    const budget = 260;
+  it('an item that does not fit even shortened is skipped, not a stop; the skip is reported', () => {
+    // Fits 1 (~90) and 3 (~20) with the block's fixed lines and its `### Left out` report, not 2
+    // (~240 whole, ~40 at its shortest: 80 characters of summary).
+    const budget = 160;
     const out = packPackages(input({ selected: three, budget, summaryCap: 1000 }));
     expect(out.packages.map((p) => p.id)).toEqual([1, 3]);
     expect(out.excluded).toEqual([{ kind: 'package', id: 2, reason: 'budget', tier: 3 }]);
     expect(out.tokens).toBeLessThanOrEqual(budget);
     expect(out.tokens).toBe(quarter.count(renderPackageSection(renderPackageHeader('Normal', 2, 10, null), out.packages.map(renderPackageEntry))));
+  });
+
+  it('an item with no room for its whole summary takes the room left with a shortened one', () => {
+    // 1 fits whole; 2 does not, but its shortened summary fills what the block has left, so 3
+    // (which would have fitted in 2's place) is left out for budget: the rank decides, not the size.
+    const budget = 200;
+    const out = packPackages(input({ selected: three, budget, summaryCap: 1000 }));
+    expect(out.packages.map((p) => p.id)).toEqual([1, 2]);
+    const cut = out.packages[1]?.summary ?? '';
+    expect(cut.length).toBeGreaterThanOrEqual(80);
+    expect(cut.length).toBeLessThan(900);
+    expect(cut.startsWith('yyyy')).toBe(true);
+    expect(out.excluded).toEqual([{ kind: 'package', id: 3, reason: 'budget', tier: 3 }]);
+    expect(out.tokens).toBe(quarter.count(renderPackageSection(renderPackageHeader('Normal', 2, 10, null), out.packages.map(renderPackageEntry))));
+    // A larger budget gives the same package a longer summary, never a different choice.
+    const wider = packPackages(input({ selected: three, budget: budget + 40, summaryCap: 1000 }));
+    expect(wider.packages.map((p) => p.id)).toEqual([1, 2]);
+    expect(wider.packages[1]?.summary.length).toBeGreaterThan(cut.length);
   });
 
   it('a budget too small for anything: every item excluded for budget, the section is the bare header', () => {

@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG, splitOf } from '../skills/context-assembler/scripts/lib
 import type { AssemblyDoc, ErrorPatternItem, RankedPackage, ReasoningItem, StrategyItem } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { fitBlock, type BlockInput } from '../skills/context-assembler/scripts/lib/core/block.ts';
 import { exactCounter, type TokenCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
-import { renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
+import { DEFAULT_LAUNCHER, moreCommand, renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
 import { fitOrder, fitTiers, PURPOSES, tierOf, type FitItem, type Purpose, type Split, type Tier, type TierSubject } from '../skills/context-assembler/scripts/lib/core/tiers.ts';
 import { countCl100k, makeTokenCounter } from '../skills/context-assembler/scripts/lib/tokens.ts';
 
@@ -39,8 +39,22 @@ describe('the tier table', () => {
     { name: 'an older completion, two iterations back', s: why({ phase: 'completion', iterationsBack: 2 }), tier: 2 },
     { name: 'reasoning three iterations back', s: why({ iterationsBack: 3 }), tier: 3 },
     { name: 'session-wide reasoning with no iteration', s: why({ sameGroup: false, phase: 'decisions', latestOfPhase: false, iterationsBack: null }), tier: 3 },
+    // A session-wide spawn has no group's work to pin: its packages compete on rank from Tier 2.
+    { name: 'a session-wide spawn: the newest failures', s: pkg({ packageType: 'failures', latestOfType: true, groupSpawn: false }), tier: 2 },
+    { name: 'a session-wide spawn: decisions', s: pkg({ packageType: 'decisions', groupSpawn: false }), tier: 2 },
+    { name: 'a session-wide spawn: a critical package', s: pkg({ priority: 'critical', groupSpawn: false }), tier: 2 },
+    { name: 'a session-wide spawn: a low package', s: pkg({ priority: 'low', groupSpawn: false }), tier: 3 },
   ])('$name → Tier $tier (implementation)', ({ s, tier }) => {
     expect(tierOf(s, 'implementation')).toBe(tier);
+  });
+
+  it('a session-wide spawn pins none of its packages for any purpose', () => {
+    for (const purpose of PURPOSES) {
+      for (const packageType of ['failures', 'decisions', 'research', 'handoff']) {
+        expect(tierOf(pkg({ packageType, priority: 'critical', latestOfType: true, groupSpawn: false }), purpose)).toBe(2);
+        expect(tierOf(pkg({ packageType, priority: 'critical', latestOfType: true, groupSpawn: true }), purpose)).toBe(1);
+      }
+    }
   });
 
   it.each([
@@ -163,6 +177,48 @@ describe('fitTiers: property', () => {
     expect([...crowded.leftOut.entries()].filter(([k]) => k.startsWith('2:'))[0]).toEqual(['2:17', 'tier']);
   });
 
+  it('an item with no room for its whole text takes the room left with a shorter one; one whose shortest does not fit is skipped, not a stop', () => {
+    // a: 50 tokens; b: 100 whole, any size from `least` tokens up when shortened; c: 10.
+    const list = (least: number): FitItem[] => [
+      { key: 'a', kind: 'package', tier: 2, text: 'x'.repeat(200) },
+      { key: 'b', kind: 'package', tier: 2, text: 'y'.repeat(400), shorter: (max) => (max >= least ? 'y'.repeat(max * 4) : undefined) },
+      { key: 'c', kind: 'package', tier: 2, text: 'z'.repeat(40) },
+    ];
+    const cut = fitTiers(list(20), 100, [0, 1, 0], quarter);
+    expect([...cut.admitted.entries()].map(([k, s]) => [k, s.tokens])).toEqual([
+      ['a', 50],
+      ['b', 50],
+    ]);
+    expect(cut.shortened).toEqual(new Map([['b', 'y'.repeat(200)]]));
+    expect(cut.leftOut).toEqual(new Map([['c', 'budget']]));
+    expect(cut.used).toBe(100);
+    const skipped = fitTiers(list(60), 100, [0, 1, 0], quarter);
+    expect([...skipped.admitted.keys()]).toEqual(['a', 'c']);
+    expect(skipped.shortened.size).toBe(0);
+    expect(skipped.leftOut).toEqual(new Map([['b', 'budget']]));
+    // A tier's share bounds the shortened text as it bounds a whole one.
+    const shared = fitTiers(list(20), 100, [0, 0.7, 0.3], quarter);
+    expect(shared.admitted.get('b')?.tokens).toBe(20);
+  });
+
+  it("the builder's items (the floor) go in tier and rank order, admitted on the block's room alone", () => {
+    const list = fitOrder(
+      [
+        { key: 'floor', kind: 'package', tier: 3, text: 'f'.repeat(120), floor: true },
+        { key: 'one', kind: 'package', tier: 1, text: 'o'.repeat(120) },
+        { key: 'two', kind: 'package', tier: 2, text: 't'.repeat(120) },
+      ] as FitItem[],
+      'implementation',
+    );
+    expect(list.map((i) => i.key)).toEqual(['one', 'two', 'floor']);
+    // Tier 3 has no share of its own here: the floor item is admitted on the block's room.
+    const out = fitTiers(list, 100, [0.5, 0.5, 0], quarter);
+    expect([...out.admitted.keys()]).toEqual(['one', 'two', 'floor']);
+    // With no room left it is left out for budget (the block names it: core/floor.ts).
+    const full = fitTiers(list, 70, [0.5, 0.5, 0], quarter);
+    expect(full.leftOut.get('floor')).toBe('budget');
+  });
+
   it('Tier 1 alone over the whole budget: emitted whole, the overrun stated, nothing else admitted', () => {
     const list: FitItem[] = [
       { key: 'a', kind: 'package', tier: 1, text: 'x'.repeat(400) },
@@ -198,7 +254,9 @@ type Store = typeof arbStore extends fc.Arbitrary<infer T> ? T : never;
 function blockInput(store: Store, budget: number, purpose: Purpose, counter: TokenCounter): BlockInput {
   return {
     purpose,
-    moreCommand: 'context-assembler assemble --session s --group g --agent developer --iteration 0 --more',
+    // The command the rendered line names (renderMarkdown): at its widest, and for the packages a fit shows.
+    moreCommand: moreCommand(DEFAULT_LAUNCHER, REQUEST, store.packages.map((p) => p.id)),
+    moreCommandOf: (shown) => moreCommand(DEFAULT_LAUNCHER, REQUEST, shown),
     split: splitOf(DEFAULT_CONFIG, purpose),
     budget,
     zone: 'Normal',
@@ -237,12 +295,14 @@ function blockInput(store: Store, budget: number, purpose: Purpose, counter: Tok
   };
 }
 
+const REQUEST: AssemblyDoc['request'] = { session: 's', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 1, limit: 3, include_reasoning: true, reasoning_level: 'medium', now: '2025-12-02T12:00:00Z', task: null, error: null, scope: null, lang: null, framework: null };
+
 /** A document holding the fit's output, rendered as the assembler renders it. */
 function rendered(input: BlockInput, out: ReturnType<typeof fitBlock>): string {
   const doc: AssemblyDoc = {
     doc_version: 2,
     step: 'reasoning',
-    request: { session: 's', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 1, limit: 3, include_reasoning: true, reasoning_level: 'medium', now: '2025-12-02T12:00:00Z', task: null, error: null, scope: null, lang: null, framework: null },
+    request: REQUEST,
     zone: 'Normal',
     usage_pct: 0,
     summary_cap: 400,

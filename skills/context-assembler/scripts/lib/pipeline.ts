@@ -61,6 +61,7 @@ import {
   type ReasoningFields,
   type RankedPackage,
   type Step,
+  type TruncationReport,
   type ZoneDoc,
 } from './contract.ts';
 import { fitBlock, keyOf, reportWithExcluded, type BlockInput } from './core/block.ts';
@@ -72,11 +73,11 @@ import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { conclusionOf } from './core/text.ts';
 import { keepFailuresAbove, parseSqliteTime, rankPackages, recencyOf, type RankOutput } from './core/rank.ts';
 import { BUILDER_LIMITS, BUILDER_PATTERN_CONFIDENCE, BUILDER_PRODUCERS, BUILDER_SOFT_BUDGET, builderFloor } from './core/floor.ts';
-import { availableText, DEFAULT_LAUNCHER, moreCommand, renderPackageHeader } from './core/render.ts';
+import { availableText, DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
 import { explainMatches, planSearch, refreshSearchIndex, selectPackages, type SearchPlan } from './search.ts';
-import { computeZone, summaryCapOf, ZONE_RULES } from './core/zone.ts';
+import { computeZone, summaryCapOf, tighterSummaryCap, ZONE_RULES } from './core/zone.ts';
 import { faultPatterns } from './faultPatterns.ts';
 import { failureFaults, newestGroupFailure } from './failureFaults.ts';
 import { unknownTargetWarning } from './unknownTarget.ts';
@@ -399,6 +400,26 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
   return { packages: union(floor.packages, review.packages), reasoning: union(floor.reasoning, review.reasoning), error_patterns: faults, under_review: review, pattern_rows: rowsNamed };
 }
 
+/**
+ * The floor's line of `### Left out` for what a fit shows (render.ts renderFloorLeftOut over the
+ * document as that fit would leave it), at its widest: the budget's figures in place of the tokens used.
+ */
+function floorLineOf(doc: Omit<RankDoc, 'candidates'>, truncation: Pick<TruncationReport, 'used' | 'budget'>): NonNullable<BlockInput['floorLine']> {
+  const reasoningOn = doc.include_reasoning && queries(doc.zone);
+  return (shown, excluded) =>
+    renderFloorLeftOut({
+      ...(doc as AssemblyDoc),
+      packages: [...shown.package] as PackedPackage[],
+      error_patterns: [...shown.error_pattern] as AssemblyDoc['error_patterns'],
+      reasoning: { included: reasoningOn, level: doc.request.reasoning_level, budget: 0, used_tokens: 0, entries: [...shown.reasoning] as ReasoningFields['reasoning']['entries'] },
+      excluded: [...excluded],
+      truncation: truncation as TruncationReport,
+    });
+}
+
+/** The block's figures at their widest for a line that quotes them: its budget used whole. */
+const budgetWidest = (doc: Omit<RankDoc, 'candidates'>) => ({ used: doc.context_budget, budget: doc.context_budget });
+
 /** The floor's items as the block's fit keys them (`${kind}:${id}`). */
 function floorKeys(floor: FloorItems): Set<string> {
   return new Set([...floor.packages.map((id) => keyOf('package', id)), ...floor.reasoning.map((id) => keyOf('reasoning', id)), ...floor.error_patterns.map((h) => keyOf('error_pattern', h))]);
@@ -554,20 +575,35 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   }
   const purpose = doc.purpose;
   const r = doc.request;
-  const prepared = preparePackages(candidates, summaryCap, deps.redact, conclusionsOf(candidates, deps));
+  const conclusions = conclusionsOf(candidates, deps);
   const memories = withinMemoryShare(doc.memories ?? [], doc.context_budget, deps);
   // Every candidate, tiered: the block is fitted from these once more when reasoning adds its
   // entries, so what pack leaves out can still come back (one fit of everything, not two).
-  const pool: BlockPool = {
-    packages: tiered('package', prepared.packages, r, purpose),
-    error_patterns: tiered('error_pattern', doc.error_patterns, r, purpose),
-    strategies: tiered('strategy', doc.strategies, r, purpose),
-    memories: tiered('memory', memories.kept, r, purpose),
-    excluded: [...doc.excluded, ...prepared.excluded, ...memories.excluded],
+  const poolAt = (cap: number): BlockPool => {
+    const prepared = preparePackages(candidates, cap, deps.redact, conclusions);
+    return {
+      packages: tiered('package', prepared.packages, r, purpose),
+      error_patterns: tiered('error_pattern', doc.error_patterns, r, purpose),
+      strategies: tiered('strategy', doc.strategies, r, purpose),
+      memories: tiered('memory', memories.kept, r, purpose),
+      excluded: [...doc.excluded, ...prepared.excluded, ...memories.excluded],
+    };
   };
-  const block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
+  let cap = summaryCap;
+  let pool = poolAt(cap);
+  let block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
+  // Under budget pressure (packages left out for it), the next zone's shorter summaries, when they let more packages in.
+  for (let tighter = tighterSummaryCap(deps.config, doc.zone, cap); tighter !== null; tighter = tighterSummaryCap(deps.config, doc.zone, cap)) {
+    if (!block.excluded.some((e) => e.kind === 'package' && e.reason === 'budget')) break;
+    const shorter = poolAt(tighter);
+    const fit = fitBlock(blockInput(doc, purpose, shorter, [], shorter.excluded, deps));
+    if (fit.items.package.length <= block.items.package.length) break;
+    cap = tighter;
+    pool = shorter;
+    block = fit;
+  }
   const more = ZONE_RULES[doc.zone].showsOverflow && deps.launcher !== undefined ? { more_launcher: deps.launcher } : {};
-  return { ...withBlock({ ...rest, step: 'pack', ...more }, block, deps.counter), block_pool: pool };
+  return { ...withBlock({ ...rest, step: 'pack', summary_cap: cap, ...more }, block, deps.counter), block_pool: pool };
 }
 
 /** Bytes of an artifact's end read for its conclusion. */
@@ -616,7 +652,8 @@ function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: Bl
     priorityUsed: doc.priority_used,
     // At its widest: every candidate package named as given.
     moreCommand: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request, pool.packages.map((p) => p.id)),
-    ...(doc.floor ? { floor: floorKeys(doc.floor) } : {}),
+    moreCommandOf: (shown) => moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request, shown),
+    ...(doc.floor ? { floor: floorKeys(doc.floor), floorLine: floorLineOf(doc, budgetWidest(doc)) } : {}),
     items,
     essential: essentialRules(items, doc.request, purpose),
     excludedBefore: excluded,

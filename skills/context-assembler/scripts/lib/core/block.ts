@@ -10,7 +10,8 @@ import type { Exclusion, ExclusionReason, TruncationReport } from '../contract.t
 import { fitOrder, fitTiers, ITEM_KINDS, purposeRules, type FitResult, type FitItem, type ItemKind, type Split, type Purpose, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
 import { availableText, HANDOFF_HEADINGS, NONE_RECORDED, renderLeftOut, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
-import { kindRow, type ItemOf, type ItemsByKind, type Tiered } from './kinds.ts';
+import { kindRow, type ItemOf, type ItemsByKind, type KindRow, type Tiered } from './kinds.ts';
+import { codePointCount } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
 
 export interface BlockInput {
@@ -30,10 +31,21 @@ export interface BlockInput {
   items: ItemsByKind<{ tier: Tier }>;
   /** Exclusions made before this fit (rank's, redaction, an earlier fit's), kept and reported. */
   excludedBefore: readonly Exclusion[];
-  /** The floor's items by `${kind}:${id}` (contract.ts FloorItems): considered first, on the block's room alone. */
+  /** The floor's items by `${kind}:${id}` (contract.ts FloorItems): admitted on the block's room alone. */
   floor?: ReadonlySet<string>;
-  /** The command the `+N more` line names (render.ts moreCommand). */
+  /**
+   * The line `### Left out` adds for the floor's items a fit leaves unshown (render.ts
+   * renderFloorLeftOut), given what it shows and every exclusion; null when it shows them all.
+   * Sized into the budget with the report.
+   */
+  floorLine?: (shown: ItemsByKind, excluded: readonly Exclusion[]) => string | null;
+  /** The command the `+N more` line names (render.ts moreCommand), at its widest: naming every candidate package. */
   moreCommand: string;
+  /**
+   * The same command naming only `shown`, the packages a fit admitted (what the line will name):
+   * with it the line is reserved at its size for the block's packages, not at its widest.
+   */
+  moreCommandOf?: (shown: readonly number[]) => string;
   /** Purpose handoff: the indexed text of the packages' artifacts, by id, for their verification commands. */
   artifacts?: ReadonlyMap<number, string>;
   counter: TokenCounter;
@@ -65,25 +77,31 @@ function entryText(kind: ItemKind, item: unknown): string {
 export const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
 
 /**
- * The block's fixed lines at their widest, whatever is admitted: the section headings (with the
- * largest counts), the line saying why no package is shown, the overflow line, and in a handoff
- * the five headings, their "none recorded" lines and the verification commands the candidates
- * hold. Reserved before any item.
+ * The block's fixed lines: the section headings, the line saying why no package is shown, the
+ * overflow line, and in a handoff the five headings, their "none recorded" lines and the
+ * verification commands. At their widest (`shown` undefined: every candidate admitted, the
+ * headings with the largest counts), reserved before any item; or for what one fit shows (the
+ * `+N more` line naming its packages, the no-package line only when it shows none), the room
+ * given back once a fit is known.
  */
-function fixedLines(input: BlockInput): string {
+function fixedLines(input: BlockInput, shown?: ItemsByKind): string {
+  const items = shown ?? input.items;
   const parts: string[] = [];
   const available = availableText(input.totalAvailable, input.totalCapped);
-  parts.push(renderPackageHeader(input.zone, input.items.package.length, available, input.priorityUsed) + '\n\n');
-  parts.push(NO_PACKAGE_LINES.reduce((a, b) => (a.length >= b.length ? a : b)) + '\n\n');
-  if (ZONE_RULES[input.zone].showsOverflow) parts.push(overflowLine(available, input.totalCapped, input.moreCommand) + '\n\n');
+  parts.push(renderPackageHeader(input.zone, items.package.length, available, input.priorityUsed) + '\n\n');
+  if (shown === undefined || shown.package.length === 0) parts.push(NO_PACKAGE_LINES.reduce((a, b) => (a.length >= b.length ? a : b)) + '\n\n');
+  if (ZONE_RULES[input.zone].showsOverflow) {
+    const more = shown !== undefined && input.moreCommandOf !== undefined ? input.moreCommandOf(shown.package.map((p) => p.id)) : input.moreCommand;
+    parts.push(overflowLine(available, input.totalCapped, more) + '\n\n');
+  }
   if (purposeRules(input.purpose).handoffLayout) {
     for (const heading of HANDOFF_HEADINGS) parts.push(`${heading}\n\n${NONE_RECORDED}\n\n`);
-    for (const c of commandsOf(input.items, input.artifacts)) parts.push(renderCommand(c) + '\n');
+    for (const c of commandsOf(items, input.artifacts)) parts.push(renderCommand(c) + '\n');
     return parts.join('');
   }
   for (const kind of ITEM_KINDS) {
     const header = kindRow(kind).header;
-    const count = input.items[kind].length;
+    const count = items[kind].length;
     if (count > 0 && header) parts.push(header(count) + '\n\n');
   }
   return parts.join('');
@@ -120,14 +138,53 @@ function rememberingCounter(counter: TokenCounter): TokenCounter {
   };
 }
 
+/**
+ * The item shortened so that its entry fits `maxTokens`, as long as it can be (a binary search on
+ * the characters its kind keeps), or undefined when even its shortest form does not fit.
+ */
+function shortenedToFit<T>(row: KindRow<T>, item: T, maxTokens: number, counter: TokenCounter): { item: T; text: string } | undefined {
+  const shorten = row.shorten;
+  if (shorten === undefined) return undefined;
+  const full = codePointCount(row.entry(item));
+  const at = (chars: number) => {
+    const cut = shorten(item, chars);
+    return { item: cut, text: row.entry(cut) + row.separator };
+  };
+  let lo = row.minChars ?? 0;
+  let hi = full - 1;
+  if (hi < lo) return undefined;
+  let best = at(lo);
+  if (counter.count(best.text) > maxTokens) return undefined;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    const next = at(mid);
+    if (counter.count(next.text) <= maxTokens) {
+      lo = mid;
+      best = next;
+    } else hi = mid - 1;
+  }
+  return best;
+}
+
 export function fitBlock(input: BlockInput): BlockOutput {
   const counter = rememberingCounter(input.counter);
+  // The shortened items the fits made, by key and admitted text.
+  const cuts = new Map<string, unknown>();
   const items = ITEM_KINDS.flatMap((kind) => {
-    const row = kindRow(kind);
+    const row = kindRow(kind) as KindRow<unknown>;
     return (input.items[kind] as readonly (unknown & { tier: Tier })[]).map((item): FitItem & { id: number | string } => {
       const id = row.id(item);
       const key = keyOf(kind, id);
-      return { kind, id, tier: item.tier, key, text: entryText(kind, item), ...(input.floor?.has(key) ? { floor: true } : {}) };
+      const shorter =
+        row.shorten === undefined
+          ? undefined
+          : (maxTokens: number) => {
+              const cut = shortenedToFit(row, item, maxTokens, counter);
+              if (cut === undefined) return undefined;
+              cuts.set(`${key}\u0000${cut.text}`, cut.item);
+              return cut.text;
+            };
+      return { kind, id, tier: item.tier, key, text: entryText(kind, item), ...(input.floor?.has(key) ? { floor: true } : {}), ...(shorter ? { shorter } : {}) };
     });
   });
   const ordered = fitOrder(items, input.purpose, input.essential);
@@ -140,12 +197,45 @@ export function fitBlock(input: BlockInput): BlockOutput {
   };
   const fixedText = fixedLines(input);
   const decides = (r: FitResult) => r.leftOut.size > 0 || r.overrun > 0;
-  const fit = (fixed: Sized, reserve: number) => fitTiers(ordered, input.budget - fixed.tokens - reserve, input.split, counter, input.tier1MaxItems);
-  let fixed = size(fixedText, false);
+  let widest = size(fixedText, false);
+  // The fixed lines' room each fit was made with (the widest, or a room given back for what a fit shows).
+  const roomOf = new WeakMap<FitResult, Sized>();
+  const fitIn = (room: Sized, reserve: number) => {
+    const r = fitTiers(ordered, input.budget - room.tokens - reserve, input.split, counter, input.tier1MaxItems);
+    roomOf.set(r, room);
+    return r;
+  };
+  // A fit within `fixed`; when that room was given back and what the fit shows needs more lines
+  // than it holds (say no package, so the no-package line), the fit in the widest room instead.
+  const fit = (fixed: Sized, reserve: number) => {
+    const r = fitIn(fixed, reserve);
+    if (fixed === widest || size(fixedLines(input, shownBy(input, r, cuts)), true).tokens <= fixed.tokens) return r;
+    return fitIn(widest, reserve);
+  };
+  let fixed = widest;
   let result = fit(fixed, 0);
   if (decides(result) && !fixed.exact) {
-    fixed = size(fixedText, true);
+    widest = size(fixedText, true);
+    fixed = widest;
     result = fit(fixed, 0);
+  }
+  const fixedOf = (r: FitResult) => roomOf.get(r) ?? fixed;
+  // When something is left out, the fixed lines' room is given back down to their size for what a
+  // fit shows (the `+N more` line names its packages, not every candidate; no line stands in for
+  // packages it shows): that room may let more in, so it grows with them until their lines fit
+  // it (a few rounds), else the widest stands.
+  if (decides(result)) {
+    let room = size(fixedLines(input, shownBy(input, result, cuts)), true);
+    for (let round = 0; round < 4 && room.tokens < fixed.tokens; round++) {
+      const next = fitIn(room, 0);
+      const need = size(fixedLines(input, shownBy(input, next, cuts)), true);
+      if (need.tokens <= room.tokens && (next.overrun === 0 || result.overrun > 0)) {
+        fixed = room;
+        result = next;
+        break;
+      }
+      room = need;
+    }
   }
   // The report is sized into the budget too: the items are fitted again with room for it. On its
   // bound while that leaves nothing more out; otherwise counted, the room growing to the size of
@@ -154,22 +244,28 @@ export function fitBlock(input: BlockInput): BlockOutput {
   // holds (so the report never pushes out an item that fits beside it). A report that cannot fit
   // is left to the JSON; when Tier 1 alone overran the budget it is shown all the same.
   const base = result;
-  let report = reportOf(input, ordered, result, fixed, undefined);
+  let report = reportOf(input, ordered, result, fixedOf(result), undefined);
   let reportSize: Sized | undefined;
-  if (needsReport(report)) {
+  // The report as the block prints it: with the line naming the floor's items a fit leaves unshown.
+  const floorOf = (r: FitResult) => input.floorLine?.(shownBy(input, r, cuts), [...input.excludedBefore, ...leftOutExclusions(ordered, r)]) ?? null;
+  const reportText = (r: FitResult, rep: TruncationReport) => {
+    const floor = floorOf(r);
+    return renderLeftOut(rep) + (floor === null ? '' : `\n${floor}`) + '\n';
+  };
+  if (needsReport(report) || floorOf(result) !== null) {
     const reportAt = (r: FitResult, room: number) => {
-      const text = renderLeftOut(reportOf(input, ordered, r, fixed, { tokens: room, exact: true })) + '\n';
+      const text = reportText(r, reportOf(input, ordered, r, fixedOf(r), { tokens: room, exact: true }));
       const bound = size(text, false);
       return bound.tokens <= room ? bound : size(text, true);
     };
     const accept = (next: FitResult, fits: Sized) => {
       result = next;
-      report = reportOf(input, ordered, next, fixed, fits);
+      report = reportOf(input, ordered, next, fixedOf(next), fits);
       reportSize = fits;
     };
     // Holds: the report written after this fit fits the room it had, and Tier 1 overran only if it does without the report.
     const holds = (next: FitResult, room: number, fits: Sized) => fits.tokens <= room && (next.overrun === 0 || base.overrun > 0);
-    const text = renderLeftOut(report) + '\n';
+    const text = reportText(result, report);
     const bound = size(text, false);
     const first = fit(fixed, bound.tokens);
     if (!decides(first) || (first.leftOut.size === result.leftOut.size && first.overrun === result.overrun)) {
@@ -188,7 +284,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
     // Give back what the room held beyond the report: a tighter room may admit more.
     // Only when the fit left something out (a decision then depends on the report's size), on its count.
     for (let round = 0; round < 3 && reportSize !== undefined && result.leftOut.size > 0; round++) {
-      const own: Sized = reportSize.exact ? reportSize : size(renderLeftOut(report) + '\n', true);
+      const own: Sized = reportSize.exact ? reportSize : size(reportText(result, report), true);
       if (own.tokens >= room) break;
       room = own.tokens;
       const next = fit(fixed, room);
@@ -198,27 +294,37 @@ export function fitBlock(input: BlockInput): BlockOutput {
     }
     if (reportSize === undefined) {
       result = base;
-      report = reportOf(input, ordered, result, fixed, undefined);
+      report = reportOf(input, ordered, result, fixedOf(result), undefined);
     }
   }
   const admitted = result.admitted;
   // An item Tier 1 had no room for was admitted (or not) as Tier 2: it says so.
-  const keep = <K extends ItemKind>(kind: K): Tiered<ItemOf[K]>[] => {
-    const row = kindRow(kind);
-    return (input.items[kind] as readonly Tiered<ItemOf[K]>[])
-      .filter((item) => admitted.has(keyOf(kind, row.id(item))))
-      .map((item) => (result.demoted.has(keyOf(kind, row.id(item))) ? { ...item, tier: 2 as const } : item));
-  };
-  const kept = { package: keep('package'), reasoning: keep('reasoning'), error_pattern: keep('error_pattern'), strategy: keep('strategy'), memory: keep('memory') };
+  const kept = shownBy(input, result, cuts);
   return {
     items: kept,
     tokensOf: (kind, id) => (admitted.get(keyOf(kind, id)) as Sized).tokens,
     ...(purposeRules(input.purpose).handoffLayout ? { commands: commandsOf(kept, input.artifacts) } : {}),
     excluded: [...input.excludedBefore, ...leftOutExclusions(ordered, result)],
     report,
-    exact: fixed.exact && result.exact && (reportSize?.exact ?? true),
+    exact: fixedOf(result).exact && result.exact && (reportSize?.exact ?? true),
     itemsExact: result.exact,
   };
+}
+
+/** What a fit admitted, a list a kind, in the order given (the texts as admitted: a shortened item as shortened). */
+function shownBy(input: BlockInput, result: FitResult, cuts: ReadonlyMap<string, unknown>): { [K in ItemKind]: Tiered<ItemOf[K]>[] } {
+  const keep = <K extends ItemKind>(kind: K): Tiered<ItemOf[K]>[] => {
+    const row = kindRow(kind);
+    return (input.items[kind] as readonly Tiered<ItemOf[K]>[])
+      .filter((item) => result.admitted.has(keyOf(kind, row.id(item))))
+      .map((item) => {
+        const key = keyOf(kind, row.id(item));
+        const text = result.shortened.get(key);
+        const shown = text === undefined ? item : (cuts.get(`${key}\u0000${text}`) as Tiered<ItemOf[K]>);
+        return result.demoted.has(key) ? { ...shown, tier: 2 as const } : shown;
+      });
+  };
+  return { package: keep('package'), reasoning: keep('reasoning'), error_pattern: keep('error_pattern'), strategy: keep('strategy'), memory: keep('memory') };
 }
 
 /** Purpose handoff: the verification commands these items quote (and the packages' artifacts). */

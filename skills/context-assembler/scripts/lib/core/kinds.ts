@@ -10,7 +10,7 @@
  */
 import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, MemoryItem, RankedPackage, ReasoningItem, StrategyItem } from '../contract.ts';
 import { ITEM_KINDS, type ItemKind, type Tier, type TierSubject } from './tiers.ts';
-import { reasoningLine } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { reasoningLine, shorten } from '../../../../bazinga-db/scripts/lib/index.ts';
 
 /** The item each kind is, as the block's fit takes it (a reasoning entry is sized by the fit: no tokens yet). */
 export interface ItemOf {
@@ -48,6 +48,13 @@ export interface KindRow<T> {
   shown: (doc: AssemblyDoc) => readonly T[];
   /** Its field in the document's block pool; null for reasoning (the reasoning step brings its entries to the fit). */
   pool: PoolField | null;
+  /**
+   * The item with its text shortened to at most `maxChars` characters, for a block with no room
+   * for it whole (absent: the kind is shown whole or not at all).
+   */
+  shorten?: (item: T, maxChars: number) => T;
+  /** The shortest text `shorten` is asked for: below it an entry says too little to be worth its room. */
+  minChars?: number;
 }
 
 // Each kind's entry and section heading: the same strings are what the fit sizes and what is emitted.
@@ -113,10 +120,13 @@ export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
     header: null,
     subjects: (items, r) => {
       const newest = newestOfType(items, r);
-      return items.map((p) => ({ kind: 'package', sameGroup: ownGroup(p.group_id, r), packageType: p.package_type, priority: p.priority, latestOfType: newest.has(p.id) }));
+      return items.map((p) => ({ kind: 'package', sameGroup: ownGroup(p.group_id, r), groupSpawn: r.group !== 'global', packageType: p.package_type, priority: p.priority, latestOfType: newest.has(p.id) }));
     },
     shown: (doc) => doc.packages ?? doc.candidates ?? [],
     pool: 'packages',
+    // Its beginning and its conclusion, as a summary cap keeps them; `fetch <id>` prints it whole.
+    shorten: (p, maxChars) => ({ ...p, summary: shorten(p.summary, maxChars) }),
+    minChars: 80,
   },
   reasoning: {
     label: 'reasoning',

@@ -65,6 +65,11 @@ export interface TierSubject {
   sameGroup: boolean;
   packageType?: string;
   priority?: string;
+  /**
+   * A package: the request names a task group (false for a session-wide spawn, which has no
+   * group's work to pin: its packages compete on their rank, from Tier 2).
+   */
+  groupSpawn?: boolean;
   /** A package: the newest of its type among this request's candidates of its group. */
   latestOfType?: boolean;
   /** A reasoning entry's phase. */
@@ -90,20 +95,22 @@ export interface TierRule {
 export const RECENT_ITERATIONS = 2;
 
 const ownPackage = (s: TierSubject, type?: string) => s.kind === 'package' && s.sameGroup && (type === undefined || s.packageType === type);
+/** A package of the group the spawn works on: what Tier 1 pins (a session-wide spawn pins none). */
+const groupPackage = (s: TierSubject, type?: string) => ownPackage(s, type) && s.groupSpawn !== false;
 
 /** The one table: the first rule that matches gives the tier. The references print it. */
 export const TIER_RULES: readonly TierRule[] = [
-  { tier: 1, what: "blocking failures of this group (its newest failures package)", test: (s) => ownPackage(s, 'failures') && s.latestOfType === true },
-  { tier: 1, what: 'active decisions of this group (its decisions packages)', test: (s) => ownPackage(s, 'decisions') },
-  { tier: 1, what: 'critical packages of this group', test: (s) => ownPackage(s) && s.priority === 'critical' },
+  { tier: 1, what: "blocking failures of this group (its newest failures package)", test: (s) => groupPackage(s, 'failures') && s.latestOfType === true },
+  { tier: 1, what: 'active decisions of this group (its decisions packages)', test: (s) => groupPackage(s, 'decisions') },
+  { tier: 1, what: 'critical packages of this group', test: (s) => groupPackage(s) && s.priority === 'critical' },
   { tier: 1, what: "the error pattern matching --error or the failure's own fault", test: (s) => s.kind === 'error_pattern' && s.matchedError === true },
   {
     tier: 1,
     what: 'the current state and active decisions: the newest completion and decisions reasoning of this group',
     test: (s) => s.kind === 'reasoning' && s.sameGroup && s.latestOfPhase === true && (s.phase === 'completion' || s.phase === 'decisions'),
   },
-  { tier: 1, what: 'design: the research of this group', purposes: ['design'], test: (s) => ownPackage(s, 'research') },
-  { tier: 1, what: 'review and handoff: the handoff packages of this group', purposes: ['review', 'handoff'], test: (s) => ownPackage(s, 'handoff') },
+  { tier: 1, what: 'design: the research of this group', purposes: ['design'], test: (s) => groupPackage(s, 'research') },
+  { tier: 1, what: 'review and handoff: the handoff packages of this group', purposes: ['review', 'handoff'], test: (s) => groupPackage(s, 'handoff') },
   { tier: 2, what: 'strategies that worked (recent learnings)', test: (s) => s.kind === 'strategy' },
   { tier: 2, what: 'the other error patterns', test: (s) => s.kind === 'error_pattern' },
   {
@@ -141,8 +148,13 @@ export interface FitItem {
   tier: Tier;
   /** The text the item adds to the block (with its separator): what is sized. */
   text: string;
-  /** Of the floor (what the builder's own section would show, the work under review): considered first, on the block's room alone. */
+  /** Of the floor (what the builder's own section would show, the work under review): admitted on the block's room alone, whatever its tier's share. */
   floor?: boolean;
+  /**
+   * A shorter text of the same item within `maxTokens` (its summary cut), or undefined when none
+   * fits: an item with no room for its whole text takes the room the block has left this way.
+   */
+  shorter?: (maxTokens: number) => string | undefined;
 }
 
 export type FitReason = 'budget' | 'tier';
@@ -172,6 +184,8 @@ export interface FitResult {
   exact: boolean;
   /** Items the rules put in Tier 1 that the fit took as Tier 2 (past Tier 1's count or share). */
   demoted: Set<string>;
+  /** Items admitted with a shorter text (FitItem.shorter), by key: the text admitted. */
+  shortened: Map<string, string>;
 }
 
 const ix = (tier: Tier) => (tier - 1) as 0 | 1 | 2;
@@ -189,7 +203,7 @@ export const TIER1_KIND_ORDER: readonly ItemKind[] = ['package', 'error_pattern'
  * tier rule, by key; absent: after those given) and Tier 1's kind order, else by the purpose's
  * kind order, then as given.
  */
-export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'> & { key?: string; floor?: boolean }>(items: readonly T[], purpose: Purpose, essential?: ReadonlyMap<string, number>): T[] {
+export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'> & { key?: string }>(items: readonly T[], purpose: Purpose, essential?: ReadonlyMap<string, number>): T[] {
   // A kind the order does not name goes after those it names.
   const place = (kind: ItemKind, tier: Tier) => {
     const kinds = tier === 1 ? TIER1_KIND_ORDER : KIND_ORDER[purpose];
@@ -198,7 +212,7 @@ export function fitOrder<T extends Pick<FitItem, 'kind' | 'tier'> & { key?: stri
   const rule = (item: T) => (item.tier === 1 && essential !== undefined && item.key !== undefined ? (essential.get(item.key) ?? TIER_RULES.length) : 0);
   return items
     .map((item, at) => ({ item, at }))
-    .sort((a, b) => Number(b.item.floor === true) - Number(a.item.floor === true) || a.item.tier - b.item.tier || rule(a.item) - rule(b.item) || place(a.item.kind, a.item.tier) - place(b.item.kind, b.item.tier) || a.at - b.at)
+    .sort((a, b) => a.item.tier - b.item.tier || rule(a.item) - rule(b.item) || place(a.item.kind, a.item.tier) - place(b.item.kind, b.item.tier) || a.at - b.at)
     .map((x) => x.item);
 }
 
@@ -225,12 +239,26 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
   // What the item's tier may still take, and what the block has left.
   const room = (tier: Tier): { tier: number; block: number } => {
     const block = budget - total();
-    // Tier 1 is bounded by its count and share; once anything is in the block (the floor's items
-    // come first, in any tier), by the block's room too: only the block's first item can pass it.
+    // Tier 1 is bounded by its count and share; once anything is in the block, by the block's room
+    // too: only the block's first item can pass it.
     if (tier === 1) return placed.length === 0 ? { tier: Infinity, block: Infinity } : { tier: block, block };
     if (tier === 3) return { tier: block, block };
     const own = split[1] * budget + Math.max(0, split[0] * budget - used[0]);
     return { tier: Math.min(block, own - used[1]), block };
+  };
+  const shortened = new Map<string, string>();
+  // An item with no room for its whole text takes the room left with a shorter one, when it has one that fits.
+  const admitShorter = (item: FitItem, tier: Tier, roomTokens: number): boolean => {
+    if (item.shorter === undefined || !(roomTokens > 0) || !Number.isFinite(roomTokens)) return false;
+    const text = item.shorter(roomTokens);
+    if (text === undefined) return false;
+    const tokens = counter.count(text);
+    if (tokens > roomTokens) return false;
+    placed.push({ key: item.key, tier, text, size: { tokens, exact: true } });
+    used[ix(tier)] += tokens;
+    counts[ix(tier)]++;
+    shortened.set(item.key, text);
+    return true;
   };
   for (const item of items) {
     let size = counter.bound(item.text);
@@ -248,7 +276,7 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
         placed.push({ key: item.key, tier, text: item.text, size });
         used[ix(tier)] += size.tokens;
         counts[ix(tier)]++;
-      } else {
+      } else if (!admitShorter(item, tier, budget - total())) {
         leftOut.set(item.key, 'budget');
         dropped[ix(tier)]++;
       }
@@ -281,7 +309,7 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
       placed.push({ key: item.key, tier, text: item.text, size });
       used[ix(tier)] += size.tokens;
       counts[ix(tier)]++;
-    } else {
+    } else if (!admitShorter(item, tier, r.tier)) {
       leftOut.set(item.key, size.tokens <= r.block ? 'tier' : 'budget');
       dropped[ix(tier)]++;
     }
@@ -304,5 +332,6 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     overrun: placed.length > 0 ? Math.max(0, total() - budget) : 0,
     exact: placed.every((p) => p.size.exact),
     demoted,
+    shortened,
   };
 }

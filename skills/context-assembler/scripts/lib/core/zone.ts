@@ -3,7 +3,7 @@
  * what each zone does (ZONE_RULES, the one place that says it). Pure.
  */
 import { PRIORITY_ORDER } from '../../../../bazinga-db/scripts/lib/index.ts';
-import { lookupByModel, type Config, type Zone } from '../config.ts';
+import { lookupByModel, ZONES, type Config, type Zone } from '../config.ts';
 
 /** What the assembly does in a zone. Every step and the renderer read this table, never the zone's name. */
 export interface ZoneRules {
@@ -79,6 +79,21 @@ export function zoneFor(usagePct: number, t: Config['zone_thresholds']): Zone {
 export function summaryCapOf(config: Config, zone: Zone): number | null {
   const caps: Readonly<Record<string, number>> = config.summary_caps;
   return ZONE_RULES[zone].queries ? (caps[zone] ?? null) : null;
+}
+
+/**
+ * The cap a block under budget pressure shortens its summaries to: the next zone's, when that is
+ * smaller than `cap` (Normal's 400 → Soft Warning's 200 → Conservative's 100); null when none is.
+ * A block that cannot hold its candidates whole shows more of them, shorter, as the window filling
+ * up would make it.
+ */
+export function tighterSummaryCap(config: Config, zone: Zone, cap: number): number | null {
+  // ZONES lists them in the order the window fills: the first cap after this zone's below `cap`.
+  for (const next of ZONES.slice(ZONES.indexOf(zone) + 1)) {
+    const tighter = summaryCapOf(config, next);
+    if (tighter !== null && tighter < cap) return tighter;
+  }
+  return null;
 }
 
 export function computeZone(model: string, currentTokens: number, agent: string, config: Config): ZoneResult {

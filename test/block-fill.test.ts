@@ -1,0 +1,112 @@
+/**
+ * A block fills its budget while candidates are left (assembler.md §3.7 pack): the `+N more` line
+ * is reserved at its size for the packages shown, a package with no room for its whole entry takes
+ * the room left with a shortened summary, and under budget pressure summaries shorten to the next
+ * zones' caps when that lets more packages in. Real SQLite stores through the pipeline's steps.
+ */
+import { describe, expect, it } from 'vitest';
+import { openDatabase, writeTransaction } from '../skills/bazinga-db/scripts/lib/db.ts';
+import { insertConsumer, insertPackage } from '../skills/bazinga-db/scripts/lib/repo/contextPackages.ts';
+import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
+import { DEFAULT_CONFIG, type Config } from '../skills/context-assembler/scripts/lib/config.ts';
+import type { AssemblyRequest } from '../skills/context-assembler/scripts/lib/contract.ts';
+import { exactCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
+import { renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
+import { advance, zoneStep, type Deps } from '../skills/context-assembler/scripts/lib/pipeline.ts';
+import { makeProject, writeArtifact } from './helpers.ts';
+
+const counter = exactCounter((t: string) => Math.ceil(Array.from(t).length / 4));
+
+/** A config whose developer budget is exactly `budget` tokens (window 2 × budget, share 0.5, no margin). */
+function configFor(budget: number, over: (c: Config) => void = () => {}): Config {
+  const config = structuredClone(DEFAULT_CONFIG);
+  config.token_safety_margin = 0;
+  for (const model of Object.keys(config.model_context_windows)) config.model_context_windows[model] = 2 * budget;
+  config.context_budget_share = { ...config.context_budget_share, developer: 0.5 };
+  over(config);
+  return config;
+}
+
+/** Sentences of different lengths, so summaries are cut at their structure, not at one size. */
+function summaryOf(i: number): string {
+  const sentences = Array.from({ length: 3 + (i % 5) }, (_, k) => `Finding ${i}.${k} about the token refresh path and its ${k % 2 === 0 ? 'expiry handling' : 'clock skew window'}.`);
+  return sentences.join(' ');
+}
+
+function withStore<T>(packages: number, run: (deps: (config: Config) => Deps, request: AssemblyRequest) => T, summary: (i: number) => string = summaryOf): T {
+  const project = makeProject('ca-fill-');
+  const db = openDatabase({ dbPath: project.dbPath });
+  try {
+    const file = writeArtifact(project, 'S0', 'p.md', '# p\n');
+    writeTransaction(db, () => {
+      insertSession(db, { sessionId: 'S0', mode: 'simple', requirements: 'Login', initialBranch: 'main', metadata: null });
+      for (let i = 0; i < packages; i++) {
+        const id = insertPackage(db, { sessionId: 'S0', groupId: null, scope: 'global', packageType: 'research', filePath: file, producerAgent: 'investigator', priority: 'medium', summary: summary(i), sizeBytes: 4 });
+        insertConsumer(db, id, 'developer');
+      }
+    });
+    const request = { session: 'S0', group: 'global', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 0, limit: 50, include_reasoning: false, reasoning_level: 'medium', now: '2026-01-01T00:00:00.000Z', task: null, error: null, scope: null, lang: null, framework: null } as unknown as AssemblyRequest;
+    const deps = (config: Config) => ({ config, counter, redact: (t: string) => t, db: () => db, projectRoot: project.root, explain: false, dryRun: true, warn: () => {} }) as unknown as Deps;
+    return run(deps, request);
+  } finally {
+    db.close();
+    project.cleanup();
+  }
+}
+
+const assemble = (deps: Deps, request: AssemblyRequest) => advance(zoneStep(request, deps.config), 'consume', deps);
+
+describe('a block fills its budget while candidates are left', () => {
+  it.each([300, 400, 600, 800, 1200, 2000])('at %i tokens: at least 90 % of the budget used, never more than it', (budget) => {
+    withStore(40, (deps, request) => {
+      const doc = assemble(deps(configFor(budget)), request);
+      expect(doc.context_budget).toBe(budget);
+      expect(doc.overflow_count).toBeGreaterThan(0);
+      const used = counter.count(renderMarkdown(doc));
+      expect(used).toBeLessThanOrEqual(budget);
+      expect(used).toBeGreaterThanOrEqual(0.9 * budget);
+      expect(doc.truncation?.used).toBeLessThanOrEqual(budget);
+    });
+  });
+
+  it('the `+N more` line names the packages shown and is reserved at that size, not at its widest', () => {
+    withStore(40, (deps, request) => {
+      const doc = assemble(deps(configFor(400)), request);
+      const block = renderMarkdown(doc);
+      const more = block.split('\n').find((l) => l.startsWith('📦 +')) ?? '';
+      expect(more).toContain(`--more ${doc.packages?.map((p) => p.id).join(',')}\``);
+      // What the block reports as used is what it holds, within a few tokens (no room held for 40 ids).
+      expect((doc.truncation?.used ?? 0) - counter.count(block)).toBeLessThan(12);
+    });
+  });
+
+  it('under budget pressure summaries shorten to the next zones caps when that lets more packages in; summary_caps decides how short', () => {
+    withStore(40, (deps, request) => {
+      const tight = assemble(deps(configFor(800)), request);
+      // Normal's 400 characters gave way to a shorter cap: more packages, each shorter.
+      expect(tight.summary_cap).toBeLessThan(400);
+      expect((tight.packages ?? []).every((p) => Array.from(p.summary).length <= (tight.summary_cap ?? 0))).toBe(true);
+      // With every zone's cap at 400 there is no shorter one: fewer packages at the same budget.
+      const flat = assemble(deps(configFor(800, (c) => void (c.summary_caps = { Normal: 400, Soft_Warning: 400, Conservative: 400 }))), request);
+      expect(flat.summary_cap).toBe(400);
+      expect(tight.packages?.length).toBeGreaterThan(flat.packages?.length ?? 0);
+      // A configured cap is the one used: Soft Warning's set to 250 is the first step down.
+      const custom = assemble(deps(configFor(800, (c) => void (c.summary_caps = { Normal: 400, Soft_Warning: 250, Conservative: 250 }))), request);
+      expect(custom.summary_cap).toBe(250);
+    });
+  });
+
+  it('with room for every candidate whole, the zone cap stands and nothing is shortened', () => {
+    const short = (i: number) => `Finding ${i} about the token refresh path.`;
+    withStore(
+      6,
+      (deps, request) => {
+        const doc = assemble(deps(configFor(20000)), request);
+        expect(doc.summary_cap).toBe(400);
+        expect(doc.packages?.map((p) => p.summary).sort()).toEqual([0, 1, 2, 3, 4, 5].map(short).sort());
+        expect(doc.overflow_count).toBe(0);
+      },
+      short,
+    );
+  });
+});
