@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AssemblyDoc, ErrorPatternItem, MemoryItem, ReasoningItem, StrategyItem } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { KINDS, kindRow } from '../skills/context-assembler/scripts/lib/core/kinds.ts';
-import { renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
+import { renderMarkdown, verificationCommands } from '../skills/context-assembler/scripts/lib/core/render.ts';
 import { fitOrder, ITEM_KINDS, PURPOSES, tierOf, type ItemKind } from '../skills/context-assembler/scripts/lib/core/tiers.ts';
 
 const reasoning = (id: number, content: string): ReasoningItem => ({ id, agent_type: 'developer', phase: 'completion', content, confidence: null, timestamp: null, tokens: 5 });
@@ -134,5 +134,35 @@ describe('the item-kinds table', () => {
       ];
       expect(fitOrder(items, purpose).map((i) => i.key).at(-1)).toBe('new');
     }
+  });
+});
+
+describe('a package shortened to fit the room left', () => {
+  const pkg = (summary: string) => ({ id: 1, priority: 'high', package_type: 'research', file_path: 'p.md', summary, group_id: null, created_at: null, score: 1 });
+  it('a summary a cap already cut is cut again in its beginning: one gap marked once, never a marker inside a sentence', () => {
+    const shorten = KINDS.package.shorten;
+    expect(shorten).toBeDefined();
+    const capped = 'Finding one about the token refresh path. Finding two about the clock skew window and what it means for users. […] Fixed it.';
+    for (const max of [60, 80, 100, 120]) {
+      const out = shorten!(pkg(capped), max).summary;
+      expect(out).not.toContain('[…] […]');
+      expect(out.startsWith('Finding one')).toBe(true);
+      expect(out.endsWith('[…]')).toBe(true);
+    }
+    // A summary never cut keeps its beginning and its end.
+    const whole = 'First sentence here about tokens. Second one. Third one about skew. Last sentence with the fix.';
+    const cut = shorten!(pkg(whole), 60).summary;
+    expect(cut).toContain(' […] ');
+    expect(cut.startsWith('First')).toBe(true);
+  });
+
+  it('a command a shortened text cut through is not listed as a verification command', () => {
+    const commands = verificationCommands({
+      packages: [{ ...pkg('Run `npm test -- --grep refresh […] while` and then `npx vitest run test/auth.test.ts`'), tier: 2 } as never],
+      reasoning: [],
+      errorPatterns: [],
+      strategies: [],
+    });
+    expect(commands.map((c) => c.command)).toEqual(['npx vitest run test/auth.test.ts']);
   });
 });

@@ -375,7 +375,7 @@ describe('fitBlock: property', () => {
         else {
           overran++;
           const tier1 = out.report.tiers[0]!.used > 0;
-          expect(md).toContain(`- Over budget by ${out.report.overrun} tokens (${out.report.used} of ${budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's headings alone pass the budget"}`);
+          expect(md).toContain(`- Over budget by ${out.report.overrun} tokens (${out.report.used} of ${budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's own lines alone pass the budget"}`);
           // Past the budget only by Tier 1's one item or by the headings: nothing else is admitted then.
           if (tier1) {
             expect(out.report.tiers[1]!.used + out.report.tiers[2]!.used).toBe(0);

@@ -9,7 +9,7 @@ import type { Zone } from '../config.ts';
 import type { Exclusion, ExclusionReason, TruncationReport } from '../contract.ts';
 import { fitOrder, fitTiers, ITEM_KINDS, purposeRules, type FitResult, type FitItem, type ItemKind, type Split, type Purpose, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
-import { availableText, HANDOFF_HEADINGS, NONE_RECORDED, renderLeftOut, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
+import { availableText, HANDOFF_HEADINGS, NONE_RECORDED, overrunLine, renderLeftOut, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
 import { kindRow, type ItemOf, type ItemsByKind, type KindRow, type Tiered } from './kinds.ts';
 import { codePointCount } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
@@ -96,7 +96,8 @@ function fixedLines(input: BlockInput, shown?: ItemsByKind): string {
   }
   if (purposeRules(input.purpose).handoffLayout) {
     for (const heading of HANDOFF_HEADINGS) parts.push(`${heading}\n\n${NONE_RECORDED}\n\n`);
-    for (const c of commandsOf(items, input.artifacts)) parts.push(renderCommand(c) + '\n');
+    // The candidates' commands whatever is shown: finding them reads every artifact's text, once.
+    for (const c of candidateCommands(input)) parts.push(renderCommand(c) + '\n');
     return parts.join('');
   }
   for (const kind of ITEM_KINDS) {
@@ -206,10 +207,18 @@ export function fitBlock(input: BlockInput): BlockOutput {
     return r;
   };
   // A fit within `fixed`; when that room was given back and what the fit shows needs more lines
-  // than it holds (say no package, so the no-package line), the fit in the widest room instead.
+  // than it holds (say no package, so the no-package line), the fit again in the room those lines
+  // need (a few rounds), else in the widest room.
   const fit = (fixed: Sized, reserve: number) => {
-    const r = fitIn(fixed, reserve);
-    if (fixed === widest || size(fixedLines(input, shownBy(input, r, cuts)), true).tokens <= fixed.tokens) return r;
+    let room = fixed;
+    for (let round = 0; round < 3; round++) {
+      const r = fitIn(room, reserve);
+      if (room === widest) return r;
+      const need = size(fixedLines(input, shownBy(input, r, cuts)), true);
+      if (need.tokens <= room.tokens) return r;
+      if (need.tokens >= widest.tokens) break;
+      room = need;
+    }
     return fitIn(widest, reserve);
   };
   let fixed = widest;
@@ -263,8 +272,11 @@ export function fitBlock(input: BlockInput): BlockOutput {
       report = reportOf(input, ordered, next, fixedOf(next), fits);
       reportSize = fits;
     };
-    // Holds: the report written after this fit fits the room it had, and Tier 1 overran only if it does without the report.
-    const holds = (next: FitResult, room: number, fits: Sized) => fits.tokens <= room && (next.overrun === 0 || base.overrun > 0);
+    // Holds: the report written after this fit fits the room it had, and the block with it stays
+    // within the budget (its fixed lines, items and report), unless Tier 1 overran without the
+    // report or the block's headings alone pass the budget.
+    const holds = (next: FitResult, room: number, fits: Sized) =>
+      fits.tokens <= room && (base.overrun > 0 || fixedOf(next).tokens >= input.budget || (next.overrun === 0 && fixedOf(next).tokens + next.used + fits.tokens <= input.budget));
     const text = reportText(result, report);
     const bound = size(text, false);
     const first = fit(fixed, bound.tokens);
@@ -295,6 +307,37 @@ export function fitBlock(input: BlockInput): BlockOutput {
     if (reportSize === undefined) {
       result = base;
       report = reportOf(input, ordered, result, fixedOf(result), undefined);
+      // The report is left to the JSON, but the line naming the builder's items not shown is
+      // printed all the same (under `### Left out`): it is given its room.
+      if (floorOf(base) !== null) {
+        const floorAt = (r: FitResult) => size(`### Left out\n\n${floorOf(r) ?? ''}\n`, true);
+        let room = floorAt(base).tokens;
+        for (let round = 0; round < 4; round++) {
+          const next = fit(fixed, room);
+          const fits = floorAt(next);
+          if (fits.tokens <= room && (next.overrun === 0 || base.overrun > 0) && fixedOf(next).tokens + next.used + fits.tokens <= input.budget) {
+            result = next;
+            const plain = reportOf(input, ordered, next, fixedOf(next), undefined);
+            const used = plain.used + fits.tokens;
+            report = { ...plain, used, overrun: Math.max(0, used - input.budget) };
+            break;
+          }
+          room = Math.max(room, fits.tokens);
+        }
+        if (result === base) {
+          // No room for it beside the items: the items give way to it but Tier 1's first (never
+          // cut), and what is then still past the budget (the block's own lines, that item) is stated.
+          result = fit(fixed, input.budget);
+          const plain = reportOf(input, ordered, result, fixedOf(result), undefined);
+          const floor = floorOf(result) ?? '';
+          let used = plain.used + floorAt(result).tokens;
+          for (let round = 0; round < 2; round++) {
+            const stated = { ...plain, used, overrun: Math.max(0, used - input.budget) };
+            used = plain.used + size(`### Left out\n\n${stated.overrun > 0 ? overrunLine(stated) + '\n' : ''}${floor}\n`, true).tokens;
+          }
+          report = { ...plain, used, overrun: Math.max(0, used - input.budget) };
+        }
+      }
     }
   }
   const admitted = result.admitted;
@@ -325,6 +368,18 @@ function shownBy(input: BlockInput, result: FitResult, cuts: ReadonlyMap<string,
       });
   };
   return { package: keep('package'), reasoning: keep('reasoning'), error_pattern: keep('error_pattern'), strategy: keep('strategy'), memory: keep('memory') };
+}
+
+const commandsOfInput = new WeakMap<BlockInput, VerificationCommand[]>();
+
+/** The verification commands every candidate quotes (computed once a block input). */
+function candidateCommands(input: BlockInput): VerificationCommand[] {
+  let commands = commandsOfInput.get(input);
+  if (commands === undefined) {
+    commands = commandsOf(input.items, input.artifacts);
+    commandsOfInput.set(input, commands);
+  }
+  return commands;
 }
 
 /** Purpose handoff: the verification commands these items quote (and the packages' artifacts). */

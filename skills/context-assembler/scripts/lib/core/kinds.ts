@@ -10,7 +10,7 @@
  */
 import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, MemoryItem, RankedPackage, ReasoningItem, StrategyItem } from '../contract.ts';
 import { ITEM_KINDS, type ItemKind, type Tier, type TierSubject } from './tiers.ts';
-import { reasoningLine, shorten } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { OMISSION_MARKER, reasoningLine, shorten } from '../../../../bazinga-db/scripts/lib/index.ts';
 
 /** The item each kind is, as the block's fit takes it (a reasoning entry is sized by the fit: no tokens yet). */
 export interface ItemOf {
@@ -125,7 +125,12 @@ export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
     shown: (doc) => doc.packages ?? doc.candidates ?? [],
     pool: 'packages',
     // Its beginning and its conclusion, as a summary cap keeps them; `fetch <id>` prints it whole.
-    shorten: (p, maxChars) => ({ ...p, summary: shorten(p.summary, maxChars) }),
+    // A summary a cap already cut (its beginning, " […] ", its end) is cut again in its beginning
+    // alone: one gap marked once, never a marker read as part of a sentence.
+    shorten: (p, maxChars) => {
+      const gap = p.summary.indexOf(OMISSION_MARKER);
+      return { ...p, summary: gap === -1 ? shorten(p.summary, maxChars) : shorten(p.summary.slice(0, gap), maxChars) + OMISSION_MARKER.trimEnd() };
+    },
     minChars: 80,
   },
   reasoning: {

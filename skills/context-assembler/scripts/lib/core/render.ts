@@ -9,6 +9,7 @@ import { ZONE_RULES } from './zone.ts';
 import { floorLeftOut, type FloorReason } from './floor.ts';
 import { ITEM_KINDS, purposeRules, type ItemKind } from './tiers.ts';
 import { KINDS, kindRow, renderErrorPattern, renderPackageEntry, renderReasoningEntry, renderStrategy } from './kinds.ts';
+import { OMISSION_MARKER } from '../../../../bazinga-db/scripts/lib/index.ts';
 
 export {
   errorPatternsHeader,
@@ -77,13 +78,16 @@ const REASON_TEXT: Readonly<Record<ExclusionReason, string>> = {
   expired: 'past their TTL',
 };
 
+/** The line stating by how much the block passes its budget, and why: Tier 1's one item, or the block's own lines (headings, the `+N more` line, what names the builder's items not shown). */
+export function overrunLine(r: Pick<TruncationReport, 'overrun' | 'budget' | 'used' | 'tiers'>): string {
+  const tier1 = (r.tiers.find((t) => t.tier === 1)?.used ?? 0) > 0;
+  return `- Over budget by ${r.overrun} tokens (${r.used} of ${r.budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's own lines alone pass the budget"}`;
+}
+
 /** The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget, and the most relevant ids. */
 export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers'>): string {
   const lines = ['### Left out', ''];
-  if (r.overrun > 0) {
-    const tier1 = (r.tiers.find((t) => t.tier === 1)?.used ?? 0) > 0;
-    lines.push(`- Over budget by ${r.overrun} tokens (${r.used} of ${r.budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's headings alone pass the budget"}`);
-  }
+  if (r.overrun > 0) lines.push(overrunLine(r));
   const counts = (Object.keys(REASON_TEXT) as ExclusionReason[])
     .filter((reason) => (r.left_out[reason] ?? 0) > 0)
     .map((reason) => `${r.left_out[reason]} ${REASON_TEXT[reason]}`);
@@ -174,6 +178,8 @@ export function verificationCommands(items: {
   const out = new Map<string, VerificationCommand>();
   const add = (command: string, source: string) => {
     const c = command.trim();
+    // A command a shortened text cut through is no command anyone ran.
+    if (c.includes(OMISSION_MARKER.trim())) return;
     if (!out.has(c)) out.set(c, { command: c, source });
   };
   const scan = (text: string, source: string) => {
@@ -275,7 +281,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   const overflow = doc.overflow_count ?? 0;
   if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped ?? false, moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id))));
   if (doc.truncation?.shown) out.push('', renderLeftOut(doc.truncation) + (floorText === null ? '' : `\n${floorText}`));
-  else if (floorText !== null) out.push('', '### Left out', '', floorText);
+  else if (floorText !== null) out.push('', '### Left out', '', ...(doc.truncation !== undefined && doc.truncation.overrun > 0 ? [overrunLine(doc.truncation)] : []), floorText);
   return out.join('\n') + '\n';
 }
 

@@ -327,7 +327,7 @@ export function fitTiers(items: readonly FitItem[], budget: number, split: Split
     leftOut,
     tiers: TIERS.map((tier, i) => ({ tier, share: split[i] as number, allowance: allowance[i] ?? null, used: used[i] as number, items: counts[i] as number, left_out: dropped[i] as number })),
     used: total(),
-    // Only the first item (of the floor or Tier 1) and the rest of Tier 1 can pass the budget: with
+    // Only the block's first item when it is Tier 1's (of the floor or not) and the rest of Tier 1 can pass the budget: with
     // nothing admitted nothing overran (a budget below 0 just leaves everything out).
     overrun: placed.length > 0 ? Math.max(0, total() - budget) : 0,
     exact: placed.every((p) => p.size.exact),
