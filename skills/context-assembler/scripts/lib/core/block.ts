@@ -9,7 +9,7 @@ import type { Zone } from '../config.ts';
 import type { Exclusion, ExclusionReason, TruncationReport } from '../contract.ts';
 import { fitOrder, fitTiers, ITEM_KINDS, purposeRules, type FitResult, type FitItem, type ItemKind, type Split, type Purpose, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
-import { availableText, HANDOFF_HEADINGS, NONE_RECORDED, overrunLine, renderLeftOut, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
+import { availableText, HANDOFF_HEADINGS, NONE_RECORDED, renderLeftOutSection, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
 import { kindRow, type ItemOf, type ItemsByKind, type KindRow, type Tiered } from './kinds.ts';
 import { codePointCount } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
@@ -167,6 +167,9 @@ function shortenedToFit<T>(row: KindRow<T>, item: T, maxTokens: number, counter:
   return best;
 }
 
+/** Rounds a room given back to the fixed lines may grow in before the widest is taken. */
+const ROOM_ROUNDS = 4;
+
 export function fitBlock(input: BlockInput): BlockOutput {
   const counter = rememberingCounter(input.counter);
   // The shortened items the fits made, by key and admitted text.
@@ -211,7 +214,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
   // need (a few rounds), else in the widest room.
   const fit = (fixed: Sized, reserve: number) => {
     let room = fixed;
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < ROOM_ROUNDS; round++) {
       const r = fitIn(room, reserve);
       if (room === widest) return r;
       const need = size(fixedLines(input, shownBy(input, r, cuts)), true);
@@ -231,19 +234,13 @@ export function fitBlock(input: BlockInput): BlockOutput {
   const fixedOf = (r: FitResult) => roomOf.get(r) ?? fixed;
   // When something is left out, the fixed lines' room is given back down to their size for what a
   // fit shows (the `+N more` line names its packages, not every candidate; no line stands in for
-  // packages it shows): that room may let more in, so it grows with them until their lines fit
-  // it (a few rounds), else the widest stands.
+  // packages it shows): `fit` grows that room with what it lets in, else keeps the widest. (A
+  // smaller room leaves the items more: no Tier 1 overrun the widest did not have.)
   if (decides(result)) {
-    let room = size(fixedLines(input, shownBy(input, result, cuts)), true);
-    for (let round = 0; round < 4 && room.tokens < fixed.tokens; round++) {
-      const next = fitIn(room, 0);
-      const need = size(fixedLines(input, shownBy(input, next, cuts)), true);
-      if (need.tokens <= room.tokens && (next.overrun === 0 || result.overrun > 0)) {
-        fixed = room;
-        result = next;
-        break;
-      }
-      room = need;
+    const room = size(fixedLines(input, shownBy(input, result, cuts)), true);
+    if (room.tokens < fixed.tokens) {
+      result = fit(room, 0);
+      fixed = fixedOf(result);
     }
   }
   // The report is sized into the budget too: the items are fitted again with room for it. On its
@@ -257,10 +254,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
   let reportSize: Sized | undefined;
   // The report as the block prints it: with the line naming the floor's items a fit leaves unshown.
   const floorOf = (r: FitResult) => input.floorLine?.(shownBy(input, r, cuts), [...input.excludedBefore, ...leftOutExclusions(ordered, r)]) ?? null;
-  const reportText = (r: FitResult, rep: TruncationReport) => {
-    const floor = floorOf(r);
-    return renderLeftOut(rep) + (floor === null ? '' : `\n${floor}`) + '\n';
-  };
+  const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r))}\n`;
   if (needsReport(report) || floorOf(result) !== null) {
     const reportAt = (r: FitResult, room: number) => {
       const text = reportText(r, reportOf(input, ordered, r, fixedOf(r), { tokens: room, exact: true }));
@@ -310,7 +304,8 @@ export function fitBlock(input: BlockInput): BlockOutput {
       // The report is left to the JSON, but the line naming the builder's items not shown is
       // printed all the same (under `### Left out`): it is given its room.
       if (floorOf(base) !== null) {
-        const floorAt = (r: FitResult) => size(`### Left out\n\n${floorOf(r) ?? ''}\n`, true);
+        // The section without the report (shown false): the floor's line, after the overrun if one is stated.
+        const floorAt = (r: FitResult, stated?: TruncationReport) => size(`${renderLeftOutSection(stated ?? { ...report, overrun: 0, shown: false }, floorOf(r)) ?? ''}\n`, true);
         let room = floorAt(base).tokens;
         for (let round = 0; round < 4; round++) {
           const next = fit(fixed, room);
@@ -329,12 +324,8 @@ export function fitBlock(input: BlockInput): BlockOutput {
           // cut), and what is then still past the budget (the block's own lines, that item) is stated.
           result = fit(fixed, input.budget);
           const plain = reportOf(input, ordered, result, fixedOf(result), undefined);
-          const floor = floorOf(result) ?? '';
           let used = plain.used + floorAt(result).tokens;
-          for (let round = 0; round < 2; round++) {
-            const stated = { ...plain, used, overrun: Math.max(0, used - input.budget) };
-            used = plain.used + size(`### Left out\n\n${stated.overrun > 0 ? overrunLine(stated) + '\n' : ''}${floor}\n`, true).tokens;
-          }
+          for (let round = 0; round < 2; round++) used = plain.used + floorAt(result, { ...plain, used, overrun: Math.max(0, used - input.budget) }).tokens;
           report = { ...plain, used, overrun: Math.max(0, used - input.budget) };
         }
       }

@@ -101,6 +101,17 @@ export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' |
   return lines.join('\n');
 }
 
+/**
+ * The `### Left out` section as the block prints it: the report when it is shown, with the line
+ * naming the builder's items not shown (renderFloorLeftOut); without the report, that line alone
+ * (after the overrun, when there is one); null when there is neither. The fit sizes this same text.
+ */
+export function renderLeftOutSection(report: TruncationReport | undefined, floorText: string | null): string | null {
+  if (report?.shown) return renderLeftOut(report) + (floorText === null ? '' : `\n${floorText}`);
+  if (floorText === null) return null;
+  return ['### Left out', '', ...(report !== undefined && report.overrun > 0 ? [overrunLine(report)] : []), floorText].join('\n');
+}
+
 /** Why a floor item is left out, as the block says it. */
 function floorReasonText(reason: FloorReason, doc: AssemblyDoc): string {
   switch (reason) {
@@ -280,8 +291,8 @@ export function renderMarkdown(doc: AssemblyDoc): string {
   }
   const overflow = doc.overflow_count ?? 0;
   if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped ?? false, moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id))));
-  if (doc.truncation?.shown) out.push('', renderLeftOut(doc.truncation) + (floorText === null ? '' : `\n${floorText}`));
-  else if (floorText !== null) out.push('', '### Left out', '', ...(doc.truncation !== undefined && doc.truncation.overrun > 0 ? [overrunLine(doc.truncation)] : []), floorText);
+  const leftOut = renderLeftOutSection(doc.truncation, floorText);
+  if (leftOut !== null) out.push('', leftOut);
   return out.join('\n') + '\n';
 }
 
