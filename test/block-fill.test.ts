@@ -87,19 +87,25 @@ describe('a block fills its budget while candidates are left', () => {
           expect(doc.packages ?? []).toEqual([]);
         }
         // The builder's items not shown are named whenever some are left out.
-        if ((doc.floor?.packages ?? []).some((id) => !(doc.packages ?? []).some((p) => p.id === id))) expect(md).toContain("- Also in BAZINGA's own context section, not shown here:");
+        if ((doc.floor?.packages ?? []).some((id) => !(doc.packages ?? []).some((p) => p.id === id))) {
+          expect(md).toContain(doc.truncation?.navigation === undefined ? "- Also in BAZINGA's own context section, not shown here:" : "- Also in BAZINGA's own section:");
+        }
       }
     });
   });
 
   it('the `+N more` line names the packages shown and is reserved at that size, not at its widest', () => {
     withStore(40, (deps, request) => {
-      const doc = assemble(deps(configFor(400)), request);
+      const doc = assemble(deps(configFor(800)), request);
+      expect(doc.truncation?.navigation).not.toBe('minimal');
       const block = renderMarkdown(doc);
       const more = block.split('\n').find((l) => l.startsWith('📦 +')) ?? '';
       expect(more).toContain(`--more ${doc.packages?.map((p) => p.id).join(',')}\``);
-      // What the block reports as used is what it holds below its first line, within a few tokens either way (no room held for 40 ids).
-      expect(Math.abs((doc.truncation?.used ?? 0) - counter.count(block.slice(block.indexOf('\n') + 1)))).toBeLessThan(8);
+      // What the block reports as used is what it holds below its first line, counted a piece at a
+      // time (a few tokens more than the whole), not the room 40 ids would take (over 60 tokens).
+      const held = counter.count(block.slice(block.indexOf('\n') + 1));
+      expect(doc.truncation?.used).toBeGreaterThanOrEqual(held);
+      expect((doc.truncation?.used ?? 0) - held).toBeLessThan(16);
     });
   });
 
@@ -113,9 +119,37 @@ describe('a block fills its budget while candidates are left', () => {
       const flat = assemble(deps(configFor(800, (c) => void (c.summary_caps = { Normal: 400, Soft_Warning: 400, Conservative: 400 }))), request);
       expect(flat.summary_cap).toBe(400);
       expect(tight.packages?.length).toBeGreaterThan(flat.packages?.length ?? 0);
-      // A configured cap is the one used: Soft Warning's set to 250 is the first step down.
-      const custom = assemble(deps(configFor(800, (c) => void (c.summary_caps = { Normal: 400, Soft_Warning: 250, Conservative: 250 }))), request);
-      expect(custom.summary_cap).toBe(250);
+      // A configured cap is the step down: Soft Warning's set to 250, the summaries are then as long
+      // as the room leaves them for as many packages, between 250 and Normal's 400.
+      const steps = { Normal: 400, Soft_Warning: 250, Conservative: 250 };
+      const custom = assemble(deps(configFor(800, (c) => void (c.summary_caps = steps))), request);
+      expect(custom.summary_cap).toBeGreaterThanOrEqual(250);
+      expect(custom.summary_cap).toBeLessThan(400);
+      const at250 = assemble(deps(configFor(800, (c) => void (c.summary_caps = { ...steps, Normal: 250 }))), request);
+      expect(custom.packages?.length).toBe(at250.packages?.length);
+      expect(custom.packages_tokens).toBeGreaterThanOrEqual(at250.packages_tokens ?? 0);
+    });
+  });
+
+  it('the navigation lines take at most an eighth of the budget: a tight one drops the most relevant ids, then the command', () => {
+    withStore(40, (deps, request) => {
+      const navigation = (md: string) => md.slice(md.indexOf('📦 +'));
+      for (const [budget, layout] of [
+        [2000, undefined],
+        [400, 'minimal'],
+      ] as const) {
+        const doc = assemble(deps(configFor(budget)), request);
+        const md = renderMarkdown(doc);
+        expect(doc.truncation?.navigation, `budget ${budget}`).toBe(layout);
+        if (layout === undefined) {
+          expect(md).toContain('- Most relevant left out:');
+          expect(navigation(md)).toContain('--more ');
+        } else {
+          expect(md).not.toContain('- Most relevant left out:');
+          expect(navigation(md).split('\n')[0]).toBe(`📦 +${doc.overflow_count} more packages available`);
+          expect(counter.count(navigation(md))).toBeLessThanOrEqual(budget / 8);
+        }
+      }
     });
   });
 

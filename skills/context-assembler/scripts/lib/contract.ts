@@ -145,7 +145,17 @@ export interface TruncationReport {
   most_relevant: { kind: ItemKind; id: number | string }[];
   /** The markdown carries the `### Left out` section (it fit the budget, or Tier 1 overran). */
   shown: boolean;
+  /**
+   * How much the block's navigation lines say (core/block.ts NAVIGATION_SHARE): absent, all of it;
+   * `compact` without the most relevant ids and with the short line for the builder's items;
+   * `minimal` also without the `+N more` line's command. A tight budget takes the first that keeps
+   * those lines within an eighth of it.
+   */
+  navigation?: Navigation;
 }
+
+/** A navigation layout shorter than the whole one (TruncationReport.navigation). */
+export type Navigation = 'compact' | 'minimal';
 
 export interface ErrorPatternItem {
   /** The row that stands for the fault (its most confident): the hash both tools' update-error-confidence take. */

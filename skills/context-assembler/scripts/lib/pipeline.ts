@@ -406,14 +406,14 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
  */
 function floorLineOf(doc: Omit<RankDoc, 'candidates'>, truncation: Pick<TruncationReport, 'used' | 'budget'>): NonNullable<BlockInput['floorLine']> {
   const reasoningOn = doc.include_reasoning && queries(doc.zone);
-  return (shown, excluded) =>
+  return (shown, excluded, navigation) =>
     renderFloorLeftOut({
       ...(doc as AssemblyDoc),
       packages: [...shown.package] as PackedPackage[],
       error_patterns: [...shown.error_pattern] as AssemblyDoc['error_patterns'],
       reasoning: { included: reasoningOn, level: doc.request.reasoning_level, budget: 0, used_tokens: 0, entries: [...shown.reasoning] as ReasoningFields['reasoning']['entries'] },
       excluded: [...excluded],
-      truncation: truncation as TruncationReport,
+      truncation: { ...truncation, ...(navigation ? { navigation } : {}) } as TruncationReport,
     });
 }
 
@@ -590,17 +590,34 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
     };
   };
   let cap = summaryCap;
+  let wider = cap;
   let pool = poolAt(cap);
-  let block = fitBlock(blockInput(doc, purpose, pool, [], pool.excluded, deps));
+  const fitAt = (p: typeof pool) => fitBlock(blockInput(doc, purpose, p, [], p.excluded, deps));
+  let block = fitAt(pool);
   // Under budget pressure (packages left out for it), the next zone's shorter summaries, when they let more packages in.
   for (let tighter = tighterSummaryCap(deps.config, doc.zone, cap); tighter !== null; tighter = tighterSummaryCap(deps.config, doc.zone, cap)) {
     if (!block.excluded.some((e) => e.kind === 'package' && e.reason === 'budget')) break;
     const shorter = poolAt(tighter);
-    const fit = fitBlock(blockInput(doc, purpose, shorter, [], shorter.excluded, deps));
+    const fit = fitAt(shorter);
     if (fit.items.package.length <= block.items.package.length) break;
+    wider = cap;
     cap = tighter;
     pool = shorter;
     block = fit;
+  }
+  // Then the summaries as long as the budget leaves them for as many packages: the longest cap
+  // below the wider one that still shows them (a search over the caps between), so the room a
+  // tighter cap freed and no further package could take goes to what is shown.
+  for (let lo = cap, hi = wider - 1; lo < hi; ) {
+    const mid = Math.ceil((lo + hi) / 2);
+    const longer = poolAt(mid);
+    const fit = fitAt(longer);
+    if (fit.items.package.length >= block.items.package.length) {
+      lo = mid;
+      cap = mid;
+      pool = longer;
+      block = fit;
+    } else hi = mid - 1;
   }
   const more = ZONE_RULES[doc.zone].showsOverflow && deps.launcher !== undefined ? { more_launcher: deps.launcher } : {};
   return { ...withBlock({ ...rest, step: 'pack', summary_cap: cap, ...more }, block, deps.counter), block_pool: pool };

@@ -6,10 +6,10 @@
  * document holds one fit of everything it shows. Pure; the token counter is injected.
  */
 import type { Zone } from '../config.ts';
-import type { Exclusion, ExclusionReason, TruncationReport } from '../contract.ts';
+import type { Exclusion, ExclusionReason, Navigation, TruncationReport } from '../contract.ts';
 import { fitOrder, fitTiers, ITEM_KINDS, purposeRules, type FitResult, type FitItem, type ItemKind, type Split, type Purpose, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
-import { availableText, HANDOFF_HEADINGS, NONE_RECORDED, renderLeftOutSection, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
+import { availableText, commandFor, HANDOFF_HEADINGS, NONE_RECORDED, renderLeftOutSection, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
 import { kindRow, type ItemOf, type ItemsByKind, type KindRow, type Tiered } from './kinds.ts';
 import { codePointCount } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
@@ -38,7 +38,7 @@ export interface BlockInput {
    * renderFloorLeftOut), given what it shows and every exclusion; null when it shows them all.
    * Sized into the budget with the report.
    */
-  floorLine?: (shown: ItemsByKind, excluded: readonly Exclusion[]) => string | null;
+  floorLine?: (shown: ItemsByKind, excluded: readonly Exclusion[], navigation: Navigation | undefined) => string | null;
   /** The command the `+N more` line names (render.ts moreCommand), at its widest: naming every candidate package. */
   moreCommand: string;
   /**
@@ -84,14 +84,14 @@ export const keyOf = (kind: ItemKind, id: number | string) => `${kind}:${id}`;
  * `+N more` line naming its packages, the no-package line only when it shows none), the room
  * given back once a fit is known.
  */
-function fixedLines(input: BlockInput, shown?: ItemsByKind): string {
+function fixedLines(input: LaidInput, shown?: ItemsByKind): string {
   const items = shown ?? input.items;
   const parts: string[] = [];
   const available = availableText(input.totalAvailable, input.totalCapped);
   parts.push(renderPackageHeader(input.zone, items.package.length, available, input.priorityUsed) + '\n\n');
   if (shown === undefined || shown.package.length === 0) parts.push(NO_PACKAGE_LINES.reduce((a, b) => (a.length >= b.length ? a : b)) + '\n\n');
   if (ZONE_RULES[input.zone].showsOverflow) {
-    const more = shown !== undefined && input.moreCommandOf !== undefined ? input.moreCommandOf(shown.package.map((p) => p.id)) : input.moreCommand;
+    const more = commandFor(input.navigation, () => (shown !== undefined && input.moreCommandOf !== undefined ? input.moreCommandOf(shown.package.map((p) => p.id)) : input.moreCommand));
     parts.push(overflowLine(available, input.totalCapped, more) + '\n\n');
   }
   if (purposeRules(input.purpose).handoffLayout) {
@@ -170,7 +170,43 @@ function shortenedToFit<T>(row: KindRow<T>, item: T, maxTokens: number, counter:
 /** Rounds a room given back to the fixed lines may grow in before the widest is taken. */
 const ROOM_ROUNDS = 4;
 
+/**
+ * The share of the budget the navigation lines (the `+N more` line and `### Left out`) may take:
+ * past it, a shorter layout is tried (TruncationReport.navigation), so a tight budget goes to
+ * items, not to the lines that say what else there is.
+ */
+export const NAVIGATION_SHARE = 1 / 8;
+const LAYOUTS: readonly (Navigation | undefined)[] = [undefined, 'compact', 'minimal'];
+
+/** The block's input with the navigation layout a fit is made for. */
+type LaidInput = BlockInput & { navigation?: Navigation };
+
+/**
+ * The block fitted in the most telling navigation layout whose lines stay within
+ * NAVIGATION_SHARE of the budget (the shortest when none does). Nothing left out: one fit.
+ */
 export function fitBlock(input: BlockInput): BlockOutput {
+  let out = fitLaid(input);
+  for (const navigation of LAYOUTS.slice(1)) {
+    if (navigationTokens(input, out) <= input.budget * NAVIGATION_SHARE) break;
+    out = fitLaid({ ...input, navigation });
+  }
+  return out;
+}
+
+/** The tokens of a fitted block's navigation lines as the block prints them: the `+N more` line and `### Left out`. */
+function navigationTokens(input: BlockInput, out: BlockOutput): number {
+  const navigation = out.report.navigation;
+  const overflow = Math.max(0, input.totalAvailable - out.items.package.length);
+  const more =
+    overflow > 0 && ZONE_RULES[input.zone].showsOverflow
+      ? overflowLine(overflow, input.totalCapped, commandFor(navigation, () => (input.moreCommandOf ?? (() => input.moreCommand))(out.items.package.map((p) => p.id))))
+      : '';
+  const leftOut = renderLeftOutSection(out.report, input.floorLine?.(out.items, out.excluded, navigation) ?? null) ?? '';
+  return more === '' && leftOut === '' ? 0 : input.counter.count(`${more}\n\n${leftOut}`);
+}
+
+function fitLaid(input: LaidInput): BlockOutput {
   const counter = rememberingCounter(input.counter);
   // The shortened items the fits made, by key and admitted text.
   const cuts = new Map<string, unknown>();
@@ -253,7 +289,7 @@ export function fitBlock(input: BlockInput): BlockOutput {
   let report = reportOf(input, ordered, result, fixedOf(result), undefined);
   let reportSize: Sized | undefined;
   // The report as the block prints it: with the line naming the floor's items a fit leaves unshown.
-  const floorOf = (r: FitResult) => input.floorLine?.(shownBy(input, r, cuts), [...input.excludedBefore, ...leftOutExclusions(ordered, r)]) ?? null;
+  const floorOf = (r: FitResult) => input.floorLine?.(shownBy(input, r, cuts), [...input.excludedBefore, ...leftOutExclusions(ordered, r)], input.navigation) ?? null;
   const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r))}\n`;
   if (needsReport(report) || floorOf(result) !== null) {
     const reportAt = (r: FitResult, room: number) => {
@@ -396,7 +432,7 @@ export const REPORT_REASONS: readonly ExclusionReason[] = ['budget', 'tier', 'li
 export const REPORT_IDS = 5;
 
 function reportOf(
-  input: BlockInput,
+  input: LaidInput,
   ordered: readonly (FitItem & { id: number | string })[],
   result: ReturnType<typeof fitTiers>,
   fixed: Sized,
@@ -423,6 +459,7 @@ function reportOf(
     left_out,
     most_relevant,
     shown: shownSize !== undefined,
+    ...(input.navigation ? { navigation: input.navigation } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  * strings are what packing counts, so the counted text is exactly the emitted text.
  */
 import type { Zone } from '../config.ts';
-import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, ExclusionReason, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
+import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, ExclusionReason, Navigation, ReasoningItem, RankedPackage, StrategyItem, TruncationReport } from '../contract.ts';
 import { ZONE_RULES } from './zone.ts';
 import { floorLeftOut, type FloorReason } from './floor.ts';
 import { ITEM_KINDS, purposeRules, type ItemKind } from './tiers.ts';
@@ -39,10 +39,14 @@ export function renderPackageSection(header: string, entries: readonly string[])
 
 /**
  * The `+N more` line: how many more packages there are and the command that gives this spawn the
- * next ones (its request again with --more: what it was given is left out).
+ * next ones (its request again with --more: what it was given is left out); the count alone when
+ * the command is null (navigation `minimal`, a budget too tight for it).
  */
-export const overflowLine = (overflow: number | string, capped: boolean, command: string) =>
-  `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available: \`${command}\``;
+export const overflowLine = (overflow: number | string, capped: boolean, command: string | null) =>
+  `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available${command === null ? '' : `: \`${command}\``}`;
+
+/** The `+N more` line's command for a navigation layout: none in `minimal`. */
+export const commandFor = (navigation: Navigation | undefined, command: () => string): string | null => (navigation === 'minimal' ? null : command());
 
 /** A word of a command line, quoted for a POSIX shell when it holds anything but safe characters. */
 export const shellWord = (w: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
@@ -84,15 +88,18 @@ export function overrunLine(r: Pick<TruncationReport, 'overrun' | 'budget' | 'us
   return `- Over budget by ${r.overrun} tokens (${r.used} of ${r.budget}): ${tier1 ? 'Tier 1 is never cut' : "the block's own lines alone pass the budget"}`;
 }
 
-/** The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget, and the most relevant ids. */
-export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers'>): string {
+/**
+ * The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget,
+ * and the most relevant ids (not in a compact navigation: the `+N more` command lists them).
+ */
+export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers' | 'navigation'>): string {
   const lines = ['### Left out', ''];
   if (r.overrun > 0) lines.push(overrunLine(r));
   const counts = (Object.keys(REASON_TEXT) as ExclusionReason[])
     .filter((reason) => (r.left_out[reason] ?? 0) > 0)
     .map((reason) => `${r.left_out[reason]} ${REASON_TEXT[reason]}`);
   if (counts.length > 0) lines.push(`- ${counts.join(', ')}`);
-  if (r.most_relevant.length > 0) {
+  if (r.most_relevant.length > 0 && r.navigation === undefined) {
     // An error pattern's id is a 64-digit hash: its first 12 digits name it here (the JSON has it whole).
     const name = (i: TruncationReport['most_relevant'][number]) => (KINDS[i.kind] ? `${KINDS[i.kind].label} ${KINDS[i.kind].shortId(i.id)}` : `${i.kind} ${i.id}`);
     const hint = r.most_relevant.some((i) => i.kind === 'package') ? ' (`fetch <id>` prints a package)' : '';
@@ -112,11 +119,12 @@ export function renderLeftOutSection(report: TruncationReport | undefined, floor
   return ['### Left out', '', ...(report !== undefined && report.overrun > 0 ? [overrunLine(report)] : []), floorText].join('\n');
 }
 
-/** Why a floor item is left out, as the block says it. */
+/** Why a floor item is left out, as the block says it (in a compact navigation without the budget's figures). */
 function floorReasonText(reason: FloorReason, doc: AssemblyDoc): string {
   switch (reason) {
     case 'budget':
     case 'tier': {
+      if (doc.truncation?.navigation !== undefined) return 'for budget';
       const used = doc.truncation?.used;
       const budget = doc.truncation?.budget ?? doc.context_budget;
       return `for budget: ${used === undefined ? '' : `${used} of `}${budget} tokens${used === undefined ? '' : ' used'}`;
@@ -146,15 +154,18 @@ function floorReasonText(reason: FloorReason, doc: AssemblyDoc): string {
 export function renderFloorLeftOut(doc: AssemblyDoc): string | null {
   const missing = floorLeftOut(doc);
   if (missing.length === 0) return null;
+  const compact = doc.truncation?.navigation !== undefined;
   const reasons: FloorReason[] = [];
   for (const m of missing) if (!reasons.includes(m.reason)) reasons.push(m.reason);
   const parts = reasons.map((reason) => {
     // An error pattern by the builder's row of it (BAZINGA's own key), as BAZINGA's tools know it.
     const idOf = (m: (typeof missing)[number]) => (m.kind === 'error_pattern' ? (doc.floor?.pattern_rows?.[String(m.id)] ?? m.id) : m.id);
-    const names = missing.filter((m) => m.reason === reason).map((m) => `${KINDS[m.kind].label} ${KINDS[m.kind].shortId(idOf(m))}`);
+    const named = missing.filter((m) => m.reason === reason);
+    // Compact: a kind's label once before a run of its ids (`package 63, 60, 61`).
+    const names = named.map((m, i) => `${compact && i > 0 && named[i - 1]?.kind === m.kind ? '' : `${KINDS[m.kind].label} `}${KINDS[m.kind].shortId(idOf(m))}`);
     return `${names.join(', ')} (${floorReasonText(reason, doc)})`;
   });
-  return `- Also in BAZINGA's own context section, not shown here: ${parts.join('; ')}`;
+  return `- Also in BAZINGA's own ${compact ? 'section' : 'context section, not shown here'}: ${parts.join('; ')}`;
 }
 
 /**
@@ -290,7 +301,10 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     }
   }
   const overflow = doc.overflow_count ?? 0;
-  if (overflow > 0 && rules.showsOverflow) out.push('', overflowLine(overflow, doc.total_capped ?? false, moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id))));
+  if (overflow > 0 && rules.showsOverflow) {
+    const command = commandFor(doc.truncation?.navigation, () => moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id)));
+    out.push('', overflowLine(overflow, doc.total_capped ?? false, command));
+  }
   const leftOut = renderLeftOutSection(doc.truncation, floorText);
   if (leftOut !== null) out.push('', leftOut);
   return out.join('\n') + '\n';
