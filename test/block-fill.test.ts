@@ -131,6 +131,33 @@ describe('a block fills its budget while candidates are left', () => {
     });
   });
 
+  it('every layout is taken somewhere between 300 and 1500 tokens, each as it says: compact names no package the command lists', () => {
+    withStore(40, (deps, request) => {
+      const seen = new Set<string>();
+      for (let budget = 300; budget <= 1500; budget += 25) {
+        const doc = assemble(deps(configFor(budget)), request);
+        const md = renderMarkdown(doc);
+        const layout = doc.truncation?.navigation ?? 'full';
+        seen.add(layout);
+        const command = /^📦 \+\d+ more packages available: `[^`]+--more [\d,]+`$/m.test(md);
+        expect(command, `budget ${budget}`).toBe(layout !== 'minimal');
+        if (layout !== 'full') expect(md, `budget ${budget}`).not.toMatch(/Most relevant left out:[^\n]*package/);
+      }
+      expect([...seen].sort()).toEqual(['compact', 'full', 'minimal']);
+    });
+  });
+
+  it('the summaries take the room a shorter cap freed: the same packages as at the shorter cap, longer', () => {
+    withStore(40, (deps, request) => {
+      const doc = assemble(deps(configFor(400)), request);
+      const at100 = assemble(deps(configFor(400, (c) => void (c.summary_caps = { Normal: 100, Soft_Warning: 100, Conservative: 100 }))), request);
+      expect(doc.summary_cap).toBeGreaterThan(100);
+      expect(doc.summary_cap).toBeLessThan(200);
+      expect(doc.packages?.map((p) => p.id)).toEqual(at100.packages?.map((p) => p.id));
+      expect(doc.packages_tokens).toBeGreaterThan(at100.packages_tokens ?? 0);
+    });
+  });
+
   it('the navigation lines take at most an eighth of the budget: a tight one drops the most relevant ids, then the command', () => {
     withStore(40, (deps, request) => {
       const navigation = (md: string) => md.slice(md.indexOf('📦 +'));

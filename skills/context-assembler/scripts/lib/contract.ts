@@ -441,6 +441,7 @@ export function validateDoc(value: unknown, source: string): PipedDoc {
       Array.isArray(t.tiers) && Array.isArray(t.most_relevant) && typeof t.shown === 'boolean' &&
       t.left_out !== null && typeof t.left_out === 'object' && !Array.isArray(t.left_out);
     if (!ok) fail('field "truncation" must be the report pack writes: {purpose, budget, used, overrun, tiers, left_out, most_relevant, shown}');
+    else if (t.navigation !== undefined && t.navigation !== 'compact' && t.navigation !== 'minimal') fail(`field "truncation.navigation" must be "compact" or "minimal" (or absent), got ${JSON.stringify(t.navigation)}`);
   }
   if (doc.block_pool !== undefined) {
     const pool = doc.block_pool as Record<string, unknown> | null;

@@ -65,7 +65,7 @@ import {
   type ZoneDoc,
 } from './contract.ts';
 import { fitBlock, keyOf, reportWithExcluded, type BlockInput } from './core/block.ts';
-import { purposeRules, tierOf, tierRuleOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
+import { ITEM_KINDS, purposeRules, tierOf, tierRuleOf, type ItemKind, type Purpose, type Tier, type TierSubject } from './core/tiers.ts';
 import { KINDS, type ItemOf, type KindRow } from './core/kinds.ts';
 import { isExpired, isShowablePattern, patternText, selectErrorPatterns, prepareStrategies } from './core/learning.ts';
 import type { TokenCounter } from './core/pack.ts';
@@ -605,14 +605,22 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
     pool = shorter;
     block = fit;
   }
-  // Then the summaries as long as the budget leaves them for as many packages: the longest cap
-  // below the wider one that still shows them (a search over the caps between), so the room a
-  // tighter cap freed and no further package could take goes to what is shown.
-  for (let lo = cap, hi = wider - 1; lo < hi; ) {
+  // Then the summaries as long as the budget leaves them for the same items: the longest cap below
+  // the wider one that still shows exactly what the tighter cap shows (a search over the caps
+  // between), so the room it freed and no further item could take goes to what is shown. Not when
+  // reasoning entries are still to come: the room is theirs to compete for (the reasoning step).
+  const sameItems = (a: ReturnType<typeof fitBlock>, b: ReturnType<typeof fitBlock>) =>
+    ITEM_KINDS.every((kind) => {
+      const row = KINDS[kind] as KindRow<unknown>;
+      const ids = (o: ReturnType<typeof fitBlock>) => (o.items[kind] as unknown[]).map((item) => row.id(item)).join(',');
+      return ids(a) === ids(b);
+    });
+  const reasoningToCome = doc.include_reasoning && queries(doc.zone);
+  for (let lo = cap, hi = reasoningToCome ? cap : wider - 1; lo < hi; ) {
     const mid = Math.ceil((lo + hi) / 2);
     const longer = poolAt(mid);
     const fit = fitAt(longer);
-    if (fit.items.package.length >= block.items.package.length) {
+    if (sameItems(fit, block) && fit.report.overrun <= block.report.overrun) {
       lo = mid;
       cap = mid;
       pool = longer;

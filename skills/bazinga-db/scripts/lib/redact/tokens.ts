@@ -103,8 +103,11 @@ function wordPartsFrom(text: string, u: Unwrapped, first: number, inside: number
   return inside;
 }
 
-/** Nothing but blanks and a closing quote before the end of the line. */
-const LINE_END = /[ \t]*["'`]?[ \t]*(?:\r?\n|\\n|$)/y;
+/**
+ * Nothing but blanks, a closing quote and what closes or separates after a value (`}`, `]`, `)`,
+ * `,`, `;`) before the end of the line: the part is the whole of its line's value.
+ */
+const LINE_END = /[ \t]*["'`]?[ \t]*[}\]),;]{0,4}[ \t]*(?:\r?\n|\\n|$)/y;
 
 /** The text with every wrap joint taken out, and where each joint was. */
 interface Unwrapped {

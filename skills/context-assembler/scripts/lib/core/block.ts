@@ -186,12 +186,29 @@ type LaidInput = BlockInput & { navigation?: Navigation };
  * NAVIGATION_SHARE of the budget (the shortest when none does). Nothing left out: one fit.
  */
 export function fitBlock(input: BlockInput): BlockOutput {
-  let out = fitLaid(input);
-  for (const navigation of LAYOUTS.slice(1)) {
-    if (navigationTokens(input, out) <= input.budget * NAVIGATION_SHARE) break;
-    out = fitLaid({ ...input, navigation });
+  let fit = fitLaid(input);
+  let best = fit;
+  // Without a `+N more` line (Conservative) there is no command for `minimal` to drop.
+  const layouts = LAYOUTS.slice(1).filter((l) => l !== 'minimal' || ZONE_RULES[input.zone].showsOverflow);
+  for (const navigation of layouts) {
+    if (navigationTokens(input, fit) <= input.budget * NAVIGATION_SHARE) break;
+    fit = fitLaid({ ...input, navigation });
+    // A shorter layout is kept only when the room it frees goes to items (more shown, or less past
+    // the budget): else the longer lines say more for the same block.
+    if (showsMore(fit, best)) best = fit;
   }
-  return out;
+  return best;
+}
+
+/** Whether the block prints the `+N more` line with its command, showing `packages` packages (render.ts renderMarkdown). */
+function commandShown(input: LaidInput, packages: number): boolean {
+  return input.totalAvailable - packages > 0 && ZONE_RULES[input.zone].showsOverflow && input.navigation !== 'minimal';
+}
+
+/** Whether fit `a` shows more items than `b`, or as many with less past the budget. */
+function showsMore(a: BlockOutput, b: BlockOutput): boolean {
+  const shown = (o: BlockOutput) => ITEM_KINDS.reduce((n, kind) => n + o.items[kind].length, 0);
+  return shown(a) > shown(b) || (shown(a) === shown(b) && a.report.overrun < b.report.overrun);
 }
 
 /** The tokens of a fitted block's navigation lines as the block prints them: the `+N more` line and `### Left out`. */
@@ -202,8 +219,12 @@ function navigationTokens(input: BlockInput, out: BlockOutput): number {
     overflow > 0 && ZONE_RULES[input.zone].showsOverflow
       ? overflowLine(overflow, input.totalCapped, commandFor(navigation, () => (input.moreCommandOf ?? (() => input.moreCommand))(out.items.package.map((p) => p.id))))
       : '';
-  const leftOut = renderLeftOutSection(out.report, input.floorLine?.(out.items, out.excluded, navigation) ?? null) ?? '';
-  return more === '' && leftOut === '' ? 0 : input.counter.count(`${more}\n\n${leftOut}`);
+  const leftOut = renderLeftOutSection(out.report, input.floorLine?.(out.items, out.excluded, navigation) ?? null, commandShown({ ...input, navigation }, out.items.package.length)) ?? '';
+  if (more === '' && leftOut === '') return 0;
+  // On its bound while that is within the share (the rank table stays unloaded), else counted.
+  const text = `${more}\n\n${leftOut}`;
+  const bound = input.counter.bound(text);
+  return bound.exact || bound.tokens <= input.budget * NAVIGATION_SHARE ? bound.tokens : input.counter.count(text);
 }
 
 function fitLaid(input: LaidInput): BlockOutput {
@@ -290,7 +311,7 @@ function fitLaid(input: LaidInput): BlockOutput {
   let reportSize: Sized | undefined;
   // The report as the block prints it: with the line naming the floor's items a fit leaves unshown.
   const floorOf = (r: FitResult) => input.floorLine?.(shownBy(input, r, cuts), [...input.excludedBefore, ...leftOutExclusions(ordered, r)], input.navigation) ?? null;
-  const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r))}\n`;
+  const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r), commandShown(input, shownBy(input, r, cuts).package.length))}\n`;
   if (needsReport(report) || floorOf(result) !== null) {
     const reportAt = (r: FitResult, room: number) => {
       const text = reportText(r, reportOf(input, ordered, r, fixedOf(r), { tokens: room, exact: true }));

@@ -90,20 +90,22 @@ export function overrunLine(r: Pick<TruncationReport, 'overrun' | 'budget' | 'us
 
 /**
  * The `### Left out` section: counts per reason, the overrun when Tier 1 alone passed the budget,
- * and the most relevant ids (not in a compact navigation: the `+N more` command lists them).
+ * and the most relevant ids: in a compact navigation without the packages when the block's `+N
+ * more` command lists them next (`commandShown`), in a minimal one none (the JSON has them).
  */
-export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers' | 'navigation'>): string {
+export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers' | 'navigation'>, commandShown = false): string {
   const lines = ['### Left out', ''];
   if (r.overrun > 0) lines.push(overrunLine(r));
   const counts = (Object.keys(REASON_TEXT) as ExclusionReason[])
     .filter((reason) => (r.left_out[reason] ?? 0) > 0)
     .map((reason) => `${r.left_out[reason]} ${REASON_TEXT[reason]}`);
   if (counts.length > 0) lines.push(`- ${counts.join(', ')}`);
-  if (r.most_relevant.length > 0 && r.navigation === undefined) {
+  const named = r.navigation === 'minimal' ? [] : r.navigation === 'compact' && commandShown ? r.most_relevant.filter((i) => i.kind !== 'package') : r.most_relevant;
+  if (named.length > 0) {
     // An error pattern's id is a 64-digit hash: its first 12 digits name it here (the JSON has it whole).
     const name = (i: TruncationReport['most_relevant'][number]) => (KINDS[i.kind] ? `${KINDS[i.kind].label} ${KINDS[i.kind].shortId(i.id)}` : `${i.kind} ${i.id}`);
-    const hint = r.most_relevant.some((i) => i.kind === 'package') ? ' (`fetch <id>` prints a package)' : '';
-    lines.push(`- Most relevant left out: ${r.most_relevant.map(name).join(', ')}${hint}`);
+    const hint = named.some((i) => i.kind === 'package') ? ' (`fetch <id>` prints a package)' : '';
+    lines.push(`- Most relevant left out: ${named.map(name).join(', ')}${hint}`);
   }
   return lines.join('\n');
 }
@@ -113,8 +115,8 @@ export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' |
  * naming the builder's items not shown (renderFloorLeftOut); without the report, that line alone
  * (after the overrun, when there is one); null when there is neither. The fit sizes this same text.
  */
-export function renderLeftOutSection(report: TruncationReport | undefined, floorText: string | null): string | null {
-  if (report?.shown) return renderLeftOut(report) + (floorText === null ? '' : `\n${floorText}`);
+export function renderLeftOutSection(report: TruncationReport | undefined, floorText: string | null, commandShown = false): string | null {
+  if (report?.shown) return renderLeftOut(report, commandShown) + (floorText === null ? '' : `\n${floorText}`);
   if (floorText === null) return null;
   return ['### Left out', '', ...(report !== undefined && report.overrun > 0 ? [overrunLine(report)] : []), floorText].join('\n');
 }
@@ -301,11 +303,12 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     }
   }
   const overflow = doc.overflow_count ?? 0;
+  const commandShown = overflow > 0 && rules.showsOverflow && doc.truncation?.navigation !== 'minimal';
   if (overflow > 0 && rules.showsOverflow) {
     const command = commandFor(doc.truncation?.navigation, () => moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id)));
     out.push('', overflowLine(overflow, doc.total_capped ?? false, command));
   }
-  const leftOut = renderLeftOutSection(doc.truncation, floorText);
+  const leftOut = renderLeftOutSection(doc.truncation, floorText, commandShown);
   if (leftOut !== null) out.push('', leftOut);
   return out.join('\n') + '\n';
 }
