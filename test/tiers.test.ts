@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG, splitOf } from '../skills/context-assembler/scripts/lib
 import type { AssemblyDoc, ErrorPatternItem, RankedPackage, ReasoningItem, StrategyItem } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { fitBlock, type BlockInput } from '../skills/context-assembler/scripts/lib/core/block.ts';
 import { exactCounter, type TokenCounter } from '../skills/context-assembler/scripts/lib/core/pack.ts';
-import { DEFAULT_LAUNCHER, moreCommand, renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
+import { DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderMarkdown } from '../skills/context-assembler/scripts/lib/core/render.ts';
 import { fitOrder, fitTiers, PURPOSES, tierOf, type FitItem, type Purpose, type Split, type Tier, type TierSubject } from '../skills/context-assembler/scripts/lib/core/tiers.ts';
 import { countCl100k, makeTokenCounter } from '../skills/context-assembler/scripts/lib/tokens.ts';
 
@@ -247,6 +247,8 @@ const arbStore = fc.record({
   patterns: fc.array(fc.record({ tier: fc.constantFrom<Tier>(1, 2), solution: arbText.map((t) => t.replace(/\s+/g, ' ').trim() || 'x') }), { maxLength: 3 }),
   strategies: fc.array(fc.record({ tier: fc.constantFrom<Tier>(2, 3), insight: arbText.map((t) => t.replace(/\s+/g, ' ').trim() || 'x') }), { maxLength: 3 }),
   limitLeftOut: fc.integer({ min: 0, max: 3 }),
+  // The first n packages are the builder's own items (the floor): admitted on the block's room alone, named when not shown.
+  floorCount: fc.integer({ min: 0, max: 3 }),
 });
 
 type Store = typeof arbStore extends fc.Arbitrary<infer T> ? T : never;
@@ -291,15 +293,27 @@ function blockInput(store: Store, budget: number, purpose: Purpose, counter: Tok
       memory: [],
     },
     excludedBefore: Array.from({ length: store.limitLeftOut }, (_, i) => ({ kind: 'package' as const, id: 50 + i, reason: 'limit' as const })),
+    floor: new Set(floorOf(store).packages.map((id) => `package:${id}`)),
+    // The line naming the builder's items a fit leaves unshown, as the pipeline makes it (renderFloorLeftOut at the budget's figures).
+    floorLine: (shown, excluded, navigation) =>
+      renderFloorLeftOut({
+        ...docOf(budget, purpose, store.packages.length + store.limitLeftOut),
+        floor: floorOf(store),
+        packages: shown.package.map((p) => ({ ...p, tokens: 0 })),
+        excluded: [...excluded],
+        truncation: { purpose, budget, used: budget, overrun: 0, tiers: [], left_out: {}, most_relevant: [], shown: false, ...(navigation ? { navigation } : {}) },
+      }),
     counter,
   };
 }
 
+const floorOf = (store: Store) => ({ packages: store.packages.slice(0, store.floorCount).map((p) => p.id), reasoning: [], error_patterns: [], under_review: { packages: [], reasoning: [] } });
+
 const REQUEST: AssemblyDoc['request'] = { session: 's', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 1, limit: 3, include_reasoning: true, reasoning_level: 'medium', now: '2025-12-02T12:00:00Z', task: null, error: null, scope: null, lang: null, framework: null };
 
 /** A document holding the fit's output, rendered as the assembler renders it. */
-function rendered(input: BlockInput, out: ReturnType<typeof fitBlock>): string {
-  const doc: AssemblyDoc = {
+function docOf(budget: number, purpose: Purpose, totalAvailable: number): AssemblyDoc {
+  return {
     doc_version: 2,
     step: 'reasoning',
     request: REQUEST,
@@ -308,11 +322,18 @@ function rendered(input: BlockInput, out: ReturnType<typeof fitBlock>): string {
     summary_cap: 400,
     effective_limit: 170000,
     remaining_budget: 170000,
-    context_budget: input.budget,
+    context_budget: budget,
     limit: 3,
     include_reasoning: true,
-    purpose: input.purpose,
-    total_available: input.totalAvailable,
+    purpose,
+    total_available: totalAvailable,
+  } as AssemblyDoc;
+}
+
+function rendered(input: BlockInput, out: ReturnType<typeof fitBlock>, store: Store): string {
+  const doc: AssemblyDoc = {
+    ...docOf(input.budget, input.purpose, input.totalAvailable),
+    floor: floorOf(store),
     packages: out.items.package.map((p) => ({ ...p, tokens: out.tokensOf('package', p.id) })),
     error_patterns: out.items.error_pattern,
     strategies: out.items.strategy,
@@ -328,6 +349,7 @@ describe('fitBlock: property', () => {
   it('Tier 1 whole, the report lists exactly what is missing, and the rendered sections fit the budget unless Tier 1 overran it', () => {
     let shown = 0;
     let overran = 0;
+    let floorNamed = 0;
     fc.assert(
       fc.property(arbStore, fc.integer({ min: 0, max: 900 }), fc.constantFrom(...PURPOSES), (store, budget, purpose) => {
         const input = blockInput(store, budget, purpose, quarter);
@@ -349,11 +371,13 @@ describe('fitBlock: property', () => {
         const shownTier = new Map([...out.items.package.map((p) => [`package:${p.id}`, p.tier] as const), ...out.items.reasoning.map((e) => [`reasoning:${e.id}`, e.tier] as const)]);
         const firstTier1 = all.find((i) => i.tier === 1);
         if (firstTier1 && input.budget >= 0) expect(kept.has(firstTier1.key) || out.excluded.some((e) => `${e.kind}:${e.id}` === firstTier1.key && e.tier === 2)).toBe(true);
+        // (A builder's item is admitted on the block's room alone, whatever Tier 1's count: one with no room keeps Tier 1.)
+        const floorKeys = new Set(floorOf(store).packages.map((id) => `package:${id}`));
         for (const item of all.filter((i) => i.tier === 1 && !kept.has(i.key))) {
-          expect(out.excluded.find((e) => `${e.kind}:${e.id}` === item.key)?.tier).toBe(2);
+          expect(floorKeys.has(item.key) ? [1, 2] : [2]).toContain(out.excluded.find((e) => `${e.kind}:${e.id}` === item.key)?.tier);
         }
         for (const [key, tier] of shownTier) expect([tier === 2 ? 1 : tier, tier]).toContain(all.find((i) => i.key === key)?.tier);
-        const md = rendered(input, out);
+        const md = rendered(input, out, store);
         for (const p of out.items.package) expect(md).toContain(`> ${p.summary}\n`);
         // The report: exactly the missing items, with the rank's exclusions, counted per reason.
         const missing = all.filter((i) => !kept.has(i.key)).map((i) => i.key).sort();
@@ -366,8 +390,17 @@ describe('fitBlock: property', () => {
         }
         const counts = (reason: string) => out.excluded.filter((e) => e.reason === reason).length;
         expect(out.report.left_out).toEqual(Object.fromEntries(['budget', 'tier', 'limit'].map((r) => [r, counts(r)]).filter(([, n]) => (n as number) > 0)));
-        // Shown in the markdown exactly when the report says so, and then it names the best left out.
-        expect(md.includes('\n### Left out\n')).toBe(out.report.shown);
+        // Shown in the markdown exactly when the report says so (or a builder's item is not shown:
+        // its line stands under the heading all the same), and then it names the best left out.
+        const floorMissing = floorOf(store).packages.filter((id) => !out.items.package.some((p) => p.id === id));
+        expect(md.includes('\n### Left out\n')).toBe(out.report.shown || floorMissing.length > 0);
+        // Every builder's item not shown is named, in the layout's form.
+        if (floorMissing.length > 0) {
+          const line = md.split('\n').find((l) => l.startsWith("- Also in BAZINGA's own ")) ?? '';
+          expect(line.startsWith(out.report.navigation === undefined ? "- Also in BAZINGA's own context section, not shown here: " : "- Also in BAZINGA's own section: ")).toBe(true);
+          for (const id of floorMissing) expect(line).toMatch(new RegExp(`\\b${id}\\b`));
+          floorNamed++;
+        }
         if (out.report.shown) shown++;
         // The sections below the heading, as emitted, within the budget; over it only by Tier 1's stated overrun.
         const body = md.slice(md.indexOf('\n') + 1);
@@ -389,5 +422,6 @@ describe('fitBlock: property', () => {
     // Not vacuous: the runs reached both the report and the overrun.
     expect(shown).toBeGreaterThan(20);
     expect(overran).toBeGreaterThan(5);
+    expect(floorNamed).toBeGreaterThan(20);
   });
 });
