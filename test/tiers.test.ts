@@ -312,6 +312,9 @@ const floorOf = (store: Store) => ({ packages: store.packages.slice(0, store.flo
 const REQUEST: AssemblyDoc['request'] = { session: 's', group: 'AUTH', agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: 1, limit: 3, include_reasoning: true, reasoning_level: 'medium', now: '2025-12-02T12:00:00Z', task: null, error: null, scope: null, lang: null, framework: null };
 
 /** A document holding the fit's output, rendered as the assembler renders it. */
+/** How many items a fit shows, of every kind. */
+const shownCount = (out: ReturnType<typeof fitBlock>) => out.items.package.length + out.items.reasoning.length + out.items.error_pattern.length + out.items.strategy.length + out.items.memory.length;
+
 function docOf(budget: number, purpose: Purpose, totalAvailable: number): AssemblyDoc {
   return {
     doc_version: 2,
@@ -350,6 +353,7 @@ describe('fitBlock: property', () => {
     let shown = 0;
     let overran = 0;
     let floorNamed = 0;
+    let ownLines = 0;
     fc.assert(
       fc.property(arbStore, fc.integer({ min: 0, max: 900 }), fc.constantFrom(...PURPOSES), (store, budget, purpose) => {
         const input = blockInput(store, budget, purpose, quarter);
@@ -413,6 +417,11 @@ describe('fitBlock: property', () => {
           if (tier1) {
             expect(out.report.tiers[1]!.used + out.report.tiers[2]!.used).toBe(0);
             expect(out.report.tiers[0]!.items).toBe(1);
+          } else {
+            // The block's own lines: no item is shown, and what is printed does pass the budget.
+            expect(shownCount(out)).toBe(0);
+            expect(quarter.count(body)).toBeGreaterThan(budget);
+            ownLines++;
           }
           expect(out.report.overrun).toBe(out.report.used - budget);
         }
@@ -423,5 +432,6 @@ describe('fitBlock: property', () => {
     expect(shown).toBeGreaterThan(20);
     expect(overran).toBeGreaterThan(5);
     expect(floorNamed).toBeGreaterThan(20);
+    expect(ownLines).toBeGreaterThan(0);
   });
 });
