@@ -579,8 +579,15 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   const memories = withinMemoryShare(doc.memories ?? [], doc.context_budget, deps);
   // Every candidate, tiered: the block is fitted from these once more when reasoning adds its
   // entries, so what pack leaves out can still come back (one fit of everything, not two).
+  // Each cap tried prepares the same summaries again: each text is redacted once.
+  const redacted = new Map<string, string>();
+  const redactOnce = (text: string) => {
+    let out = redacted.get(text);
+    if (out === undefined) redacted.set(text, (out = deps.redact(text)));
+    return out;
+  };
   const poolAt = (cap: number): BlockPool => {
-    const prepared = preparePackages(candidates, cap, deps.redact, conclusions);
+    const prepared = preparePackages(candidates, cap, redactOnce, conclusions);
     return {
       packages: tiered('package', prepared.packages, r, purpose),
       error_patterns: tiered('error_pattern', doc.error_patterns, r, purpose),
@@ -592,7 +599,9 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   let cap = summaryCap;
   let wider = cap;
   let pool = poolAt(cap);
-  const fitAt = (p: typeof pool) => fitBlock(blockInput(doc, purpose, p, [], p.excluded, deps));
+  // The packages are the same at every cap (only their summaries differ): their artifacts are read once.
+  const artifacts = artifactsFor(purpose, pool, deps);
+  const fitAt = (p: typeof pool) => fitBlock(blockInput(doc, purpose, p, [], p.excluded, deps, artifacts));
   let block = fitAt(pool);
   // Under budget pressure (packages left out for it), the next zone's shorter summaries, when they let more packages in.
   for (let tighter = tighterSummaryCap(deps.config, doc.zone, cap); tighter !== null; tighter = tighterSummaryCap(deps.config, doc.zone, cap)) {
@@ -658,7 +667,15 @@ function tiered<K extends ItemKind, T extends ItemOf[K]>(kind: K, items: readonl
 }
 
 /** The block's input for this document: the pool's candidates and these reasoning entries. */
-function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: BlockPool, reasoning: BlockInput['items']['reasoning'], excluded: readonly Exclusion[], deps: Deps): BlockInput {
+function blockInput(
+  doc: Omit<RankDoc, 'candidates'>,
+  purpose: Purpose,
+  pool: BlockPool,
+  reasoning: BlockInput['items']['reasoning'],
+  excluded: readonly Exclusion[],
+  deps: Deps,
+  artifacts = artifactsFor(purpose, pool, deps),
+): BlockInput {
   const items: BlockInput['items'] = {
     package: pool.packages,
     reasoning,
@@ -682,10 +699,13 @@ function blockInput(doc: Omit<RankDoc, 'candidates'>, purpose: Purpose, pool: Bl
     items,
     essential: essentialRules(items, doc.request, purpose),
     excludedBefore: excluded,
-    artifacts: purposeRules(purpose).readsArtifacts ? artifactTexts(pool.packages, deps) : undefined,
+    artifacts,
     counter: deps.counter,
   };
 }
+
+/** A purpose that reads artifacts (handoff): the pool's packages' indexed artifact texts; else none. */
+const artifactsFor = (purpose: Purpose, pool: BlockPool, deps: Deps) => (purposeRules(purpose).readsArtifacts ? artifactTexts(pool.packages, deps) : undefined);
 
 /** Each Tier 1 item's tier rule (what made it essential), by `${kind}:${id}`, for the order a bounded Tier 1 keeps. */
 function essentialRules(items: BlockInput['items'], r: AssemblyRequest, purpose: Purpose): Map<string, number> {

@@ -9,7 +9,7 @@ import type { Zone } from '../config.ts';
 import type { Exclusion, ExclusionReason, Navigation, TruncationReport } from '../contract.ts';
 import { fitOrder, fitTiers, ITEM_KINDS, purposeRules, type FitResult, type FitItem, type ItemKind, type Split, type Purpose, type Tier, type TierUsage } from './tiers.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
-import { availableText, commandFor, HANDOFF_HEADINGS, NONE_RECORDED, renderLeftOutSection, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
+import { availableText, commandFor, HANDOFF_HEADINGS, moreCommandShown, NONE_RECORDED, renderLeftOutSection, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
 import { kindRow, type ItemOf, type ItemsByKind, type KindRow, type Tiered } from './kinds.ts';
 import { codePointCount } from '../../../../bazinga-db/scripts/lib/index.ts';
 import { ZONE_RULES } from './zone.ts';
@@ -182,8 +182,9 @@ const LAYOUTS: readonly (Navigation | undefined)[] = [undefined, 'compact', 'min
 type LaidInput = BlockInput & { navigation?: Navigation };
 
 /**
- * The block fitted in the most telling navigation layout whose lines stay within
- * NAVIGATION_SHARE of the budget (the shortest when none does). Nothing left out: one fit.
+ * The block fitted in its whole navigation layout, and while the navigation lines of the last fit
+ * pass NAVIGATION_SHARE of the budget, in the next shorter one: a shorter layout's fit is kept when
+ * it shows more items (or as many, less past the budget). Nothing left out: one fit.
  */
 export function fitBlock(input: BlockInput): BlockOutput {
   let fit = fitLaid(input);
@@ -200,11 +201,6 @@ export function fitBlock(input: BlockInput): BlockOutput {
   return best;
 }
 
-/** Whether the block prints the `+N more` line with its command, showing `packages` packages (render.ts renderMarkdown). */
-function commandShown(input: LaidInput, packages: number): boolean {
-  return input.totalAvailable - packages > 0 && ZONE_RULES[input.zone].showsOverflow && input.navigation !== 'minimal';
-}
-
 /** Whether fit `a` shows more items than `b`, or as many with less past the budget. */
 function showsMore(a: BlockOutput, b: BlockOutput): boolean {
   const shown = (o: BlockOutput) => ITEM_KINDS.reduce((n, kind) => n + o.items[kind].length, 0);
@@ -219,7 +215,7 @@ function navigationTokens(input: BlockInput, out: BlockOutput): number {
     overflow > 0 && ZONE_RULES[input.zone].showsOverflow
       ? overflowLine(overflow, input.totalCapped, commandFor(navigation, () => (input.moreCommandOf ?? (() => input.moreCommand))(out.items.package.map((p) => p.id))))
       : '';
-  const leftOut = renderLeftOutSection(out.report, input.floorLine?.(out.items, out.excluded, navigation) ?? null, commandShown({ ...input, navigation }, out.items.package.length)) ?? '';
+  const leftOut = renderLeftOutSection(out.report, input.floorLine?.(out.items, out.excluded, navigation) ?? null, moreCommandShown(input.zone, overflow, navigation)) ?? '';
   if (more === '' && leftOut === '') return 0;
   // On its bound while that is within the share (the rank table stays unloaded), else counted.
   const text = `${more}\n\n${leftOut}`;
@@ -311,7 +307,7 @@ function fitLaid(input: LaidInput): BlockOutput {
   let reportSize: Sized | undefined;
   // The report as the block prints it: with the line naming the floor's items a fit leaves unshown.
   const floorOf = (r: FitResult) => input.floorLine?.(shownBy(input, r, cuts), [...input.excludedBefore, ...leftOutExclusions(ordered, r)], input.navigation) ?? null;
-  const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r), commandShown(input, shownBy(input, r, cuts).package.length))}\n`;
+  const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r), moreCommandShown(input.zone, input.totalAvailable - shownBy(input, r, cuts).package.length, input.navigation))}\n`;
   if (needsReport(report) || floorOf(result) !== null) {
     const reportAt = (r: FitResult, room: number) => {
       const text = reportText(r, reportOf(input, ordered, r, fixedOf(r), { tokens: room, exact: true }));
@@ -418,15 +414,17 @@ function shownBy(input: BlockInput, result: FitResult, cuts: ReadonlyMap<string,
   return { package: keep('package'), reasoning: keep('reasoning'), error_pattern: keep('error_pattern'), strategy: keep('strategy'), memory: keep('memory') };
 }
 
-const commandsOfInput = new WeakMap<BlockInput, VerificationCommand[]>();
+const commandsOfItems = new WeakMap<BlockInput['items'], { artifacts: BlockInput['artifacts']; commands: VerificationCommand[] }>();
 
-/** The verification commands every candidate quotes (computed once a block input). */
+/**
+ * The verification commands every candidate quotes, computed once for a block's candidates and
+ * artifacts (the fits of every navigation layout share them).
+ */
 function candidateCommands(input: BlockInput): VerificationCommand[] {
-  let commands = commandsOfInput.get(input);
-  if (commands === undefined) {
-    commands = commandsOf(input.items, input.artifacts);
-    commandsOfInput.set(input, commands);
-  }
+  const known = commandsOfItems.get(input.items);
+  if (known !== undefined && known.artifacts === input.artifacts) return known.commands;
+  const commands = commandsOf(input.items, input.artifacts);
+  commandsOfItems.set(input.items, { artifacts: input.artifacts, commands });
   return commands;
 }
 

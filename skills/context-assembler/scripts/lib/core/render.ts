@@ -45,6 +45,9 @@ export function renderPackageSection(header: string, entries: readonly string[])
 export const overflowLine = (overflow: number | string, capped: boolean, command: string | null) =>
   `📦 +${typeof overflow === 'number' ? availableText(overflow, capped) : overflow} more packages available${command === null ? '' : `: \`${command}\``}`;
 
+/** Whether the block prints a `+N more` line naming its command: packages left over, a zone that shows the line, a layout that keeps the command. */
+export const moreCommandShown = (zone: Zone, overflow: number, navigation: Navigation | undefined): boolean => overflow > 0 && ZONE_RULES[zone].showsOverflow && navigation !== 'minimal';
+
 /** The `+N more` line's command for a navigation layout: none in `minimal`. */
 export const commandFor = (navigation: Navigation | undefined, command: () => string): string | null => (navigation === 'minimal' ? null : command());
 
@@ -303,7 +306,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     }
   }
   const overflow = doc.overflow_count ?? 0;
-  const commandShown = overflow > 0 && rules.showsOverflow && doc.truncation?.navigation !== 'minimal';
+  const commandShown = moreCommandShown(doc.zone, overflow, doc.truncation?.navigation);
   if (overflow > 0 && rules.showsOverflow) {
     const command = commandFor(doc.truncation?.navigation, () => moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id)));
     out.push('', overflowLine(overflow, doc.total_capped ?? false, command));
