@@ -16,7 +16,7 @@ Run from the project root after npm ci and npm run build. Nothing is written ins
 """
 import argparse, collections, concurrent.futures, json, os, shutil, sys, tempfile
 
-TERMS = ['relevance', 'match', 'priority', 'type_affinity', 'recency', 'designated', 'scope', 'same_group']
+TERMS = ['relevance', 'match', 'paths', 'priority', 'type_affinity', 'recency', 'designated', 'scope', 'same_group']
 BUDGETS = [('5 items', 'items', 5), ('400 tok', 'tokens', 400), ('800 tok', 'tokens', 800)]
 
 

@@ -57,8 +57,9 @@ describe('parseConfig: defaults', () => {
     });
     expect(DEFAULT_CONFIG.redaction_mode).toBe('both');
     expect(DEFAULT_CONFIG.token_safety_margin).toBe(0.15);
-    // The spec's heuristic weights; with a query the task text and scope decide first (relevance 100, match 30 from 0.1 of the best match); a consumer list naming the agent adds 1.
-    expect(DEFAULT_CONFIG.ranking.weights).toEqual({ priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 100, scope: 3, match: 30, designated: 1 });
+    // The spec's heuristic weights; with a query the task text and scope decide first (relevance 100, match 30 from 0.1 of the best match,
+    // the paths the task names 25); a consumer list naming the agent adds 1.
+    expect(DEFAULT_CONFIG.ranking.weights).toEqual({ priority: 4, same_group: 2, type_affinity: 1.5, recency: 1, relevance: 100, scope: 3, paths: 25, match: 30, designated: 1 });
     expect(DEFAULT_CONFIG.ranking.match_threshold).toBe(0.1);
     expect(DEFAULT_CONFIG.purposes.tier1_max_items).toBe(4);
     expect(DEFAULT_CONFIG.ranking.recency_half_life_hours).toBe(72);

@@ -73,7 +73,7 @@ describe('score = 4·priority + 2·same_group + 1.5·affinity + 1·0.5^(age/72h)
   it('explain adds the components, which recombine to the score', () => {
     const out = rank([cand({ priority: 'high', group_id: 'g1', package_type: 'handoff', created_at: ago(36) })], { explain: true });
     const p = out.selected[0];
-    expect(p?.components).toEqual({ priority: 3, same_group: 1, type_affinity: 0.25, recency: 0.707107, relevance: 0, scope: 0, match: 0, outcome: 0, designated: 0 });
+    expect(p?.components).toEqual({ priority: 3, same_group: 1, type_affinity: 0.25, recency: 0.707107, relevance: 0, scope: 0, paths: 0, match: 0, outcome: 0, designated: 0 });
     expect(rank([cand({})]).selected[0]?.components).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorPatternOf, faultPatternHash } from '../skills/bazinga-db/scripts/lib/hashing.ts';
+import { CA_SCHEMA_VERSION } from '../skills/bazinga-db/scripts/lib/schema.ts';
 import { ASSEMBLE } from '../skills/context-assembler/scripts/lib/main.ts';
 import { runScript as runAssembler } from '../skills/context-assembler/scripts/lib/shell.ts';
 import type { AssemblyDoc } from '../skills/context-assembler/scripts/lib/contract.ts';
@@ -85,7 +86,7 @@ describe('fault keys an earlier signer stored are signed again', () => {
       [rows.hash2, rows.hash1].sort().map((h) => ({ pattern_hash: h, fault_hash: NEW })),
     );
     expect(query('SELECT pattern_hash, signature_json, confidence FROM error_patterns ORDER BY rowid')).toEqual(before);
-    expect(query("SELECT value FROM ca_meta WHERE key = 'ca_schema'")).toEqual([{ value: '14' }]);
+    expect(query("SELECT value FROM ca_meta WHERE key = 'ca_schema'")).toEqual([{ value: String(CA_SCHEMA_VERSION) }]);
   });
 
   it('what named the two keys names the one: verdicts summed, the ledger and the record renamed; a second write changes nothing', () => {

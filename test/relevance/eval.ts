@@ -182,7 +182,7 @@ function configFor(mode: Mode, weights?: Partial<Config['ranking']['weights']>):
     base.ranking.weights.scope = 0;
   }
   if (mode === 'fts' || mode === 'fts-implicit') {
-    base.ranking.weights = { priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 1, scope: 0, match: 0, designated: 0 };
+    base.ranking.weights = { priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 1, scope: 0, paths: 0, match: 0, designated: 0 };
   }
   return base;
 }

@@ -88,6 +88,7 @@ export {
   MAX_INDEX_BUDGET_MS,
   highlightTexts,
   indexedArtifactText,
+  packagePathText,
   listPackagePaths,
   scorePackage,
   searchIndexBehind,

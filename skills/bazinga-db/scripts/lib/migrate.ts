@@ -116,7 +116,8 @@ export function ensureExtensions(db: DB, between?: () => void, notice: (line: st
     }
     for (const ddl of CA_DDL) if (!between || !isIndex(ddl)) step(`create ${objectOf(ddl)}`, () => db.exec(ddl));
     if (outcomesRemade) step('records settled again', () => db.exec('UPDATE ca_assemblies SET settled = 0'));
-    if (searchTables.n < searchObjects.length) step('search index reset', () => resetSearchIndex(db));
+    // v15: a package's path column also holds the paths its artifact names: indexed again.
+    if (searchTables.n < searchObjects.length || (before > 0 && before < 15)) step('search index reset', () => resetSearchIndex(db));
     // v12: rows an earlier release re-keyed get the original's keys back; every row its fault key
     // (idempotent; never fails on a row it cannot read: such a row is left as it is).
     const restored = restorePatternKeys(db, before < 12, failures);

@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 14;
+export const CA_SCHEMA_VERSION = 15;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table

@@ -57,7 +57,10 @@ const STOPWORDS = new Set(
     'than that the their them then there these they this those through to too under until up very was we were ' +
     'what when where which while who whom why will with would you your all any both each few more most other ' +
     'also again against about above after before below between during further here per via use using used make ' +
-    'sure need needs get got still now new one two fix fixes fixed issue issues work works task please' 
+    'sure need needs get got still now new one two fix fixes fixed issue issues work works task please ' +
+    // A task's verbs of change and the words of any error: they tell no task, and no error, from another.
+    'add adds added made makes gets set sets old less yet his her ' +
+    'error errors failed fails failure exception uncaught unexpected unknown cannot found line'
   ).split(' '),
 );
 
@@ -136,6 +139,25 @@ export interface QueryTerm {
   text: string;
   /** The tokens of the phrase that is asked for: one for a plain word, several for `better-sqlite3`. */
   tokens: string[];
+  /** Other inflections of a one-token term that the index holds (`adapters` for `adapter`): asked for with it, as one term. */
+  variants?: string[];
+}
+
+/**
+ * The stem two inflections of an English word share: plural `-s`/`-es`/`-ies` (S-stemming:
+ * `adapters`, `services`, `queries`) and `-ing`/`-ed` (`testing`, `tested`) taken off; words of
+ * three letters or fewer, and anything not plain ASCII letters, stay as they are. Light on
+ * purpose: it merges a word's inflections and nothing else (`token` and `tokenizer` stay apart).
+ */
+export function inflectionStem(token: string): string {
+  if (token.length <= 3 || !/^[a-z]+$/.test(token)) return token;
+  let w = token;
+  if (w.endsWith('ies') && !w.endsWith('eies') && !w.endsWith('aies')) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('es') && !w.endsWith('aes') && !w.endsWith('ees') && !w.endsWith('oes')) w = w.slice(0, -1);
+  else if (w.endsWith('s') && !w.endsWith('us') && !w.endsWith('ss')) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) return w.slice(0, -2);
+  return w;
 }
 
 /**
@@ -179,15 +201,16 @@ export function queryTerms(raw: string, max: number): QueryTerm[] {
   return out;
 }
 
-/** One term as an FTS5 string: double-quoted, its tokens separated by spaces (a phrase). */
+/** One term as an FTS5 string: double-quoted, its tokens separated by spaces (a phrase); its variants OR-ed to it. */
 function quoted(term: QueryTerm): string {
-  return `"${term.tokens.join(' ').replace(/"/g, '""')}"`;
+  const phrase = `"${term.tokens.join(' ').replace(/"/g, '""')}"`;
+  return term.variants && term.variants.length > 0 ? [phrase, ...term.variants.map((v) => `"${v.replace(/"/g, '""')}"`)].join(' OR ') : phrase;
 }
 
 /**
  * The terms worth asking for within a postings budget: while the terms' costs add up to more than
  * `maxPostings`, the costliest term is dropped. A term costs the document lists FTS5 reads for it:
- * its document frequency, or for a phrase the sum of its tokens' (every list is read to find the
+ * its document frequency (with its variants'), or for a phrase the sum of its tokens' (every list is read to find the
  * sequence). A common term says little about relevance (BM25 gives a term in half the documents no
  * weight at all) and costs the most. The rarest term is kept whatever it costs, so relevance never
  * switches itself off. Returns the kept and the dropped terms, each in their order, and the cost.
@@ -197,7 +220,7 @@ export function pruneTerms(
   df: ReadonlyMap<string, number>,
   maxPostings: number,
 ): { kept: QueryTerm[]; dropped: QueryTerm[]; postings: number } {
-  const freq = terms.map((t) => t.tokens.reduce((sum, tok) => sum + (df.get(tok) ?? 0), 0));
+  const freq = terms.map((t) => [...t.tokens, ...(t.variants ?? [])].reduce((sum, tok) => sum + (df.get(tok) ?? 0), 0));
   let total = freq.reduce((a, b) => a + b, 0);
   const drop = new Set<number>();
   const byCommonness = terms.map((_, i) => i).sort((a, b) => (freq[b] as number) - (freq[a] as number) || b - a);

@@ -58,6 +58,8 @@ export interface ScoreComponents {
   relevance: number;
   /** 1 when the package's path, a path in its artifact text, or its group's component path falls under the scope. */
   scope: number;
+  /** With a query, in [0, 1]: how well its words name the paths the package's artifact names (the path column's BM25 over the request's best), weighted by ranking.weights.paths. */
+  paths?: number;
   /** 1 when, with a query, the package matches it (relevance ≥ ranking.match_threshold) or the scope: weighted by ranking.weights.match. */
   match?: number;
   /** The outcome term in (−1, 1) (core/outcomes.ts), weighted by outcome_feedback.weights.package; 0 for a package never shown. */

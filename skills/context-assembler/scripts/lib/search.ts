@@ -9,6 +9,8 @@ import {
   findSession,
   highlightTexts,
   indexedArtifactText,
+  packagePathText,
+  pathsInText,
   listBucketHeads,
   listEligibleByIds,
   listPackagePaths,
@@ -54,6 +56,8 @@ export interface SearchPlan {
   packagePostings: number;
   /** One match per term within the package index's postings budget (strategies are scored term by term on these). */
   terms: TextMatch[];
+  /** The same terms, one match each, in the package index's path column only: the query's words that name the paths a package names. */
+  pathTerms: TextMatch[];
   /** Packages whose summary, artifact text or path names a scope path as a phrase. */
   scopeInSession: TextMatch | null;
   scopes: string[][];
@@ -142,6 +146,7 @@ function buildPlan(db: DB, r: AssemblyRequest, config: Config, redact: (t: strin
     packagePostings: query.packagePostings,
     reasoningInSession: query.reasoning,
     terms: query.perTerm,
+    pathTerms: query.perTermPaths,
     scopeInSession: scopeAny,
     scopes,
     groupPaths,
@@ -221,6 +226,7 @@ export interface PackageSelection {
 
 type Query = EligibilityQuery & { iteration: number };
 
+
 interface SelectInput {
   db: DB;
   query: Query;
@@ -270,16 +276,16 @@ export function selectPackages(input: SelectInput): PackageSelection {
     config,
     explain: input.explain,
   };
-  const rank = (rows: Map<number, CandidatePackage>, relevance: Map<number, number> | undefined, scope: Map<number, number>) =>
+  const rank = (rows: Map<number, CandidatePackage>, relevance: Map<number, number> | undefined, scope: Map<number, number>, paths: Map<number, number>) =>
     rankPackages({
       ...base,
       candidates: [...input.consumed.map((row) => ({ ...row, consumed: true })), ...[...rows.values()].map((row) => ({ ...row, consumed: false }))],
-      ...(relevance ? { relevance } : {}),
+      ...(relevance ? { relevance, paths } : {}),
       ...(input.outcome ? { outcome: input.outcome } : {}),
       scope,
     });
   const heuristic = (row: CandidatePackage) =>
-    rawScoreOf({ ...scoreComponents({ ...row, consumed: false }, base), relevance: 0, scope: 0 }, config, false);
+    rawScoreOf({ ...scoreComponents({ ...row, consumed: false }, base), relevance: 0, scope: 0, paths: 0 }, config, false);
   const consumedIds = new Set(input.consumed.map((p) => p.id));
   const eligible = (p: SearchedPackage) => !consumedIds.has(p.id);
   // Reads are repeated in a later round only when their bound grew.
@@ -298,6 +304,10 @@ export function selectPackages(input: SelectInput): PackageSelection {
   // A term of 0 or less only lowers a package, so the others need no reading.
   const helped = input.outcome ? [...input.outcome].filter(([, term]) => term > 0).map(([id]) => id) : [];
   const shownHelped = helped.length === 0 ? [] : listEligibleByIds(db, query, helped).filter((p) => !consumedIds.has(p.id));
+  // Every package whose paths the query's words name is read at once (a term's path matches are
+  // within the postings the query was planned for), so the paths signal is exact for each and 0
+  // for every package not read; with its weight at 0 nothing is read for it.
+  const named = config.ranking.weights.paths > 0 ? namedPaths(db, query, plan, input.totalAvailable + input.consumed.length) : { rows: [], signal: new Map<number, number>() };
   for (let round = 1; ; round++) {
     if (read.perBucket !== perBucket) heads = listBucketHeads(db, query, perBucket);
     // The best k matches of the request's packages; those not eligible are dropped after they
@@ -312,7 +322,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
     const rows = new Map<number, CandidatePackage>();
     // The heads are read whatever was consumed (their tails bound what is unread); a request for
     // more leaves what it was given out here.
-    for (const row of [...heads, ...hits, ...scoped, ...shownHelped]) if (!rows.has(row.id) && !consumedIds.has(row.id)) rows.set(row.id, row);
+    for (const row of [...heads, ...hits, ...named.rows, ...scoped, ...shownHelped]) if (!rows.has(row.id) && !consumedIds.has(row.id)) rows.set(row.id, row);
     const hitsTruncated = matched.length === k;
     const scopeTruncated = scopedMatched.length === k;
 
@@ -322,8 +332,9 @@ export function selectPackages(input: SelectInput): PackageSelection {
     const toRelevance = (bm25: number) => (best > 0 ? Math.max(0, -bm25) / best : 0);
     const relevance = plan.inSession === null ? undefined : new Map(hits.map((h) => [h.id, toRelevance(h.bm25)]));
     const relevanceBound = hitsTruncated ? toRelevance((matched[matched.length - 1] as { bm25: number }).bm25) : 0;
+    const paths = named.signal;
     const scope = scopeOf([...rows.values()], plan, db);
-    let ranked = rank(rows, relevance, scope);
+    let ranked = rank(rows, relevance, scope, paths);
     // Selected candidates whose relevance is only bounded get their exact score, and the ranking is redone.
     const unsure = (id: number) => relevance !== undefined && hitsTruncated && !relevance.has(id);
     const rescore = ranked.selected.filter((p) => unsure(p.id));
@@ -332,7 +343,7 @@ export function selectPackages(input: SelectInput): PackageSelection {
         const bm25 = scorePackage(db, plan.inSession, p.id, weights);
         relevance.set(p.id, bm25 === undefined ? 0 : toRelevance(bm25));
       }
-      ranked = rank(rows, relevance, scope);
+      ranked = rank(rows, relevance, scope, paths);
     }
 
     // What was not read, or read without an exact relevance, may still belong in the selection.
@@ -360,24 +371,57 @@ export function selectPackages(input: SelectInput): PackageSelection {
       if (selected.has(row.id) || !unsure(row.id)) continue;
       tails.push({
         priority: row.priority,
-        heuristic: heuristic(row),
+        // Its paths signal is exact (every package that has one was read): counted in full.
+        heuristic: heuristic(row) + config.ranking.weights.paths * (paths.get(row.id) ?? 0),
         createdMs: parseSqliteTime(row.created_at),
         id: row.id,
         scopePossible: scope.has(row.id),
       });
     }
-    const exhausted = !hitsTruncated && !scopeTruncated && [...perKey.values()].every((list) => list.length < perBucket);
+    const textTruncated = hitsTruncated || scopeTruncated;
+    const exhausted = !textTruncated && [...perKey.values()].every((list) => list.length < perBucket);
     if (exhausted || provesExact(ranked.selected, input.limit, tails, relevanceBound, input.zone, config, relevance !== undefined)) {
       return { ranked, hits: hits.length, rounds: round };
     }
     // Read further where it helps: more hits lower the relevance bound of everything unread; more
     // of each bucket only helps when the check fails even without any relevance left unread.
-    if (hitsTruncated || scopeTruncated) k *= 4;
-    if (!(hitsTruncated || scopeTruncated) || !provesExact(ranked.selected, input.limit, tails.map((t) => ({ ...t, scopePossible: false })), 0, input.zone, config, relevance !== undefined)) {
+    if (textTruncated) k *= 4;
+    if (!textTruncated || !provesExact(ranked.selected, input.limit, tails.map((t) => ({ ...t, scopePossible: false })), 0, input.zone, config, relevance !== undefined)) {
       perBucket *= 4;
     }
   }
 }
+
+/**
+ * The paths signal: for each package whose path column (its artifact file and the paths its
+ * artifact names) holds a query term, the sum of those terms' IDF, ln(1 + N / n) with n the
+ * request's packages holding the term there and N the request's packages, over the best package's
+ * sum. A term every package's paths hold (`src`) counts little; the one path the task and a
+ * package both name counts most. Returns the packages read (eligible, consumed or not) and the signal.
+ */
+function namedPaths(db: DB, query: Query, plan: SearchPlan, total: number): { rows: SearchedPackage[]; signal: Map<number, number> } {
+  const rows = new Map<number, SearchedPackage>();
+  const sums = new Map<number, number>();
+  // Scope-only planning (no index) asks for no terms: nothing is read.
+  const perTerm = plan.pathTerms.map((match) => searchRequestPackages(db, query, { match, weights: NO_WEIGHTS, limit: Number.MAX_SAFE_INTEGER, newest: true }));
+  const n = Math.max(total, ...perTerm.map((found) => found.length), 1);
+  for (const found of perTerm) {
+    if (found.length === 0) continue;
+    const idf = Math.log(1 + n / found.length);
+    for (const row of found) {
+      rows.set(row.id, row);
+      sums.set(row.id, (sums.get(row.id) ?? 0) + idf);
+    }
+  }
+  let best = 0;
+  for (const v of sums.values()) best = Math.max(best, v);
+  const signal = new Map<number, number>();
+  for (const [id, v] of sums) signal.set(id, best > 0 ? v / best : 0);
+  return { rows: [...rows.values()], signal };
+}
+
+/** No BM25 is computed for a newest-first read (its weights are not used). */
+const NO_WEIGHTS = { summary: 0, artifact: 0, path: 0 } as const;
 
 /** Whether packages of a bucket could be in scope through their group's component path. */
 function groupScopePossible(ownGroupBucket: boolean, group: string, plan: SearchPlan): boolean {
@@ -415,12 +459,10 @@ export function explainMatches(
 ): Map<number, MatchInfo> {
   const out = new Map<number, MatchInfo>();
   if (plan.inSession === null) return out;
-  const docs = packages.map((p) => ({
-    id: p.id,
-    summary: p.summary,
-    path: p.file_path,
-    artifact: indexedArtifactText(projectRoot, p.file_path, config.relevance.artifact_index_bytes),
-  }));
+  const docs = packages.map((p) => {
+    const artifact = indexedArtifactText(projectRoot, p.file_path, config.relevance.artifact_index_bytes);
+    return { id: p.id, summary: p.summary, path: packagePathText(p.file_path, pathsInText(artifact)), artifact };
+  });
   for (const row of highlightTexts(db, plan.inSession, docs)) {
     const fields: MatchInfo['fields'] = [];
     const terms: string[] = [];

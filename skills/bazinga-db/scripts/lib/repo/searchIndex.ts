@@ -23,7 +23,7 @@ import { stmt, type DB } from '../statements.ts';
 import type { TextMatch } from './textQuery.ts';
 import { redactText, type RedactionPolicy } from '../redact.ts';
 import { scrubRows } from './redactExisting.ts';
-import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
+import { SEARCH_TOKENIZER, countTokens, indexableText, inflectionStem, pathsInText } from '../searchText.ts';
 import { isNotBlank, withoutEndRun } from '../textScan.ts';
 import { sessionIdRange } from './contextPackages.ts';
 import { storedText } from '../storedText.ts';
@@ -145,6 +145,14 @@ export interface SyncReport {
   backlog: number;
 }
 
+/**
+ * What a package's `path` column holds: its artifact file's path, then the paths its artifact text
+ * names (the code it is about), one per line. A task naming those paths' words matches there.
+ */
+export function packagePathText(filePath: string, namedPaths: readonly string[]): string {
+  return namedPaths.length === 0 ? filePath : `${filePath}\n${namedPaths.join('\n')}`;
+}
+
 /** Indexes the packages with ids in (from, to]. */
 function indexPackages(db: DB, from: number, to: number, opts: IndexOptions): number {
   const rows = stmt(db, 'SELECT id, summary, file_path FROM context_packages WHERE id > ? AND id <= ? ORDER BY id').all(from, to) as {
@@ -162,11 +170,11 @@ function indexPackages(db: DB, from: number, to: number, opts: IndexOptions): nu
     const artifact = dir === undefined ? '' : indexedArtifactText(opts.projectRoot, file, opts.artifactBytes, dir);
     const summary = indexableText(storedText(r.summary));
     const body = indexableText(artifact);
-    const filePath = indexableText(file);
-    insert.run(r.id, summary, body, filePath);
-    const seen = new Set<string>();
-    for (const text of [summary, body, filePath]) countTokens(text, df, seen);
     const paths = pathsInText(artifact);
+    const pathText = indexableText(packagePathText(file, paths));
+    insert.run(r.id, summary, body, pathText);
+    const seen = new Set<string>();
+    for (const text of [summary, body, pathText]) countTokens(text, df, seen);
     if (paths.length > 0) insertPaths.run(r.id, paths.join('\n'));
   }
   addDocCounts(db, 'packages', df);
@@ -671,6 +679,38 @@ export function scorePackage(db: DB, match: TextMatch, id: number, weights: Pack
      WHERE ca_fts_packages MATCH @match AND rowid >= @id AND rowid <= @id`,
   ).get({ match, id, ws: weights.summary, wa: weights.artifact, wp: weights.path }) as { bm25: number } | undefined;
   return row?.bm25;
+}
+
+/** At most this many index terms are looked at per query word for its inflections (a short stem of a large vocabulary stops there). */
+const INFLECTION_SCAN = 256;
+/** At most this many inflections are asked for with a query word. */
+const MAX_INFLECTIONS = 4;
+
+/**
+ * For each token, the other tokens the index holds (packages or reasoning) that are inflections of
+ * it (the same `inflectionStem`: `adapters` and `adapting` for `adapter`) and are at least as common
+ * as the token itself: a match on a rarer inflection would count for more than one on the word as
+ * written (BM25 weighs each asked-for token by its own rarity). Read from the document counts
+ * (`ca_term_df`), by a range of its key: the terms starting with the stem (less a final `y`:
+ * `queries` for `query`).
+ */
+export function inflectionsInIndex(db: DB, tokens: readonly string[]): Map<string, string[]> {
+  const scan = stmt(
+    db,
+    "SELECT term, SUM(docs) AS docs FROM ca_term_df WHERE source IN ('packages', 'reasoning') AND term >= @lo AND term < @hi GROUP BY term ORDER BY term LIMIT @limit",
+  );
+  const out = new Map<string, string[]>();
+  for (const token of new Set(tokens)) {
+    // Words of three letters or fewer have no inflections here (inflectionStem keeps them whole).
+    if (token.length <= 3 || !/^[a-z]+$/.test(token)) continue;
+    const stem = inflectionStem(token);
+    const lo = stem.endsWith('y') ? stem.slice(0, -1) : stem;
+    const terms = scan.all({ lo, hi: `${lo}\u{10ffff}`, limit: INFLECTION_SCAN }) as { term: string; docs: number }[];
+    const own = terms.find((t) => t.term === token)?.docs ?? 0;
+    const found = terms.filter((t) => t.term !== token && t.docs >= own && inflectionStem(t.term) === stem).map((t) => t.term);
+    if (found.length > 0) out.set(token, found.slice(0, MAX_INFLECTIONS));
+  }
+  return out;
 }
 
 /** How many indexed packages (or reasoning entries) hold each token (0 for a token never indexed). */

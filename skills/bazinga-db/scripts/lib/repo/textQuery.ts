@@ -5,7 +5,7 @@
  */
 import type { DB } from '../statements.ts';
 import { buildMatch, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../searchText.ts';
-import { tokenDocCounts } from './searchIndex.ts';
+import { inflectionsInIndex, tokenDocCounts } from './searchIndex.ts';
 
 declare const TEXT_MATCH: unique symbol;
 /** A full-text match expression of the index: made by this module, handed back to the searches. */
@@ -28,6 +28,8 @@ export interface TextQuery {
   packagePostings: number;
   /** One match per term kept for packages: the learning tables are searched term by term. */
   perTerm: TextMatch[];
+  /** One match per term kept for packages, in the path column only (the paths a package names). */
+  perTermPaths: TextMatch[];
 }
 
 /** Limits of a query (config relevance.max_query_terms and relevance.max_postings). */
@@ -38,8 +40,8 @@ export interface QueryLimits {
 
 /** The plan of `text` (null: no text, a plan that asks for nothing). */
 export function planTextQuery(db: DB, text: string | null, limits: QueryLimits): TextQuery {
-  const terms: QueryTerm[] = text === null ? [] : queryTerms(text, limits.maxTerms);
-  const tokens = terms.flatMap((t) => t.tokens);
+  const terms = withInflections(db, text === null ? [] : queryTerms(text, limits.maxTerms));
+  const tokens = terms.flatMap((t) => [...t.tokens, ...(t.variants ?? [])]);
   const forPackages = pruneTerms(terms, tokenDocCounts(db, 'packages', tokens), limits.maxPostings);
   const forReasoning = pruneTerms(terms, tokenDocCounts(db, 'reasoning', tokens), limits.maxPostings);
   return {
@@ -50,7 +52,21 @@ export function planTextQuery(db: DB, text: string | null, limits: QueryLimits):
     reasoning: made(buildMatch(forReasoning.kept)),
     packagePostings: forPackages.postings,
     perTerm: forPackages.kept.map((t) => buildMatch([t]) as TextMatch),
+    perTermPaths: forPackages.kept.map((t) => buildMatch([t], ['path']) as TextMatch),
   };
+}
+
+/** The terms, each one-word term with the inflections of it the index holds (asked for as the same term). */
+function withInflections(db: DB, terms: QueryTerm[]): QueryTerm[] {
+  const single = terms.filter((t) => t.tokens.length === 1).map((t) => t.tokens[0] as string);
+  if (single.length === 0) return terms;
+  const found = inflectionsInIndex(db, single);
+  // A variant that is itself a term of the query stays that term's own.
+  const asked = new Set(single);
+  return terms.map((t) => {
+    const variants = t.tokens.length === 1 ? (found.get(t.tokens[0] as string) ?? []).filter((v) => !asked.has(v)) : [];
+    return variants.length > 0 ? { ...t, variants } : t;
+  });
 }
 
 /** One match per term of `text` (an error text against the learning tables); none for no text. */

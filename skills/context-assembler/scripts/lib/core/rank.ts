@@ -27,6 +27,8 @@ export interface RankInput {
   relevance?: ReadonlyMap<number, number>;
   /** Scope signal per package id (0 or 1); absent ids have none. */
   scope?: ReadonlyMap<number, number>;
+  /** Per package id in [0, 1]: how well the query's words name the paths its artifact names (counted with relevance only); absent ids 0. */
+  paths?: ReadonlyMap<number, number>;
   /** The outcome term per package id in (−1, 1) (core/outcomes.ts); absent ids were never shown (0). */
   outcome?: ReadonlyMap<number, number>;
   /**
@@ -96,12 +98,13 @@ function componentsInto(k: ScoreComponents, c: Candidate, createdMs: number, inp
   k.recency = recencyOf(createdMs, input.nowMs, r.recency_half_life_hours);
   k.relevance = input.relevance?.get(c.id) ?? 0;
   k.scope = input.scope?.get(c.id) ?? 0;
+  k.paths = input.paths?.get(c.id) ?? 0;
   k.outcome = input.outcome?.get(c.id) ?? 0;
   k.designated = c.designated === 1 || c.designated === true ? 1 : 0;
   return k;
 }
 
-const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0, scope: 0, outcome: 0, designated: 0 });
+const zeroComponents = (): ScoreComponents => ({ priority: 0, same_group: 0, type_affinity: 0, recency: 0, relevance: 0, scope: 0, paths: 0, outcome: 0, designated: 0 });
 
 function componentsAt(c: Candidate, createdMs: number, input: RankInput): ScoreComponents {
   return componentsInto(zeroComponents(), c, createdMs, input);
@@ -119,7 +122,7 @@ export function rawScoreOf(k: ScoreComponents, config: Config, withRelevance: bo
     w.same_group * k.same_group +
     w.type_affinity * k.type_affinity +
     w.recency * k.recency +
-    (withRelevance ? w.relevance * k.relevance + w.match * matchOf(k, config) : 0) +
+    (withRelevance ? w.relevance * k.relevance + w.match * matchOf(k, config) + w.paths * (k.paths ?? 0) : 0) +
     w.scope * k.scope +
     w.designated * (k.designated ?? 0) +
     outcomeWeight(config) * (k.outcome ?? 0)
@@ -163,7 +166,8 @@ export interface BucketTail {
  * True when no package left unread can belong in the selection. A package not read lies in a
  * bucket that was read to its bound (its tail is given) and is older than that bucket's last
  * package read, so its score is at most tail.heuristic + w_relevance × relevanceBound (+ w_scope
- * when it could be in scope, + w_match when that bound or the scope could make it match), and it
+ * when it could be in scope, + w_match when that bound or the scope could make it match; it has no
+ * paths signal: every package with one is read), and it
  * loses every tie with the tail. It cannot displace the last
  * selected package when that bound ranks after it in the selection order.
  */
@@ -276,6 +280,7 @@ function roundComponents(k: ScoreComponents, input: RankInput): ScoreComponents 
     recency: round6(k.recency),
     relevance: round6(k.relevance),
     scope: k.scope,
+    paths: round6(k.paths ?? 0),
     // Counted only with a query (no query, no match term).
     match: input.relevance === undefined ? 0 : matchOf(k, input.config),
     outcome: k.outcome ?? 0,
