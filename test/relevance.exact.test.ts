@@ -212,3 +212,81 @@ describe('fast read = ranking every eligible package, on a store made of ties', 
     }
   });
 });
+
+describe('fast read = ranking every eligible package, with the paths signal between 0 and 1', () => {
+  // Artifacts naming paths from a small vocabulary, tasks made of path and summary words: many
+  // packages hold some of a task's words in their paths, a few most of them.
+  it('holds for random requests and weights', () => {
+    const dir3 = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-paths-'));
+    const conn = openDatabase({ dbPath: path.join(dir3, 'bazinga', 'bazinga.db') });
+    let partial = 0;
+    try {
+      const dirs = ['routes', 'services', 'models', 'adapters'];
+      const files = ['analytics', 'orders', 'webhook', 'users', 'email'];
+      const prose = ['handler', 'retry', 'analytics', 'cache', 'orders'];
+      const prng = fc.sample(fc.array(fc.nat(1_000_000), { minLength: 2000, maxLength: 2000 }), { numRuns: 1, seed: 11 })[0] as number[];
+      let at = 0;
+      const next = (n: number) => (prng[at++ % prng.length] as number) % n;
+      fs.mkdirSync(path.join(dir3, 'bazinga', 'artifacts', 'S'), { recursive: true });
+      writeTransaction(conn, () => {
+        insertSession(conn, { sessionId: 'S', mode: 'parallel', requirements: 'analytics', initialBranch: 'main', metadata: '{}' });
+        upsertTaskGroup(conn, { id: 'A', sessionId: 'S', name: 'alpha group', componentPath: 'src/routes/' });
+        for (let i = 0; i < 300; i++) {
+          const group = next(10) < 4 ? null : 'A';
+          const named = Array.from({ length: next(3) }, () => `src/${dirs[next(dirs.length)]}/${files[next(files.length)]}.ts`);
+          const file = `bazinga/artifacts/S/note_${i}.md`;
+          fs.writeFileSync(path.join(dir3, file), `# Note ${i}\n\n${named.map((n) => `affected: ${n}`).join('\n')}\n`);
+          const id = insertPackage(conn, {
+            sessionId: 'S', groupId: group, scope: group === null ? 'global' : 'group', packageType: ['research', 'failures', 'decisions'][next(3)] as string,
+            filePath: file, producerAgent: 'qa_expert', priority: ['low', 'medium', 'high', 'critical'][next(4)] as string,
+            summary: Array.from({ length: 1 + next(3) }, () => prose[next(prose.length)]).join(' '), sizeBytes: null,
+            createdAt: `2025-12-01 10:00:0${next(3)}`,
+          });
+          insertConsumer(conn, id, 'developer');
+          if (next(100) < 10) markPackageConsumed(conn, findPackage(conn, id)!, 'developer', 1);
+        }
+        syncSearchIndex(conn, { projectRoot: dir3, artifactBytes: 16384 });
+      });
+      const vocabulary = [...dirs, ...files, ...prose];
+      fc.assert(
+        fc.property(
+          fc.record({
+            group: fc.constantFrom('A', 'global'),
+            task: fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 4 }),
+            zone: fc.constantFrom<Zone>('Normal', 'Conservative'),
+            limit: fc.integer({ min: 1, max: 6 }),
+            iteration: fc.constantFrom(0, 1),
+            candidates: fc.constantFrom(1, 3, 40),
+            relevance: fc.constantFrom(0.3333337, 100),
+            paths: fc.constantFrom(0, 25, 60.0000007),
+            match: fc.constantFrom(0, 30),
+          }),
+          (p) => {
+            const config: Config = structuredClone(DEFAULT_CONFIG);
+            config.relevance.candidates = p.candidates;
+            Object.assign(config.ranking.weights, { relevance: p.relevance, paths: p.paths, match: p.match });
+            const request: AssemblyRequest = {
+              session: 'S', group: p.group, agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: p.iteration, limit: p.limit,
+              include_reasoning: false, reasoning_level: 'medium', now: '2025-12-02T00:00:00.000Z', task: p.task.join(' '),
+              error: null, scope: null, lang: null, framework: null,
+            };
+            const query = { sessionId: 'S', groupId: p.group, agentType: 'developer', iteration: p.iteration };
+            const consumed = listConsumedPackages(conn, query);
+            const plan = planSearch(conn, request, config, (t) => t, true);
+            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: true, totalAvailable: countRequestPackages(conn, query, AVAILABLE_CAP).count - consumed.length, consumed };
+            const fast = selectPackages(common);
+            const view = (s: ReturnType<typeof selectPackages>) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
+            expect(view(fast)).toEqual(view(selectPackages({ ...common, exhaustive: true })));
+            if (fast.ranked.selected.some((x) => (x.components?.paths ?? 0) > 0 && (x.components?.paths ?? 0) < 1)) partial++;
+          },
+        ),
+        { numRuns: 300, seed: 21 },
+      );
+      // The property ran where the signal told packages apart, not only where it was 0 or 1.
+      expect(partial).toBeGreaterThan(50);
+    } finally {
+      conn.close();
+      fs.rmSync(dir3, { recursive: true, force: true });
+    }
+  });
+});

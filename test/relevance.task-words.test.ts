@@ -10,7 +10,7 @@ import { countRequestPackages, insertConsumer, insertPackage, listConsumedPackag
 import { syncSearchIndex } from '../skills/bazinga-db/scripts/lib/repo/searchIndex.ts';
 import { planTextQuery } from '../skills/bazinga-db/scripts/lib/repo/textQuery.ts';
 import { insertSession } from '../skills/bazinga-db/scripts/lib/repo/sessions.ts';
-import { inflectionStem } from '../skills/bazinga-db/scripts/lib/searchText.ts';
+import { TASK_STOPWORDS, inflectionsOf, queryTerms } from '../skills/bazinga-db/scripts/lib/searchText.ts';
 import { DEFAULT_CONFIG, type Config } from '../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyRequest, RankedPackage } from '../skills/context-assembler/scripts/lib/contract.ts';
 import { AVAILABLE_CAP } from '../skills/context-assembler/scripts/lib/pipeline.ts';
@@ -106,26 +106,42 @@ function ranked(store: DB, task: string, tune: (c: Config) => void = () => {}): 
 const order = (selected: readonly RankedPackage[]) => selected.map((p) => p.id);
 const component = (selected: readonly RankedPackage[], id: number, name: 'relevance' | 'paths') => selected.find((p) => p.id === id)?.components?.[name];
 
-describe('inflectionStem: the stem two inflections of a word share', () => {
+describe('inflectionsOf: the forms a word may take, looked up in the index', () => {
   it.each([
-    ['adapters', 'adapter'],
-    ['adapter', 'adapter'],
-    ['services', 'service'],
-    ['queries', 'query'],
-    ['query', 'query'],
-    ['testing', 'test'],
-    ['tested', 'test'],
-    ['tests', 'test'],
-    // Kept whole: -ss and -us are no plurals; short words; other suffixes are not inflections here.
-    ['class', 'class'],
-    ['status', 'status'],
-    ['api', 'api'],
-    ['token', 'token'],
-    ['tokenizer', 'tokenizer'],
-    ['agreed', 'agreed'],
-    ['naïve', 'naïve'],
-  ])('%s → %s', (word, stem) => {
-    expect(inflectionStem(word)).toBe(stem);
+    ['adapter', ['adapters', 'adapteres', 'adaptering', 'adaptered'], ['adapt']],
+    ['adapters', ['adapter'], []],
+    ['cases', ['case', 'casing', 'cased'], ['cas']],
+    ['classes', ['class'], ['clas']],
+    ['matches', ['match', 'matching', 'matched'], []],
+    ['queries', ['query'], ['quer']],
+    ['testing', ['test', 'tests', 'tested'], ['tes']],
+    ['tested', ['test', 'tests', 'testing'], []],
+    ['noting', ['note', 'notes', 'noted'], ['not', 'nots']],
+    ['status', ['statuses'], ['statu']],
+  ])('%s', (word, has, hasNot) => {
+    const forms = inflectionsOf(word);
+    for (const f of has) expect(forms, f).toContain(f);
+    for (const f of hasNot) expect(forms, f).not.toContain(f);
+    expect(forms).not.toContain(word);
+  });
+
+  it.each(['api', 'ui', 'naïve', 'token2', 'ts'])('%s has none (short, or not plain letters)', (word) => {
+    expect(inflectionsOf(word)).toEqual([]);
+  });
+
+  it('token and tokenizer stay apart', () => {
+    expect(inflectionsOf('token')).not.toContain('tokenizer');
+    expect(inflectionsOf('tokenizer')).not.toContain('token');
+  });
+});
+
+describe('a task query leaves out its verbs of change and error words; a memory search keeps them', () => {
+  it.each([
+    ['add the unknown error handler', ['handler'], ['add', 'unknown', 'error', 'handler']],
+    ['exception', [], ['exception']],
+  ])('%s', (text, task, memory) => {
+    expect(queryTerms(text, 32, TASK_STOPWORDS).map((t) => t.text)).toEqual(task);
+    expect(queryTerms(text, 32).map((t) => t.text)).toEqual(memory);
   });
 });
 
@@ -192,8 +208,8 @@ describe('the paths a package names count when the task names them (ranking.weig
   });
 });
 
-describe('an index an earlier release built is built again', () => {
-  it('a database marked ca_schema 14 loses its index on open; the next sync indexes the named paths', () => {
+describe('an index an earlier release built is built again, once', () => {
+  it('a database marked ca_schema 14 loses its package index on open; the next sync indexes the named paths; a later open keeps it', () => {
     const store = storeOf([{ summary: 'notes', artifact: 'scope: src/routes/analytics.routes.ts\n' }]);
     const p = project as Project;
     const pathHits = (conn: DB) =>
@@ -209,8 +225,16 @@ describe('an index an earlier release built is built again', () => {
     store.close();
     db = openDatabase({ dbPath: p.dbPath });
     const reopened = db;
-    expect(reopened.prepare("SELECT COUNT(*) AS n FROM ca_meta WHERE key LIKE 'search.%'").get()).toEqual({ n: 0 });
+    const watermarks = (conn: DB) => conn.prepare("SELECT COUNT(*) AS n FROM ca_meta WHERE key IN ('search.packages.hi', 'search.packages.lo')").get();
+    expect(watermarks(reopened)).toEqual({ n: 0 });
     writeTransaction(reopened, () => syncSearchIndex(reopened, { projectRoot: p.root, artifactBytes: 16384 }));
     expect(pathHits(reopened)).toBe(1);
+    // The version is recorded only when every step of an open succeeded: a file left at 14 by a
+    // failing step is not indexed again on every open.
+    reopened.exec("UPDATE ca_meta SET value = '14' WHERE key = 'ca_schema'");
+    reopened.close();
+    db = openDatabase({ dbPath: p.dbPath });
+    expect(watermarks(db)).toEqual({ n: 2 });
+    expect(pathHits(db)).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 /** The schema of a writer's file: its tables, its version, the v19 schema made in a missing or empty file, this layer's `ca_*` objects added (never anything removed; BAZINGA's rows an earlier release re-keyed given their keys back: patternRestore.ts), each change a schema step that can fail without failing the open (schemaSteps.ts), the checks that refuse a file that is no BAZINGA database. Part of opening a database (db.ts). */
 import { BazingaError } from './errors.ts';
-import { resetSearchIndex } from './repo/searchIndex.ts';
+import { resetSearchIndex, upgradePackageIndex } from './repo/searchIndex.ts';
 import { resignPatternKeys, restoreNotice, restorePatternKeys } from './patternRestore.ts';
 import { renameCaptureColumn } from './repo/captures.ts';
 import { clearSchemaFailures, findSchemaFailures, recordSchemaFailures, type RecordedFailures } from './repo/schemaFailures.ts';
@@ -116,8 +116,10 @@ export function ensureExtensions(db: DB, between?: () => void, notice: (line: st
     }
     for (const ddl of CA_DDL) if (!between || !isIndex(ddl)) step(`create ${objectOf(ddl)}`, () => db.exec(ddl));
     if (outcomesRemade) step('records settled again', () => db.exec('UPDATE ca_assemblies SET settled = 0'));
-    // v15: a package's path column also holds the paths its artifact names: indexed again.
-    if (searchTables.n < searchObjects.length || (before > 0 && before < 15)) step('search index reset', () => resetSearchIndex(db));
+    if (searchTables.n < searchObjects.length) step('search index reset', () => resetSearchIndex(db));
+    // v15: a package's path column also holds the paths its artifact names: the packages indexed
+    // again, once (its own mark, so a later step that fails does not bring it back).
+    step('package index layout', () => upgradePackageIndex(db, before));
     // v12: rows an earlier release re-keyed get the original's keys back; every row its fault key
     // (idempotent; never fails on a row it cannot read: such a row is left as it is).
     const restored = restorePatternKeys(db, before < 12, failures);

@@ -57,12 +57,19 @@ const STOPWORDS = new Set(
     'than that the their them then there these they this those through to too under until up very was we were ' +
     'what when where which while who whom why will with would you your all any both each few more most other ' +
     'also again against about above after before below between during further here per via use using used make ' +
-    'sure need needs get got still now new one two fix fixes fixed issue issues work works task please ' +
-    // A task's verbs of change and the words of any error: they tell no task, and no error, from another.
-    'add adds added made makes gets set sets old less yet his her ' +
-    'error errors failed fails failure exception uncaught unexpected unknown cannot found line'
+    'sure need needs get got still now new one two fix fixes fixed issue issues work works task please'
   ).split(' '),
 );
+
+/**
+ * A task's query leaves out more (planTextQuery): a task's verbs of change and the words of any
+ * error tell no task, and no error, from another (the learning matcher's list, core/relevance.ts,
+ * leaves them out too). A memory search keeps them: asked for `error`, it finds the memories that say it.
+ */
+export const TASK_STOPWORDS = new Set([
+  ...STOPWORDS,
+  ...'add adds added made makes gets set sets old less yet his her error errors failed fails failure exception uncaught unexpected unknown cannot found line'.split(' '),
+]);
 
 /** What redaction leaves where a secret was (`[REDACTED:jwt]`, `password=REDACTED`, `GITHUB_TOKEN_REDACTED`). */
 const REDACTION_MARKER = /\[REDACTED(?::[^\]]*)?\]|\b[A-Z_]*REDACTED\b/g;
@@ -144,20 +151,34 @@ export interface QueryTerm {
 }
 
 /**
- * The stem two inflections of an English word share: plural `-s`/`-es`/`-ies` (S-stemming:
- * `adapters`, `services`, `queries`) and `-ing`/`-ed` (`testing`, `tested`) taken off; words of
- * three letters or fewer, and anything not plain ASCII letters, stay as they are. Light on
- * purpose: it merges a word's inflections and nothing else (`token` and `tokenizer` stay apart).
+ * The other inflections an English word may have: the word's possible bases (itself; less a
+ * plural `-s`, `-es` or `-ies` → `-y`; less `-ing` or `-ed`, with or without an `e`) and each
+ * base's forms (plural, `-ing`, `-ed`). `cases` → case, casing, cased; `classes` → class;
+ * `queries` → query; `testing` → test, tests, tested. Many are no words: the caller keeps those
+ * the index holds. Bases of three letters or fewer, and words that are not plain ASCII letters or
+ * are shorter than four, have none (`token` and `tokenizer` stay apart).
  */
-export function inflectionStem(token: string): string {
-  if (token.length <= 3 || !/^[a-z]+$/.test(token)) return token;
-  let w = token;
-  if (w.endsWith('ies') && !w.endsWith('eies') && !w.endsWith('aies')) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('es') && !w.endsWith('aes') && !w.endsWith('ees') && !w.endsWith('oes')) w = w.slice(0, -1);
-  else if (w.endsWith('s') && !w.endsWith('us') && !w.endsWith('ss')) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
-  if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) return w.slice(0, -2);
-  return w;
+export function inflectionsOf(word: string): string[] {
+  if (word.length < 4 || !/^[a-z]+$/.test(word)) return [];
+  const bases = new Set([word]);
+  const strip = (suffix: string, add = '') => {
+    if (word.endsWith(suffix)) bases.add(word.slice(0, word.length - suffix.length) + add);
+  };
+  if (!word.endsWith('ss') && !word.endsWith('us')) strip('s');
+  strip('es');
+  strip('ies', 'y');
+  strip('ing');
+  strip('ing', 'e');
+  strip('ed');
+  strip('ed', 'e');
+  const out = new Set<string>();
+  for (const base of bases) {
+    if (base.length < 4) continue;
+    const e = base.endsWith('e') ? base.slice(0, -1) : base;
+    const y = base.endsWith('y') ? `${base.slice(0, -1)}ies` : null;
+    for (const form of [base, `${base}s`, `${base}es`, y, `${e}ing`, `${e}ed`]) if (form !== null && form !== word) out.add(form);
+  }
+  return [...out];
 }
 
 /**
@@ -165,7 +186,7 @@ export function inflectionStem(token: string): string {
  * paths as phrases, their pieces and camelCase parts as words; stopwords and one-letter pieces left
  * out.
  */
-export function queryTerms(raw: string, max: number): QueryTerm[] {
+export function queryTerms(raw: string, max: number, stopwords: ReadonlySet<string> = STOPWORDS): QueryTerm[] {
   const text = withoutRedactionMarkers(raw);
   const seen = new Set<string>();
   const out: QueryTerm[] = [];
@@ -173,7 +194,7 @@ export function queryTerms(raw: string, max: number): QueryTerm[] {
     if (out.length >= max || tokens.length === 0) return;
     const key = tokens.join(' ');
     if (seen.has(key)) return;
-    if (tokens.length === 1 && (STOPWORDS.has(key) || codePointCount(key) < 2)) return;
+    if (tokens.length === 1 && (stopwords.has(key) || codePointCount(key) < 2)) return;
     seen.add(key);
     out.push({ text: shown, tokens });
   };

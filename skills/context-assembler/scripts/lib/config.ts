@@ -84,9 +84,9 @@ const DECLARED = {
       recency: key('nonnegative', 1),
       relevance: key('nonnegative', 100),
       scope: key('nonnegative', 3),
-      /** With a query: times how well its words name the paths a package's artifact names (the code it is about), in [0, 1]. */
+      /** With a query: times the paths signal in [0, 1]: the query terms found in a package's artifact file path and the paths its artifact names (the code it is about), each weighed by its rarity there. */
       paths: key('nonnegative', 25),
-      /** With a query: added to a package that matches it (relevance at least match_threshold) or falls under the scope; with the other weights' range (at most 30.5 without it), one that does neither ranks below every one that does. */
+      /** With a query: added to a package that matches it (relevance at least match_threshold) or falls under the scope; with the other weights' range (at most 30.5 without it, plus the paths term), one that does neither ranks below every one that does unless the task names its paths. */
       match: key('nonnegative', 30),
       /** Added to a package whose consumer list names the agent: above an otherwise equal one by a whole recency range, never above a higher priority (4 a level); a package naming other agents still shows. */
       designated: key('nonnegative', 1),

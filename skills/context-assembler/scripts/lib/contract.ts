@@ -58,7 +58,7 @@ export interface ScoreComponents {
   relevance: number;
   /** 1 when the package's path, a path in its artifact text, or its group's component path falls under the scope. */
   scope: number;
-  /** With a query, in [0, 1]: how well its words name the paths the package's artifact names (the path column's BM25 over the request's best), weighted by ranking.weights.paths. */
+  /** With a query, in [0, 1]: the query terms found in the package's path column (its artifact file's path and the paths its artifact names), each by its IDF among the request's packages' paths, over the best package's sum; weighted by ranking.weights.paths. */
   paths?: number;
   /** 1 when, with a query, the package matches it (relevance ≥ ranking.match_threshold) or the scope: weighted by ranking.weights.match. */
   match?: number;

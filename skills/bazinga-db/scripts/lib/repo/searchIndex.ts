@@ -23,7 +23,7 @@ import { stmt, type DB } from '../statements.ts';
 import type { TextMatch } from './textQuery.ts';
 import { redactText, type RedactionPolicy } from '../redact.ts';
 import { scrubRows } from './redactExisting.ts';
-import { SEARCH_TOKENIZER, countTokens, indexableText, inflectionStem, pathsInText } from '../searchText.ts';
+import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
 import { isNotBlank, withoutEndRun } from '../textScan.ts';
 import { sessionIdRange } from './contextPackages.ts';
 import { storedText } from '../storedText.ts';
@@ -525,6 +525,29 @@ function syncLearning(db: DB, part: LearningPart, inBudget: () => boolean, scrub
   return { indexed, backlog: (lo > 0 ? left(0, lo) : 0) + (hi < seen.max ? left(hi, seen.max) : 0) };
 }
 
+/**
+ * The mark of a package index built again since a package's path column also holds the paths its
+ * artifact names (`packagePathText`, ca_schema 15): kept in `ca_meta` by the file it was built in.
+ */
+const PACKAGE_LAYOUT = { key: 'search.packages.layout', value: '2' } as const;
+
+/**
+ * In a file an earlier release wrote (`before`, its ca_schema, from 1 to 14), empties the package
+ * part of the index (its watermarks forgotten: the next sync indexes every package again) and
+ * marks it; true when it did. Once per file, whatever else an open does or fails to do (the
+ * version is recorded only when every step succeeded; the mark is this step's own).
+ */
+export function upgradePackageIndex(db: DB, before: number): boolean {
+  if (before === 0 || before >= 15 || getMeta(db, PACKAGE_LAYOUT.key) === PACKAGE_LAYOUT.value) return false;
+  const built = getMeta(db, RANGES.packages.hi) !== undefined;
+  if (built) {
+    clearPart(db, 'packages');
+    db.prepare('DELETE FROM ca_meta WHERE key IN (?, ?)').run(RANGES.packages.hi, RANGES.packages.lo);
+  }
+  setMeta(db, PACKAGE_LAYOUT.key, PACKAGE_LAYOUT.value);
+  return built;
+}
+
 /** Empties the index and forgets its watermarks (it is rebuilt by the next sync). */
 export function resetSearchIndex(db: DB): void {
   clearPart(db, 'packages');
@@ -679,38 +702,6 @@ export function scorePackage(db: DB, match: TextMatch, id: number, weights: Pack
      WHERE ca_fts_packages MATCH @match AND rowid >= @id AND rowid <= @id`,
   ).get({ match, id, ws: weights.summary, wa: weights.artifact, wp: weights.path }) as { bm25: number } | undefined;
   return row?.bm25;
-}
-
-/** At most this many index terms are looked at per query word for its inflections (a short stem of a large vocabulary stops there). */
-const INFLECTION_SCAN = 256;
-/** At most this many inflections are asked for with a query word. */
-const MAX_INFLECTIONS = 4;
-
-/**
- * For each token, the other tokens the index holds (packages or reasoning) that are inflections of
- * it (the same `inflectionStem`: `adapters` and `adapting` for `adapter`) and are at least as common
- * as the token itself: a match on a rarer inflection would count for more than one on the word as
- * written (BM25 weighs each asked-for token by its own rarity). Read from the document counts
- * (`ca_term_df`), by a range of its key: the terms starting with the stem (less a final `y`:
- * `queries` for `query`).
- */
-export function inflectionsInIndex(db: DB, tokens: readonly string[]): Map<string, string[]> {
-  const scan = stmt(
-    db,
-    "SELECT term, SUM(docs) AS docs FROM ca_term_df WHERE source IN ('packages', 'reasoning') AND term >= @lo AND term < @hi GROUP BY term ORDER BY term LIMIT @limit",
-  );
-  const out = new Map<string, string[]>();
-  for (const token of new Set(tokens)) {
-    // Words of three letters or fewer have no inflections here (inflectionStem keeps them whole).
-    if (token.length <= 3 || !/^[a-z]+$/.test(token)) continue;
-    const stem = inflectionStem(token);
-    const lo = stem.endsWith('y') ? stem.slice(0, -1) : stem;
-    const terms = scan.all({ lo, hi: `${lo}\u{10ffff}`, limit: INFLECTION_SCAN }) as { term: string; docs: number }[];
-    const own = terms.find((t) => t.term === token)?.docs ?? 0;
-    const found = terms.filter((t) => t.term !== token && t.docs >= own && inflectionStem(t.term) === stem).map((t) => t.term);
-    if (found.length > 0) out.set(token, found.slice(0, MAX_INFLECTIONS));
-  }
-  return out;
 }
 
 /** How many indexed packages (or reasoning entries) hold each token (0 for a token never indexed). */

@@ -4,8 +4,8 @@
  * The FTS5 syntax, the query's terms and their pruning by how common they are stay in bazinga-db.
  */
 import type { DB } from '../statements.ts';
-import { buildMatch, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../searchText.ts';
-import { inflectionsInIndex, tokenDocCounts } from './searchIndex.ts';
+import { TASK_STOPWORDS, buildMatch, inflectionsOf, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../searchText.ts';
+import { tokenDocCounts } from './searchIndex.ts';
 
 declare const TEXT_MATCH: unique symbol;
 /** A full-text match expression of the index: made by this module, handed back to the searches. */
@@ -28,7 +28,11 @@ export interface TextQuery {
   packagePostings: number;
   /** One match per term kept for packages: the learning tables are searched term by term. */
   perTerm: TextMatch[];
-  /** One match per term kept for packages, in the path column only (the paths a package names). */
+  /**
+   * One match per term kept for packages, in the path column only (the paths a package names);
+   * none when the kept terms cost more than the postings budget (a single common term kept because
+   * it is the rarest): every package holding one is read, so that read stays within the budget.
+   */
   perTermPaths: TextMatch[];
 }
 
@@ -40,7 +44,7 @@ export interface QueryLimits {
 
 /** The plan of `text` (null: no text, a plan that asks for nothing). */
 export function planTextQuery(db: DB, text: string | null, limits: QueryLimits): TextQuery {
-  const terms = withInflections(db, text === null ? [] : queryTerms(text, limits.maxTerms));
+  const terms = withInflections(db, text === null ? [] : queryTerms(text, limits.maxTerms, TASK_STOPWORDS));
   const tokens = terms.flatMap((t) => [...t.tokens, ...(t.variants ?? [])]);
   const forPackages = pruneTerms(terms, tokenDocCounts(db, 'packages', tokens), limits.maxPostings);
   const forReasoning = pruneTerms(terms, tokenDocCounts(db, 'reasoning', tokens), limits.maxPostings);
@@ -52,19 +56,37 @@ export function planTextQuery(db: DB, text: string | null, limits: QueryLimits):
     reasoning: made(buildMatch(forReasoning.kept)),
     packagePostings: forPackages.postings,
     perTerm: forPackages.kept.map((t) => buildMatch([t]) as TextMatch),
-    perTermPaths: forPackages.kept.map((t) => buildMatch([t], ['path']) as TextMatch),
+    perTermPaths: forPackages.postings <= limits.maxPostings ? forPackages.kept.map((t) => buildMatch([t], ['path']) as TextMatch) : [],
   };
 }
 
-/** The terms, each one-word term with the inflections of it the index holds (asked for as the same term). */
+/** At most this many inflections are asked for with a query word (its most common ones). */
+const MAX_INFLECTIONS = 4;
+
+/**
+ * The terms, each one-word term with the inflections of it the index holds (asked for as the same
+ * term: `adapter` with `adapters`): only those at least as common, in packages and reasoning
+ * together, as the word itself (BM25 weighs each asked-for token by its own rarity, and a match on
+ * a rarer form would count for more than one on the word as written), never a stopword, never one
+ * another term asks for (as itself or as its inflection).
+ */
 function withInflections(db: DB, terms: QueryTerm[]): QueryTerm[] {
-  const single = terms.filter((t) => t.tokens.length === 1).map((t) => t.tokens[0] as string);
-  if (single.length === 0) return terms;
-  const found = inflectionsInIndex(db, single);
-  // A variant that is itself a term of the query stays that term's own.
-  const asked = new Set(single);
+  const words = terms.filter((t) => t.tokens.length === 1).map((t) => t.tokens[0] as string);
+  const forms = new Map(words.map((w) => [w, inflectionsOf(w).filter((f) => !TASK_STOPWORDS.has(f))]));
+  const all = [...new Set([...words, ...[...forms.values()].flat()])];
+  const packages = tokenDocCounts(db, 'packages', all);
+  const reasoning = tokenDocCounts(db, 'reasoning', all);
+  const docs = (t: string) => (packages.get(t) ?? 0) + (reasoning.get(t) ?? 0);
+  const taken = new Set(words);
   return terms.map((t) => {
-    const variants = t.tokens.length === 1 ? (found.get(t.tokens[0] as string) ?? []).filter((v) => !asked.has(v)) : [];
+    if (t.tokens.length !== 1) return t;
+    const word = t.tokens[0] as string;
+    const own = docs(word);
+    const variants = (forms.get(word) ?? [])
+      .filter((f) => !taken.has(f) && docs(f) > 0 && docs(f) >= own)
+      .sort((a, b) => docs(b) - docs(a) || (a < b ? -1 : 1))
+      .slice(0, MAX_INFLECTIONS);
+    for (const v of variants) taken.add(v);
     return variants.length > 0 ? { ...t, variants } : t;
   });
 }

@@ -27,7 +27,7 @@ export interface RankInput {
   relevance?: ReadonlyMap<number, number>;
   /** Scope signal per package id (0 or 1); absent ids have none. */
   scope?: ReadonlyMap<number, number>;
-  /** Per package id in [0, 1]: how well the query's words name the paths its artifact names (counted with relevance only); absent ids 0. */
+  /** Per package id in [0, 1]: the paths signal (the query's terms in its artifact file's path and the paths its artifact names; counted with relevance only); absent ids 0. */
   paths?: ReadonlyMap<number, number>;
   /** The outcome term per package id in (−1, 1) (core/outcomes.ts); absent ids were never shown (0). */
   outcome?: ReadonlyMap<number, number>;
