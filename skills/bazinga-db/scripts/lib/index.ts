@@ -4,8 +4,9 @@
  * change in the assembler.
  */
 
-// Errors: the one error type of both skills, and the one way to print it.
-export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from './errors.ts';
+// The pure helpers (errors, vocabulary, redaction, text shortening, config defaults): pure.ts, for
+// code that must not reach the database.
+export * from './pure.ts';
 
 // Opening a database, transactions.
 export { inspectSchema, nativeBindingError, openDatabase, openReadOnly, useDriver, writeTransaction, type DB } from './db.ts';
@@ -17,29 +18,8 @@ export { artifactTail, locateArtifact } from './artifacts.ts';
 export { writeFileAtomically } from '../../bin/writeFile.cjs';
 // A file the product writes for a person (a report): no link inside the project followed.
 export { writeFileInProject } from './projectWrite.ts';
-export { describeRefusal, isInsideAny, jsonErrorAt, jsonErrorLocation, readRegularFile, realDir, type FileRefusal } from './files.ts';
-export { DEFAULT_FILE_LIMITS, DEFAULT_MEMORY_SETTINGS, MAX_CONFIG_BYTES, readConfigFile, redactionPolicy } from './settings.ts';
-export { parseInteger, parseLimit } from './validate.ts';
-export { storedText } from './storedText.ts';
 
-// Vocabulary.
-export { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER, SPAWNED_AGENTS, type Priority, type SpawnedAgent } from './enums.ts';
-export { normaliseErrorMessage } from './hashing.ts';
-
-// Redaction.
-export {
-  DEFAULT_POLICY,
-  redactJson,
-  redactJsonValue,
-  redactionMemo,
-  redactText,
-  settledKey,
-  type RedactionMemo,
-  type RedactionMode,
-  type RedactionPolicy,
-  type SettledTexts,
-  type TextRedaction,
-} from './redact.ts';
+// Redaction of rows other tools wrote.
 export { redactExistingRows } from './repo/redactExisting.ts';
 
 // Reading and marking context.
@@ -62,7 +42,7 @@ export {
 } from './repo/contextPackages.ts';
 export { claimPackages, markPackageConsumed, unmarkPackageConsumed, type Claim } from './consume.ts';
 export { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from './repo/reasoning.ts';
-export { iterateErrorPatterns, listErrorPatterns, type ErrorPatternRow } from './repo/errorPatterns.ts';
+export { iterateErrorPatterns, listErrorPatterns } from './repo/errorPatterns.ts';
 export { listStrategies } from './repo/strategies.ts';
 export { countSessions, findSession, getProjectId, getProjectScope, listRecentSessionIds, projectScope, sessionExists, type ProjectScope } from './repo/sessions.ts';
 export { compareRepresentatives, mergeFaults, representativeOf, rowsOfFaults, withFaultKeys, type FaultedPattern, type MergedFault } from './patternFaults.ts';
@@ -75,17 +55,10 @@ export { isSettledText, saveSettledTexts } from './repo/redactionSettled.ts';
 
 // Token counting (shared: bazinga-db counts stored text when it writes it).
 export { MAX_RUN, countCl100k, scaleTokens, textHash, tokenizerLoaded, tokenizerSource } from './tokens.ts';
-export { DEFAULT_REASONING_CONTENT_CHARS, markStoredCut, MIN_SHORTEN_CHARS, oneLine, OMISSION_MARKER, reasoningLine, shorten, shortenStored, shownTail, STORED_SUMMARY_CHARS, truncateAtWord } from './shown.ts';
-export { codePointCount } from './textScan.ts';
 
 // Full-text search.
-export { pathsInText } from './searchText.ts';
 export { planScopeMatch, planTextQuery, type QueryLimits, type TextMatch, type TextQuery } from './repo/textQuery.ts';
 export {
-  DEFAULT_ARTIFACT_INDEX_BYTES,
-  DEFAULT_INDEX_BUDGET_MS,
-  MAX_ARTIFACT_INDEX_BYTES,
-  MAX_INDEX_BUDGET_MS,
   highlightTexts,
   indexedArtifactText,
   packagePathText,

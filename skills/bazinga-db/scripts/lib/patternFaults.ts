@@ -7,7 +7,7 @@
  * those keys (keyNewPatterns).
  */
 import { faultKeyOfRow, type FaultKey } from './hashing.ts';
-import type { ErrorPatternRow } from './repo/errorPatterns.ts';
+import type { ErrorPatternRow } from './patternRow.ts';
 import { findFaultKeys, hasFaultTable, keyedRowsOfFaults, listKeyedSignatures, markFaultKeys, rowKey, setFaultHash, storeFaultKeys, unkeyedPatterns } from './repo/patternFaults.ts';
 import type { ProjectScope } from './repo/sessions.ts';
 import type { DB } from './statements.ts';

@@ -21,7 +21,7 @@ import { describeRefusal, readRegularFile } from './files.ts';
 import { DEFAULT_POLICY, REDACTION_MODES, type RedactionMode, type RedactionPolicy } from './redact.ts';
 import { DEFAULT_REASONING_CONTENT_CHARS } from './shown.ts';
 import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from './memory.ts';
-import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES, MAX_INDEX_BUDGET_MS } from './repo/searchIndex.ts';
+import { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES, MAX_INDEX_BUDGET_MS } from './searchLimits.ts';
 
 /** A configuration file larger than this is refused (CONFIG): the shipped one is 3 KB. */
 export const MAX_CONFIG_BYTES = 1_048_576;

@@ -16,8 +16,8 @@ import {
   MAX_ARTIFACT_INDEX_BYTES,
   type RedactionMode,
   type RedactionPolicy,
-} from '../../../bazinga-db/scripts/lib/index.ts';
-import type { ReasoningLevel } from './contract.ts';
+} from '../../../bazinga-db/scripts/lib/pure.ts';
+import type { ReasoningLevel } from './vocabulary.ts';
 import { PURPOSES, type Purpose } from './core/tiers.ts';
 
 export { ZONES, type Zone } from './vocabulary.ts';

@@ -4,8 +4,8 @@
  * the final document is the same whether the steps ran in one process or as a pipe. Documented in
  * references/assembly-document.md.
  */
-import { invalid, SPAWNED_AGENTS, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/index.ts';
-import { ZONES, type Zone } from './config.ts';
+import { invalid, SPAWNED_AGENTS, type SpawnedAgent as Agent } from '../../../bazinga-db/scripts/lib/pure.ts';
+import { ZONES, type Zone } from './vocabulary.ts';
 import { ZONE_RULES } from './core/zone.ts';
 import { PURPOSES, type ItemKind, type Purpose, type Tier, type TierUsage } from './core/tiers.ts';
 

@@ -1,6 +1,6 @@
 /** Repository: `context_packages` and `context_package_consumers`. */
 import { stmt, type DB } from '../statements.ts';
-import type { TextMatch } from './textQuery.ts';
+import type { TextMatch } from '../textMatch.ts';
 import { PACKAGE_TYPES, PRIORITIES, PRIORITY_ORDER } from '../enums.ts';
 
 export interface PackageRow {

@@ -5,18 +5,9 @@ import { pyJsonDumps } from '../pyjson.ts';
 import { isContentError } from '../schemaSteps.ts';
 import type { ProjectScope } from './sessions.ts';
 
-export interface ErrorPatternRow {
-  pattern_hash: string;
-  project_id: string;
-  signature_json: string;
-  solution: string;
-  confidence: number;
-  occurrences: number;
-  lang: string | null;
-  last_seen: string;
-  created_at: string;
-  ttl_days: number;
-}
+import type { ErrorPatternRow } from '../patternRow.ts';
+
+export type { ErrorPatternRow } from '../patternRow.ts';
 
 export function findErrorPattern(db: DB, hash: string, projectId: string): ErrorPatternRow | undefined {
   return stmt(db, 'SELECT * FROM error_patterns WHERE pattern_hash = ? AND project_id = ?').get(hash, projectId) as

@@ -20,7 +20,7 @@ import { artifactHead, artifactsDir } from '../artifacts.ts';
 import { getMeta, setMeta } from './meta.ts';
 import type { ProjectScope } from './sessions.ts';
 import { stmt, type DB } from '../statements.ts';
-import type { TextMatch } from './textQuery.ts';
+import type { TextMatch } from '../textMatch.ts';
 import { redactText, type RedactionPolicy } from '../redact.ts';
 import { scrubRows } from './redactExisting.ts';
 import { SEARCH_TOKENIZER, countTokens, indexableText, pathsInText } from '../searchText.ts';
@@ -28,17 +28,7 @@ import { isNotBlank, withoutEndRun } from '../textScan.ts';
 import { sessionIdRange } from './contextPackages.ts';
 import { storedText } from '../storedText.ts';
 
-/** How much of each artifact file is indexed unless the caller says otherwise (16 KiB). */
-export const DEFAULT_ARTIFACT_INDEX_BYTES = 16_384;
-/** The most of an artifact file that may be indexed (1 MiB). */
-export const MAX_ARTIFACT_INDEX_BYTES = 1_048_576;
-/** How long one call may spend on a backlog of older rows unless the caller says otherwise. */
-export const DEFAULT_INDEX_BUDGET_MS = 1_000;
-/**
- * The most `relevance.index_budget_ms` may be: the whole index is built outside the spawns
- * (index-search), and a call must stay well inside the warm assembler's answer time (10 s).
- */
-export const MAX_INDEX_BUDGET_MS = 5_000;
+export { DEFAULT_ARTIFACT_INDEX_BYTES, DEFAULT_INDEX_BUDGET_MS, MAX_ARTIFACT_INDEX_BYTES, MAX_INDEX_BUDGET_MS } from '../searchLimits.ts';
 
 export interface IndexOptions {
   /** Where artifact paths are resolved from; null indexes no artifact text. */

@@ -5,11 +5,10 @@
  */
 import type { DB } from '../statements.ts';
 import { TASK_STOPWORDS, buildMatch, inflectionsOf, pruneTerms, queryTerms, searchToken, type QueryTerm } from '../searchText.ts';
+import type { TextMatch } from '../textMatch.ts';
 import { tokenDocCounts } from './searchIndex.ts';
 
-declare const TEXT_MATCH: unique symbol;
-/** A full-text match expression of the index: made by this module, handed back to the searches. */
-export type TextMatch = string & { readonly [TEXT_MATCH]: true };
+export type { TextMatch } from '../textMatch.ts';
 
 const made = (match: string | null): TextMatch | null => match as TextMatch | null;
 

@@ -11,7 +11,7 @@ import { fitOrder, fitTiers, ITEM_KINDS, purposeRules, type FitResult, type FitI
 import { type Sized, type TokenCounter } from './pack.ts';
 import { availableText, commandFor, HANDOFF_HEADINGS, moreCommandShown, NONE_RECORDED, renderLeftOutSection, renderPackageHeader, overflowLine, NO_PACKAGE_LINES, verificationCommands, renderCommand, type VerificationCommand } from './render.ts';
 import { kindRow, type ItemOf, type ItemsByKind, type KindRow, type Tiered } from './kinds.ts';
-import { codePointCount } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { codePointCount } from '../../../../bazinga-db/scripts/lib/pure.ts';
 import { ZONE_RULES } from './zone.ts';
 
 export interface BlockInput {

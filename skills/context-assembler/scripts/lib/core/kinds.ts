@@ -10,7 +10,7 @@
  */
 import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, MemoryItem, RankedPackage, ReasoningItem, StrategyItem } from '../contract.ts';
 import { ITEM_KINDS, type ItemKind, type Tier, type TierSubject } from './tiers.ts';
-import { OMISSION_MARKER, reasoningLine, shorten } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { OMISSION_MARKER, reasoningLine, shorten } from '../../../../bazinga-db/scripts/lib/pure.ts';
 
 /** The item each kind is, as the block's fit takes it (a reasoning entry is sized by the fit: no tokens yet). */
 export interface ItemOf {

@@ -7,7 +7,7 @@
  * whose normalised message matches the request's error text, then by relevance, confidence,
  * occurrences and last seen.
  */
-import { normaliseErrorMessage, type ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { normaliseErrorMessage, type ErrorPatternRow } from '../../../../bazinga-db/scripts/lib/pure.ts';
 import type { ErrorPatternItem, StrategyItem } from '../contract.ts';
 import { parseSqliteTime } from './rank.ts';
 import { oneLine, shorten } from './text.ts';

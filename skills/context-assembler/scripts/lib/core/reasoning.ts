@@ -6,7 +6,7 @@
  */
 import type { Exclusion, ReasoningItem } from '../contract.ts';
 import { pack, type Sized, type TokenCounter } from './pack.ts';
-import { reasoningLine, shownTail } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { reasoningLine, shownTail } from '../../../../bazinga-db/scripts/lib/pure.ts';
 import { renderReasoningEntry } from './render.ts';
 import { oneLine, shorten } from './text.ts';
 

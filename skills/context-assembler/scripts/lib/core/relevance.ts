@@ -11,7 +11,7 @@
  *   (`src/auth` covers `src/auth/jwt.ts`, `./src/auth/` and `packages/api/src/auth/x.ts`, never
  *   `src/authz/x.ts`).
  */
-import { pathsInText } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { pathsInText } from '../../../../bazinga-db/scripts/lib/pure.ts';
 
 export interface ImplicitTaskInput {
   groupName: string | null;

@@ -9,7 +9,7 @@ import { ZONE_RULES } from './zone.ts';
 import { floorLeftOut, type FloorReason } from './floor.ts';
 import { ITEM_KINDS, purposeRules, type ItemKind } from './tiers.ts';
 import { KINDS, kindRow, renderErrorPattern, renderPackageEntry, renderReasoningEntry, renderStrategy } from './kinds.ts';
-import { OMISSION_MARKER } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { OMISSION_MARKER } from '../../../../bazinga-db/scripts/lib/pure.ts';
 
 export {
   errorPatternsHeader,

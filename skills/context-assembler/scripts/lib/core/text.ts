@@ -2,8 +2,8 @@
  * Text helpers for emitted strings. Pure; lengths are in code points. One line and the cut at a
  * word are bazinga-db's (it counts reasoning entries as they will be shown when it stores them).
  */
-export { oneLine, shorten, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/index.ts';
-import { codePointCount, markStoredCut, MIN_SHORTEN_CHARS, OMISSION_MARKER, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/index.ts';
+export { oneLine, shorten, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/pure.ts';
+import { codePointCount, markStoredCut, MIN_SHORTEN_CHARS, OMISSION_MARKER, shortenStored, truncateAtWord } from '../../../../bazinga-db/scripts/lib/pure.ts';
 
 /**
  * True when nothing but redaction markers, punctuation and blanks is left. Markers are looked for

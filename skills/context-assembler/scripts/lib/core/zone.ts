@@ -2,7 +2,7 @@
  * Zones: how full the orchestrator's window is, how many tokens this agent's context may use, and
  * what each zone does (ZONE_RULES, the one place that says it). Pure.
  */
-import { PRIORITY_ORDER } from '../../../../bazinga-db/scripts/lib/index.ts';
+import { PRIORITY_ORDER } from '../../../../bazinga-db/scripts/lib/pure.ts';
 import { lookupByModel, ZONES, type Config, type Zone } from '../config.ts';
 
 /** What the assembly does in a zone. Every step and the renderer read this table, never the zone's name. */

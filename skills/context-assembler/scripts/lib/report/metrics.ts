@@ -20,7 +20,17 @@
  *   patternFaults.ts), its occurrences summed, so one failure met in two files counts as seen
  *   twice. Project-wide: BAZINGA's error_patterns table keeps no session.
  */
-import type { SessionReport } from './data.ts';
+
+/** What the metrics read of a session's report (data.ts SessionReport holds it). */
+export interface MetricsSession {
+  project_id: string;
+  whole_database?: boolean;
+  record_kept: boolean;
+  groups: readonly { status: string | null; iterations: number; spawns: readonly number[] }[];
+  spawns: readonly { prompt_tokens: number | null; model_window: number | null }[];
+  packages_total: number;
+  packages_delivered: number;
+}
 
 export interface Metric {
   key: 'iterations_per_group' | 'prompt_size' | 'context_hits' | 'qa_failure_recurrence';
@@ -55,7 +65,7 @@ function metric(
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The metrics of `sessions`; `recurrence` counts the faults they read and those seen twice or more (data.ts faultsOfScopes). */
-export function computeMetrics(sessions: readonly SessionReport[], recurrence: { patterns: number; repeated: number }): Metric[] {
+export function computeMetrics(sessions: readonly MetricsSession[], recurrence: { patterns: number; repeated: number }): Metric[] {
   // A group started once its status left pending, or a spawn of it is on record.
   const started = sessions.flatMap((s) => s.groups.filter((g) => g.status !== 'pending' || g.spawns.length > 0));
   const iterations = started.reduce((a, g) => a + g.iterations, 0);
