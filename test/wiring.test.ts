@@ -519,6 +519,17 @@ describe('doctor on the integration', () => {
     const row = (JSON.parse(served.stdout).checks as { check: string; status: string; detail: string }[]).find((c) => c.check === 'prompt dry run');
     expect(row?.status).toBe('ok');
     expect(row?.detail).toMatch(/qa_expert_AUTH\.md: served: it opens with this product's block \(bytes 0-\d+\), the builder's components follow from "## SPECIALIZATION GUIDANCE \(Advisory\)"/);
+
+    // A path is printed as it is, however random its folder's name looks (a session id with a hash).
+    const hashed = 'bazinga/prompts/bazinga_1764982800_9f8e7d6c5b4a/qa_expert_AUTH.md';
+    fs.mkdirSync(path.dirname(P(hashed)), { recursive: true });
+    fs.copyFileSync(P(promptOf('qa_expert', 'AUTH')), P(hashed));
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(P(hashed), later, later);
+    const again = spawnSync(process.execPath, [DOCTOR, 'doctor', '--project-root', project.root, '--format', 'json'], { encoding: 'utf8', env: { ...process.env, HOME: project.root } });
+    const dry = (JSON.parse(again.stdout).checks as { check: string; status: string; detail: string }[]).find((c) => c.check === 'prompt dry run');
+    expect(dry?.detail.startsWith(`${hashed}: `)).toBe(true);
+    expect(again.stdout).not.toContain('REDACTED');
   });
 
   it('warns when the plugin and the wiring both register the hook', () => {

@@ -3488,6 +3488,28 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     family: 'path',
     text: 'src/features/organization-settings/components/member-permissions/OrganizationMemberPermissionsTable.test.tsx',
   },
+  // The product's own paths: prompt files under a session folder with a timestamp and a hash,
+  // artifact folders with random-looking names, params files in temporary folders, doctor's lines.
+  {
+    id: 'path-prompt-hashed-session',
+    family: 'path',
+    text: 'prompt dry run OK bazinga/prompts/bazinga_1764982800_9f8e7d6c5b4a/developer_CART_2.md: served',
+  },
+  {
+    id: 'path-artifact-random-folder',
+    family: 'path',
+    text: 'bazinga/artifacts/a8F3kq9ZpL2mN7xR4tV1/research_AUTH_group.md',
+  },
+  {
+    id: 'path-params-temp-folder',
+    family: 'path',
+    text: 'params: tmp/bazinga-params-Xk3jQ9zP2mW7rT5yU1nB/params_developer_AUTH.json',
+  },
+  {
+    id: 'path-hashed-file-name',
+    family: 'path',
+    text: 'wrote bazinga/prompts/s1/qa_expert_Zq8Rk2Lp9Xw4Mn7Tb3Vc.md (12,291 tokens)',
+  },
   {
     id: 'path-macos-derived-data',
     family: 'path',

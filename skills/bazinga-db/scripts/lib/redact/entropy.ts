@@ -76,9 +76,12 @@ export const MIN_ENTROPY_TOKEN = 20;
  * and not an obvious non-secret (UUID, a hash in a commit/checksum/lockfile context, a path,
  * base64 of readable text).
  */
-export function isHighEntropySecret(token: string, before: string): boolean {
+export function isHighEntropySecret(token: string, before: string, after = ''): boolean {
   if (UUID_RE.test(token)) return false;
   if (isPathLike(token)) return false;
+  // A path whose file name has an extension: the run stops at its dot (`bazinga/prompts/<hashed
+  // session>/developer_CART_2` then `.md`), so the path is judged with its extension.
+  if (token.includes('/') && isPathLike(token + fileExtensionAt(after))) return false;
   if (/[/.\\@]$/.test(before) || /(?:^|[\s(])[.~]?\/\S*$/.test(before)) return false;
   if (/^sha\d+-/i.test(token) || /(?:sha\d*|md5)[:-]$/i.test(before)) return false;
   if (/^[0-9a-f]+$/i.test(token)) {
@@ -91,6 +94,11 @@ export function isHighEntropySecret(token: string, before: string): boolean {
   if (/^[A-Za-z][a-z]+(?:[A-Z0-9][a-z0-9]+(?![a-z0-9]))+$/.test(token)) return false;
   // The cheapest test first: most tokens are not random enough.
   return shannonEntropy(token) > 4.5 && !HASH_CONTEXT_RE.test(before) && !decodesToText(token);
+}
+
+/** A file extension that starts `text` (`.md`, `.json`, `.ts`: lower case, then a boundary), or ''. */
+function fileExtensionAt(text: string): string {
+  return /^\.[a-z][a-z0-9]{0,7}(?![A-Za-z0-9])/.exec(text)?.[0] ?? '';
 }
 
 /**
@@ -130,7 +138,7 @@ export function redactHighEntropy(text: string, run: Run): string {
   let from = 0;
   forEachRun(text, TOKEN_CHARACTERS, MIN_ENTROPY_TOKEN, (start, end) => {
     const token = text.slice(start, end);
-    const replaced = entropyReplacement(token, text.slice(Math.max(0, start - 32), start), run);
+    const replaced = entropyReplacement(token, text.slice(Math.max(0, start - 32), start), text.slice(end, end + 10), run);
     if (replaced === token) return;
     out.push(text.slice(from, start), replaced);
     from = end;
@@ -141,7 +149,7 @@ export function redactHighEntropy(text: string, run: Run): string {
 }
 
 /** What a candidate token becomes: itself, a marker, or (`KEY=value` in one run) the key and a marker. */
-function entropyReplacement(token: string, before: string, run: Run): string {
+function entropyReplacement(token: string, before: string, after: string, run: Run): string {
   if (token.includes('REDACTED')) return token;
   // KEY=value in one run: judge the value alone and keep the key name.
   const kv = /^([A-Za-z_][\w.-]{0,63}=)([^=]+=*)$/.exec(token);
@@ -151,7 +159,7 @@ function entropyReplacement(token: string, before: string, run: Run): string {
     run.hit('high_entropy');
     return key + marker('high_entropy');
   }
-  if (!isHighEntropySecret(token, before)) return token;
+  if (!isHighEntropySecret(token, before, after)) return token;
   run.hit('high_entropy');
   return marker('high_entropy');
 }
