@@ -1,6 +1,9 @@
 /**
  * The rules of the layout that no compiler checks: context-assembler reaches bazinga-db only
- * through its library surface (index.ts), and both skills print failures through printError.
+ * through its library surface (index.ts, or pure.ts for code that must not reach a database), both
+ * skills print failures through printError, no import circle (type-only imports count: a reader
+ * still holds both files in mind), and a pure core (core/, config.ts, contract.ts) that reaches no
+ * database module through anything it imports.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,11 +24,11 @@ function sources(dir: string): string[] {
 }
 
 describe('layout', () => {
-  it('context-assembler imports bazinga-db only through scripts/lib/index.ts', () => {
+  it('context-assembler imports bazinga-db only through scripts/lib/index.ts (or pure.ts)', () => {
     const deep = sources('skills/context-assembler').flatMap((file) =>
       [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(/(?:from|import\()\s*'([^']*bazinga-db\/scripts\/[^']*)'/g)]
         .map((m) => m[1] as string)
-        .filter((spec) => !spec.endsWith('bazinga-db/scripts/lib/index.ts'))
+        .filter((spec) => !spec.endsWith('bazinga-db/scripts/lib/index.ts') && !spec.endsWith('bazinga-db/scripts/lib/pure.ts'))
         .map((spec) => `${file}: ${spec}`),
     );
     expect(deep).toEqual([]);
@@ -73,9 +76,41 @@ describe('layout', () => {
 // The import graph: no circle, and a pure core
 // ---------------------------------------------------------------------------------------------
 
-/** The runtime imports of a module (`import type` and `export type` left out), as repository paths. */
-export function runtimeImports(file: string, text: string): string[] {
-  return [...text.matchAll(/^(import|export)\s+(?!type\s)[^'"]*?from\s+'(\.[^']+\.(?:ts|mts|mjs))'/gm)].map((m) => path.normalize(path.join(path.dirname(file), m[2] as string)));
+/** The local imports of a module, type-only ones included (`import … from`, `export … from`, `import '…'`, `import('…')`), as repository paths. */
+export function moduleImports(file: string, text: string): string[] {
+  const specs = [
+    ...text.matchAll(/^(?:import|export)\s[^'";]*?from\s+'(\.[^']+\.(?:ts|mts|mjs))'/gm),
+    ...text.matchAll(/^import\s+'(\.[^']+\.(?:ts|mts|mjs))'/gm),
+    ...text.matchAll(/\bimport\(\s*'(\.[^']+\.(?:ts|mts|mjs))'\s*\)/g),
+  ].map((m) => path.normalize(path.join(path.dirname(file), m[1] as string)));
+  return [...new Set(specs)];
+}
+
+/** A module that opens or queries a database: bazinga-db's connection, statement and consumption modules, its CLI, its repositories, or one importing the driver. */
+const isDatabaseModule = (file: string, text: string) =>
+  /bazinga-db\/scripts\/lib\/(?:repo\/|(?:db|driver|statements|migrate|reader|consume|cli)\.ts$)/.test(file.split(path.sep).join('/')) || /from\s+'better-sqlite3'/.test(text);
+
+/** The chain of imports by which `start` reaches a database module (shortest first found), or null. */
+export function databaseChain(graph: ReadonlyMap<string, readonly string[]>, isDatabase: (file: string) => boolean, start: string): string[] | null {
+  const parent = new Map<string, string>();
+  const seen = new Set([start]);
+  const queue = [start];
+  while (queue.length > 0) {
+    const v = queue.shift() as string;
+    if (isDatabase(v)) {
+      const chain = [v];
+      for (let p = parent.get(v); p !== undefined; p = parent.get(p)) chain.unshift(p);
+      return chain;
+    }
+    for (const w of graph.get(v) ?? []) {
+      if (graph.has(w) && !seen.has(w)) {
+        seen.add(w);
+        parent.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return null;
 }
 
 /** Every circle of a graph (its strongly connected components of more than one module, or a module importing itself), each sorted. */
@@ -144,10 +179,37 @@ export function coreViolations(file: string, text: string, dbNames: ReadonlySet<
 describe('the import graph', () => {
   // bench/out/ is the bench's own output (an earlier release's worktree among it), not this code.
   const files = [...sources('skills/context-assembler'), ...sources('skills/bazinga-db'), ...sources('scripts'), ...sources('bench').filter((f) => !f.startsWith(path.join('bench', 'out') + path.sep))];
-  const graph = new Map(files.map((f) => [f, runtimeImports(f, fs.readFileSync(path.join(ROOT, f), 'utf8'))] as const));
+  const texts = new Map(files.map((f) => [f, fs.readFileSync(path.join(ROOT, f), 'utf8')] as const));
+  const graph = new Map(files.map((f) => [f, moduleImports(f, texts.get(f) as string)] as const));
 
-  it('has no circle', () => {
+  it('reads the modules it judges (more than a hundred, importing each other, type-only imports too)', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect([...graph.values()].reduce((n, deps) => n + deps.length, 0)).toBeGreaterThan(300);
+    // A type-only import is an edge: contract.ts takes types from core/tiers.ts.
+    expect(graph.get(path.join('skills', 'context-assembler', 'scripts', 'lib', 'contract.ts'))).toContain(path.join('skills', 'context-assembler', 'scripts', 'lib', 'core', 'tiers.ts'));
+  });
+
+  it('has no circle, type-only imports included', () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  const pure = [...sources('skills/context-assembler/scripts/lib/core'), ...['config.ts', 'contract.ts'].map((f) => path.join('skills', 'context-assembler', 'scripts', 'lib', f))];
+  const isDatabase = (f: string) => isDatabaseModule(f, texts.get(f) ?? '');
+
+  it.each(pure.map((f) => [f]))('%s reaches no database module through anything it imports', (file) => {
+    expect(databaseChain(graph, isDatabase, file)).toBeNull();
+  });
+
+  it('the reach check finds the chain where there is one (pipeline.ts reaches the repositories)', () => {
+    const chain = databaseChain(graph, isDatabase, path.join('skills', 'context-assembler', 'scripts', 'lib', 'pipeline.ts'));
+    expect(chain?.at(-1)).toMatch(/bazinga-db/);
+    const through = new Map([
+      ['core/a.ts', ['lib/index.ts']],
+      ['lib/index.ts', ['lib/pure.ts', 'lib/repo/x.ts']],
+      ['lib/pure.ts', []],
+      ['lib/repo/x.ts', []],
+    ]);
+    expect(databaseChain(through, (f) => f.includes('/repo/'), 'core/a.ts')).toEqual(['core/a.ts', 'lib/index.ts', 'lib/repo/x.ts']);
   });
 
   it('the circle check finds a circle (db.ts → repo → db.ts, as it was) and a module importing itself', () => {

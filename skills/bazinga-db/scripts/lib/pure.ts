@@ -2,7 +2,7 @@
  * bazinga-db's pure helpers: errors, vocabulary, redaction, text shortening, config defaults.
  * Nothing here reaches the database or its driver, so code that must not (the assembler's core,
  * core/*.ts, with config.ts and contract.ts it reads) imports this module, never index.ts, which
- * re-exports it beside the database (a test holds that: test/house.test.ts).
+ * re-exports it beside the database (test/architecture.test.ts holds that).
  */
 export { BazingaError, ERROR_CODES, invalid, notFound, printError, usage } from './errors.ts';
 export { describeRefusal, isInsideAny, jsonErrorAt, jsonErrorLocation, readRegularFile, realDir, type FileRefusal } from './files.ts';
