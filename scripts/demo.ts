@@ -86,8 +86,25 @@ function recordSession(): void {
   console.log(`\nThe session's report, one self-contained HTML file (open it in any browser): ${REPORT}`);
 }
 
+/** The words the blocks below use, once. */
+const GLOSSARY = `A session is one run of the BAZINGA orchestrator on a request; its work is split into task groups
+(AUTH, CART), each developed, tested and reviewed by agents it spawns; a group's iteration counts the
+times its work went back to the developer. A context package is a report an agent left for the
+others (research, a failure, a decision). The zone says how full the orchestrator's own context
+window is: the fuller, the smaller the block (Conservative shows only the most important items).`;
+
+/** The search index of the copy, built as the plugin's SessionStart hook builds it, so every block ranks by relevance. */
+function buildIndex(): void {
+  const cli = path.join(repo, 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs');
+  const r = spawnSync(process.execPath, [cli, '--quiet', '--project-root', root, 'index-search'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`bazinga-db index-search failed: ${r.stderr.trim()}`);
+}
+
 try {
   console.log(`Demo: a temporary copy of the v19 fixture at ${root}; clock fixed at ${NOW}.`);
+  console.log(`\n${GLOSSARY}\n`);
+  buildIndex();
+  console.log('Its search index is built first (bazinga-db index-search, as the plugin does at session start).');
   console.log('Each block is what the orchestrator pastes into the spawn prompt of that agent.');
   assemble('Developer retry (iteration 1) in group AUTH', ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--dry-run']);
   assemble('Senior software engineer escalation', ['--group', 'AUTH', '--agent', 'senior_software_engineer', '--iteration', '1', '--dry-run']);
