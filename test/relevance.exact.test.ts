@@ -144,6 +144,34 @@ describe('fast read = ranking every eligible package', () => {
   });
 });
 
+/**
+ * A developer's request in session S, selected by the fast read and by ranking every eligible
+ * package: the two must select the same packages with the same scores. Returns the fast selection
+ * (with --explain's components).
+ */
+function selectedBothWays(
+  conn: DB,
+  p: { group: string; iteration: number; limit: number; task: string | null; scope: string | null; zone: Zone; candidates: number },
+  weights: Partial<Config['ranking']['weights']>,
+): ReturnType<typeof selectPackages> {
+  const config: Config = structuredClone(DEFAULT_CONFIG);
+  config.relevance.candidates = p.candidates;
+  Object.assign(config.ranking.weights, weights);
+  const request: AssemblyRequest = {
+    session: 'S', group: p.group, agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: p.iteration, limit: p.limit,
+    include_reasoning: false, reasoning_level: 'medium', now: '2025-12-02T00:00:00.000Z', task: p.task,
+    error: null, scope: p.scope, lang: null, framework: null,
+  };
+  const query = { sessionId: 'S', groupId: p.group, agentType: 'developer', iteration: p.iteration };
+  const consumed = listConsumedPackages(conn, query);
+  const plan = planSearch(conn, request, config, (t) => t, true);
+  const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: true, totalAvailable: countRequestPackages(conn, query, AVAILABLE_CAP).count - consumed.length, consumed };
+  const fast = selectPackages(common);
+  const view = (s: ReturnType<typeof selectPackages>) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
+  expect(view(fast)).toEqual(view(selectPackages({ ...common, exhaustive: true })));
+  return fast;
+}
+
 describe('fast read = ranking every eligible package, on a store made of ties', () => {
   // Few words, three timestamps one second apart, weights with many decimals: scores tie or differ
   // in the sixth decimal, where a bound rounded differently from a score would show.
@@ -188,20 +216,7 @@ describe('fast read = ranking every eligible package, on a store made of ties', 
             scopeWeight: fc.constantFrom(0, 0.0000005, 2.5000005),
           }),
           (p) => {
-            const config: Config = structuredClone(DEFAULT_CONFIG);
-            config.relevance.candidates = p.candidates;
-            Object.assign(config.ranking.weights, { relevance: p.relevance, recency: p.recency, scope: p.scopeWeight });
-            const request: AssemblyRequest = {
-              session: 'S', group: p.group, agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: p.iteration, limit: p.limit,
-              include_reasoning: false, reasoning_level: 'medium', now: '2025-12-02T00:00:00.000Z', task: p.task === null ? null : p.task.join(' '),
-              error: null, scope: p.scope, lang: null, framework: null,
-            };
-            const query = { sessionId: 'S', groupId: p.group, agentType: 'developer', iteration: p.iteration };
-            const consumed = listConsumedPackages(conn, query);
-            const plan = planSearch(conn, request, config, (t) => t, true);
-            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: false, totalAvailable: countRequestPackages(conn, query, AVAILABLE_CAP).count - consumed.length, consumed };
-            const view = (s: ReturnType<typeof selectPackages>) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
-            expect(view(selectPackages(common))).toEqual(view(selectPackages({ ...common, exhaustive: true })));
+            selectedBothWays(conn, { ...p, task: p.task === null ? null : p.task.join(' ') }, { relevance: p.relevance, recency: p.recency, scope: p.scopeWeight });
           },
         ),
         { numRuns: 400, seed: 12 },
@@ -262,21 +277,7 @@ describe('fast read = ranking every eligible package, with the paths signal betw
             match: fc.constantFrom(0, 30),
           }),
           (p) => {
-            const config: Config = structuredClone(DEFAULT_CONFIG);
-            config.relevance.candidates = p.candidates;
-            Object.assign(config.ranking.weights, { relevance: p.relevance, paths: p.paths, match: p.match });
-            const request: AssemblyRequest = {
-              session: 'S', group: p.group, agent: 'developer', model: 'sonnet', current_tokens: 0, iteration: p.iteration, limit: p.limit,
-              include_reasoning: false, reasoning_level: 'medium', now: '2025-12-02T00:00:00.000Z', task: p.task.join(' '),
-              error: null, scope: null, lang: null, framework: null,
-            };
-            const query = { sessionId: 'S', groupId: p.group, agentType: 'developer', iteration: p.iteration };
-            const consumed = listConsumedPackages(conn, query);
-            const plan = planSearch(conn, request, config, (t) => t, true);
-            const common = { db: conn, query, plan, zone: p.zone, limit: p.limit, nowMs: Date.parse(request.now), config, explain: true, totalAvailable: countRequestPackages(conn, query, AVAILABLE_CAP).count - consumed.length, consumed };
-            const fast = selectPackages(common);
-            const view = (s: ReturnType<typeof selectPackages>) => s.ranked.selected.map((x) => `${x.id}:${x.score}`);
-            expect(view(fast)).toEqual(view(selectPackages({ ...common, exhaustive: true })));
+            const fast = selectedBothWays(conn, { ...p, task: p.task.join(' '), scope: null }, { relevance: p.relevance, paths: p.paths, match: p.match });
             if (fast.ranked.selected.some((x) => (x.components?.paths ?? 0) > 0 && (x.components?.paths ?? 0) < 1)) partial++;
           },
         ),
