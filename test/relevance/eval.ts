@@ -31,11 +31,14 @@ import { addStrategyHelpfulness, upsertStrategy } from '../../skills/bazinga-db/
 import { upsertTaskGroup } from '../../skills/bazinga-db/scripts/lib/repo/taskGroups.ts';
 import { SEARCH_TABLES, searchDdl } from '../../skills/bazinga-db/scripts/lib/schema.ts';
 import { SEARCH_TOKENIZER } from '../../skills/bazinga-db/scripts/lib/searchText.ts';
-import { redactText } from '../../skills/bazinga-db/scripts/lib/redact.ts';
+import { DEFAULT_POLICY, redactionMemo, redactText } from '../../skills/bazinga-db/scripts/lib/redact.ts';
 import { DEFAULT_CONFIG, type Config } from '../../skills/context-assembler/scripts/lib/config.ts';
 import type { AssemblyDoc, AssemblyRequest } from '../../skills/context-assembler/scripts/lib/contract.ts';
 import { advance, rankStep, reasoningStep, zoneStep, type Deps } from '../../skills/context-assembler/scripts/lib/pipeline.ts';
 import { exactCounter } from '../../skills/context-assembler/scripts/lib/core/pack.ts';
+
+/** One redaction memo for the whole evaluation, as a script's process has one (shell.ts makeDeps). */
+const redactMemo = redactionMemo();
 
 export const CASES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cases');
 
@@ -223,7 +226,7 @@ function depsFor(built: CaseDb, config: Config): Deps {
   return {
     config,
     counter: exactCounter((text) => Math.ceil(text.length / 4)),
-    redact: (t) => redactText(t),
+    redact: (t) => redactMemo(t, DEFAULT_POLICY),
     db: () => built.db,
     projectRoot: built.root,
     explain: false,

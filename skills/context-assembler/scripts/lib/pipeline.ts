@@ -85,6 +85,10 @@ import { unknownTargetWarning } from './unknownTarget.ts';
 export interface Deps {
   config: Config;
   counter: TokenCounter;
+  /**
+   * Redacts one text. A process's scripts pass their redaction memo (shell.ts makeDeps over
+   * redactionMemo), so a text met again (each summary at every summary cap pack tries) is redacted once.
+   */
   redact: (text: string) => string;
   /** The database, opened on first use. */
   db: () => DB;
@@ -579,15 +583,9 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   const memories = withinMemoryShare(doc.memories ?? [], doc.context_budget, deps);
   // Every candidate, tiered: the block is fitted from these once more when reasoning adds its
   // entries, so what pack leaves out can still come back (one fit of everything, not two).
-  // Each cap tried prepares the same summaries again: each text is redacted once.
-  const redacted = new Map<string, string>();
-  const redactOnce = (text: string) => {
-    let out = redacted.get(text);
-    if (out === undefined) redacted.set(text, (out = deps.redact(text)));
-    return out;
-  };
+  // Each cap tried prepares the same summaries again: deps.redact remembers what it redacted.
   const poolAt = (cap: number): BlockPool => {
-    const prepared = preparePackages(candidates, cap, redactOnce, conclusions);
+    const prepared = preparePackages(candidates, cap, deps.redact, conclusions);
     return {
       packages: tiered('package', prepared.packages, r, purpose),
       error_patterns: tiered('error_pattern', doc.error_patterns, r, purpose),

@@ -226,7 +226,6 @@ export interface PackageSelection {
 
 type Query = EligibilityQuery & { iteration: number };
 
-
 interface SelectInput {
   db: DB;
   query: Query;

@@ -43,10 +43,16 @@ export interface QueryLimits {
 
 /** The plan of `text` (null: no text, a plan that asks for nothing). */
 export function planTextQuery(db: DB, text: string | null, limits: QueryLimits): TextQuery {
-  const terms = withInflections(db, text === null ? [] : queryTerms(text, limits.maxTerms, TASK_STOPWORDS));
-  const tokens = terms.flatMap((t) => [...t.tokens, ...(t.variants ?? [])]);
-  const forPackages = pruneTerms(terms, tokenDocCounts(db, 'packages', tokens), limits.maxPostings);
-  const forReasoning = pruneTerms(terms, tokenDocCounts(db, 'reasoning', tokens), limits.maxPostings);
+  const written = text === null ? [] : queryTerms(text, limits.maxTerms, TASK_STOPWORDS);
+  // Each index's document counts, looked up once for every token the query might ask for: the
+  // terms' own and each word's candidate inflections (which ones it asks for depends on the counts).
+  const words = written.filter((t) => t.tokens.length === 1).map((t) => t.tokens[0] as string);
+  const forms = new Map(words.map((w) => [w, inflectionsOf(w).filter((f) => !TASK_STOPWORDS.has(f))]));
+  const candidates = [...new Set([...written.flatMap((t) => t.tokens), ...[...forms.values()].flat()])];
+  const df = { packages: tokenDocCounts(db, 'packages', candidates), reasoning: tokenDocCounts(db, 'reasoning', candidates) };
+  const terms = withInflections(written, forms, (t) => (df.packages.get(t) ?? 0) + (df.reasoning.get(t) ?? 0));
+  const forPackages = pruneTerms(terms, df.packages, limits.maxPostings);
+  const forReasoning = pruneTerms(terms, df.reasoning, limits.maxPostings);
   return {
     terms: terms.map((t) => t.text),
     dropped: forPackages.dropped.map((t) => t.text),
@@ -63,20 +69,14 @@ export function planTextQuery(db: DB, text: string | null, limits: QueryLimits):
 const MAX_INFLECTIONS = 4;
 
 /**
- * The terms, each one-word term with the inflections of it the index holds (asked for as the same
- * term: `adapter` with `adapters`): only those at least as common, in packages and reasoning
- * together, as the word itself (BM25 weighs each asked-for token by its own rarity, and a match on
+ * The terms, each one-word term with those of its candidate inflections (`forms`, by word) the
+ * index holds (asked for as the same term: `adapter` with `adapters`): only those at least as
+ * common (`docs`: packages and reasoning together) as the word itself (BM25 weighs each asked-for token by its own rarity, and a match on
  * a rarer form would count for more than one on the word as written), never a stopword, never one
  * another term asks for (as itself or as its inflection).
  */
-function withInflections(db: DB, terms: QueryTerm[]): QueryTerm[] {
-  const words = terms.filter((t) => t.tokens.length === 1).map((t) => t.tokens[0] as string);
-  const forms = new Map(words.map((w) => [w, inflectionsOf(w).filter((f) => !TASK_STOPWORDS.has(f))]));
-  const all = [...new Set([...words, ...[...forms.values()].flat()])];
-  const packages = tokenDocCounts(db, 'packages', all);
-  const reasoning = tokenDocCounts(db, 'reasoning', all);
-  const docs = (t: string) => (packages.get(t) ?? 0) + (reasoning.get(t) ?? 0);
-  const taken = new Set(words);
+function withInflections(terms: readonly QueryTerm[], forms: ReadonlyMap<string, readonly string[]>, docs: (token: string) => number): QueryTerm[] {
+  const taken = new Set(forms.keys());
   return terms.map((t) => {
     if (t.tokens.length !== 1) return t;
     const word = t.tokens[0] as string;
