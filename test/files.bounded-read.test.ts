@@ -1,5 +1,5 @@
 /**
- * Every path the product is given is checked before it is read (issue 16, items 1, 2, 4, 7, 8):
+ * Every path the product is given is checked before it is read:
  * regular files only, checked without blocking, a cap per kind, a bounded read, and errors that
  * name the path, what it is and the cap — never the file's content. `save-reasoning
  * --content-file` reads only inside the project root or the temp folder; `fetch` serves only

@@ -1,5 +1,5 @@
 /**
- * The builder's section is the floor (issue 36), offline: spawns of the parity grid
+ * The builder's section is the floor, offline: spawns of the parity grid
  * (test/parity/grid.ts) on a project with the stand-in builder (the real builder's selection rules
  * and formats), every write through this product's bazinga-db, the prompt hook installed and run
  * as Claude Code runs it. Per spawn: every package, reasoning entry and error pattern the builder's

@@ -1,5 +1,5 @@
 /**
- * BAZINGA's error pattern rows as BAZINGA writes them (issue 36, Deliver 2). This product's
+ * BAZINGA's error pattern rows as BAZINGA writes them. This product's
  * `save-error-pattern` writes the row the original's writes for the same input: the same
  * `pattern_hash`, the same `signature_json` byte for byte, and a repeat save counts on that row.
  * The expected values were recorded by running the original's `bazinga_db.py save-error-pattern`

@@ -1,5 +1,5 @@
 /**
- * A database an earlier release re-keyed gets the original's keys back (issue 36, Deliver 2; schema
+ * A database an earlier release re-keyed gets the original's keys back (schema
  * v12, patternRestore.ts). The file is built by hand in the shape that release left (real SQLite:
  * error patterns keyed by their fault with a `tool` in their signature, this product's references
  * naming those keys, ca_schema 11), then opened by a real bazinga-db process that writes: the rows

@@ -1,5 +1,5 @@
 /**
- * Which project a session reads (issue 36, Deliver 2; bazinga-db repo/sessions.ts ProjectScope).
+ * Which project a session reads (bazinga-db repo/sessions.ts ProjectScope).
  * BAZINGA's create-session records no project id, while its agents save patterns and strategies
  * under the project id they pass: a session that records none reads the database as one project
  * (every project's patterns, strategies, verdicts and memory, as BAZINGA's prompt builder does); a

@@ -1,5 +1,5 @@
 /**
- * A read never writes (issue 16, items 3 and 10). bazinga-db's read commands and every assembly
+ * A read never writes. bazinga-db's read commands and every assembly
  * that records nothing (zone, rank, pack, reasoning, --dry-run) open the database read-only: on a
  * fresh copy of the v19 fixture the file's bytes stay the same and no -wal/-shm appears; on a
  * database a writer has opened, with rows another tool wrote since, a logical dump (every table's

@@ -1,5 +1,5 @@
 /**
- * eval.ts: the parity evaluation against the real BAZINGA builder (issue 36): does every spawn get
+ * eval.ts: the parity evaluation against the real BAZINGA builder: does every spawn get
  * at least what BAZINGA's own context section gave it?
  *
  * Usage:  npm run eval:parity -- <BAZINGA checkout> [--json] [--only A1,B1] [--keep]
@@ -32,7 +32,7 @@ import { runGrid, STAND_IN_BESIDE } from './run.ts';
 import { bazingaWriter } from './writers.ts';
 
 const HELP = `eval:parity: every spawn of today's BAZINGA flow, the real prompt builder's context section beside
-the block this product's prompt hook puts in its place (issue 36)
+the block this product's prompt hook puts in its place
 
 Usage: npm run eval:parity -- <BAZINGA checkout> [--json] [--only A1,B1] [--keep]
 

@@ -1,6 +1,6 @@
 /**
  * The parity grid: one BAZINGA session written as its agents write it, with the spawns at which
- * the builder's own context section is the floor the product's block must meet (issue 36). Plain
+ * the builder's own context section is the floor the product's block must meet. Plain
  * data, shared by `npm run eval:parity` (every write through the real `bazinga_db.py`, the real
  * prompt builder) and test/parity.floor.test.ts (this product's bazinga-db, the stand-in builder).
  *

@@ -1,6 +1,6 @@
 /**
  * Whether a builder item reached the agent: present in the product's block, absent with a reason
- * the block states, or absent silently. The contract the product follows (issue 36), in one place
+ * the block states, or absent silently. The contract the product follows, in one place
  * so that it is easy to adapt:
  *   - a package is present when the block holds `(id <package id>)`;
  *   - a reasoning entry when the block holds the first 60 characters of its content (whitespace
