@@ -192,6 +192,52 @@ describe('report', () => {
     expect(JSON.stringify(json)).not.toContain(SECRET);
   });
 
+  it('what each spawn read: every item with its line from its row, its tier and tokens; left out with its reason in words; group counts from the records', () => {
+    const s = json.sessions[0];
+    const packages = new Map(rows(p, 'SELECT id, summary FROM context_packages').map((r) => [r.id as number, String(r.summary)]));
+    const named = s.spawns.flatMap((sp: any) => [...sp.shown, ...sp.left_out, ...(sp.builder?.left_out ?? [])]);
+    expect(named.length).toBeGreaterThan(10);
+    for (const x of named) {
+      expect(typeof x.title, `${x.kind} ${x.id}`).toBe('string');
+      // A package's line holds its summary's opening words (the report shortens, never rewrites).
+      if (x.kind === 'package') expect(x.title).toContain(String(packages.get(x.id)).slice(0, 20).replace(SECRET, '').trim().split(' ')[0]);
+    }
+    const reasoningTitle = named.find((x: any) => x.kind === 'reasoning')?.title as string;
+    expect(reasoningTitle).toMatch(/^(developer|qa_expert|tech_lead|senior_software_engineer|investigator) [a-z]+/);
+    const strategyTitle = named.find((x: any) => x.kind === 'strategy')?.title as string;
+    expect(strategyTitle).toMatch(/^(methodology|implementation|architecture|general): /);
+
+    const md = report(p, ['--session', S1]).out;
+    expect(md).toContain('## How to read it');
+    expect(md).toMatch(/- \*\*Tier 1\*\*: never cut/);
+    // No reason is a bare word: each says why with the spawn's figures.
+    expect(md).not.toMatch(/ · (budget|limit|zone|consumed|tier):/);
+    const withLeft = s.spawns.find((sp: any) => sp.left_out.length > 0);
+    expect(withLeft).toBeDefined();
+    const first = withLeft.left_out[0];
+    expect(md).toContain(`${first.kind === 'package' ? 'package' : first.kind.replace('_', ' ')} ${first.kind === 'error_pattern' ? String(first.id).slice(0, 12) : first.id} · `);
+    for (const sp of s.spawns) for (const x of sp.shown) if (x.tier !== null) expect(md).toContain(` · Tier ${x.tier} · ${x.tokens} tokens: `);
+
+    // The group table's counts agree with the spawns it lists.
+    for (const g of s.groups) {
+      const mine = s.spawns.filter((sp: any) => sp.group_id === g.id);
+      expect(Object.values(g.spawns_by_agent).reduce((a: number, n: any) => a + n, 0)).toBe(mine.length);
+      for (const agent of new Set(mine.map((sp: any) => sp.agent))) expect(g.spawns_by_agent[agent as string]).toBe(mine.filter((sp: any) => sp.agent === agent).length);
+    }
+
+    // The tokens chart's scale follows the blocks, not a budget many times their size.
+    const html = report(p, ['--session', S1, '--format', 'html', '--out', path.join(p.root, 'read.html')]);
+    expect(html.code, html.err).toBe(0);
+    const page = fs.readFileSync(path.join(p.root, 'read.html'), 'utf8');
+    const top = Number(/data-chart="tokens" data-top="(\d+)"/.exec(page)?.[1]);
+    const withBudget = s.spawns.filter((sp: any) => sp.budget !== null && sp.used_tokens !== null);
+    const largest = Math.max(...withBudget.map((sp: any) => sp.used_tokens));
+    expect(top).toBeGreaterThanOrEqual(largest);
+    const largestBudget = Math.max(...withBudget.map((sp: any) => sp.budget));
+    expect(top).toBeLessThanOrEqual(Math.ceil(largestBudget <= 2 * largest ? largestBudget * 1.05 : largest * 1.15));
+    expect(page).toContain('<dt>Tier 1</dt>');
+  });
+
   it('markdown and HTML carry the same values; neither holds the planted secret', () => {
     const md = report(p, ['--session', S1]);
     expect(md.code).toBe(0);

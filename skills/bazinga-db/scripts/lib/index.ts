@@ -72,7 +72,7 @@ export { DEFAULT_SEARCH_WEIGHTS, memoryLine, searchScore, type SearchWeights } f
 export { hasMemoryTables, parseMemory, selectMemories } from './repo/memories.ts';
 export { monotonicMs } from './clock.ts';
 export { deleteAssembly, findAssemblyByKey, hasAssemblyRecord, insertAssembly, listAssemblies, type AssemblyRecord, type AssemblyRow } from './repo/assemblies.ts';
-export { findReportSession, listLatestSessionIds, listReportGroups, listReportPackages, listScopePatterns, type ReportGroupRow, type ReportPackageRow } from './repo/report.ts';
+export { findReportSession, listItemRows, listLatestSessionIds, listReportGroups, listReportPackages, listScopePatterns, type ItemIds, type ItemRows, type ReportGroupRow, type ReportPackageRow } from './repo/report.ts';
 
 // Writing rows directly (the benchmarks' and the tests' generators: a database of 100,000 rows is
 // made in seconds, not through 100,000 commands). The commands stay the way the product writes.

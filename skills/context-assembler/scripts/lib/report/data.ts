@@ -11,16 +11,20 @@ import {
   getProjectScope,
   hasAssemblyRecord,
   listAssemblies,
+  listItemRows,
   listLatestSessionIds,
   listReportGroups,
   listReportPackages,
   listScopePatterns,
   mergeFaults,
+  oneLine,
   redactText,
+  shorten,
   withFaultKeys,
   type AssemblyRow,
   type DB,
   type FaultedPattern,
+  type ItemIds,
   type MergedFault,
   type ProjectScope,
   type ReportGroupRow,
@@ -45,20 +49,27 @@ export type SpawnReport = Pick<
   /** How the group's iteration the spawn served ended (see verdictOf). */
   verdict: string;
   sections: AssemblyDetail['sections'] | null;
-  shown: AssemblyDetail['shown'];
-  left_out: AssemblyDetail['left_out'];
+  shown: (AssemblyDetail['shown'][number] & Titled)[];
+  left_out: (AssemblyDetail['left_out'][number] & Titled)[];
   left_out_counts: Record<string, number>;
   query: AssemblyDetail['query'];
   delivered: number[];
   /** What BAZINGA's own section would have shown and what of it the block did not hold (null: a record before this version). */
-  builder: AssemblyDetail['builder'] | null;
+  builder: { items: number; left_out: (FloorLeftOut & Titled)[] } | null;
 };
+
+/** An item's line as a reader knows it (a package's summary, a reasoning entry's agent, phase and opening words, …), redacted; null when its row is gone. */
+export interface Titled {
+  title: string | null;
+}
 
 /** A task group as the report shows it (redacted), with its iterations and spawns on record. */
 export type GroupReport = ReportGroupRow & {
   /** revision_count + 1: the iterations the group has been through (see metrics.ts). */
   iterations: number;
   spawns: number[];
+  /** The spawns on record per agent type (this product's records; qa_attempts and tl_review_attempts are BAZINGA's own counters). */
+  spawns_by_agent: Record<string, number>;
 };
 
 /** A package no agent was given. */
@@ -171,6 +182,7 @@ function sessionReport(db: DB, sessionId: string, scope: ProjectScope, recordKep
         tl_review_attempts: num(g.tl_review_attempts),
         iterations: num(g.revision_count) + 1,
         spawns: [],
+        spawns_by_agent: {},
       },
     ]),
   );
@@ -179,8 +191,10 @@ function sessionReport(db: DB, sessionId: string, scope: ProjectScope, recordKep
     const group = row.group_id === null ? undefined : groups.get(String(row.group_id));
     const sp = spawnReport(row, group, config);
     group?.spawns.push(sp.id);
+    if (group) group.spawns_by_agent[sp.agent] = (group.spawns_by_agent[sp.agent] ?? 0) + 1;
     return sp;
   });
+  withTitles(db, spawns);
   const packages = listReportPackages(db, sessionId);
   // Given to an agent: recorded as consumed, or shown by a block that reached its prompt (a zone that
   // records no consumption still shows packages).
@@ -263,12 +277,12 @@ function spawnReport(row: AssemblyRow, group: GroupReport | undefined, config: C
     version: rs(row.version),
     verdict: verdictOf(num(row.iteration), group),
     sections,
-    shown: (detail.shown ?? []).map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), tier: numOrNull(x.tier) as typeof x.tier, tokens: numOrNull(x.tokens) })),
-    left_out: (detail.left_out ?? []).map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), reason: rs(x.reason) as typeof x.reason, tier: numOrNull(x.tier) as typeof x.tier })),
+    shown: (detail.shown ?? []).map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), tier: numOrNull(x.tier) as typeof x.tier, tokens: numOrNull(x.tokens), title: null })),
+    left_out: (detail.left_out ?? []).map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), reason: rs(x.reason) as typeof x.reason, tier: numOrNull(x.tier) as typeof x.tier, title: null })),
     left_out_counts: Object.fromEntries(Object.entries(detail.left_out_counts ?? {}).map(([k, v]) => [rs(k), num(v)])),
     query,
     delivered: (detail.delivered ?? []).map(num),
-    builder: detail.builder ? { items: num(detail.builder.items), left_out: detail.builder.left_out.map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), reason: rs(x.reason) as typeof x.reason })) } : null,
+    builder: detail.builder ? { items: num(detail.builder.items), left_out: detail.builder.left_out.map((x) => ({ kind: rs(x.kind) as typeof x.kind, id: itemId(x.id), reason: rs(x.reason) as typeof x.reason, title: null })) } : null,
   };
 }
 
@@ -299,4 +313,47 @@ function detailOf(text: unknown): Partial<AssemblyDetail> {
   if (typeof d.model === 'string') out.model = d.model;
   if (obj(d.builder) && typeof d.builder.items === 'number') out.builder = { items: d.builder.items, left_out: items(d.builder.left_out) as unknown as FloorLeftOut[] };
   return out;
+}
+
+/** How long an item's line may be in the report (code points; shortened, never cut blind). */
+const TITLE_CHARS = 160;
+
+/**
+ * Each item a spawn names (shown, left out, BAZINGA's own left out) gets its line, read from the
+ * rows the record's ids point to, in one read per kind (bazinga-db listItemRows): a package's
+ * priority, type and summary; a reasoning entry's agent, phase, iteration and opening words; an
+ * error pattern's error and fix (its most confident row); a strategy's topic and insight; a
+ * memory's type and title. Redacted like every text of the report; an item whose row is gone keeps
+ * a null title (the report says so).
+ */
+function withTitles(db: DB, spawns: readonly SpawnReport[]): void {
+  const items = spawns.flatMap((sp) => [...sp.shown, ...sp.left_out, ...(sp.builder?.left_out ?? [])]);
+  if (items.length === 0) return;
+  const idsOf = <T>(kind: string, as: (id: number | string) => T | null) => [...new Set(items.filter((x) => x.kind === kind).map((x) => as(x.id)).filter((x): x is T => x !== null))];
+  const asNumber = (id: number | string) => (typeof id === 'number' ? id : /^\d+$/.test(id) ? Number(id) : null);
+  const ids: ItemIds = {
+    packages: idsOf('package', asNumber),
+    reasoning: idsOf('reasoning', asNumber),
+    patterns: idsOf('error_pattern', (id) => String(id)),
+    strategies: idsOf('strategy', (id) => String(id)),
+    memories: idsOf('memory', asNumber),
+  };
+  const rows = listItemRows(db, ids);
+  const line = (t: string) => rs(shorten(oneLine(t), TITLE_CHARS));
+  const titles = new Map<string, string>();
+  for (const p of rows.packages) titles.set(`package:${p.id}`, line(`${p.priority} ${p.package_type}: ${p.summary}`));
+  for (const e of rows.reasoning) titles.set(`reasoning:${e.id}`, line(`${e.agent_type} ${e.reasoning_phase ?? 'reasoning'}${e.iteration === null ? '' : `, iteration ${e.iteration}`}: ${e.content}`));
+  for (const p of rows.patterns) {
+    if (titles.has(`error_pattern:${p.key}`)) continue;
+    let sig: { error_type?: unknown; message_pattern?: unknown } = {};
+    try {
+      sig = JSON.parse(p.signature_json) ?? {};
+    } catch {
+      // an unreadable signature: the fix alone
+    }
+    titles.set(`error_pattern:${p.key}`, line(`${String(sig.error_type ?? 'error')}: ${String(sig.message_pattern ?? '')} → fix: ${p.solution}`));
+  }
+  for (const st of rows.strategies) titles.set(`strategy:${st.strategy_id}`, line(`${st.topic}: ${st.insight}`));
+  for (const m of rows.memories) titles.set(`memory:${m.id}`, line(`${m.type}: ${m.title}`));
+  for (const x of items) x.title = titles.get(`${x.kind}:${x.id}`) ?? null;
 }

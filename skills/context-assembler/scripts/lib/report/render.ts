@@ -2,34 +2,88 @@
  * The report as markdown and as one self-contained HTML file, from the data gatherReport made (its
  * texts redacted there). The HTML needs nothing: no script at all, no server, no network (its
  * content security policy forbids every fetch; styles are inline), its tables written when it is
- * generated, its two charts drawn as inline SVG: tokens used against the budget per spawn, and
+ * generated, its two charts drawn as inline SVG: the tokens each block used per spawn (with its budget), and
  * iterations per group against the target.
  */
 import type { Metric } from './metrics.ts';
-import type { GroupReport, ReportData, SessionReport, SpawnReport } from './data.ts';
+import type { GroupReport, ReportData, SessionReport, SpawnReport, Titled } from './data.ts';
 import { markdownText as md } from './markdownText.ts';
 
 /** Items listed one by one per spawn in the HTML (the rest counted): keeps 1,000 spawns well under 2 MB. */
-const HTML_ITEMS_LISTED = 12;
+const HTML_ITEMS_LISTED = 6;
 
 const fmt = (x: number | null, digits = 0): string => (x === null ? '—' : x.toFixed(digits));
 const metricValue = (m: Metric): string => (m.value === null ? 'not computable' : `${m.value}${m.unit === '%' ? ' %' : ''}`);
 const verdictMark = (m: Metric): string => (m.met === null ? 'n/a' : m.met ? 'met' : 'not met');
-const item = (x: { kind: string; id: number | string; tier: number | null; tokens?: number | null }) =>
-  `${x.kind} ${x.id}${x.tier !== null ? ` (T${x.tier}${x.tokens !== undefined && x.tokens !== null ? `, ${x.tokens} t` : ''})` : ''}`;
-const leftOut = (x: { kind: string; id: number | string; reason: string }) => `${x.kind} ${x.id}: ${x.reason}`;
+/** How the report names each kind of item. */
+const KIND_LABEL: Readonly<Record<string, string>> = { package: 'package', reasoning: 'reasoning', error_pattern: 'error pattern', strategy: 'strategy', memory: 'memory' };
+/** An item's name: its kind and id (an error pattern's 64-digit key by its first 12 digits). */
+const itemName = (x: { kind: string; id: number | string }) => `${KIND_LABEL[x.kind] ?? x.kind} ${x.kind === 'error_pattern' ? String(x.id).slice(0, 12) : x.id}`;
+const titleOf = (x: Titled) => x.title ?? '(no longer stored)';
+/** A shown item: name · tier · tokens: its line. */
+const shownLine = (x: SpawnReport['shown'][number]) =>
+  `${itemName(x)}${x.tier !== null ? ` · Tier ${x.tier}` : ''}${x.tokens !== null ? ` · ${x.tokens} tokens` : ''}: ${titleOf(x)}`;
+/** An item left out: name · why, in words: its line. */
+const leftLine = (x: { kind: string; id: number | string; reason: string } & Titled, sp: SpawnReport) => `${itemName(x)} · ${reasonWords(x.reason, sp)}: ${titleOf(x)}`;
 
-/** What BAZINGA's own section would have shown this spawn, and what of it the block did not hold (with why); null for a record before this version. */
-function builderLine(sp: SpawnReport): string | null {
+const thousands = (n: number) => n.toLocaleString('en-US');
+
+/** Why an item was left out, in words, with the spawn's own figures where they explain it. */
+export function reasonWords(reason: string, sp: Pick<SpawnReport, 'budget' | 'zone'>): string {
+  const budget = sp.budget === null ? 'the' : `the ${thousands(sp.budget)}-token`;
+  switch (reason) {
+    case 'budget':
+      return `over ${budget} budget`;
+    case 'tier':
+      return `over its tier's share of ${budget} budget`;
+    case 'limit':
+      return 'past the limit on packages a block shows';
+    case 'zone':
+      return `not shown in the ${sp.zone ?? 'current'} zone`;
+    case 'consumed':
+      return 'given to this spawn already (a request for more)';
+    case 'redaction-emptied':
+      return 'nothing left once secrets were removed';
+    case 'expired':
+      return 'past its time to live (stale)';
+    case 'reasoning-off':
+      return 'reasoning was off for this request';
+    case 'not-a-candidate':
+      return 'superseded, or no longer stored';
+    default:
+      return reason;
+  }
+}
+
+/** What BAZINGA's own section would have shown this spawn, and what of it the block did not hold; null for a record before this version. */
+function builderSummary(sp: SpawnReport): string | null {
   const b = sp.builder;
   if (!b) return null;
   if (b.left_out.length === 0) return `${b.items} item${b.items === 1 ? '' : 's'}, all in the block`;
-  return `${b.items} item${b.items === 1 ? '' : 's'}, ${b.left_out.length} not in the block (${b.left_out.map(leftOut).join('; ')})`;
+  return `${b.items} item${b.items === 1 ? '' : 's'}, ${b.left_out.length} not in the block`;
 }
-const counts = (c: Record<string, number>) =>
-  Object.entries(c)
+
+/** The page's key, said once: tiers, zones, outcomes and verdicts. */
+const READING_GUIDE: readonly [string, string][] = [
+  ['Tier 1', "never cut: the group's newest failure report, its decisions and critical packages, the newest completion and decisions reasoning, the pattern of the error being fixed"],
+  ['Tier 2', "kept next: strategies, other error patterns, reasoning of recent iterations, the group's other packages, other groups' important ones"],
+  ['Tier 3', 'cut first: older and low-priority items, project memory'],
+  ['zones', "how full the orchestrator's own window was: Normal (below 60 %), Soft Warning (60 %: summaries shortened), Conservative (75 %: critical, high and medium packages only), Wrap-up (85 %: no packages), Emergency (95 %: nothing assembled)"],
+  ['outcome', 'recorded: the block was delivered and its packages recorded; unrecorded: delivered, the database could not be written; skipped-zone: delivered, the zone records nothing; nothing-delivered: no package to deliver; fallback: an error, the agent got the fallback block; left: the prompt hook left the prompt as the builder wrote it'],
+  ['verdict', "how the group's iteration the spawn served ended: revised (sent back to the developer), APPROVED or CHANGES_REQUESTED (its last review), completed, or open"],
+];
+
+/** What was left out, counted per reason, in words. */
+const leftCounts = (sp: SpawnReport) =>
+  Object.entries(sp.left_out_counts)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, n]) => `${n} ${k}`)
+    .map(([k, n]) => `${n} ${reasonWords(k, sp)}`)
+    .join(', ') || 'none';
+/** The spawns on record per agent type, as the group tables show them. */
+const agentCounts = (g: GroupReport) =>
+  Object.entries(g.spawns_by_agent)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k} ${n}`)
     .join(', ') || 'none';
 const tokensLine = (sp: SpawnReport) =>
   sp.budget === null ? '—' : `${fmt(sp.used_tokens)} / ${fmt(sp.budget)}${sp.overrun > 0 ? ` (overrun ${sp.overrun})` : ''}`;
@@ -55,9 +109,15 @@ export function renderReportMarkdown(d: ReportData): string {
     const value = m.value === null ? `not computable: ${m.missing}` : `${metricValue(m)} (${m.figures})`;
     out.push(`| ${md(m.name)} | ${md(value)} | ${md(m.target)} | ${verdictMark(m)} | ${md(m.how)} |`);
   }
+  out.push('', '## How to read it', '');
+  for (const [term, meaning] of READING_GUIDE) out.push(`- **${term}**: ${meaning}.`);
   for (const s of d.sessions) out.push('', ...sessionMarkdown(s));
   return out.join('\n') + '\n';
 }
+
+/** Where each count of the group tables comes from. */
+const GROUP_NOTE =
+  "Iterations are BAZINGA's revision count + 1. Spawns on record are this product's records of the group's assemblies; QA attempts and TL reviews are BAZINGA's own counters, which its orchestrator raises (they stay 0 where it never did).";
 
 /** What a session that records no project id reads (bazinga-db ProjectScope). */
 const WHOLE_DATABASE = " (none recorded: the session reads every project's patterns and strategies)";
@@ -65,8 +125,8 @@ const WHOLE_DATABASE = " (none recorded: the session reads every project's patte
 function sessionMarkdown(s: SessionReport): string[] {
   const out = [`## Session ${md(s.session_id)}`, '', `Project ${md(s.project_id)}${s.whole_database ? WHOLE_DATABASE : ''}; started ${md(s.start_time ?? '—')}; status ${md(s.status ?? '—')}; ${s.spawns.length} assemblies on record.`];
   if (!s.record_kept) out.push('', 'The database holds no assembly record: no recording assembly of this version ran on it.');
-  out.push('', '### Groups', '', '| group | status | iterations | last review | QA attempts | TL reviews | spawns |', '|---|---|---:|---|---:|---:|---:|');
-  for (const g of s.groups) out.push(`| ${md(g.id)}: ${md(g.name)} | ${md(g.status ?? '—')} | ${g.iterations} | ${md(g.last_review_status ?? '—')} | ${g.qa_attempts} | ${g.tl_review_attempts} | ${g.spawns.length} |`);
+  out.push('', '### Groups', '', GROUP_NOTE, '', '| group | status | iterations | last review | spawns on record | by agent | QA attempts (BAZINGA) | TL reviews (BAZINGA) |', '|---|---|---:|---|---:|---|---:|---:|');
+  for (const g of s.groups) out.push(`| ${md(g.id)}: ${md(g.name)} | ${md(g.status ?? '—')} | ${g.iterations} | ${md(g.last_review_status ?? '—')} | ${g.spawns.length} | ${md(agentCounts(g))} | ${g.qa_attempts} | ${g.tl_review_attempts} |`);
   for (const g of s.groups) {
     const spawns = s.spawns.filter((sp) => sp.group_id === g.id);
     if (spawns.length === 0) continue;
@@ -81,10 +141,13 @@ function sessionMarkdown(s: SessionReport): string[] {
     if (sp.reason !== null) out.push(`- why: ${md(sp.reason)}`);
     out.push(`- tokens used / budget: ${tokensLine(sp)}${sp.prompt_tokens !== null ? `; the prompt: ${sp.prompt_tokens} tokens of ${sp.model_window}` : ''}`);
     if (sp.sections) out.push(`- by section: packages ${sp.sections.packages}, reasoning ${sp.sections.reasoning}, error patterns ${sp.sections.error_patterns}, strategies ${sp.sections.strategies}, memories ${sp.sections.memories}`);
-    out.push(`- shown: ${sp.shown.length === 0 ? 'nothing' : md(sp.shown.map(item).join(', '))}`);
-    out.push(`- left out: ${md(counts(sp.left_out_counts))}${sp.left_out.length > 0 ? ` (${md(sp.left_out.map(leftOut).join('; '))})` : ''}`);
-    const builder = builderLine(sp);
+    out.push(`- shown: ${sp.shown.length === 0 ? 'nothing' : `${sp.shown.length} item${sp.shown.length === 1 ? '' : 's'}`}`);
+    for (const x of sp.shown) out.push(`  - ${md(shownLine(x))}`);
+    out.push(`- left out: ${md(leftCounts(sp))}`);
+    for (const x of sp.left_out) out.push(`  - ${md(leftLine(x, sp))}`);
+    const builder = builderSummary(sp);
     if (builder !== null) out.push(`- BAZINGA's own section: ${md(builder)}`);
+    for (const x of sp.builder?.left_out ?? []) out.push(`  - ${md(leftLine(x, sp))}`);
     if (sp.query) out.push(`- query: ${md(sp.query.source)}${sp.query.terms.length > 0 ? ` (${sp.query.terms.map(md).join(', ')})` : ''}; scope ${md(sp.query.scope_source)}${sp.query.scope.length > 0 ? ` (${sp.query.scope.map(md).join(', ')})` : ''}`);
   }
   out.push('', `### Packages never delivered (${s.never_delivered.length} of ${s.packages_total})`, '');
@@ -117,7 +180,7 @@ h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d8d
 table{border-collapse:collapse;margin:8px 0;width:100%}th,td{border:1px solid #d8dee6;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f3f5f8}td.n{text-align:right;font-variant-numeric:tabular-nums}.met{color:#11662f;font-weight:600}.miss{color:#a3261b;font-weight:600}
 .na{color:#6b7380}details{margin:2px 0}summary{cursor:pointer}.small{color:#58606c;font-size:12px}svg{max-width:100%;height:auto;background:#fbfcfd;border:1px solid #e3e7ec}
-code{font-size:12px}`;
+code{font-size:12px}dt{font-weight:600;margin-top:4px}dd{margin-left:18px}`;
 
 export function renderReportHtml(d: ReportData): string {
   const ids = d.sessions.map((s) => s.session_id).join(', ');
@@ -131,6 +194,7 @@ export function renderReportHtml(d: ReportData): string {
     body.push(`<tr data-metric="${m.key}"><td>${esc(m.name)}</td><td class="n" data-value="${m.value ?? ''}">${esc(value)}</td><td>${esc(m.target)}</td><td class="${cls}">${verdictMark(m)}</td><td class="small">${esc(m.how)}</td></tr>`);
   }
   body.push('</tbody></table>');
+  body.push('<h2>How to read it</h2>', `<dl id="guide">${READING_GUIDE.map(([term, meaning]) => `<dt>${esc(term)}</dt><dd>${esc(meaning)}.</dd>`).join('')}</dl>`);
   for (const s of d.sessions) body.push(sessionHtml(s));
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -149,11 +213,12 @@ function sessionHtml(s: SessionReport): string {
   out.push(`<section data-session="${esc(s.session_id)}"><h2>Session ${esc(s.session_id)}</h2>`);
   out.push(`<p>Project ${esc(s.project_id)}${s.whole_database ? esc(WHOLE_DATABASE) : ''}; started ${esc(s.start_time ?? '—')}; status ${esc(s.status ?? '—')}; <span data-count="spawns">${s.spawns.length}</span> assemblies on record.</p>`);
   if (!s.record_kept) out.push('<p class="miss">The database holds no assembly record: no recording assembly of this version ran on it.</p>');
-  out.push('<h3>Tokens used against the budget, per spawn</h3>', tokensChart(s.spawns));
+  out.push('<h3>Tokens each block used, per spawn</h3>', tokensChart(s.spawns));
   out.push('<h3>Groups</h3>', iterationsChart(s.groups));
-  out.push('<table data-table="groups"><thead><tr><th>group</th><th>status</th><th>iterations</th><th>last review</th><th>QA attempts</th><th>TL reviews</th><th>spawns</th></tr></thead><tbody>');
+  out.push(`<p class="small">${esc(GROUP_NOTE)}</p>`);
+  out.push('<table data-table="groups"><thead><tr><th>group</th><th>status</th><th>iterations</th><th>last review</th><th>spawns on record</th><th>by agent</th><th>QA attempts (BAZINGA)</th><th>TL reviews (BAZINGA)</th></tr></thead><tbody>');
   for (const g of s.groups) {
-    out.push(`<tr data-group="${esc(g.id)}"><td>${esc(g.id)}: ${esc(g.name)}</td><td>${esc(g.status ?? '—')}</td><td class="n" data-value="${g.iterations}">${g.iterations}</td><td>${esc(g.last_review_status ?? '—')}</td><td class="n">${g.qa_attempts}</td><td class="n">${g.tl_review_attempts}</td><td class="n">${g.spawns.length}</td></tr>`);
+    out.push(`<tr data-group="${esc(g.id)}"><td>${esc(g.id)}: ${esc(g.name)}</td><td>${esc(g.status ?? '—')}</td><td class="n" data-value="${g.iterations}">${g.iterations}</td><td>${esc(g.last_review_status ?? '—')}</td><td class="n">${g.spawns.length}</td><td>${esc(agentCounts(g))}</td><td class="n">${g.qa_attempts}</td><td class="n">${g.tl_review_attempts}</td></tr>`);
   }
   out.push('</tbody></table>');
   out.push('<h3>Spawns</h3>');
@@ -186,48 +251,62 @@ function sessionHtml(s: SessionReport): string {
 }
 
 function spawnRow(sp: SpawnReport): string {
-  const shown = sp.shown.slice(0, HTML_ITEMS_LISTED).map(item).join(', ') + (sp.shown.length > HTML_ITEMS_LISTED ? `, and ${sp.shown.length - HTML_ITEMS_LISTED} more` : '');
-  const left = sp.left_out.slice(0, HTML_ITEMS_LISTED).map(leftOut).join('; ');
+  const list = (lines: readonly string[], more: number) =>
+    lines.length === 0 ? '' : `<ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}${more > 0 ? `<li>and ${more} more</li>` : ''}</ul>`;
+  const builder = builderSummary(sp);
   const parts = [
-    `<b>shown</b>: ${esc(shown || 'nothing')}`,
-    `<b>left out</b>: ${esc(counts(sp.left_out_counts))}${left ? ` (${esc(left)}${sp.left_out.length > HTML_ITEMS_LISTED ? '; …' : ''})` : ''}`,
-    builderLine(sp) !== null ? `<b>BAZINGA's own section</b>: ${esc(builderLine(sp) as string)}` : '',
+    `<b>shown</b>: ${sp.shown.length === 0 ? 'nothing' : `${sp.shown.length} item${sp.shown.length === 1 ? '' : 's'}`}${list(sp.shown.slice(0, HTML_ITEMS_LISTED).map(shownLine), sp.shown.length - HTML_ITEMS_LISTED)}`,
+    `<b>left out</b>: ${esc(leftCounts(sp))}${list(sp.left_out.slice(0, HTML_ITEMS_LISTED).map((x) => leftLine(x, sp)), sp.left_out.length - HTML_ITEMS_LISTED)}`,
+    builder !== null ? `<b>BAZINGA's own section</b>: ${esc(builder)}${list((sp.builder?.left_out ?? []).map((x) => leftLine(x, sp)), 0)}` : '',
     sp.sections ? `<b>by section</b>: packages ${sp.sections.packages}, reasoning ${sp.sections.reasoning}, error patterns ${sp.sections.error_patterns}, strategies ${sp.sections.strategies}, memories ${sp.sections.memories}` : '',
     sp.query ? `<b>query</b>: ${esc(sp.query.source)}${sp.query.terms.length ? ` (${esc(sp.query.terms.join(', '))})` : ''}` : '',
     `${esc(sp.source)}, ${sp.duration_ms} ms, purpose ${esc(sp.purpose ?? '—')}, zone ${esc(sp.zone ?? '—')}${sp.prompt_tokens !== null ? `, prompt ${sp.prompt_tokens} of ${sp.model_window} tokens` : ''}`,
     sp.reason !== null ? `<b>why</b>: ${esc(sp.reason)}` : '',
   ].filter((p) => p !== '');
   const cls = sp.outcome === 'fallback' || sp.outcome === 'left' ? ' class="miss"' : '';
-  return `<tr data-spawn="${sp.id}"><td class="n">${sp.id}</td><td>${esc(when(sp.at))}</td><td>${esc(sp.group_id ?? 'session-wide')}</td><td>${esc(sp.agent)}</td><td class="n">${sp.iteration}</td><td>${esc(sp.verdict)}</td><td${cls}>${esc(sp.outcome)}</td><td class="n">${packagesShown(sp)}</td><td class="n" data-used="${sp.used_tokens ?? ''}" data-budget="${sp.budget ?? ''}">${esc(tokensLine(sp))}</td><td><details><summary>${sp.shown.length} shown, ${Object.values(sp.left_out_counts).reduce((a, n) => a + n, 0)} left out</summary>${parts.join('<br>')}</details></td></tr>`;
+  const leftTotal = Object.values(sp.left_out_counts).reduce((a, n) => a + n, 0);
+  return `<tr data-spawn="${sp.id}"><td class="n">${sp.id}</td><td>${esc(when(sp.at))}</td><td>${esc(sp.group_id ?? 'session-wide')}</td><td>${esc(sp.agent)}</td><td class="n">${sp.iteration}</td><td>${esc(sp.verdict)}</td><td${cls}>${esc(sp.outcome)}</td><td class="n">${packagesShown(sp)}</td><td class="n" data-used="${sp.used_tokens ?? ''}" data-budget="${sp.budget ?? ''}">${esc(tokensLine(sp))}</td><td><details><summary>${sp.shown.length} shown, ${leftTotal} left out</summary>${parts.join('<br>')}</details></td></tr>`;
 }
 
 /**
- * Tokens used per spawn as a share of its budget (bars; the budget is the 100 % line), so that a
- * block using little of a large budget and one past a small one read on the same scale; a spawn
- * over its budget (Tier 1's overrun) in red. The scale ends at 100 % or the largest share, at most
- * 200 % (a bar past that is cut there and says its figure).
+ * Tokens each spawn's block used, as bars on one scale of tokens, so that a block's size reads
+ * whatever its budget: the scale ends a little above the largest block, or at the largest budget
+ * when that is near (at most twice the largest block). Each bar's own budget is a dash over it where
+ * it is on the scale; budgets beyond it are stated in the caption. A spawn over its budget (Tier 1's
+ * overrun) is red.
  */
 function tokensChart(spawns: readonly SpawnReport[]): string {
   const withBudget = spawns.filter((sp) => sp.budget !== null && sp.used_tokens !== null);
   if (withBudget.length === 0) return '<p class="small">No spawn on record with a budget.</p>';
   const W = 960;
-  const H = 220;
-  const pad = 44;
-  const share = (sp: SpawnReport) => ((sp.used_tokens as number) * 100) / Math.max(1, sp.budget as number);
-  const top = Math.min(200, Math.max(100, ...withBudget.map(share)));
+  const H = 240;
+  const pad = 56;
+  const used = (sp: SpawnReport) => sp.used_tokens as number;
+  const budget = (sp: SpawnReport) => sp.budget as number;
+  const largest = Math.max(1, ...withBudget.map(used));
+  const largestBudget = Math.max(...withBudget.map(budget));
+  const top = largestBudget <= largest * 2 ? Math.max(largest, largestBudget) * 1.05 : largest * 1.15;
   const step = (W - pad - 10) / withBudget.length;
-  const y = (pct: number) => H - 24 - ((H - 40) * Math.min(pct, top)) / top;
+  const base = H - 36;
+  const y = (tokens: number) => base - ((base - 16) * Math.min(tokens, top)) / top;
   const bars = withBudget
     .map((sp, i) => {
       const x = pad + i * step;
       const w = Math.max(1, step * 0.7);
-      const pct = share(sp);
-      const over = (sp.used_tokens as number) > (sp.budget as number);
-      return `<rect x="${x.toFixed(1)}" y="${y(pct).toFixed(1)}" width="${w.toFixed(1)}" height="${Math.max(1, H - 24 - y(pct)).toFixed(1)}" fill="${over ? '#c0392b' : '#3b6ea8'}"><title>#${sp.id} ${esc(sp.agent)}: ${sp.used_tokens} of ${sp.budget} tokens (${pct.toFixed(1)} %)</title></rect>`;
+      const over = used(sp) > budget(sp);
+      const bar = `<rect x="${x.toFixed(1)}" y="${y(used(sp)).toFixed(1)}" width="${w.toFixed(1)}" height="${Math.max(1, base - y(used(sp))).toFixed(1)}" fill="${over ? '#c0392b' : '#3b6ea8'}"><title>#${sp.id} ${esc(sp.agent)}: ${used(sp)} of ${budget(sp)} tokens</title></rect>`;
+      const tick = budget(sp) <= top ? `<line x1="${x.toFixed(1)}" x2="${(x + w).toFixed(1)}" y1="${y(budget(sp)).toFixed(1)}" y2="${y(budget(sp)).toFixed(1)}" stroke="#1d2430" stroke-width="2"/>` : '';
+      const label = step >= 28 ? `<text x="${(x + w / 2).toFixed(1)}" y="${(y(used(sp)) - 3).toFixed(1)}" font-size="10" text-anchor="middle">${used(sp)}</text>` : '';
+      return bar + tick + label;
     })
     .join('');
-  const topLabel = top > 110 ? `<text x="4" y="14" font-size="11">${top.toFixed(0)} %</text>` : '';
-  return `<svg role="img" aria-label="tokens used as a share of the budget, per spawn" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" data-chart="tokens">${topLabel}<text x="4" y="${(y(100) + 4).toFixed(1)}" font-size="11">100 %</text><text x="4" y="${H - 20}" font-size="11">0</text><line x1="${pad}" x2="${W - 10}" y1="${y(100).toFixed(1)}" y2="${y(100).toFixed(1)}" stroke="#1d2430" stroke-dasharray="4 3"/><line x1="${pad}" x2="${W - 10}" y1="${H - 24}" y2="${H - 24}" stroke="#8893a0"/>${bars}<text x="${pad}" y="${H - 8}" font-size="11">spawns in order: tokens used as a share of the budget (dashed: the budget; red: over it)</text></svg>`;
+  const offScale = withBudget.filter((sp) => budget(sp) > top).map(budget);
+  const note =
+    offScale.length === 0
+      ? 'each dash is that spawn\'s budget'
+      : `budgets of ${thousands(Math.min(...offScale))}${Math.max(...offScale) > Math.min(...offScale) ? `–${thousands(Math.max(...offScale))}` : ''} tokens lie above the scale${offScale.length < withBudget.length ? ' (a dash marks the budgets on it)' : ''}`;
+  const caption = `tokens each block used, spawns in order; ${note}; red: over its budget`;
+  return `<svg role="img" aria-label="${esc(caption)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" data-chart="tokens" data-top="${Math.round(top)}"><text x="4" y="${(y(top) + 4).toFixed(1)}" font-size="11">${thousands(Math.round(top))}</text><text x="4" y="${(base + 4).toFixed(1)}" font-size="11">0</text><line x1="${pad}" x2="${W - 10}" y1="${base}" y2="${base}" stroke="#8893a0"/>${bars}<text x="${pad}" y="${H - 12}" font-size="11">${esc(caption)}</text></svg>`;
 }
 
 /** Iterations per group as horizontal bars, with the target (3) as a dashed line. */
