@@ -14,6 +14,8 @@ import { pyJsonDumps } from '../skills/bazinga-db/scripts/lib/pyjson.ts';
 import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, makeProject, runScript as runTsx, writeArtifact, type Project } from './helpers.ts';
 import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies.ts';
+import { withLearning } from '../skills/bazinga-db/scripts/lib/repo/patternLearning.ts';
+import type { ErrorPatternRow } from '../skills/bazinga-db/scripts/lib/patternRow.ts';
 import { bazingaDbIn, capturingIo } from './inProcess.ts';
 
 const SESSION = 'bazinga_20260101_100000';
@@ -75,11 +77,19 @@ function review(groupId: string, status: 'APPROVED' | 'CHANGES_REQUESTED', revis
   conn.close();
 }
 
+/** The rows as stored: what BAZINGA's own CLI and builder read. */
 const patterns = () => {
   const conn = db();
   const rows = conn.prepare('SELECT pattern_hash, solution, confidence, occurrences FROM error_patterns WHERE project_id = ? ORDER BY rowid').all(PROJECT);
   conn.close();
   return rows as { pattern_hash: string; solution: string; confidence: number; occurrences: number }[];
+};
+/** The rows as this product reads them: with what the capture learnt of them (ca_pattern_learning). */
+const learnt = () => {
+  const conn = db();
+  const rows = withLearning(conn, conn.prepare('SELECT * FROM error_patterns WHERE project_id = ? ORDER BY rowid').all(PROJECT) as ErrorPatternRow[]);
+  conn.close();
+  return rows.map(({ pattern_hash, solution, confidence, occurrences }) => ({ pattern_hash, solution, confidence, occurrences }));
 };
 const ledger = () => {
   const conn = db();
@@ -163,7 +173,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     expect(out.undecided).toBe(1);
   });
 
-  it('a known fault: a passing retry raises its confidence, a failing one lowers it', () => {
+  it('a known fault: a passing retry raises its confidence, a failing one lowers it, beside the row (which stays as written)', () => {
     group('G1');
     group('G2');
     failure('G1', TSC_A, '2026-01-01 10:00:00');
@@ -175,14 +185,16 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     fix('G2', FIX_A, '2026-01-01 12:20:00');
     review('G2', 'APPROVED', 1);
     expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(['raised']);
-    expect(patterns()[0]).toMatchObject({ confidence: 0.8, occurrences: 2 });
+    expect(learnt()[0]).toMatchObject({ confidence: 0.8, occurrences: 2 });
+    expect(patterns()[0]).toMatchObject({ confidence: 0.7, occurrences: 1 });
     // A third group: the fault comes back after the fix.
     group('G3');
     failure('G3', TSC_A, '2026-01-01 13:00:00');
     fix('G3', 'Tried the known fix', '2026-01-01 13:20:00');
     failure('G3', TSC_A, '2026-01-01 13:40:00');
     expect(ok(['capture-outcomes', SESSION, '--group', 'G3']).decided.map((d: any) => d.operation)).toEqual(['lowered']);
-    expect(patterns()[0]).toMatchObject({ confidence: 0.6, occurrences: 3 });
+    expect(learnt()[0]).toMatchObject({ confidence: 0.6, occurrences: 3 });
+    expect(patterns()[0]).toMatchObject({ confidence: 0.7, occurrences: 1 });
   });
 
   it('the row the capture saves is the one BAZINGA saves for the same error: its hash, its signature, in its JSON', () => {
@@ -236,8 +248,9 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     review('G1', 'APPROVED', 1);
     const out = ok(['capture-outcomes', SESSION]);
     expect(out.decided.map((d: any) => [d.operation, d.pattern_hash])).toEqual([['raised', known]]);
-    // No second row: the known one counts the occurrence, as a repeat save would.
-    expect(patterns()).toEqual([expect.objectContaining({ pattern_hash: known, occurrences: before.occurrences + 1, confidence: Math.round((before.confidence + 0.1) * 100) / 100 })]);
+    // No second row: the known one counts the occurrence, as a repeat save would, beside the row (stored as written).
+    expect(learnt()).toEqual([expect.objectContaining({ pattern_hash: known, occurrences: before.occurrences + 1, confidence: Math.round((before.confidence + 0.1) * 100) / 100 })]);
+    expect(patterns()).toEqual([expect.objectContaining({ pattern_hash: known, occurrences: before.occurrences, confidence: before.confidence })]);
   });
 
   it("QA's failures package and the prose feedback the retry was given are one failure (no fix between): nothing is credited before a review", () => {
@@ -442,6 +455,30 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     const doc = assemble(['--agent', 'developer', '--group', 'G2', '--dry-run', '--error', TSC_A_ELSEWHERE], '2026-01-01T11:00:00Z', true);
     expect(ledger()).toEqual([expect.objectContaining({ group_id: 'G1', operation: 'created' })]);
     expect(doc.error_patterns[0]).toMatchObject({ pattern_hash: HASH_A, matched_error: true });
+  });
+
+  it('what the capture learnt of a row reaches the block (its confidence, its count, its place), while the row stays as BAZINGA wrote it', () => {
+    // A prose-told fault BAZINGA's agent saved by hand at 0.5: below the threshold the block shows (0.7).
+    const signature = errorSignature('TS2305', "Module '\"./services/notification.service\"' has no exported member 'sendNotice'.");
+    const conn = db();
+    conn
+      .prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, last_seen, created_at, ttl_days) VALUES (?, ?, ?, 'Rename the import', 0.5, 1, '2025-12-01 10:00:00', '2025-12-01 10:00:00', 90)")
+      .run(errorPatternHash(signature), PROJECT, pyJsonDumps(signature));
+    conn.close();
+    const stored = patterns();
+    const shown = () => assemble(['--agent', 'developer', '--group', 'G9', '--dry-run'], '2026-01-01T14:00:00Z').error_patterns.map((e: any) => [e.pattern_hash, e.confidence, e.occurrences]);
+    group('G9');
+    expect(shown()).toEqual([]);
+    // Two groups meet it and pass with the known fix: +0.1 each, kept beside the row.
+    for (const [g, at] of [['G1', '10'], ['G2', '12']] as const) {
+      group(g);
+      failure(g, TSC_A, `2026-01-01 ${at}:00:00`);
+      fix(g, FIX_A, `2026-01-01 ${at}:20:00`);
+      review(g, 'APPROVED', 1);
+      expect(ok(['capture-outcomes', SESSION, '--group', g]).decided.map((d: any) => d.operation)).toEqual(['raised']);
+    }
+    expect(patterns()).toEqual(stored);
+    expect(shown()).toEqual([[errorPatternHash(signature), 0.7, 3]]);
   });
 
   it('error_patterns.capture false: a recording spawn learns nothing (capture-outcomes still does)', () => {

@@ -16,6 +16,11 @@
  * - failed: the next failure text names the same fault. A known pattern of it loses 0.2 confidence
  *   (not below 0.1); an unknown one is not learnt (nothing fixed it).
  *
+ * A new pattern is a new row, written as BAZINGA keys it. A known one is never written: what this
+ * layer learns of it is kept beside it (repo/patternLearning.ts, `ca_pattern_learning`) and read
+ * with it by this layer, so a row BAZINGA wrote stays as BAZINGA wrote it and its own prompt builder
+ * prints what it printed before.
+ *
  * A known pattern is any row of the fault the session reads (repo/sessions.ts ProjectScope: its
  * project's, or every project's when it records none), whichever tool wrote it and under whatever
  * hash; the one moved is the row that stands for the fault (patternFaults.ts
@@ -44,7 +49,8 @@ import {
   type FailureRow,
   type FixRow,
 } from './repo/captures.ts';
-import { insertErrorPattern, nextConfidence, recordErrorOutcome } from './repo/errorPatterns.ts';
+import { insertErrorPattern, nextConfidence } from './repo/errorPatterns.ts';
+import { recordLearning, withLearning } from './repo/patternLearning.ts';
 import { getMeta, setMeta } from './repo/meta.ts';
 import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectScope } from './repo/sessions.ts';
@@ -271,7 +277,9 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
     if (!opts.dryRun) writeDerived(db, () => keyNewPatterns(db), 0);
     for (const p of pending) {
       const d = p.decision;
-      const known = representativeOf(rowsOfFaults(db, scope, [d.fault_hash])) ?? createdHere.get(d.fault_hash);
+      // The fault's rows as this layer reads them (with what it learnt of them); the stored ones stay as written.
+      const stored = rowsOfFaults(db, scope, [d.fault_hash]);
+      const known = representativeOf(withLearning(db, stored)) ?? createdHere.get(d.fault_hash);
       d.operation = d.outcome === 'failed' ? (known ? 'lowered' : 'unknown-failed') : known ? 'raised' : p.solution === null ? 'no-solution' : 'created';
       d.pattern_hash = known?.pattern_hash ?? p.hash;
       if (d.operation === 'created') createdHere.set(d.fault_hash, { pattern_hash: p.hash, project_id: projectId, confidence: capturedConfidence(p.tool) });
@@ -286,8 +294,9 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
         insertErrorPattern(db, { hash: p.hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null, confidence: capturedConfidence(p.tool) });
         writeDerived(db, () => storeFaultKeys(db, [{ project_id: projectId, pattern_hash: p.hash, fault_hash: d.fault_hash, tool: p.tool }]), undefined);
       } else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
-        // As update-error-confidence moves it.
-        recordErrorOutcome(db, known.pattern_hash, known.project_id, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'));
+        // As update-error-confidence would move it, kept beside the row (repo/patternLearning.ts): the row stays as its writer left it.
+        const base = stored.find((r) => r.project_id === known.project_id && r.pattern_hash === known.pattern_hash)?.confidence ?? createdHere.get(d.fault_hash)?.confidence ?? known.confidence;
+        recordLearning(db, known, base, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'));
       }
     }
   };

@@ -42,10 +42,11 @@ export {
 } from './repo/contextPackages.ts';
 export { claimPackages, markPackageConsumed, unmarkPackageConsumed, type Claim } from './consume.ts';
 export { listReasoningByIds, listRecentReasoningOf, type ReasoningRow } from './repo/reasoning.ts';
-export { iterateErrorPatterns, listErrorPatterns } from './repo/errorPatterns.ts';
+export { compareShownOrder, iterateErrorPatterns, listErrorPatterns } from './repo/errorPatterns.ts';
 export { listStrategies } from './repo/strategies.ts';
 export { countSessions, findSession, getProjectId, getProjectScope, listRecentSessionIds, projectScope, sessionExists, type ProjectScope } from './repo/sessions.ts';
 export { compareRepresentatives, mergeFaults, representativeOf, rowsOfFaults, withFaultKeys, type FaultedPattern, type MergedFault } from './patternFaults.ts';
+export { learntRows, withLearning } from './repo/patternLearning.ts';
 export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
 export { listQuotableTexts, readSpawnState, type SpawnState } from './repo/spawnState.ts';
 export { markRunComplete } from './runComplete.ts';

@@ -295,7 +295,7 @@ export function searchDdl(tokenizer: string): string[] {
 const SEARCH_DDL = searchDdl(SEARCH_TOKENIZER);
 
 /** Version of this layer's own extension objects, stored in `ca_meta` under `ca_schema`. */
-export const CA_SCHEMA_VERSION = 15;
+export const CA_SCHEMA_VERSION = 16;
 
 /**
  * v7: columns ca_memories gained after its first definition (a file a v6 writer made has the table
@@ -455,6 +455,16 @@ export const FAULT_DDL: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS ca_idx_patterns_shown_all
   ON error_patterns(ROUND(confidence, 2) DESC, occurrences DESC, last_seen DESC, pattern_hash, project_id)`,
   `CREATE INDEX IF NOT EXISTS ca_idx_strategies_shown_all ON strategies(helpfulness DESC, last_seen DESC)`,
+  // v16: what this layer learnt of a pattern row (the capture: a fix seen to pass again, or a fault
+  // come back), kept beside the row instead of in it, so the rows stay as their writer left them
+  // and BAZINGA's own builder prints what it printed before (repo/patternLearning.ts).
+  `CREATE TABLE IF NOT EXISTS ca_pattern_learning (
+  project_id TEXT NOT NULL,
+  pattern_hash TEXT NOT NULL,
+  confidence_delta REAL NOT NULL DEFAULT 0,
+  occurrences_delta INTEGER NOT NULL DEFAULT 0 CHECK(occurrences_delta >= 0),
+  last_seen TEXT,
+  PRIMARY KEY (project_id, pattern_hash)) WITHOUT ROWID`,
 ];
 
 /** The extension objects, idempotent. */
@@ -536,4 +546,5 @@ export const CA_OBJECTS = [
   'ca_idx_pattern_faults_fault',
   'ca_idx_patterns_shown_all',
   'ca_idx_strategies_shown_all',
+  'ca_pattern_learning',
 ] as const;

@@ -4,11 +4,14 @@
  * them, merged (bazinga-db patternFaults.ts). Reads only: a row no writer keyed yet is keyed here.
  */
 import {
+  compareShownOrder,
   iterateErrorPatterns,
+  learntRows,
   listErrorPatterns,
   mergeFaults,
   rowsOfFaults,
   withFaultKeys,
+  withLearning,
   type DB,
   type ErrorPatternRow,
   type FaultedPattern,
@@ -41,13 +44,22 @@ export interface FaultRead {
  * row of theirs is in the scope, however far down the order they rank.
  */
 export function faultPatterns(db: DB, scope: ProjectScope, q: FaultRead): FaultedPattern[] {
-  const read = q.all ? withFaultKeys(db, listErrorPatterns(db, { scope, lang: null, minConfidence: q.minConfidence, limit: -1 })) : firstFaults(db, scope, q);
-  const faults = [...new Set([...read.map((r) => r.fault_hash), ...(q.faults ?? [])])];
+  // What this layer learnt of a row (the capture) is kept beside it: those rows are read with it
+  // applied, in their place in the order, and the stored ones stand aside (repo/patternLearning.ts).
+  const learnt = learntRows(db, scope);
   const key = (r: ErrorPatternRow) => `${r.project_id}\u0000${r.pattern_hash}`;
+  const learntKeys = new Set(learnt.map(key));
+  const read = q.all
+    ? withFaultKeys(db, byConfidence([...listErrorPatterns(db, { scope, lang: null, minConfidence: q.minConfidence, limit: -1 }).filter((r) => !learntKeys.has(key(r))), ...learnt.filter((r) => r.confidence >= q.minConfidence)]))
+    : firstFaults(db, scope, q, learnt, learntKeys);
+  const faults = [...new Set([...read.map((r) => r.fault_hash), ...(q.faults ?? [])])];
   const seen = new Set(read.map(key));
-  const rows = [...read, ...rowsOfFaults(db, scope, faults).filter((r) => !seen.has(key(r)))];
+  const rows = [...read, ...withLearning(db, rowsOfFaults(db, scope, faults).filter((r) => !seen.has(key(r))))];
   return mergeFaults(rows, { eligible: q.showable, counted: q.live });
 }
+
+/** Rows in listErrorPatterns' order (most confident, then most seen; a stable sort keeps the stored order of ties). */
+const byConfidence = (rows: ErrorPatternRow[]) => rows.sort((a, b) => Math.round(b.confidence * 100) - Math.round(a.confidence * 100) || b.occurrences - a.occurrences);
 
 /** The first `max` rows the block would show, from rows in its order. */
 function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, showable: (row: ErrorPatternRow) => boolean): ErrorPatternRow[] {
@@ -65,11 +77,16 @@ function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, sho
  * (twice as many each time) while two of them were one fault and the table has more, up to
  * `readsAtMost`. The rows of the first `max` faults.
  */
-function firstFaults(db: DB, scope: ProjectScope, q: FaultRead): FaultedPattern[] {
+function firstFaults(db: DB, scope: ProjectScope, q: FaultRead, learnt: readonly ErrorPatternRow[], learntKeys: ReadonlySet<string>): FaultedPattern[] {
+  const key = (r: ErrorPatternRow) => `${r.project_id}\u0000${r.pattern_hash}`;
+  const learntShown = learnt.filter((r) => r.confidence >= q.minConfidence && q.showable(r));
   for (let want = q.max; ; want *= 2) {
-    const rows = withFaultKeys(db, firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want, q.showable));
+    const stored = firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want + learntKeys.size, (r) => !learntKeys.has(key(r)) && q.showable(r));
+    // The learnt rows take their place among the stored ones by what they read now.
+    const merged = [...stored, ...learntShown].sort(compareShownOrder).slice(0, want);
+    const rows = withFaultKeys(db, merged);
     const faults = [...new Set(rows.map((r) => r.fault_hash))];
-    if (faults.length >= q.max || rows.length < want || want >= q.readsAtMost) {
+    if (faults.length >= q.max || stored.length < want || want >= q.readsAtMost) {
       const kept = new Set(faults.slice(0, q.max));
       return rows.filter((r) => kept.has(r.fault_hash));
     }

@@ -274,3 +274,14 @@ function restoredSignature(json: unknown): ErrorSignature | undefined {
   if (Array.isArray(raw.context_hints) && raw.context_hints.some((h) => typeof h !== 'string')) return undefined;
   return { error_type: sig.error_type, message_pattern: sig.message_pattern, context_hints: sig.context_hints, stack_pattern: sig.stack_pattern };
 }
+
+/** Two rows in the order iterateErrorPatterns reads them (what a row read with its learning needs to take its place). */
+export function compareShownOrder(a: ErrorPatternRow, b: ErrorPatternRow): number {
+  return (
+    round2(b.confidence) - round2(a.confidence) ||
+    b.occurrences - a.occurrences ||
+    (a.last_seen === b.last_seen ? 0 : a.last_seen < b.last_seen ? 1 : -1) ||
+    (a.pattern_hash === b.pattern_hash ? 0 : a.pattern_hash < b.pattern_hash ? -1 : 1) ||
+    (a.project_id === b.project_id ? 0 : a.project_id < b.project_id ? -1 : 1)
+  );
+}

@@ -21,6 +21,7 @@ import {
   redactText,
   shorten,
   withFaultKeys,
+  withLearning,
   type AssemblyRow,
   type DB,
   type FaultedPattern,
@@ -157,12 +158,13 @@ export function gatherReport(db: DB, sessionIds: readonly string[], opts: { data
 /**
  * The error patterns the sessions read, one per fault (bazinga-db patternFaults.ts mergeFaults: the
  * rows of one fault as one, their occurrences summed): every project's when one of the sessions
- * records no project id, else each project's own (a fault met in two projects is two).
+ * records no project id, else each project's own (a fault met in two projects is two); each row
+ * with what this layer learnt of it (repo/patternLearning.ts).
  */
 export function faultsOfScopes(db: DB, scopes: readonly ProjectScope[]): MergedFault<FaultedPattern>[] {
   const whole = scopes.find((s) => s.wholeDatabase);
   const read = whole ? [whole] : [...new Map(scopes.map((s) => [s.projectId, s])).values()];
-  return read.flatMap((scope) => mergeFaults(withFaultKeys(db, listScopePatterns(db, scope))));
+  return read.flatMap((scope) => mergeFaults(withFaultKeys(db, withLearning(db, listScopePatterns(db, scope)))));
 }
 
 function sessionReport(db: DB, sessionId: string, scope: ProjectScope, recordKept: boolean, config: Config): SessionReport {
