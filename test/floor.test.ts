@@ -249,7 +249,10 @@ describe("the builder's section is the floor", () => {
     const c = capturingIo(['--project-root', p.root, '--now', NOW, '--session', S1, '--format', 'markdown'], { cwd: p.root });
     expect(runReport(c.io)).toBe(0);
     expect(c.out()).toContain("- BAZINGA's own section: 5 items, all in the block");
-    expect(c.out()).toMatch(/- BAZINGA's own section: 5 items, 5 not in the block \(package 2: zone; package 1: zone; package 3: zone; package 4: zone; error_pattern [0-9a-f]{64}: zone\)/);
+    // Each of them on a line of its own: its id, the reason in words, and what it is.
+    expect(c.out()).toMatch(
+      /- BAZINGA's own section: 5 items, 5 not in the block\n {2}- package 2 · not shown in the Wrap-up zone: critical failures: 3 auth tests fail[^\n]*\n {2}- package 1 · not shown in the Wrap-up zone: high research: [^\n]*\n {2}- package 3 · [^\n]*\n {2}- package 4 · [^\n]*\n {2}- error pattern [0-9a-f]{12} · not shown in the Wrap-up zone: ModuleNotFound: Cannot find module/,
+    );
   });
 });
 

@@ -342,7 +342,7 @@ export interface PackFields {
   truncation?: TruncationReport;
   /** Purpose handoff: the test and build commands the delivered items quote (their artifacts included), with where each was found. */
   verification_commands?: { command: string; source: string }[];
-  /** How an agent runs this skill's launcher, for the command the `+N more` line names (set by pack where the zone shows that line). */
+  /** How an agent runs this skill's launcher, for the commands the block names (the `+N more` line's, the `fetch` hint's; set by pack when the run knows its launcher). */
   more_launcher?: string;
 }
 

@@ -634,7 +634,8 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
       block = fit;
     } else hi = mid - 1;
   }
-  const more = ZONE_RULES[doc.zone].showsOverflow && deps.launcher !== undefined ? { more_launcher: deps.launcher } : {};
+  // The launcher the block's commands name (the `+N more` line's and the `fetch` hint's), kept for rendering.
+  const more = deps.launcher !== undefined ? { more_launcher: deps.launcher } : {};
   return { ...withBlock({ ...rest, step: 'pack', summary_cap: cap, ...more }, block, deps.counter), block_pool: pool };
 }
 
@@ -692,6 +693,7 @@ function blockInput(
     priorityUsed: doc.priority_used,
     // At its widest: every candidate package named as given.
     moreCommand: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request, pool.packages.map((p) => p.id)),
+    launcher: deps.launcher ?? DEFAULT_LAUNCHER,
     moreCommandOf: (shown) => moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request, shown),
     ...(doc.floor ? { floor: floorKeys(doc.floor), floorLine: floorLineOf(doc, budgetWidest(doc)) } : {}),
     items,

@@ -41,6 +41,8 @@ export interface BlockInput {
   floorLine?: (shown: ItemsByKind, excluded: readonly Exclusion[], navigation: Navigation | undefined) => string | null;
   /** The command the `+N more` line names (render.ts moreCommand), at its widest: naming every candidate package. */
   moreCommand: string;
+  /** How an agent runs this skill's launcher (the `+N more` and `fetch` commands the block names); absent: render.ts DEFAULT_LAUNCHER. */
+  launcher?: string;
   /**
    * The same command naming only `shown`, the packages a fit admitted (what the line will name):
    * with it the line is reserved at its size for the block's packages, not at its widest.
@@ -215,7 +217,7 @@ function navigationTokens(input: BlockInput, out: BlockOutput): number {
     overflow > 0 && ZONE_RULES[input.zone].showsOverflow
       ? overflowLine(overflow, input.totalCapped, commandFor(navigation, () => (input.moreCommandOf ?? (() => input.moreCommand))(out.items.package.map((p) => p.id))))
       : '';
-  const leftOut = renderLeftOutSection(out.report, input.floorLine?.(out.items, out.excluded, navigation) ?? null, moreCommandShown(input.zone, overflow, navigation)) ?? '';
+  const leftOut = renderLeftOutSection(out.report, input.floorLine?.(out.items, out.excluded, navigation) ?? null, moreCommandShown(input.zone, overflow, navigation), input.launcher) ?? '';
   if (more === '' && leftOut === '') return 0;
   // On its bound while that is within the share (the rank table stays unloaded), else counted.
   const text = `${more}\n\n${leftOut}`;
@@ -307,7 +309,7 @@ function fitLaid(input: LaidInput): BlockOutput {
   let reportSize: Sized | undefined;
   // The report as the block prints it: with the line naming the floor's items a fit leaves unshown.
   const floorOf = (r: FitResult) => input.floorLine?.(shownBy(input, r, cuts), [...input.excludedBefore, ...leftOutExclusions(ordered, r)], input.navigation) ?? null;
-  const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r), moreCommandShown(input.zone, input.totalAvailable - shownBy(input, r, cuts).package.length, input.navigation))}\n`;
+  const reportText = (r: FitResult, rep: TruncationReport) => `${renderLeftOutSection({ ...rep, shown: true }, floorOf(r), moreCommandShown(input.zone, input.totalAvailable - shownBy(input, r, cuts).package.length, input.navigation), input.launcher)}\n`;
   if (needsReport(report) || floorOf(result) !== null) {
     const reportAt = (r: FitResult, room: number) => {
       const text = reportText(r, reportOf(input, ordered, r, fixedOf(r), { tokens: room, exact: true }));
@@ -358,7 +360,7 @@ function fitLaid(input: LaidInput): BlockOutput {
       // printed all the same (under `### Left out`): it is given its room.
       if (floorOf(base) !== null) {
         // The section without the report (shown false): the floor's line, after the overrun if one is stated.
-        const floorAt = (r: FitResult, stated?: TruncationReport) => size(`${renderLeftOutSection(stated ?? { ...report, overrun: 0, shown: false }, floorOf(r)) ?? ''}\n`, true);
+        const floorAt = (r: FitResult, stated?: TruncationReport) => size(`${renderLeftOutSection(stated ?? { ...report, overrun: 0, shown: false }, floorOf(r), false, input.launcher) ?? ''}\n`, true);
         let room = floorAt(base).tokens;
         for (let round = 0; round < 4; round++) {
           const next = fit(fixed, room);

@@ -96,7 +96,7 @@ export function overrunLine(r: Pick<TruncationReport, 'overrun' | 'budget' | 'us
  * and the most relevant ids: in a compact navigation without the packages when the block's `+N
  * more` command lists them next (`commandShown`), in a minimal one none (the JSON has them).
  */
-export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers' | 'navigation'>, commandShown = false): string {
+export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' | 'budget' | 'used' | 'most_relevant' | 'tiers' | 'navigation'>, commandShown = false, launcher = DEFAULT_LAUNCHER): string {
   const lines = ['### Left out', ''];
   if (r.overrun > 0) lines.push(overrunLine(r));
   const counts = (Object.keys(REASON_TEXT) as ExclusionReason[])
@@ -107,7 +107,9 @@ export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' |
   if (named.length > 0) {
     // An error pattern's id is a 64-digit hash: its first 12 digits name it here (the JSON has it whole).
     const name = (i: TruncationReport['most_relevant'][number]) => (KINDS[i.kind] ? `${KINDS[i.kind].label} ${KINDS[i.kind].shortId(i.id)}` : `${i.kind} ${i.id}`);
-    const hint = named.some((i) => i.kind === 'package') ? ' (`fetch <id>` prints a package)' : '';
+    // The command that prints one of them whole, as an agent runs it (the launcher the `+N more` line names too).
+    const firstPackage = named.find((i) => i.kind === 'package');
+    const hint = firstPackage ? ` (\`${launcher} fetch ${firstPackage.id}\` prints package ${firstPackage.id})` : '';
     lines.push(`- Most relevant left out: ${named.map(name).join(', ')}${hint}`);
   }
   return lines.join('\n');
@@ -118,8 +120,8 @@ export function renderLeftOut(r: Pick<TruncationReport, 'left_out' | 'overrun' |
  * naming the builder's items not shown (renderFloorLeftOut); without the report, that line alone
  * (after the overrun, when there is one); null when there is neither. The fit sizes this same text.
  */
-export function renderLeftOutSection(report: TruncationReport | undefined, floorText: string | null, commandShown = false): string | null {
-  if (report?.shown) return renderLeftOut(report, commandShown) + (floorText === null ? '' : `\n${floorText}`);
+export function renderLeftOutSection(report: TruncationReport | undefined, floorText: string | null, commandShown = false, launcher = DEFAULT_LAUNCHER): string | null {
+  if (report?.shown) return renderLeftOut(report, commandShown, launcher) + (floorText === null ? '' : `\n${floorText}`);
   if (floorText === null) return null;
   return ['### Left out', '', ...(report !== undefined && report.overrun > 0 ? [overrunLine(report)] : []), floorText].join('\n');
 }
@@ -311,7 +313,7 @@ export function renderMarkdown(doc: AssemblyDoc): string {
     const command = commandFor(doc.truncation?.navigation, () => moreCommand(doc.more_launcher ?? DEFAULT_LAUNCHER, doc.request, packages.map((p) => p.id)));
     out.push('', overflowLine(overflow, doc.total_capped ?? false, command));
   }
-  const leftOut = renderLeftOutSection(doc.truncation, floorText, commandShown);
+  const leftOut = renderLeftOutSection(doc.truncation, floorText, commandShown, doc.more_launcher ?? DEFAULT_LAUNCHER);
   if (leftOut !== null) out.push('', leftOut);
   return out.join('\n') + '\n';
 }
