@@ -75,11 +75,41 @@ function bundlesFresh() {
   }
 }
 
+/**
+ * Where the user sees what the hook says. Claude Code (CLAUDE_CODE_ENTRYPOINT set) reads a hook's
+ * JSON: the outcome goes out once, at the end, as `systemMessage` (the user's) and as
+ * `additionalContext` (the model's, as plain lines were before). A headless run (`claude -p`,
+ * entrypoint sdk-cli) shows neither in its text output, so there the lines also go to the
+ * terminal the run was started from (/dev/tty), as they happen: the start with its estimate,
+ * progress, the outcome. Run by hand or by install-skills, the lines are plain stdout as always.
+ */
+const underClient = process.env.CLAUDE_CODE_ENTRYPOINT !== undefined;
+const headless = process.env.CLAUDE_CODE_ENTRYPOINT === 'sdk-cli';
+let ttyFd;
+function toTerminal(line) {
+  if (!headless) return;
+  try {
+    ttyFd ??= fs.openSync('/dev/tty', 'w');
+    fs.writeSync(ttyFd, `context-assembler: ${line}\n`);
+  } catch {
+    ttyFd = -1; // no terminal (a pipeline, CI): the JSON is what is left
+  }
+}
+const said = [];
 function say(line) {
-  process.stdout.write(`context-assembler: ${line}\n`);
+  if (underClient) said.push(line);
+  else process.stdout.write(`context-assembler: ${line}\n`);
+  toTerminal(line);
 }
 function progress(line) {
   process.stderr.write(`context-assembler: ${line}\n`);
+  toTerminal(line);
+}
+/** The hook's answer to Claude Code: what it said, to the user and to the model (nothing when it said nothing). */
+function answerClient() {
+  if (!underClient || said.length === 0) return;
+  const text = said.map((l) => `context-assembler: ${l}`).join('\n');
+  process.stdout.write(`${JSON.stringify({ systemMessage: text, hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } })}\n`);
 }
 
 function takeLock() {
@@ -200,8 +230,8 @@ async function main() {
       const byHand = `cd "${root}" && npm ${args.slice(0, 2).join(' ')}`;
       progress(
         rebuild
-          ? "better-sqlite3's native part is not built (the plugin was installed without install scripts): compiling it, usually 1-3 minutes"
-          : 'installing the dependencies (npm ci; better-sqlite3 compiles, usually 1-3 minutes)',
+          ? "setting up on first use: better-sqlite3's native part is not built (the plugin was installed without install scripts): compiling it, usually 1-3 minutes; until it is done, BAZINGA's prompts stay as its builder writes them"
+          : "setting up on first use: installing the dependencies (npm ci; better-sqlite3 compiles, usually 1-3 minutes); until it is done, BAZINGA's prompts stay as its builder writes them",
       );
       const r = await step(rebuild ? 'compiling better-sqlite3' : 'installing the dependencies', npm, args);
       if (!r.ok || dependencyState() !== 'ok') {
@@ -218,7 +248,7 @@ async function main() {
       else done.push(`built the bundles in ${r.seconds} s`);
     }
     if (cachedCopy && bundlesFresh()) await trimCachedCopy(done);
-    if (done.length > 0) say(`${done.join('; ')}.`);
+    if (done.length > 0) say(`${done.join('; ')}. Ready: BAZINGA's spawns get their blocks from now on.`);
     return 'ok';
   } finally {
     fs.rmSync(lockDir, { recursive: true, force: true });
@@ -281,4 +311,5 @@ try {
 } catch (err) {
   say(`bootstrap failed (${err instanceof Error ? err.message : String(err)}). Run by hand: cd "${root}" && npm ${installArgs.slice(0, 2).join(' ')}`);
 }
+answerClient();
 process.exitCode = 0;

@@ -37,7 +37,7 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (/^npm_/i.test(key) || key === 'INIT_CWD' || key === 'NODE_OPTIONS' || key.startsWith('VITEST')) continue;
-    if (key === 'CLAUDE_PROJECT_DIR' || key === 'BAZINGA_ROOT' || key === 'CLAUDE_PLUGIN_ROOT') continue;
+    if (key === 'CLAUDE_PROJECT_DIR' || key === 'BAZINGA_ROOT' || key === 'CLAUDE_PLUGIN_ROOT' || key === 'CLAUDE_CODE_ENTRYPOINT') continue;
     env[key] = value;
   }
   return { ...env, ...extra };
@@ -197,7 +197,7 @@ describe.skipIf(SKIP_COMPILE)("the client's install state (npm ci --ignore-scrip
     expect(hook.code, hook.stderr).toBe(0);
     expect(hook.stderr).toMatch(/native part is not built[^\n]*: compiling it/);
     const dev = Object.keys(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies);
-    expect(hook.stdout).toMatch(new RegExp(`^context-assembler: built better-sqlite3 in \\d+ s; built the bundles in \\d+ s; removed what only development needs \\(${dev.length} dev packages, test/, bench/\\)\\.\n$`));
+    expect(hook.stdout).toMatch(new RegExp(`^context-assembler: built better-sqlite3 in \\d+ s; built the bundles in \\d+ s; removed what only development needs \\(${dev.length} dev packages, test/, bench/\\)\\. Ready: BAZINGA's spawns get their blocks from now on\\.\n$`));
     for (const name of dev) expect(fs.existsSync(path.join(plugin, 'node_modules', name)), name).toBe(false);
     expect(fs.existsSync(path.join(plugin, 'test'))).toBe(false);
     expect(fs.existsSync(path.join(plugin, 'bench'))).toBe(false);
@@ -260,6 +260,22 @@ describe('bootstrap on a bare copy: npm failing, another session holding the loc
     expect(r.stdout).toContain(plugin);
     expect(fs.existsSync(path.join(plugin, LOCK))).toBe(false);
     expect(fs.existsSync(path.join(plugin, 'node_modules', 'better-sqlite3'))).toBe(false);
+  });
+
+  it("under Claude Code: the start and progress on stderr, the outcome once as JSON (the user's systemMessage, the model's additionalContext)", async () => {
+    fs.rmSync(marker, { force: true });
+    const r = await runHook(plugin, { ...withFakeNpm(), CLAUDE_CODE_ENTRYPOINT: 'cli' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/setting up on first use: installing the dependencies .*usually 1-3 minutes\); until it is done, BAZINGA's prompts stay as its builder writes them/);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const answer = JSON.parse(lines[0] as string);
+    expect(answer.systemMessage).toMatch(/^context-assembler: could not install dependencies .*Run by hand: cd ".*" && npm ci --omit=dev/);
+    expect(answer.hookSpecificOutput).toEqual({ hookEventName: 'SessionStart', additionalContext: answer.systemMessage });
+    // Headless (claude -p): the same, and the lines go to the run's terminal when it has one (none here: the JSON stays the answer).
+    const headless = await runHook(plugin, { ...withFakeNpm(), CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' });
+    expect(headless.code, headless.stderr).toBe(0);
+    expect(JSON.parse(headless.stdout.trim()).systemMessage).toContain('could not install dependencies');
   });
 
   it('a fresh lock folder held by another session: says so, exits 0, does not run npm', async () => {
