@@ -78,32 +78,19 @@ function bundlesFresh() {
 /**
  * Where the user sees what the hook says. Claude Code (CLAUDE_CODE_ENTRYPOINT set) reads a hook's
  * JSON: the outcome goes out once, at the end, as `systemMessage` (the user's) and as
- * `additionalContext` (the model's, as plain lines were before). A headless run (`claude -p`,
- * entrypoint sdk-cli) shows neither in its text output, so there the lines also go to the
- * terminal the run was started from (/dev/tty), as they happen: the start with its estimate,
- * progress, the outcome. Run by hand or by install-skills, the lines are plain stdout as always.
+ * `additionalContext` (the model's, as plain lines were before); the start with its estimate and
+ * the progress lines go to stderr as they happen, which the client streams to a `--output-format
+ * stream-json` reader (hook_progress) as they come. Run by hand or by install-skills, the lines are
+ * plain stdout as always.
  */
 const underClient = process.env.CLAUDE_CODE_ENTRYPOINT !== undefined;
-const headless = process.env.CLAUDE_CODE_ENTRYPOINT === 'sdk-cli';
-let ttyFd;
-function toTerminal(line) {
-  if (!headless) return;
-  try {
-    ttyFd ??= fs.openSync('/dev/tty', 'w');
-    fs.writeSync(ttyFd, `context-assembler: ${line}\n`);
-  } catch {
-    ttyFd = -1; // no terminal (a pipeline, CI): the JSON is what is left
-  }
-}
 const said = [];
 function say(line) {
   if (underClient) said.push(line);
   else process.stdout.write(`context-assembler: ${line}\n`);
-  toTerminal(line);
 }
 function progress(line) {
   process.stderr.write(`context-assembler: ${line}\n`);
-  toTerminal(line);
 }
 /** The hook's answer to Claude Code: what it said, to the user and to the model (nothing when it said nothing). */
 function answerClient() {

@@ -272,7 +272,7 @@ describe('bootstrap on a bare copy: npm failing, another session holding the loc
     const answer = JSON.parse(lines[0] as string);
     expect(answer.systemMessage).toMatch(/^context-assembler: could not install dependencies .*Run by hand: cd ".*" && npm ci --omit=dev/);
     expect(answer.hookSpecificOutput).toEqual({ hookEventName: 'SessionStart', additionalContext: answer.systemMessage });
-    // Headless (claude -p): the same, and the lines go to the run's terminal when it has one (none here: the JSON stays the answer).
+    // Headless (claude -p, entrypoint sdk-cli): the same answer.
     const headless = await runHook(plugin, { ...withFakeNpm(), CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' });
     expect(headless.code, headless.stderr).toBe(0);
     expect(JSON.parse(headless.stdout.trim()).systemMessage).toContain('could not install dependencies');
