@@ -15,6 +15,7 @@ import { runScript } from '../skills/context-assembler/scripts/lib/shell.ts';
 import { REPO_ROOT, makeProject, runScript as runTsx, writeArtifact, type Project } from './helpers.ts';
 import { insertAssembly } from '../skills/bazinga-db/scripts/lib/repo/assemblies.ts';
 import { withLearning } from '../skills/bazinga-db/scripts/lib/repo/patternLearning.ts';
+import { readSpawnState } from '../skills/bazinga-db/scripts/lib/repo/spawnState.ts';
 import type { ErrorPatternRow } from '../skills/bazinga-db/scripts/lib/patternRow.ts';
 import { bazingaDbIn, capturingIo } from './inProcess.ts';
 
@@ -84,6 +85,11 @@ const patterns = () => {
   conn.close();
   return rows as { pattern_hash: string; solution: string; confidence: number; occurrences: number }[];
 };
+/** A pattern the capture created: the row BAZINGA's save-error-pattern writes (0.5, seen once), read by this product at 0.7 (its fix passed a review). */
+const expectCreated = (hash: string, solution: string) => {
+  expect(patterns()).toEqual([{ pattern_hash: hash, solution, confidence: 0.5, occurrences: 1 }]);
+  expect(learnt()).toEqual([{ pattern_hash: hash, solution, confidence: 0.7, occurrences: 1 }]);
+};
 /** The rows as this product reads them: with what the capture learnt of them (ca_pattern_learning). */
 const learnt = () => {
   const conn = db();
@@ -119,9 +125,9 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     expect(out.decided).toEqual([
       expect.objectContaining({ group_id: 'G1', failure_ref: `package:${pkg}`, outcome: 'passed', operation: 'created', solution_ref: `reasoning:${log}`, pattern_hash: HASH_A, fault_hash: FAULT_A, error_type: 'TS2305' }),
     ]);
-    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+    expectCreated(HASH_A, FIX_A);
     expect(ok(['capture-outcomes', SESSION]).decided).toEqual([]);
-    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+    expectCreated(HASH_A, FIX_A);
     expect(ledger()).toHaveLength(1);
     // The pattern is what the next agent meeting the fault is shown.
     expect(ok(['get-error-patterns', PROJECT, '--min_confidence', '0'])[0]).toMatchObject({ pattern_hash: HASH_A, solution: FIX_A });
@@ -159,7 +165,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
       ['passed', 'created'],
     ]);
     expect(out.decided[1].solution_ref).toBe(`reasoning:${log}`);
-    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+    expectCreated(HASH_A, FIX_A);
   });
 
   it('two texts of one fault with no fix between them are one failure; another fault next means the first was fixed', () => {
@@ -186,7 +192,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     review('G2', 'APPROVED', 1);
     expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(['raised']);
     expect(learnt()[0]).toMatchObject({ confidence: 0.8, occurrences: 2 });
-    expect(patterns()[0]).toMatchObject({ confidence: 0.7, occurrences: 1 });
+    expect(patterns()[0]).toMatchObject({ confidence: 0.5, occurrences: 1 });
     // A third group: the fault comes back after the fix.
     group('G3');
     failure('G3', TSC_A, '2026-01-01 13:00:00');
@@ -194,7 +200,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     failure('G3', TSC_A, '2026-01-01 13:40:00');
     expect(ok(['capture-outcomes', SESSION, '--group', 'G3']).decided.map((d: any) => d.operation)).toEqual(['lowered']);
     expect(learnt()[0]).toMatchObject({ confidence: 0.6, occurrences: 3 });
-    expect(patterns()[0]).toMatchObject({ confidence: 0.7, occurrences: 1 });
+    expect(patterns()[0]).toMatchObject({ confidence: 0.5, occurrences: 1 });
   });
 
   it('the row the capture saves is the one BAZINGA saves for the same error: its hash, its signature, in its JSON', () => {
@@ -241,7 +247,8 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
       known = capturedPatternOf(VITEST_B).hash;
       expect(known).not.toBe(capturedPatternOf(recurs).hash);
     }
-    const before = patterns()[0] as { occurrences: number; confidence: number };
+    const before = learnt()[0] as { occurrences: number; confidence: number };
+    const storedBefore = patterns()[0] as { occurrences: number; confidence: number };
     group('G1');
     failure('G1', recurs, '2026-01-01 10:00:00');
     fix('G1', 'Fixed it the known way', '2026-01-01 10:20:00');
@@ -250,7 +257,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     expect(out.decided.map((d: any) => [d.operation, d.pattern_hash])).toEqual([['raised', known]]);
     // No second row: the known one counts the occurrence, as a repeat save would, beside the row (stored as written).
     expect(learnt()).toEqual([expect.objectContaining({ pattern_hash: known, occurrences: before.occurrences + 1, confidence: Math.round((before.confidence + 0.1) * 100) / 100 })]);
-    expect(patterns()).toEqual([expect.objectContaining({ pattern_hash: known, occurrences: before.occurrences, confidence: before.confidence })]);
+    expect(patterns()).toEqual([expect.objectContaining({ pattern_hash: known, occurrences: storedBefore.occurrences, confidence: storedBefore.confidence })]);
   });
 
   it("QA's failures package and the prose feedback the retry was given are one failure (no fix between): nothing is credited before a review", () => {
@@ -418,7 +425,7 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     const out = ok(['capture-outcomes', SESSION]);
     // A is not counted twice under its first text; only B is new.
     expect(out.decided.map((d: any) => [d.error_type, d.operation])).toEqual([['AssertionError', 'no-solution']]);
-    expect(patterns()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.7, occurrences: 1 }]);
+    expectCreated(HASH_A, FIX_A);
   });
 
   it('a retry spawn decides the last transition from the failures since, whatever the developer wrote in between; the session-end run does not decide it again', () => {
@@ -479,6 +486,60 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
     }
     expect(patterns()).toEqual(stored);
     expect(shown()).toEqual([[errorPatternHash(signature), 0.7, 3]]);
+  });
+
+  it('what was learnt of a row is not carried to a row saved again under its key after a cleanup; the next capture that decides prunes it', () => {
+    group('G1');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    ok(['capture-outcomes', SESSION]);
+    expectCreated(HASH_A, FIX_A);
+    const conn = db();
+    const row = conn.prepare('SELECT * FROM error_patterns WHERE pattern_hash = ?').get(HASH_A) as Record<string, unknown>;
+    // BAZINGA's cleanup deleted it; an agent saved the same error again, a day later: another row.
+    conn.prepare('DELETE FROM error_patterns WHERE pattern_hash = ?').run(HASH_A);
+    conn
+      .prepare("INSERT INTO error_patterns (pattern_hash, project_id, signature_json, solution, confidence, occurrences, last_seen, created_at, ttl_days) VALUES (?, ?, ?, ?, 0.5, 1, '2026-01-02 09:00:00', '2026-01-02 09:00:00', 90)")
+      .run(HASH_A, PROJECT, row.signature_json, FIX_A);
+    const learning = () => conn.prepare('SELECT count(*) AS n FROM ca_pattern_learning').get() as { n: number };
+    expect(learning().n).toBe(1);
+    expect(learnt()).toEqual([{ pattern_hash: HASH_A, solution: FIX_A, confidence: 0.5, occurrences: 1 }]);
+    // The next capture that decides something prunes it.
+    group('G2');
+    failure('G2', VITEST_B, '2026-01-02 10:00:00');
+    fix('G2', 'Rounded the cart total', '2026-01-02 10:20:00');
+    review('G2', 'APPROVED', 1);
+    expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(['created']);
+    expect(conn.prepare('SELECT pattern_hash FROM ca_pattern_learning').all()).toEqual([{ pattern_hash: capturedPatternOf(VITEST_B).hash }]);
+    conn.close();
+  });
+
+  it("a capture's move of a known row changes the spawn state the prompt hook keys a rebuild by", () => {
+    group('G1');
+    group('G2');
+    failure('G1', TSC_A, '2026-01-01 10:00:00');
+    fix('G1', FIX_A, '2026-01-01 10:20:00');
+    review('G1', 'APPROVED', 1);
+    ok(['capture-outcomes', SESSION]);
+    const state = () => {
+      const conn = db();
+      try {
+        return readSpawnState(conn, SESSION, 'G2').fingerprint;
+      } finally {
+        conn.close();
+      }
+    };
+    const before = state();
+    const storedBefore = patterns();
+    failure('G2', TSC_A_ELSEWHERE, '2026-01-01 12:00:00');
+    fix('G2', FIX_A, '2026-01-01 12:20:00');
+    review('G2', 'APPROVED', 1);
+    const failuresOnly = state();
+    expect(ok(['capture-outcomes', SESSION, '--group', 'G2']).decided.map((d: any) => d.operation)).toEqual(['raised']);
+    expect(patterns()).toEqual(storedBefore);
+    expect(state()).not.toBe(failuresOnly);
+    expect(before).not.toBe(failuresOnly);
   });
 
   it('error_patterns.capture false: a recording spawn learns nothing (capture-outcomes still does)', () => {

@@ -157,7 +157,7 @@ describe('the report of a session that records no project id', () => {
 describe('what a session that records no project id learns and remembers', () => {
   const TSC = "src/cart.ts(4,2): error TS2339: Property 'cents' does not exist on type 'Cart'.";
 
-  it("its capture finds the fault saved under another project and moves that row; a new one goes under 'default'", () => {
+  it("its capture finds the fault saved under another project and moves that row (beside it); a new one goes under 'default'", () => {
     const session = SESSIONS.bazinga.id;
     ok(['create-task-group', 'G1', session, 'Cart']);
     ok(['create-task-group', 'G2', session, 'Totals']);
@@ -180,7 +180,9 @@ describe('what a session that records no project id learns and remembers', () =>
       ['raised', true],
       ['created', false],
     ]);
-    expect(sql('SELECT project_id, occurrences FROM error_patterns WHERE pattern_hash = ?', known)).toEqual([{ project_id: 'acme', occurrences: 2 }]);
+    // The move is kept beside acme's row (which stays as its agent saved it), under acme.
+    expect(sql('SELECT project_id, occurrences FROM error_patterns WHERE pattern_hash = ?', known)).toEqual([{ project_id: 'acme', occurrences: 1 }]);
+    expect(sql('SELECT project_id, occurrences_delta FROM ca_pattern_learning WHERE pattern_hash = ?', known)).toEqual([{ project_id: 'acme', occurrences_delta: 1 }]);
     expect(sql("SELECT COUNT(*) AS n FROM error_patterns WHERE project_id = 'default'")).toEqual([{ n: 1 }]);
   });
 

@@ -48,7 +48,7 @@ const MESSAGE = "TypeError: Cannot read properties of undefined (reading 'token'
 interface Call {
   args: string[];
   /** The registered deviation this call shows (spec §1.3), when the two are expected to differ. */
-  deviation?: 'F5' | 'F10' | 'F13';
+  deviation?: 'F5' | 'F8' | 'F10' | 'F13';
   /** Both tools are expected to refuse it (exit non-zero). */
   fails?: true;
 }
@@ -72,12 +72,12 @@ const CALLS: readonly Call[] = [
   { args: ['get-session', NEW] },
   { args: ['create-task-group', 'ROT', NEW, 'Refresh rotation', 'pending'] },
   { args: ['get-task-groups', NEW] },
-  { args: ['update-session-status', NEW, 'active'] },
+  { args: ['update-session-status', NEW, 'active'], deviation: 'F8' },
   { args: ['save-context-package', NEW, 'ROT', 'research', `bazinga/artifacts/${NEW}/research_ROT.md`, 'requirements_engineer', '["developer"]', 'high', 'Rotate the refresh token on every use; reuse revokes the family'] },
   { args: ['get-context-packages', NEW, 'ROT', 'developer'] },
   { args: ['save-consumption', NEW, 'ROT', 'developer', '1', '8'] },
   { args: ['get-consumption', NEW] },
-  { args: ['update-context-references', 'ROT', NEW, '[8]'] },
+  { args: ['update-context-references', 'ROT', NEW, '[8]'], deviation: 'F8' },
   { args: ['save-reasoning', NEW, 'ROT', 'developer', 'understanding', 'Refresh tokens rotate; a reused one revokes its family', '--iteration', '1'] },
   { args: ['save-reasoning', NEW, 'ROT', 'developer', 'completion', 'Rotation done; reuse of a rotated token revokes the family', '--iteration', '1', '--confidence', 'high'] },
   { args: ['get-reasoning', NEW, '--group_id', 'ROT'], deviation: 'F10' },
@@ -85,7 +85,7 @@ const CALLS: readonly Call[] = [
   { args: ['save-error-pattern', 'acme-shop', 'TypeError', MESSAGE, 'Guard the session before reading its token; return 401 when it is gone', '--lang', 'typescript'] },
   { args: ['update-error-confidence', '{hash}', 'acme-shop', 'success'] },
   { args: ['save-error-pattern', 'acme-shop', 'Error', "Cannot find module './config'", 'Import config from src/config/index.ts'] },
-  { args: ['get-error-patterns', 'acme-shop', '--min_confidence', '0.5'], deviation: 'F5' },
+  { args: ['get-error-patterns', 'acme-shop', '--min_confidence', '0.5', '--limit', '50'], deviation: 'F5' },
   { args: ['save-strategy', 'acme-shop', 'methodology', 'Write the failing rotation test before the code', '--lang', 'typescript'] },
   { args: ['save-strategy', 'acme-shop', 'methodology', 'Write the failing rotation test before the code', '--lang', 'typescript'] },
   { args: ['update-strategy-helpfulness', '{strategy}', '2'] },
@@ -93,7 +93,7 @@ const CALLS: readonly Call[] = [
   { args: ['update-error-confidence', '{hash}', 'acme-shop', 'failure'] },
   { args: ['cleanup-error-patterns', 'acme-shop'] },
   { args: ['get-error-patterns', 'acme-shop'] },
-  { args: ['update-session-status', NEW, 'completed'] },
+  { args: ['update-session-status', NEW, 'completed'], deviation: 'F8' },
   { args: ['list-sessions', '5'] },
   { args: ['get-session', 'bazinga_29990101_000000'], fails: true },
   { args: ['create-session', 'bazinga_20260302_100000', 'sideways', 'A mode neither knows'], fails: true },
@@ -252,13 +252,15 @@ interface HostDifference {
   removed: string[];
   /** Rows only the second copy holds, counted by table. */
   added: Record<string, number>;
+  /** Those rows themselves, by table. */
+  addedRows: Record<string, Record<string, unknown>[]>;
 }
 
 const changeText = (c: Change) => `${c.table} ${c.key} ${c.column}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`;
 
 /** How the copy `b` holds the rows of `a`: the columns changed, the rows missing, the rows added. */
 function hostDifference(a: Rows, b: Rows): HostDifference {
-  const out: HostDifference = { changed: [], removed: [], added: {} };
+  const out: HostDifference = { changed: [], removed: [], added: {}, addedRows: {} };
   for (const [table, rowsA] of a) {
     const rowsB = b.get(table) ?? new Map();
     for (const [key, rowA] of rowsA) {
@@ -271,32 +273,54 @@ function hostDifference(a: Rows, b: Rows): HostDifference {
         if (JSON.stringify(rowA[column]) !== JSON.stringify(rowB[column])) out.changed.push({ table, key, column, before: rowA[column] ?? null, after: rowB[column] ?? null, row: rowA });
       }
     }
-    const added = [...rowsB.keys()].filter((k) => !rowsA.has(k)).length;
-    if (added > 0) out.added[table] = added;
+    const added = [...rowsB.entries()].filter(([k]) => !rowsA.has(k)).map(([, r]) => r);
+    if (added.length > 0) {
+      out.added[table] = added.length;
+      out.addedRows[table] = added;
+    }
   }
   return out;
 }
 
 const counted = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
 
-/** The (package, agent) pairs delivered between two reads: the delivery records added to consumption_scope. */
-function deliveredSince(before: Rows, after: Rows): string[] {
-  const known = before.get('consumption_scope') ?? new Map();
-  return [...(after.get('consumption_scope') ?? new Map()).entries()].filter(([k]) => !known.has(k)).map(([, r]) => `${r.package_id}\u0000${r.agent_type}`);
-}
-
-/** Whether a change is a delivered package's consumer row marked consumed (consumed_at set where it was empty, and the iteration BAZINGA's mark-context-consumed sets with it). */
+/**
+ * Whether a change is a delivered package's consumer row marked consumed: consumed_at set where it
+ * was empty, or the iteration BAZINGA's mark-context-consumed sets with it (one this product
+ * delivered the package at), for a (package, agent) its blocks showed.
+ */
 function isDeliveryMark(c: Change, delivered: ReadonlySet<string>): boolean {
-  if (c.table !== 'context_package_consumers' || !delivered.has(`${c.row.package_id}\u0000${c.row.agent_type}`)) return false;
-  return (c.column === 'consumed_at' && c.before === null) || c.column === 'iteration';
+  if (c.table !== 'context_package_consumers') return false;
+  const at = (iteration: unknown) => delivered.has(`${c.row.package_id}|${c.row.agent_type}|${iteration}`);
+  const pair = [...delivered].some((d) => d.startsWith(`${c.row.package_id}|${c.row.agent_type}|`));
+  if (c.column === 'consumed_at') return c.before === null && pair;
+  if (c.column === 'iteration') return at(c.after);
+  return false;
 }
 
-/** The ledger of this product's capture: how many known patterns it raised, and the rows it created. */
-function capturesOf(dbPath: string): { raised: number; created: string[] } {
+/** The (package, agent, iteration) a recording assembly's printed block delivered: the packages it shows (`(id N)`). */
+function blockDeliveries(args: readonly string[], stdout: string): string[] {
+  if (args.includes('--dry-run')) return [];
+  const flag = (name: string) => args[args.indexOf(name) + 1];
+  return [...stdout.matchAll(/\(id (\d+)\)/g)].map((m) => `${m[1]}|${flag('--agent')}|${flag('--iteration')}`);
+}
+
+/** The ledger of this product's capture: the faults of the known patterns it raised, and of those it created. */
+function capturesOf(dbPath: string): { raised: string[]; created: string[] } {
   const db = new Database(dbPath, { readonly: true });
   try {
     const rows = db.prepare('SELECT operation, fault_hash FROM ca_captures').all() as { operation: string; fault_hash: string }[];
-    return { raised: rows.filter((r) => r.operation === 'raised').length, created: rows.filter((r) => r.operation === 'created').map((r) => r.fault_hash) };
+    return { raised: rows.filter((r) => r.operation === 'raised').map((r) => r.fault_hash), created: rows.filter((r) => r.operation === 'created').map((r) => r.fault_hash) };
+  } finally {
+    db.close();
+  }
+}
+
+/** The fault key a row holds (this product's table of them). */
+function faultOf(dbPath: string, patternHash: string): string | undefined {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return (db.prepare('SELECT fault_hash FROM ca_pattern_faults WHERE pattern_hash = ?').get(patternHash) as { fault_hash: string } | undefined)?.fault_hash;
   } finally {
     db.close();
   }
@@ -339,11 +363,7 @@ function addedKeys(theirs: unknown, ours: unknown): string[] | undefined {
   return undefined;
 }
 
-/**
- * Two pattern lists that differ only among ties: grouped by (confidence, occurrences) in order, the
- * same groups with the same rows, but for the last group, which a limit may cut among its rows (each
- * side's rows there of that one key).
- */
+/** Two pattern lists that differ only in the order of ties: grouped by (confidence, occurrences) in order, the same groups with the same rows (the calls ask for every row: no limit cuts a group). */
 function sameUpToTies(a: unknown, b: unknown): boolean {
   if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
   const tie = (r: { confidence?: unknown; occurrences?: unknown }) => `${r.confidence}/${r.occurrences}`;
@@ -357,7 +377,7 @@ function sameUpToTies(a: unknown, b: unknown): boolean {
   };
   const [ga, gb] = [groups(a), groups(b)];
   if (ga.length !== gb.length || ga.some((g, i) => g.key !== gb[i]?.key)) return false;
-  return ga.every((g, i) => i === ga.length - 1 || same([...g.rows].sort(), [...(gb[i]?.rows ?? [])].sort()));
+  return ga.every((g, i) => same([...g.rows].sort(), [...(gb[i]?.rows ?? [])].sort()));
 }
 
 const sortedRows = (v: unknown) => (Array.isArray(v) ? v.map((r) => JSON.stringify(r)).sort() : undefined);
@@ -389,16 +409,21 @@ function compareCall(call: Call, a: Ran, b: Ran): CallResult {
   const docA = withoutTimes(a.json);
   const docB = withoutTimes(b.json);
   if (a.json === undefined) {
-    const messageOnly = /^✓ /m.test(a.stdout) && (b.json as { success?: unknown } | undefined)?.success === true;
-    return messageOnly ? { call: label, verdict: 'deviation', deviation: 'F8', detail } : differs;
+    // F8: the original's `✓` line, this product's document saying the same (success, and the ids the call names).
+    const doc = (b.json ?? {}) as Record<string, unknown>;
+    const names = call.args.slice(1).filter((x) => !x.startsWith('--') && !x.startsWith('['));
+    const saysIt = doc.success === true && names.every((n) => Object.values(doc).some((v) => v === n || String(v) === n));
+    return call.deviation === 'F8' && /^✓ /m.test(a.stdout) && saysIt ? { call: label, verdict: 'deviation', deviation: 'F8', detail } : differs;
   }
   if (b.json === undefined) return differs;
   if (same(docA, docB)) return { call: label, verdict: 'agrees' };
   const added = addedKeys(docA, docB);
   if (added && added.length > 0 && added.every((k) => SPEC_ADDS[call.args[0] as string]?.includes(k))) return { call: label, verdict: 'adds', detail: added.join(', ') };
-  if (call.deviation === 'F5' && same(roundedNumbers(docA), roundedNumbers(docB))) return { call: label, verdict: 'deviation', deviation: 'F5', detail };
-  // Rounded, rows of one confidence and count tie: the original leaves their order (and which of them a limit keeps) to SQLite, this product breaks the tie explicitly.
-  if (call.deviation === 'F5' && sameUpToTies(roundedNumbers(docA), roundedNumbers(docB))) return { call: label, verdict: 'deviation', deviation: 'F5, F10', detail };
+  // F5: this product's figures are the original's rounded to 2 decimals (its own already are).
+  const rounded = same(roundedNumbers(docB), docB);
+  if (call.deviation === 'F5' && rounded && same(roundedNumbers(docA), docB)) return { call: label, verdict: 'deviation', deviation: 'F5', detail };
+  // Rounded, rows of one confidence and count tie: the original leaves their order to SQLite, this product breaks the tie explicitly.
+  if (call.deviation === 'F5' && rounded && sameUpToTies(roundedNumbers(docA), docB)) return { call: label, verdict: 'deviation', deviation: 'F5, F10', detail };
   if (call.deviation === 'F10' && same(sortedRows(docA), sortedRows(docB))) return { call: label, verdict: 'deviation', deviation: 'F10', detail };
   return differs;
 }
@@ -453,21 +478,23 @@ function compareCopies(a: Copy, b: Copy, argv: readonly string[]): number {
 
   // What this product's steps change of BAZINGA's tables, read as stored (times too), each run of
   // its steps from just before to just after it (BAZINGA's own writes between them are its own).
+  const knownHash = b.saved.hash;
+  const scopeKey = (r: Record<string, unknown>) => `${r.package_id}|${r.agent_type}|${r.iteration}`;
+  const recordedBefore = new Set([...(hostRows(b.db, false).get('consumption_scope')?.values() ?? [])].map(scopeKey));
   const runs: Ran[] = [];
-  const productChanges: HostDifference = { changed: [], removed: [], added: {} };
+  const productChanges: HostDifference = { changed: [], removed: [], added: {}, addedRows: {} };
+  // What this product's blocks delivered, read from the blocks it printed: (package, agent, iteration).
   const delivered = new Set<string>();
-  let deliveries = 0;
   let before: Rows | null = null;
   const closeSegment = () => {
     if (before === null) return;
-    const after = hostRows(b.db, false);
-    const d = hostDifference(before, after);
-    const since = deliveredSince(before, after);
-    deliveries += since.length;
-    for (const pair of since) delivered.add(pair);
+    const d = hostDifference(before, hostRows(b.db, false));
     productChanges.changed.push(...d.changed);
     productChanges.removed.push(...d.removed);
-    for (const [t, n] of Object.entries(d.added)) productChanges.added[t] = (productChanges.added[t] ?? 0) + n;
+    for (const [t, rows] of Object.entries(d.addedRows)) {
+      productChanges.added[t] = (productChanges.added[t] ?? 0) + rows.length;
+      (productChanges.addedRows[t] ??= []).push(...rows);
+    }
     before = null;
   };
   for (const step of PRODUCT_SESSION) {
@@ -481,25 +508,37 @@ function compareCopies(a: Copy, b: Copy, argv: readonly string[]): number {
       continue;
     }
     before ??= hostRows(b.db, false);
-    runs.push(step.by === 'product' ? run(process.execPath, [PRODUCT_ASSEMBLER, ...step.args], b.root) : product(b, ['capture-outcomes', S1]));
+    if (step.by === 'product') {
+      const r = run(process.execPath, [PRODUCT_ASSEMBLER, ...step.args], b.root);
+      for (const d of blockDeliveries(step.args, r.stdout)) delivered.add(d);
+      runs.push(r);
+    } else runs.push(product(b, ['capture-outcomes', S1]));
   }
   closeSegment();
   const failed = runs.filter((r) => r.code !== 0);
   const learnt = capturesOf(b.db);
+  const knownFault = knownHash === undefined ? undefined : faultOf(b.db, knownHash);
   checks.push({
-    check: "a session of today's flow on this product's copy (its assemblies, BAZINGA's writes between them, the capture meeting a fault BAZINGA's table holds)",
-    holds: failed.length === 0 && learnt.raised > 0,
-    detail: `${runs.length} runs, ${failed.length} failed${failed.map((r) => `: ${r.stderr.trim().split('\n').at(-1)}`).join('')}; the capture raised ${learnt.raised} known pattern(s), created ${learnt.created.length}`,
+    check: "a session of today's flow on this product's copy (its assemblies, BAZINGA's writes between them, the capture meeting the fault BAZINGA's table holds)",
+    holds: failed.length === 0 && knownFault !== undefined && learnt.raised.includes(knownFault),
+    detail: `${runs.length} runs, ${failed.length} failed${failed.map((r) => `: ${r.stderr.trim().split('\n').at(-1)}`).join('')}; the capture raised ${learnt.raised.length} known pattern(s)${knownFault !== undefined && learnt.raised.includes(knownFault) ? ", the saved one's fault among them" : ' (not the saved one)'}, created ${learnt.created.length}`,
   });
   // Only a delivered package's consumer row marked consumed, as BAZINGA's mark-context-consumed
-  // marks it; rows added only as delivery records and as the patterns the capture created.
+  // marks it; rows added only as the delivery records of what the blocks showed and as the
+  // patterns the capture created.
+  const createdRows = createdPatternRows(b.db);
   const unexplained = productChanges.changed.filter((c) => !isDeliveryMark(c, delivered));
   const addedOther = Object.keys(productChanges.added).filter((t) => t !== 'consumption_scope' && t !== 'error_patterns');
-  const patternsAdded = productChanges.added.error_patterns ?? 0;
+  // Each record added is a delivery a block showed, and each delivery is on record (added now, or there before).
+  const records = new Set((productChanges.addedRows.consumption_scope ?? []).map(scopeKey));
+  const recordsMatch =
+    records.size === (productChanges.addedRows.consumption_scope ?? []).length && [...records].every((r) => delivered.has(r)) && [...delivered].every((d) => records.has(d) || recordedBefore.has(d));
+  const patternsAdded = (productChanges.addedRows.error_patterns ?? []).map((r) => String(r.pattern_hash));
+  const patternsMatch = patternsAdded.length === learnt.created.length && patternsAdded.every((h) => createdRows.has(h));
   checks.push({
-    check: "this product's steps change no row of BAZINGA's tables but a delivered package's consumer row marked consumed",
-    holds: unexplained.length + productChanges.removed.length + addedOther.length === 0 && patternsAdded === learnt.created.length && (productChanges.added.consumption_scope ?? 0) === deliveries,
-    detail: `${[...unexplained.map(changeText), ...productChanges.removed.map((r) => `missing ${r}`), ...addedOther.map((t) => `rows added to ${t}`)].join('; ') || 'none'}; rows added: ${counted(productChanges.added)} (patterns the capture created: ${learnt.created.length}; delivery records: ${deliveries}, of ${delivered.size} package and agent pairs); consumer rows marked consumed: ${productChanges.changed.length - unexplained.length}`,
+    check: "this product's steps change no row of BAZINGA's tables but a delivered package's consumer row marked consumed; they add only the delivery records of what their blocks showed and the patterns the capture created",
+    holds: unexplained.length + productChanges.removed.length + addedOther.length === 0 && recordsMatch && patternsMatch,
+    detail: `${[...unexplained.map(changeText), ...productChanges.removed.map((r) => `missing ${r}`), ...addedOther.map((t) => `rows added to ${t}`)].join('; ') || 'none changed or missing'}; delivery records added ${records.size} for the ${delivered.size} (package, agent, iteration) the blocks showed (${[...delivered].filter((d) => recordedBefore.has(d)).length} on record before)${recordsMatch ? '' : ' (they differ)'}; patterns added ${patternsAdded.length}, created by the capture ${learnt.created.length}${patternsMatch ? '' : ' (they differ)'}; consumer rows marked consumed: ${productChanges.changed.length - unexplained.length}`,
   });
   // The same host writes on both copies: outside what the product's session added, the copies agree.
   const bothCopies = hostDifference(hostRows(a.db), hostRows(b.db));
@@ -531,7 +570,6 @@ function compareCopies(a: Copy, b: Copy, argv: readonly string[]): number {
     detail: [...atEndOther.map(changeText), ...atEnd.removed.map((r) => `missing ${r}`)].join('; ') || 'agree',
   });
   // What BAZINGA's own CLI prints of the patterns and the reasoning, on both copies: the same (what the capture learnt stays beside the rows), but for the rows the capture created.
-  const createdRows = createdPatternRows(b.db);
   for (const args of [['get-error-patterns', 'acme-shop', '--min_confidence', '0', '--limit', '50'], ['get-reasoning', S1, '--group_id', 'AUTH']]) {
     const ra = original(a, args);
     const rb = original(b, args);

@@ -11,12 +11,13 @@
  *
  * - passed: the next failure text of the group names another fault, or there is none and the group
  *   passed review (approved, completed or being merged). Its signature → solution becomes a pattern
- *   (confidence CAPTURED_CONFIDENCE, under the session's project id, `default` when it records
- *   none), or a known pattern of its fault is confirmed (+0.1 confidence, one more occurrence).
+ *   (read at confidence CAPTURED_CONFIDENCE, under the session's project id, `default` when it
+ *   records none), or a known pattern of its fault is confirmed (+0.1 confidence, one more occurrence).
  * - failed: the next failure text names the same fault. A known pattern of it loses 0.2 confidence
  *   (not below 0.1); an unknown one is not learnt (nothing fixed it).
  *
- * A new pattern is a new row, written as BAZINGA keys it. A known one is never written: what this
+ * A new pattern is a new row, written as BAZINGA's save-error-pattern writes it (confidence 0.5); the
+ * confidence its passing review earns is kept beside it. A known one is never written: what this
  * layer learns of it is kept beside it (repo/patternLearning.ts, `ca_pattern_learning`) and read
  * with it by this layer, so a row BAZINGA wrote stays as BAZINGA wrote it and its own prompt builder
  * prints what it printed before.
@@ -49,8 +50,8 @@ import {
   type FailureRow,
   type FixRow,
 } from './repo/captures.ts';
-import { insertErrorPattern, nextConfidence } from './repo/errorPatterns.ts';
-import { recordLearning, withLearning } from './repo/patternLearning.ts';
+import { findErrorPattern, insertErrorPattern, nextConfidence } from './repo/errorPatterns.ts';
+import { pruneLearning, recordLearning, withLearning } from './repo/patternLearning.ts';
 import { getMeta, setMeta } from './repo/meta.ts';
 import { indexedArtifactText } from './repo/searchIndex.ts';
 import { getProjectScope } from './repo/sessions.ts';
@@ -275,6 +276,8 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
     // Rows BAZINGA wrote since get their fault keys first, so a failure finds them by its fault
     // (a dry run keys them as it reads: patternFaults.ts rowsOfFaults).
     if (!opts.dryRun) writeDerived(db, () => keyNewPatterns(db), 0);
+    // What was learnt of rows deleted since (cleanup-error-patterns) or saved again is not carried to another row.
+    if (!opts.dryRun) writeDerived(db, () => pruneLearning(db), 0);
     for (const p of pending) {
       const d = p.decision;
       // The fault's rows as this layer reads them (with what it learnt of them); the stored ones stay as written.
@@ -291,12 +294,16 @@ export function captureOutcomes(db: DB, opts: CaptureOptions): CaptureReport {
       if (!insertCapture(db, { ...entry, refs: JSON.stringify(refs) })) continue;
       report.decided.push(d);
       if (d.operation === 'created') {
-        insertErrorPattern(db, { hash: p.hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null, confidence: capturedConfidence(p.tool) });
+        // The row BAZINGA's save-error-pattern writes (confidence 0.5 included); what the review
+        // that passed says of it, beside it (repo/patternLearning.ts).
+        insertErrorPattern(db, { hash: p.hash, projectId, signatureJson: p.signatureJson, solution: p.solution as string, lang: null });
         writeDerived(db, () => storeFaultKeys(db, [{ project_id: projectId, pattern_hash: p.hash, fault_hash: d.fault_hash, tool: p.tool }]), undefined);
+        const row = findErrorPattern(db, p.hash, projectId);
+        if (row) recordLearning(db, row, capturedConfidence(p.tool), false);
       } else if (known && (d.operation === 'raised' || d.operation === 'lowered')) {
         // As update-error-confidence would move it, kept beside the row (repo/patternLearning.ts): the row stays as its writer left it.
-        const base = stored.find((r) => r.project_id === known.project_id && r.pattern_hash === known.pattern_hash)?.confidence ?? createdHere.get(d.fault_hash)?.confidence ?? known.confidence;
-        recordLearning(db, known, base, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'));
+        const row = stored.find((r) => r.project_id === known.project_id && r.pattern_hash === known.pattern_hash);
+        if (row) recordLearning(db, row, nextConfidence(known.confidence, d.operation === 'raised' ? 'success' : 'failure'), true);
       }
     }
   };

@@ -458,9 +458,11 @@ export const FAULT_DDL: readonly string[] = [
   // v16: what this layer learnt of a pattern row (the capture: a fix seen to pass again, or a fault
   // come back), kept beside the row instead of in it, so the rows stay as their writer left them
   // and BAZINGA's own builder prints what it printed before (repo/patternLearning.ts).
+  // row_created_at: the row it learnt of (a row deleted and saved again is another row, which has learnt nothing).
   `CREATE TABLE IF NOT EXISTS ca_pattern_learning (
   project_id TEXT NOT NULL,
   pattern_hash TEXT NOT NULL,
+  row_created_at TEXT,
   confidence_delta REAL NOT NULL DEFAULT 0,
   occurrences_delta INTEGER NOT NULL DEFAULT 0 CHECK(occurrences_delta >= 0),
   last_seen TEXT,

@@ -81,7 +81,8 @@ function firstFaults(db: DB, scope: ProjectScope, q: FaultRead, learnt: readonly
   const key = (r: ErrorPatternRow) => `${r.project_id}\u0000${r.pattern_hash}`;
   const learntShown = learnt.filter((r) => r.confidence >= q.minConfidence && q.showable(r));
   for (let want = q.max; ; want *= 2) {
-    const stored = firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want + learntKeys.size, (r) => !learntKeys.has(key(r)) && q.showable(r));
+    // The learnt rows' stored figures stand aside (they are skipped, not counted).
+    const stored = firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want, (r) => !learntKeys.has(key(r)) && q.showable(r));
     // The learnt rows take their place among the stored ones by what they read now.
     const merged = [...stored, ...learntShown].sort(compareShownOrder).slice(0, want);
     const rows = withFaultKeys(db, merged);

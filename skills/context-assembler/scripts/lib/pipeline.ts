@@ -29,6 +29,7 @@ import {
   listBuilderReasoning,
   mergeFaults,
   rowsOfFaults,
+  withLearning,
   withFaultKeys,
   listReasoningByIds,
   listRecentReasoningOf,
@@ -294,7 +295,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const floorRows =
     floorFaults.length === 0
       ? []
-      : mergeFaults(rowsOfFaults(db, { projectId: scope.projectId, wholeDatabase: true }, floorFaults), { eligible: live, counted: live });
+      : mergeFaults(withLearning(db, rowsOfFaults(db, { projectId: scope.projectId, wholeDatabase: true }, floorFaults)), { eligible: live, counted: live });
   const patternRows = [...readRows, ...floorRows];
   const maxTerms = deps.config.relevance.max_query_terms;
   const patternTexts = patternRows.map((row) => ({ key: row.fault_hash, ...patternText(row) }));

@@ -3,7 +3,9 @@
  * rehydrate prints. Reads only; values bound, never interpolated.
  */
 import type { DB } from '../statements.ts';
-import { stmt } from '../statements.ts';
+import { hasTable, stmt } from '../statements.ts';
+import type { ErrorPatternRow } from '../patternRow.ts';
+import { withLearning } from './patternLearning.ts';
 import type { ProjectScope } from './sessions.ts';
 
 export interface SourceSession {
@@ -103,12 +105,19 @@ export interface SourcePattern {
 
 /** The scope's error patterns (its project's, or every project's) seen between `from` and `until` (last_seen), confident ones first. */
 export function patternsSeen(db: DB, scope: ProjectScope, from: string, until: string): SourcePattern[] {
-  return stmt(
+  const inScope = scope.wholeDatabase ? '1' : 'project_id = @projectId';
+  // Seen in the window by their writer, or by this layer's capture (kept beside the row: repo/patternLearning.ts).
+  const learntIn = hasTable(db, 'ca_pattern_learning')
+    ? `OR EXISTS (SELECT 1 FROM ca_pattern_learning l WHERE l.project_id = error_patterns.project_id AND l.pattern_hash = error_patterns.pattern_hash
+         AND l.last_seen >= @from AND l.last_seen <= @until)`
+    : '';
+  const rows = stmt(
     db,
-    `SELECT pattern_hash, signature_json, solution, confidence, occurrences, lang FROM error_patterns
-     WHERE ${scope.wholeDatabase ? '1' : 'project_id = @projectId'} AND last_seen >= @from AND last_seen <= @until
-     ORDER BY confidence DESC, occurrences DESC, pattern_hash, project_id`,
-  ).all({ projectId: scope.projectId, from, until }) as SourcePattern[];
+    `SELECT * FROM error_patterns WHERE ${inScope} AND ((last_seen >= @from AND last_seen <= @until) ${learntIn})`,
+  ).all({ projectId: scope.projectId, from, until }) as ErrorPatternRow[];
+  return withLearning(db, rows)
+    .sort((a, b) => b.confidence - a.confidence || b.occurrences - a.occurrences || (a.pattern_hash < b.pattern_hash ? -1 : a.pattern_hash > b.pattern_hash ? 1 : a.project_id < b.project_id ? -1 : 1))
+    .map(({ pattern_hash, signature_json, solution, confidence, occurrences, lang }) => ({ pattern_hash, signature_json, solution, confidence, occurrences, lang }));
 }
 
 export interface Continuity {

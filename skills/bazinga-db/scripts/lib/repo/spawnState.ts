@@ -4,7 +4,7 @@
  * file; and the stored texts that today's BAZINGA prompt builder quotes in its own context section.
  * Read-only; every figure is a count, a maximum or a sum over indexed columns.
  */
-import { stmt, type DB } from '../statements.ts';
+import { hasTable, stmt, type DB } from '../statements.ts';
 import { hasMemoryTables } from './memories.ts';
 
 export interface SpawnState {
@@ -42,6 +42,10 @@ export function readSpawnState(db: DB, sessionId: string, group: string): SpawnS
      WHERE session_id = ? AND id = ?`,
   ).get(sessionId, group) as Figures;
   const patterns = stmt(db, 'SELECT count(*) AS n, max(last_seen) AS seen, sum(occurrences) AS occ, sum(confidence) AS conf FROM error_patterns').get() as Figures;
+  // What the capture learnt of the rows (kept beside them, repo/patternLearning.ts) moves what a block shows too.
+  const learnt = hasTable(db, 'ca_pattern_learning')
+    ? (stmt(db, 'SELECT count(*) AS n, max(last_seen) AS seen, sum(occurrences_delta) AS occ, sum(confidence_delta) AS conf FROM ca_pattern_learning').get() as Figures)
+    : null;
   const strategies = stmt(db, 'SELECT count(*) AS n, max(last_seen) AS seen, sum(helpfulness) AS help FROM strategies').get() as Figures;
   const memories = hasMemoryTables(db)
     ? (stmt(
@@ -52,7 +56,7 @@ export function readSpawnState(db: DB, sessionId: string, group: string): SpawnS
   return {
     sessionFound: session !== undefined,
     groupFound: review !== undefined,
-    fingerprint: JSON.stringify({ packages, reasoning, review: review ?? null, patterns, strategies, memories }),
+    fingerprint: JSON.stringify({ packages, reasoning, review: review ?? null, patterns, learnt, strategies, memories }),
   };
 }
 
