@@ -85,6 +85,14 @@ const patterns = () => {
   conn.close();
   return rows as { pattern_hash: string; solution: string; confidence: number; occurrences: number }[];
 };
+/** G1 fails with tsc's TS2305, the developer fixes it, the review approves, the capture learns it. */
+const fixedOnce = () => {
+  group('G1');
+  failure('G1', TSC_A, '2026-01-01 10:00:00');
+  fix('G1', FIX_A, '2026-01-01 10:20:00');
+  review('G1', 'APPROVED', 1);
+  ok(['capture-outcomes', SESSION]);
+};
 /** A pattern the capture created: the row BAZINGA's save-error-pattern writes (0.5, seen once), read by this product at 0.7 (its fix passed a review). */
 const expectCreated = (hash: string, solution: string) => {
   expect(patterns()).toEqual([{ pattern_hash: hash, solution, confidence: 0.5, occurrences: 1 }]);
@@ -204,11 +212,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
   });
 
   it('the row the capture saves is the one BAZINGA saves for the same error: its hash, its signature, in its JSON', () => {
-    group('G1');
-    failure('G1', TSC_A, '2026-01-01 10:00:00');
-    fix('G1', FIX_A, '2026-01-01 10:20:00');
-    review('G1', 'APPROVED', 1);
-    ok(['capture-outcomes', SESSION]);
+    fixedOnce();
     const conn = db();
     const row = conn.prepare('SELECT pattern_hash, signature_json FROM error_patterns').get() as { pattern_hash: string; signature_json: string };
     conn.close();
@@ -489,11 +493,7 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
   });
 
   it('what was learnt of a row is not carried to a row saved again under its key after a cleanup; the next capture that decides prunes it', () => {
-    group('G1');
-    failure('G1', TSC_A, '2026-01-01 10:00:00');
-    fix('G1', FIX_A, '2026-01-01 10:20:00');
-    review('G1', 'APPROVED', 1);
-    ok(['capture-outcomes', SESSION]);
+    fixedOnce();
     expectCreated(HASH_A, FIX_A);
     const conn = db();
     const row = conn.prepare('SELECT * FROM error_patterns WHERE pattern_hash = ?').get(HASH_A) as Record<string, unknown>;
