@@ -175,8 +175,14 @@ export interface ErrorPatternItem {
   last_seen: string;
   /** True when it matched the request's --error text, or it is the failure's own (failure_fault). */
   matched_error: boolean;
-  /** Full-text relevance to --error in [0, 1] (0 without --error; 1 for the failure's own). */
+  /** Full-text relevance to the request's text (the task, the error) in [0, 1] (0 without a text; 1 for the failure's own or the same message). */
   relevance: number;
+  /**
+   * Present (true) when the request has a text and the pattern shares none of its words, matches
+   * no error and is not the builder's: shown for the project, and the block says it is not matched
+   * to this task.
+   */
+  other_task?: true;
   /**
    * Present (true) when its fault is the one the failure that sent the spawn back signs (the
    * retry's feedback or --error, the group's newest failures report): shown first, and essential
@@ -198,6 +204,8 @@ export interface StrategyItem {
   helpfulness: number;
   /** Full-text relevance to the task in [0, 1] (0 when there is no query). */
   relevance: number;
+  /** Present (true) when the request has a text and the strategy shares none of its words: the block says it is not matched to this task. */
+  other_task?: true;
   /** Set by pack. */
   tier?: Tier;
   /** Set by pack: tokens of its entry in the block (with its separator). */

@@ -71,13 +71,16 @@ export function renderErrorPattern(p: ErrorPatternItem): string {
   return [
     `⚠️ **Known Issue**: "${p.error_type}: ${p.message_pattern}"`,
     `> **Solution**: ${p.solution}`,
-    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} times)`,
+    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} times${p.other_task ? `; ${OTHER_TASK}` : ''})`,
   ].join('\n');
 }
 
 export function renderStrategy(s: StrategyItem): string {
-  return `- **${s.topic}** (helpful ${s.helpfulness}×): ${s.insight}`;
+  return `- **${s.topic}** (helpful ${s.helpfulness}×${s.other_task ? `; ${OTHER_TASK}` : ''}): ${s.insight}`;
 }
+
+/** What a pattern or strategy that shares no word with the request's text says of itself: shown for the project, not for this task. */
+export const OTHER_TASK = 'not matched to this task';
 
 export const reasoningHeader = (n: number) => `### Prior Agent Reasoning (${n} entries)`;
 export const errorPatternsHeader = (n: number) => `### Error Patterns (${n} matches)`;

@@ -136,6 +136,8 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     !pinned.has(x.r.fault_hash) || (!(input.pinnedOnly?.has(x.r.fault_hash) ?? false) && isShowablePattern(x.r, input.minConfidence, input.nowMs, input.lang));
   const ranked = scored.filter(natural).slice(0, input.max);
   const chosen = [...ranked, ...scored.filter((x) => pinned.has(x.r.fault_hash) && !ranked.includes(x))];
+  // A text to match and nothing of it matched (not the builder's, no error): the block says so.
+  const otherTask = (x: { r: ErrorPatternRowInput; matched: boolean; relevance: number }) => input.relevance !== undefined && x.relevance === 0 && !x.matched && !pinned.has(x.r.fault_hash);
   return chosen.map(({ r, sig, own, matched, relevance }) => ({
     pattern_hash: r.pattern_hash,
     fault_hash: r.fault_hash,
@@ -150,6 +152,7 @@ export function selectErrorPatterns(input: SelectPatternsInput): ErrorPatternIte
     matched_error: matched,
     relevance,
     ...(own ? { failure_fault: true } : {}),
+    ...(otherTask({ r, matched, relevance }) ? { other_task: true } : {}),
   }));
 }
 
@@ -208,5 +211,7 @@ export function prepareStrategies(rows: readonly StrategyRowInput[], opts: Prepa
     insight: shorten(oneLine(opts.redact(r.insight)), opts.insightChars),
     helpfulness: r.helpfulness,
     relevance: rel(r),
+    // A text to match and none of its words here: the block says so.
+    ...(opts.relevance !== undefined && rel(r) === 0 ? { other_task: true as const } : {}),
   }));
 }
