@@ -114,6 +114,16 @@ function helpText(): string {
   return lines.join('\n') + '\n';
 }
 
+/** One command's usage, for `<command> --help`. */
+function commandHelp(synopsis: string): string {
+  return [
+    `Usage: bazinga-db [global flags] ${synopsis}`,
+    '',
+    'Global flags: --db PATH, --project-root DIR, --quiet, --busy-timeout MS (bazinga-db --help lists every command).',
+    'Every command, its checks and its output: skills/bazinga-db/references/bazinga-db.md.',
+  ].join('\n') + '\n';
+}
+
 /**
  * Indexes what the command wrote (and anything written since by other tools). The write itself
  * has succeeded by now; an index that cannot be updated is caught up by the next reader.
@@ -208,6 +218,11 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     if (!command) {
       if (UNSUPPORTED_COMMANDS.has(opts.command)) throw usage(`Command not supported by this implementation: ${opts.command}`);
       throw usage(`Unknown command: ${opts.command}`);
+    }
+    // `<command> --help` (or -h) anywhere after the command: that command's usage, nothing run.
+    if (opts.rest.some((t) => t === '--help' || t === '-h')) {
+      io.stdout(commandHelp(command.synopsis));
+      return 0;
     }
     const notice = (line: string) => {
       if (!quiet) io.stderr(redactText(line) + '\n');
