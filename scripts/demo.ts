@@ -105,7 +105,7 @@ try {
   console.log(`\n${GLOSSARY}\n`);
   buildIndex();
   console.log('Its search index is built first (bazinga-db index-search, as the plugin does at session start).');
-  console.log('Each block is what the orchestrator pastes into the spawn prompt of that agent.');
+  console.log("Each block is what that agent reads as its context (today's BAZINGA: in place of its prompt builder's context section).");
   assemble('Developer retry (iteration 1) in group AUTH', ['--group', 'AUTH', '--agent', 'developer', '--iteration', '1', '--dry-run']);
   assemble('Senior software engineer escalation', ['--group', 'AUTH', '--agent', 'senior_software_engineer', '--iteration', '1', '--dry-run']);
   assemble('QA expert handoff', ['--group', 'AUTH', '--agent', 'qa_expert', '--iteration', '1', '--dry-run']);

@@ -236,6 +236,14 @@ describe('report', () => {
     const largestBudget = Math.max(...withBudget.map((sp: any) => sp.budget));
     expect(top).toBeLessThanOrEqual(Math.ceil(largestBudget <= 2 * largest ? largestBudget * 1.05 : largest * 1.15));
     expect(page).toContain('<dt>Tier 1</dt>');
+    // The page names every item of every spawn: with its line, or by id when its row is gone.
+    const escHtml = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    for (const sp of s.spawns) {
+      for (const x of [...sp.shown, ...sp.left_out]) {
+        if (x.title !== null) expect(page).toContain(escHtml(x.title));
+        else expect(page).toContain(String(x.kind === 'error_pattern' ? String(x.id).slice(0, 12) : x.id));
+      }
+    }
   });
 
   it('markdown and HTML carry the same values; neither holds the planted secret', () => {

@@ -79,6 +79,8 @@ export type PackageLine = Omit<ReportPackageRow, 'delivered'>;
 export interface FailureSignature {
   /** The row that stands for the fault (its most confident). */
   pattern_hash: string;
+  /** The fault's key: the id a spawn's items name the pattern by. */
+  fault_hash: string;
   error_type: string;
   message: string;
   occurrences: number;
@@ -226,7 +228,7 @@ function sessionReport(db: DB, sessionId: string, scope: ProjectScope, recordKep
       } catch {
         // an unreadable signature: shown by its hash
       }
-      return { pattern_hash: rs(f.pattern_hash), error_type: rs(sig.error_type), message: rs(sig.message_pattern), occurrences: num(f.occurrences), last_seen: r(f.last_seen) };
+      return { pattern_hash: rs(f.pattern_hash), fault_hash: rs(f.fault_hash), error_type: rs(sig.error_type), message: rs(sig.message_pattern), occurrences: num(f.occurrences), last_seen: r(f.last_seen) };
     }),
     fallbacks: spawns.filter((sp) => sp.outcome === 'fallback' || sp.outcome === 'left').map((sp) => sp.id),
   };

@@ -9,8 +9,6 @@ import type { Metric } from './metrics.ts';
 import type { GroupReport, ReportData, SessionReport, SpawnReport, Titled } from './data.ts';
 import { markdownText as md } from './markdownText.ts';
 
-/** Items listed one by one per spawn in the HTML (the rest counted): keeps 1,000 spawns well under 2 MB. */
-const HTML_ITEMS_LISTED = 6;
 
 const fmt = (x: number | null, digits = 0): string => (x === null ? '—' : x.toFixed(digits));
 const metricValue = (m: Metric): string => (m.value === null ? 'not computable' : `${m.value}${m.unit === '%' ? ' %' : ''}`);
@@ -65,10 +63,10 @@ function builderSummary(sp: SpawnReport): string | null {
 
 /** The page's key, said once: tiers, zones, outcomes and verdicts. */
 const READING_GUIDE: readonly [string, string][] = [
-  ['Tier 1', "never cut: the group's newest failure report, its decisions and critical packages, the newest completion and decisions reasoning, the pattern of the error being fixed"],
+  ['Tier 1', "never cut: the group's newest failure report, its decisions and critical packages, the newest completion and decisions reasoning, the pattern of the error being fixed; for a design spawn also the group's research, for a review or handoff its handoff packages"],
   ['Tier 2', "kept next: strategies, other error patterns, reasoning of recent iterations, the group's other packages, other groups' important ones"],
   ['Tier 3', 'cut first: older and low-priority items, project memory'],
-  ['zones', "how full the orchestrator's own window was: Normal (below 60 %), Soft Warning (60 %: summaries shortened), Conservative (75 %: critical, high and medium packages only), Wrap-up (85 %: no packages), Emergency (95 %: nothing assembled)"],
+  ['zones', "how full the orchestrator's own window was, of its usable part (the model's window less token_safety_margin): Normal (below 60 %), Soft Warning (60 %: summaries shortened), Conservative (75 %: critical, high and medium packages only), Wrap-up (85 %: no packages), Emergency (95 %: nothing assembled)"],
   ['outcome', 'recorded: the block was delivered and its packages recorded; unrecorded: delivered, the database could not be written; skipped-zone: delivered, the zone records nothing; nothing-delivered: no package to deliver; fallback: an error, the agent got the fallback block; left: the prompt hook left the prompt as the builder wrote it'],
   ['verdict', "how the group's iteration the spawn served ended: revised (sent back to the developer), APPROVED or CHANGES_REQUESTED (its last review), completed, or open"],
 ];
@@ -137,7 +135,7 @@ function sessionMarkdown(s: SessionReport): string[] {
   if (s.spawns.length === 0) out.push('', 'None on record.');
   for (const sp of s.spawns) {
     out.push('', `#### #${sp.id} ${md(sp.agent)} · ${md(sp.group_id ?? 'session-wide')} · iteration ${sp.iteration} · ${md(sp.outcome)}`, '');
-    out.push(`- at ${md(sp.at)}, ${md(sp.source)}, ${sp.duration_ms} ms, version ${md(sp.version)}; purpose ${md(sp.purpose ?? '—')}, zone ${md(sp.zone ?? '—')} (window ${fmt(sp.usage_pct, 1)} % used)`);
+    out.push(`- at ${md(sp.at)}, ${md(sp.source)}, ${sp.duration_ms} ms, version ${md(sp.version)}; purpose ${md(sp.purpose ?? '—')}, zone ${md(sp.zone ?? '—')} (usable window ${fmt(sp.usage_pct, 1)} % used)`);
     if (sp.reason !== null) out.push(`- why: ${md(sp.reason)}`);
     out.push(`- tokens used / budget: ${tokensLine(sp)}${sp.prompt_tokens !== null ? `; the prompt: ${sp.prompt_tokens} tokens of ${sp.model_window}` : ''}`);
     if (sp.sections) out.push(`- by section: packages ${sp.sections.packages}, reasoning ${sp.sections.reasoning}, error patterns ${sp.sections.error_patterns}, strategies ${sp.sections.strategies}, memories ${sp.sections.memories}`);
@@ -159,8 +157,8 @@ function sessionMarkdown(s: SessionReport): string[] {
   out.push('', `### Repeated failure signatures (${s.repeated_failures.length})`, '');
   if (s.repeated_failures.length === 0) out.push('None: no error pattern of the project was seen twice.');
   else {
-    out.push('| pattern | error | message | seen | last seen |', '|---|---|---|---:|---|');
-    for (const f of s.repeated_failures) out.push(`| ${md(f.pattern_hash.slice(0, 12))} | ${md(f.error_type)} | ${md(f.message)} | ${f.occurrences} | ${md(f.last_seen ?? '—')} |`);
+    out.push('| error pattern | error | message | seen | last seen |', '|---|---|---|---:|---|');
+    for (const f of s.repeated_failures) out.push(`| ${md(f.fault_hash.slice(0, 12))} | ${md(f.error_type)} | ${md(f.message)} | ${f.occurrences} | ${md(f.last_seen ?? '—')} |`);
   }
   const fallbacks = s.spawns.filter((sp) => s.fallbacks.includes(sp.id));
   out.push('', `### Fallbacks (${fallbacks.length})`, '');
@@ -238,8 +236,8 @@ function sessionHtml(s: SessionReport): string {
   out.push(`<h3>Repeated failure signatures (${s.repeated_failures.length})</h3>`);
   if (s.repeated_failures.length === 0) out.push('<p>None: no error pattern of the project was seen twice.</p>');
   else {
-    out.push('<table data-table="repeated-failures"><thead><tr><th>pattern</th><th>error</th><th>message</th><th>seen</th><th>last seen</th></tr></thead><tbody>');
-    for (const f of s.repeated_failures) out.push(`<tr><td><code>${esc(f.pattern_hash.slice(0, 12))}</code></td><td>${esc(f.error_type)}</td><td>${esc(f.message)}</td><td class="n">${f.occurrences}</td><td>${esc(f.last_seen ?? '—')}</td></tr>`);
+    out.push('<table data-table="repeated-failures"><thead><tr><th>error pattern</th><th>error</th><th>message</th><th>seen</th><th>last seen</th></tr></thead><tbody>');
+    for (const f of s.repeated_failures) out.push(`<tr><td><code>${esc(f.fault_hash.slice(0, 12))}</code></td><td>${esc(f.error_type)}</td><td>${esc(f.message)}</td><td class="n">${f.occurrences}</td><td>${esc(f.last_seen ?? '—')}</td></tr>`);
     out.push('</tbody></table>');
   }
   const fallbacks = s.spawns.filter((sp) => s.fallbacks.includes(sp.id));
@@ -250,14 +248,36 @@ function sessionHtml(s: SessionReport): string {
   return out.join('\n');
 }
 
+/** Ids of one kind, as one phrase: `packages 12, 14` (an error pattern's key by its first 12 digits). */
+function idsPhrase(items: readonly { kind: string; id: number | string }[]): string {
+  const byKind = new Map<string, string[]>();
+  for (const x of items) byKind.set(x.kind, [...(byKind.get(x.kind) ?? []), x.kind === 'error_pattern' ? String(x.id).slice(0, 12) : String(x.id)]);
+  return [...byKind].map(([kind, ids]) => `${KIND_LABEL[kind] ?? kind}${ids.length > 1 ? 's' : ''} ${ids.join(', ')}`).join('; ');
+}
+
+/**
+ * Every item of a list, in the HTML: each one whose row is stored on a line of its own with its
+ * line (`line`), the ones whose rows are gone together by id (per reason for what was left out), so
+ * that a session of 1,000 busy spawns stays a file a browser opens at once.
+ */
+function itemList<X extends Titled & { kind: string; id: number | string }>(items: readonly X[], line: (x: X) => string, group: (x: X) => string): string {
+  if (items.length === 0) return '';
+  const gone = new Map<string, X[]>();
+  const lines: string[] = [];
+  for (const x of items) {
+    if (x.title !== null) lines.push(`<li>${esc(line(x))}</li>`);
+    else gone.set(group(x), [...(gone.get(group(x)) ?? []), x]);
+  }
+  for (const [g, xs] of gone) lines.push(`<li>${esc(`${g}${g ? ', ' : ''}no longer stored: ${idsPhrase(xs)}`)}</li>`);
+  return `<ul>${lines.join('')}</ul>`;
+}
+
 function spawnRow(sp: SpawnReport): string {
-  const list = (lines: readonly string[], more: number) =>
-    lines.length === 0 ? '' : `<ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}${more > 0 ? `<li>and ${more} more</li>` : ''}</ul>`;
   const builder = builderSummary(sp);
   const parts = [
-    `<b>shown</b>: ${sp.shown.length === 0 ? 'nothing' : `${sp.shown.length} item${sp.shown.length === 1 ? '' : 's'}`}${list(sp.shown.slice(0, HTML_ITEMS_LISTED).map(shownLine), sp.shown.length - HTML_ITEMS_LISTED)}`,
-    `<b>left out</b>: ${esc(leftCounts(sp))}${list(sp.left_out.slice(0, HTML_ITEMS_LISTED).map((x) => leftLine(x, sp)), sp.left_out.length - HTML_ITEMS_LISTED)}`,
-    builder !== null ? `<b>BAZINGA's own section</b>: ${esc(builder)}${list((sp.builder?.left_out ?? []).map((x) => leftLine(x, sp)), 0)}` : '',
+    `<b>shown</b>: ${sp.shown.length === 0 ? 'nothing' : `${sp.shown.length} item${sp.shown.length === 1 ? '' : 's'}`}${itemList(sp.shown, shownLine, () => '')}`,
+    `<b>left out</b>: ${esc(leftCounts(sp))}${itemList(sp.left_out, (x) => leftLine(x, sp), (x) => reasonWords(x.reason, sp))}`,
+    builder !== null ? `<b>BAZINGA's own section</b>: ${esc(builder)}${itemList(sp.builder?.left_out ?? [], (x) => leftLine(x, sp), (x) => reasonWords(x.reason, sp))}` : '',
     sp.sections ? `<b>by section</b>: packages ${sp.sections.packages}, reasoning ${sp.sections.reasoning}, error patterns ${sp.sections.error_patterns}, strategies ${sp.sections.strategies}, memories ${sp.sections.memories}` : '',
     sp.query ? `<b>query</b>: ${esc(sp.query.source)}${sp.query.terms.length ? ` (${esc(sp.query.terms.join(', '))})` : ''}` : '',
     `${esc(sp.source)}, ${sp.duration_ms} ms, purpose ${esc(sp.purpose ?? '—')}, zone ${esc(sp.zone ?? '—')}${sp.prompt_tokens !== null ? `, prompt ${sp.prompt_tokens} of ${sp.model_window} tokens` : ''}`,
