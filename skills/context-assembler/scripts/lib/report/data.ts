@@ -355,7 +355,8 @@ function withTitles(db: DB, spawns: readonly SpawnReport[]): void {
     } catch {
       // an unreadable signature: the fix alone
     }
-    titles.set(`error_pattern:${p.key}`, line(`${String(sig.error_type ?? 'error')}: ${String(sig.message_pattern ?? '')} → fix: ${p.solution}`));
+    const error = typeof sig.message_pattern === 'string' && sig.message_pattern !== '' ? `${String(sig.error_type ?? 'error')}: ${sig.message_pattern}` : '(its stored signature is unreadable)';
+    titles.set(`error_pattern:${p.key}`, line(`${error} → fix: ${p.solution}`));
   }
   for (const st of rows.strategies) titles.set(`strategy:${st.strategy_id}`, line(`${st.topic}: ${st.insight}`));
   for (const m of rows.memories) titles.set(`memory:${m.id}`, line(`${m.type}: ${m.title}`));

@@ -316,7 +316,10 @@ function tokensChart(spawns: readonly SpawnReport[]): string {
       const over = used(sp) > budget(sp);
       const bar = `<rect x="${x.toFixed(1)}" y="${y(used(sp)).toFixed(1)}" width="${w.toFixed(1)}" height="${Math.max(1, base - y(used(sp))).toFixed(1)}" fill="${over ? '#c0392b' : '#3b6ea8'}"><title>#${sp.id} ${esc(sp.agent)}: ${used(sp)} of ${budget(sp)} tokens</title></rect>`;
       const tick = budget(sp) <= top ? `<line x1="${x.toFixed(1)}" x2="${(x + w).toFixed(1)}" y1="${y(budget(sp)).toFixed(1)}" y2="${y(budget(sp)).toFixed(1)}" stroke="#1d2430" stroke-width="2"/>` : '';
-      const label = step >= 28 ? `<text x="${(x + w / 2).toFixed(1)}" y="${(y(used(sp)) - 3).toFixed(1)}" font-size="10" text-anchor="middle">${used(sp)}</text>` : '';
+      const label =
+        step >= 28
+          ? `<text x="${(x + w / 2).toFixed(1)}" y="${(y(used(sp)) - 3).toFixed(1)}" font-size="10" text-anchor="middle">${used(sp)}</text><text x="${(x + w / 2).toFixed(1)}" y="${(base + 12).toFixed(1)}" font-size="10" text-anchor="middle">#${sp.id}</text>`
+          : '';
       return bar + tick + label;
     })
     .join('');
@@ -325,8 +328,8 @@ function tokensChart(spawns: readonly SpawnReport[]): string {
     offScale.length === 0
       ? 'each dash is that spawn\'s budget'
       : `budgets of ${thousands(Math.min(...offScale))}${Math.max(...offScale) > Math.min(...offScale) ? `–${thousands(Math.max(...offScale))}` : ''} tokens lie above the scale${offScale.length < withBudget.length ? ' (a dash marks the budgets on it)' : ''}`;
-  const caption = `tokens each block used, spawns in order; ${note}; red: over its budget`;
-  return `<svg role="img" aria-label="${esc(caption)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" data-chart="tokens" data-top="${Math.round(top)}"><text x="4" y="${(y(top) + 4).toFixed(1)}" font-size="11">${thousands(Math.round(top))}</text><text x="4" y="${(base + 4).toFixed(1)}" font-size="11">0</text><line x1="${pad}" x2="${W - 10}" y1="${base}" y2="${base}" stroke="#8893a0"/>${bars}<text x="${pad}" y="${H - 12}" font-size="11">${esc(caption)}</text></svg>`;
+  const caption = `tokens each block used, spawns in order (#: the spawn's number in the table below); ${note}; red: over its budget`;
+  return `<svg role="img" aria-label="${esc(caption)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" data-chart="tokens" data-top="${Math.round(top)}"><text x="4" y="${(y(top) + 4).toFixed(1)}" font-size="11">${thousands(Math.round(top))}</text><text x="4" y="${(base + 4).toFixed(1)}" font-size="11">0</text><line x1="${pad}" x2="${W - 10}" y1="${base}" y2="${base}" stroke="#8893a0"/>${bars}<text x="${pad}" y="${H - 6}" font-size="11">${esc(caption)}</text></svg>`;
 }
 
 /** Iterations per group as horizontal bars, with the target (3) as a dashed line. */
