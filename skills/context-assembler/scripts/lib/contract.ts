@@ -243,6 +243,10 @@ export interface ReasoningItem {
   /** The entry's group (`global` for session-wide) and iteration (null: none recorded). */
   group_id?: string | null;
   iteration?: number | null;
+  /** Its standing from the session's reviews (core/standing.ts): absent when unreviewed. */
+  standing?: 'held' | 'contradicted';
+  /** What held or contradicted it, in words. */
+  standing_by?: string;
   tier?: Tier;
   /** With --explain, for an item shown before: how those spawns went (core/outcomes.ts). */
   outcome?: OutcomeInfo;

@@ -31,7 +31,9 @@ import {
   rowsOfFaults,
   withLearning,
   withFaultKeys,
+  listGroupReviews,
   listReasoningByIds,
+  listSessionFailures,
   listRecentReasoningOf,
   listVerdicts,
   listStrategies,
@@ -60,6 +62,7 @@ import {
   type PackedPackage,
   type RankDoc,
   type ReasoningFields,
+  type ReasoningItem,
   type RankedPackage,
   type Step,
   type TruncationReport,
@@ -74,6 +77,7 @@ import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { conclusionOf } from './core/text.ts';
 import { keepFailuresAbove, parseSqliteTime, rankPackages, recencyOf, type RankOutput } from './core/rank.ts';
 import { BUILDER_LIMITS, BUILDER_PATTERN_CONFIDENCE, BUILDER_PRODUCERS, BUILDER_SOFT_BUDGET, builderFloor } from './core/floor.ts';
+import { failureIteration, reasoningStanding } from './core/standing.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
@@ -759,6 +763,32 @@ function artifactTexts(packages: readonly Pick<PackedPackage, 'id' | 'file_path'
 type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?: RankedPackage[] };
 
 /** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
+/**
+ * Reasoning entries with their standing (core/standing.ts) from the session's group reviews and
+ * failures packages: held or contradicted marked, the contradicted ones after the rest (they are
+ * claims a review answered; what answered them ranks above).
+ */
+function withStanding(db: DB, sessionId: string, entries: ReasoningItem[]): ReasoningItem[] {
+  if (entries.length === 0) return entries;
+  const reviews = new Map(
+    listGroupReviews(db, sessionId).map((g) => [
+      String(g.id),
+      {
+        group_id: String(g.id),
+        revision_count: Number(g.revision_count) || 0,
+        passed: g.last_review_status === 'APPROVED' || ['completed', 'approved_pending_merge', 'merging'].includes(String(g.status)),
+        reviewed_at: g.updated_at,
+      },
+    ]),
+  );
+  const failures = listSessionFailures(db, sessionId).map((f) => ({ id: f.id, group_id: String(f.group_id), created_at: f.created_at, iteration: failureIteration(f.file_path) }));
+  const marked = entries.map((e) => {
+    const s = reasoningStanding(e, e.group_id ? reviews.get(String(e.group_id)) : undefined, failures);
+    return s.standing === 'unreviewed' ? e : { ...e, standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) };
+  });
+  return [...marked.filter((e) => e.standing !== 'contradicted'), ...marked.filter((e) => e.standing === 'contradicted')];
+}
+
 export function reasoningStep(doc: Ranked, deps: Deps): Ranked & ReasoningFields {
   const { block_pool: pooled, ...rest } = doc;
   return reasoningWithPool(rest, pooled, deps);
@@ -819,6 +849,8 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     ...(score ? { score } : {}),
     pinned: new Set(pinned),
   });
+  // Each entry's standing from the session's reviews; a claim a review answered goes after the rest.
+  selected.entries = withStanding(db, r.session, selected.entries);
   if (deps.explain && outcomes !== undefined) {
     selected.entries = selected.entries.map((e) => {
       const c = countsOf(outcomes, 'reasoning', e.id);

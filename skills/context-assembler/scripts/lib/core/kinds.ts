@@ -63,8 +63,13 @@ export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'f
   return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id})\n> ${p.summary}`;
 }
 
-export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>): string {
-  return reasoningLine(e.agent_type, e.phase, e.content);
+/**
+ * A reasoning entry's line; one with a standing says it after its phase: a claim a review answered
+ * is worded as such (never as fact), one a passing review held says by what.
+ */
+export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content' | 'standing' | 'standing_by'>): string {
+  const mark = e.standing === 'contradicted' ? ` (a claim that failed review: ${e.standing_by ?? 'a later failure'})` : e.standing === 'held' ? ` (held: ${e.standing_by ?? 'a passing review'})` : '';
+  return reasoningLine(e.agent_type, `${e.phase}${mark}`, e.content);
 }
 
 export function renderErrorPattern(p: ErrorPatternItem): string {

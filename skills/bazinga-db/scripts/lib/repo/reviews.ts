@@ -1,0 +1,37 @@
+/**
+ * Repository: what a session's reviews said, as BAZINGA records them (read-only): each task
+ * group's review state (task_groups) and its failures packages (context_packages). The assembler
+ * reads an item's standing from them (context-assembler core/standing.ts).
+ */
+import { stmt, type DB } from '../statements.ts';
+
+export interface GroupReviewRow {
+  id: string;
+  revision_count: number;
+  last_review_status: string | null;
+  status: string | null;
+  updated_at: string | null;
+}
+
+export interface FailureRow {
+  id: number;
+  group_id: string | null;
+  created_at: string;
+  file_path: string;
+}
+
+/** Each group of the session with its review state. */
+export function listGroupReviews(db: DB, sessionId: string): GroupReviewRow[] {
+  return stmt(
+    db,
+    'SELECT id, COALESCE(revision_count, 0) AS revision_count, last_review_status, status, updated_at FROM task_groups WHERE session_id = ? ORDER BY id',
+  ).all(sessionId) as GroupReviewRow[];
+}
+
+/** The session's failures packages (not superseded), oldest first. */
+export function listSessionFailures(db: DB, sessionId: string): FailureRow[] {
+  return stmt(
+    db,
+    "SELECT id, group_id, created_at, file_path FROM context_packages WHERE session_id = ? AND package_type = 'failures' AND supersedes_id IS NULL ORDER BY created_at, id",
+  ).all(sessionId) as FailureRow[];
+}
