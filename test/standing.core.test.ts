@@ -40,3 +40,21 @@ describe('standing', () => {
     expect(failureIteration('bazinga/artifacts/s/failures_AUTH.md')).toBeNull();
   });
 });
+
+describe('standing in a block (the v19 fixture, in process)', () => {
+  it("the retrying developer's block words the earlier completion as a claim that failed review, after the rest", async () => {
+    const { copyIndexedFixture, capturingIo } = await import('./inProcess.ts');
+    const { runScript } = await import('../skills/context-assembler/scripts/lib/shell.ts');
+    const p = copyIndexedFixture('ca-standing-');
+    try {
+      const run = capturingIo(['--project-root', p.root, '--session', 'bazinga_20251201_090000', '--group', 'AUTH', '--agent', 'developer', '--iteration', '2', '--now', '2025-12-02T12:00:00Z', '--dry-run', '--format', 'json'], { cwd: p.root });
+      expect(runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' }, run.io)).toBe(0);
+      const entries = JSON.parse(run.out()).reasoning.entries as { agent_type: string; phase: string; standing?: string; standing_by?: string }[];
+      const claim = entries.find((e) => e.agent_type === 'developer' && e.phase === 'completion');
+      expect(claim).toMatchObject({ standing: 'contradicted', standing_by: 'failures package 2' });
+      expect(entries.at(-1)).toBe(claim);
+    } finally {
+      p.cleanup();
+    }
+  });
+});
