@@ -243,6 +243,8 @@ export interface ReasoningItem {
   /** The entry's group (`global` for session-wide) and iteration (null: none recorded). */
   group_id?: string | null;
   iteration?: number | null;
+  /** How long before the spawn it was written (`3 h`), when known. */
+  age?: string;
   /** Its standing from the session's reviews (core/standing.ts): absent when unreviewed. */
   standing?: 'held' | 'contradicted';
   /** What held or contradicted it, in words. */

@@ -77,7 +77,7 @@ import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { conclusionOf } from './core/text.ts';
 import { keepFailuresAbove, parseSqliteTime, rankPackages, recencyOf, type RankOutput } from './core/rank.ts';
 import { BUILDER_LIMITS, BUILDER_PATTERN_CONFIDENCE, BUILDER_PRODUCERS, BUILDER_SOFT_BUDGET, builderFloor } from './core/floor.ts';
-import { failureIteration, reasoningStanding } from './core/standing.ts';
+import { ageBefore, failureIteration, reasoningStanding } from './core/standing.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
@@ -850,7 +850,10 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     pinned: new Set(pinned),
   });
   // Each entry's standing from the session's reviews; a claim a review answered goes after the rest.
-  selected.entries = withStanding(db, r.session, selected.entries);
+  selected.entries = withStanding(db, r.session, selected.entries).map((e) => {
+    const age = ageBefore(e.timestamp, nowMs);
+    return age === null ? e : { ...e, age };
+  });
   if (deps.explain && outcomes !== undefined) {
     selected.entries = selected.entries.map((e) => {
       const c = countsOf(outcomes, 'reasoning', e.id);

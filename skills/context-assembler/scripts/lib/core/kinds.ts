@@ -67,9 +67,12 @@ export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'f
  * A reasoning entry's line; one with a standing says it after its phase: a claim a review answered
  * is worded as such (never as fact), one a passing review held says by what.
  */
-export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content' | 'standing' | 'standing_by'>): string {
-  const mark = e.standing === 'contradicted' ? ` (a claim that failed review: ${e.standing_by ?? 'a later failure'})` : e.standing === 'held' ? ` (held: ${e.standing_by ?? 'a passing review'})` : '';
-  return reasoningLine(e.agent_type, `${e.phase}${mark}`, e.content);
+export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content' | 'standing' | 'standing_by' | 'iteration' | 'age'>): string {
+  const standing = e.standing === 'contradicted' ? `a claim that failed review: ${e.standing_by ?? 'a later failure'}` : e.standing === 'held' ? `held: ${e.standing_by ?? 'a passing review'}` : null;
+  // Provenance, compact: the iteration it was written in and how long before this spawn.
+  const provenance = [e.iteration !== null && e.iteration !== undefined ? `it. ${e.iteration}` : null, e.age ? `${e.age} before` : null].filter((x) => x !== null).join(', ');
+  const mark = [provenance || null, standing].filter((x) => x !== null).join('; ');
+  return reasoningLine(e.agent_type, mark ? `${e.phase} (${mark})` : e.phase, e.content);
 }
 
 export function renderErrorPattern(p: ErrorPatternItem): string {

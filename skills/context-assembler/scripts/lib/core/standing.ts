@@ -95,3 +95,14 @@ export function packageStanding(
 ): StandingOf {
   return standingOfClaim({ agent: p.producer_agent, claim: CLAIM_PACKAGES.has(p.package_type), group_id: p.group_id, iteration: null, at: p.created_at }, review, failures);
 }
+
+/** How long before `nowMs` a time was, in the largest whole unit (`40 min`, `3 h`, `2 d`); null when not known. */
+export function ageBefore(at: string | null, nowMs: number): string | null {
+  if (at === null) return null;
+  const t = ms(at);
+  if (Number.isNaN(t) || t > nowMs) return null;
+  const minutes = Math.floor((nowMs - t) / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+}
