@@ -302,7 +302,7 @@ function isDeliveryMark(c: Change, delivered: ReadonlySet<string>): boolean {
 function blockDeliveries(args: readonly string[], stdout: string): string[] {
   if (args.includes('--dry-run')) return [];
   const flag = (name: string) => args[args.indexOf(name) + 1];
-  return [...stdout.matchAll(/\(id (\d+)\)/g)].map((m) => `${m[1]}|${flag('--agent')}|${flag('--iteration')}`);
+  return [...stdout.matchAll(/\(id (\d+)[;)]/g)].map((m) => `${m[1]}|${flag('--agent')}|${flag('--iteration')}`);
 }
 
 /** The ledger of this product's capture: the faults of the known patterns it raised, and of those it created. */

@@ -44,7 +44,8 @@ export function judge(block: string, item: FloorItem): Verdict {
   const lines = block.split('\n');
   const listLines = lines.filter((l) => l.startsWith('- '));
   if (item.kind === 'package') {
-    if (block.includes(`(id ${item.id})`)) return { status: 'present', how: `(id ${item.id})` };
+    // `(id N)`, or `(id N; …)` with its provenance.
+    if (block.includes(`(id ${item.id})`) || block.includes(`(id ${item.id};`)) return { status: 'present', how: `(id ${item.id})` };
   } else if (item.kind === 'reasoning') {
     const heads = new Set([head(item.content, REASONING_HEAD), head(redact(item.content).text, REASONING_HEAD)]);
     for (const h of heads) if (h !== '' && flat.includes(h)) return { status: 'present', how: 'its first 60 characters' };

@@ -115,6 +115,12 @@ export interface RankedPackage {
   outcome?: OutcomeInfo;
   /** Set by pack: the item's tier for this request (core/tiers.ts). */
   tier?: Tier;
+  /** Who wrote it (its producer agent) and how long before the spawn (`3 h`), when known. */
+  producer?: string;
+  age?: string;
+  /** Its standing from the session's reviews (core/standing.ts): absent when unreviewed. */
+  standing?: 'held' | 'contradicted';
+  standing_by?: string;
 }
 
 export interface PackedPackage extends RankedPackage {

@@ -32,6 +32,7 @@ import {
   withLearning,
   withFaultKeys,
   listGroupReviews,
+  listPackageProducers,
   listReasoningByIds,
   listSessionFailures,
   listRecentReasoningOf,
@@ -77,7 +78,7 @@ import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { conclusionOf } from './core/text.ts';
 import { keepFailuresAbove, parseSqliteTime, rankPackages, recencyOf, type RankOutput } from './core/rank.ts';
 import { BUILDER_LIMITS, BUILDER_PATTERN_CONFIDENCE, BUILDER_PRODUCERS, BUILDER_SOFT_BUDGET, builderFloor } from './core/floor.ts';
-import { ageBefore, failureIteration, reasoningStanding } from './core/standing.ts';
+import { ageBefore, failureIteration, packageStanding, reasoningStanding, type Failure, type GroupReview } from './core/standing.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
@@ -359,7 +360,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     total_capped: designated.capped,
     priority_used: ranked.priority_used,
     // Redacted here already: this document is printed too (rank.ts), not only the final block.
-    candidates: ranked.selected.map((p) => {
+    candidates: packagesWithStanding(db, r.session, ranked.selected, nowMs).map((p) => {
       const match = matches.get(p.id);
       const shown = { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
       return explained<RankedPackage>('package', packageOutcomes, (x) => x.id)(shown);
@@ -770,6 +771,34 @@ type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?:
  */
 function withStanding(db: DB, sessionId: string, entries: ReasoningItem[]): ReasoningItem[] {
   if (entries.length === 0) return entries;
+  const { reviews, failures } = reviewState(db, sessionId);
+  const marked = entries.map((e) => {
+    const s = reasoningStanding(e, e.group_id ? reviews.get(String(e.group_id)) : undefined, failures);
+    return s.standing === 'unreviewed' ? e : { ...e, standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) };
+  });
+  return [...marked.filter((e) => e.standing !== 'contradicted'), ...marked.filter((e) => e.standing === 'contradicted')];
+}
+
+/** Packages with who wrote them, how long before the spawn, and their standing (core/standing.ts). */
+function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage[], nowMs: number): RankedPackage[] {
+  if (packages.length === 0) return packages;
+  const { reviews, failures } = reviewState(db, sessionId);
+  const producers = listPackageProducers(db, packages.map((p) => p.id));
+  return packages.map((p) => {
+    const producer = producers.get(p.id);
+    const age = ageBefore(p.created_at, nowMs);
+    const s = producer === undefined ? { standing: 'unreviewed' as const, by: null } : packageStanding({ producer_agent: producer, package_type: p.package_type, group_id: p.group_id, created_at: p.created_at }, p.group_id ? reviews.get(String(p.group_id)) : undefined, failures);
+    return {
+      ...p,
+      ...(producer !== undefined ? { producer } : {}),
+      ...(age !== null ? { age } : {}),
+      ...(s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}),
+    };
+  });
+}
+
+/** The session's groups' review state and its failures packages, as core/standing.ts reads them. */
+function reviewState(db: DB, sessionId: string): { reviews: Map<string, GroupReview>; failures: Failure[] } {
   const reviews = new Map(
     listGroupReviews(db, sessionId).map((g) => [
       String(g.id),
@@ -782,11 +811,7 @@ function withStanding(db: DB, sessionId: string, entries: ReasoningItem[]): Reas
     ]),
   );
   const failures = listSessionFailures(db, sessionId).map((f) => ({ id: f.id, group_id: String(f.group_id), created_at: f.created_at, iteration: failureIteration(f.file_path) }));
-  const marked = entries.map((e) => {
-    const s = reasoningStanding(e, e.group_id ? reviews.get(String(e.group_id)) : undefined, failures);
-    return s.standing === 'unreviewed' ? e : { ...e, standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) };
-  });
-  return [...marked.filter((e) => e.standing !== 'contradicted'), ...marked.filter((e) => e.standing === 'contradicted')];
+  return { reviews, failures };
 }
 
 export function reasoningStep(doc: Ranked, deps: Deps): Ranked & ReasoningFields {

@@ -35,3 +35,10 @@ export function listSessionFailures(db: DB, sessionId: string): FailureRow[] {
     "SELECT id, group_id, created_at, file_path FROM context_packages WHERE session_id = ? AND package_type = 'failures' AND supersedes_id IS NULL ORDER BY created_at, id",
   ).all(sessionId) as FailureRow[];
 }
+
+/** Who wrote each of the given packages (their producer agent), by id. */
+export function listPackageProducers(db: DB, ids: readonly number[]): Map<number, string> {
+  if (ids.length === 0) return new Map();
+  const rows = stmt(db, 'SELECT id, producer_agent FROM context_packages WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as { id: number; producer_agent: string }[];
+  return new Map(rows.map((r) => [r.id, r.producer_agent]));
+}

@@ -59,8 +59,12 @@ export interface KindRow<T> {
 
 // Each kind's entry and section heading: the same strings are what the fit sizes and what is emitted.
 
-export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary'>): string {
-  return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id})\n> ${p.summary}`;
+export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary' | 'producer' | 'age' | 'standing' | 'standing_by'>): string {
+  // Provenance, compact (who wrote it, how long before this spawn), and its standing.
+  const provenance = [p.producer ? `by ${p.producer}` : null, p.age ? `${p.age} before` : null].filter((x) => x !== null).join(', ');
+  const standing = p.standing === 'contradicted' ? `a claim that failed review: ${p.standing_by ?? 'a later failure'}` : p.standing === 'held' ? `held: ${p.standing_by ?? 'a passing review'}` : null;
+  const mark = [provenance || null, standing].filter((x) => x !== null).join('; ');
+  return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id}${mark ? `; ${mark}` : ''})\n> ${p.summary}`;
 }
 
 /**
