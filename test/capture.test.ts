@@ -188,12 +188,8 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
   });
 
   it('a known fault: a passing retry raises its confidence, a failing one lowers it, beside the row (which stays as written)', () => {
-    group('G1');
+    fixedOnce();
     group('G2');
-    failure('G1', TSC_A, '2026-01-01 10:00:00');
-    fix('G1', FIX_A, '2026-01-01 10:20:00');
-    review('G1', 'APPROVED', 1);
-    ok(['capture-outcomes', SESSION]);
     // Another group meets it: fixed the same way, passes.
     failure('G2', TSC_A_ELSEWHERE, '2026-01-01 12:00:00');
     fix('G2', FIX_A, '2026-01-01 12:20:00');
@@ -516,12 +512,8 @@ describe('before each spawn: the assembler learns from the session\'s retries', 
   });
 
   it("a capture's move of a known row changes the spawn state the prompt hook keys a rebuild by", () => {
-    group('G1');
+    fixedOnce();
     group('G2');
-    failure('G1', TSC_A, '2026-01-01 10:00:00');
-    fix('G1', FIX_A, '2026-01-01 10:20:00');
-    review('G1', 'APPROVED', 1);
-    ok(['capture-outcomes', SESSION]);
     const state = () => {
       const conn = db();
       try {

@@ -353,7 +353,6 @@ interface CallResult {
 
 /** The keys `ours` holds beyond `theirs`, when `theirs` is a part of it (every value of theirs equal in ours); undefined otherwise. */
 function addedKeys(theirs: unknown, ours: unknown): string[] | undefined {
-  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
   const objectPart = (t: Record<string, unknown>, o: Record<string, unknown>) => Object.entries(t).every(([k, v]) => k in o && same(v, o[k]));
   const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
   if (isObject(theirs) && isObject(ours)) return objectPart(theirs, ours) ? Object.keys(ours).filter((k) => !(k in theirs)) : undefined;
@@ -541,13 +540,16 @@ function compareCopies(a: Copy, b: Copy, argv: readonly string[]): number {
     detail: `${[...unexplained.map(changeText), ...productChanges.removed.map((r) => `missing ${r}`), ...addedOther.map((t) => `rows added to ${t}`)].join('; ') || 'none changed or missing'}; delivery records added ${records.size} for the ${delivered.size} (package, agent, iteration) the blocks showed (${[...delivered].filter((d) => recordedBefore.has(d)).length} on record before)${recordsMatch ? '' : ' (they differ)'}; patterns added ${patternsAdded.length}, created by the capture ${learnt.created.length}${patternsMatch ? '' : ' (they differ)'}; consumer rows marked consumed: ${productChanges.changed.length - unexplained.length}`,
   });
   // The same host writes on both copies: outside what the product's session added, the copies agree.
-  const bothCopies = hostDifference(hostRows(a.db), hostRows(b.db));
-  const notDelivery = bothCopies.changed.filter((c) => !isDeliveryMark(c, delivered));
-  checks.push({
-    check: "BAZINGA's tables of both copies agree after the session but for the product's delivery records and captures",
-    holds: notDelivery.length + bothCopies.removed.length === 0,
-    detail: [...notDelivery.map(changeText), ...bothCopies.removed.map((r) => `missing ${r}`)].join('; ') || 'agree',
-  });
+  const copiesAgree = (when: string): Check => {
+    const d = hostDifference(hostRows(a.db), hostRows(b.db));
+    const other = d.changed.filter((c) => !isDeliveryMark(c, delivered));
+    return {
+      check: `BAZINGA's tables of both copies agree ${when} but for the product's delivery records and captures`,
+      holds: other.length + d.removed.length === 0,
+      detail: [...other.map(changeText), ...d.removed.map((r) => `missing ${r}`)].join('; ') || 'agree',
+    };
+  };
+  checks.push(copiesAgree('after the session'));
 
   // BAZINGA's own CLI on both copies: the hash either tool returned, a repeat save on one row.
   const confidence = [a, b].map((copy) => original(copy, ['update-error-confidence', copy.saved.hash ?? '', 'acme-shop', 'success']).json as { success?: boolean; new_confidence?: number } | undefined);
@@ -562,13 +564,7 @@ function compareCopies(a: Copy, b: Copy, argv: readonly string[]): number {
     holds: repeat[1]?.operation === 'updated' && repeat[0]?.occurrences === repeat[1]?.occurrences,
     detail: `original's copy: ${repeat[0]?.operation} occurrences ${repeat[0]?.occurrences}; this product's copy: ${repeat[1]?.operation} occurrences ${repeat[1]?.occurrences}`,
   });
-  const atEnd = hostDifference(hostRows(a.db), hostRows(b.db));
-  const atEndOther = atEnd.changed.filter((c) => !isDeliveryMark(c, delivered));
-  checks.push({
-    check: "BAZINGA's tables of both copies agree at the end but for the product's delivery records and captures",
-    holds: atEndOther.length + atEnd.removed.length === 0,
-    detail: [...atEndOther.map(changeText), ...atEnd.removed.map((r) => `missing ${r}`)].join('; ') || 'agree',
-  });
+  checks.push(copiesAgree('at the end'));
   // What BAZINGA's own CLI prints of the patterns and the reasoning, on both copies: the same (what the capture learnt stays beside the rows), but for the rows the capture created.
   for (const args of [['get-error-patterns', 'acme-shop', '--min_confidence', '0', '--limit', '50'], ['get-reasoning', S1, '--group_id', 'AUTH']]) {
     const ra = original(a, args);

@@ -47,6 +47,7 @@ export { listStrategies } from './repo/strategies.ts';
 export { countSessions, findSession, getProjectId, getProjectScope, listRecentSessionIds, projectScope, sessionExists, type ProjectScope } from './repo/sessions.ts';
 export { compareRepresentatives, mergeFaults, representativeOf, rowsOfFaults, withFaultKeys, type FaultedPattern, type MergedFault } from './patternFaults.ts';
 export { learntRows, withLearning } from './repo/patternLearning.ts';
+export { rowKey } from './repo/patternFaults.ts';
 export { groupRevisionCount, listTaskGroups } from './repo/taskGroups.ts';
 export { listQuotableTexts, readSpawnState, type SpawnState } from './repo/spawnState.ts';
 export { markRunComplete } from './runComplete.ts';

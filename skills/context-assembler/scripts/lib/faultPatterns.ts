@@ -9,6 +9,7 @@ import {
   learntRows,
   listErrorPatterns,
   mergeFaults,
+  rowKey,
   rowsOfFaults,
   withFaultKeys,
   withLearning,
@@ -47,14 +48,13 @@ export function faultPatterns(db: DB, scope: ProjectScope, q: FaultRead): Faulte
   // What this layer learnt of a row (the capture) is kept beside it: those rows are read with it
   // applied, in their place in the order, and the stored ones stand aside (repo/patternLearning.ts).
   const learnt = learntRows(db, scope);
-  const key = (r: ErrorPatternRow) => `${r.project_id}\u0000${r.pattern_hash}`;
-  const learntKeys = new Set(learnt.map(key));
+  const learntKeys = new Set(learnt.map(rowKey));
   const read = q.all
-    ? withFaultKeys(db, byConfidence([...listErrorPatterns(db, { scope, lang: null, minConfidence: q.minConfidence, limit: -1 }).filter((r) => !learntKeys.has(key(r))), ...learnt.filter((r) => r.confidence >= q.minConfidence)]))
+    ? withFaultKeys(db, byConfidence([...listErrorPatterns(db, { scope, lang: null, minConfidence: q.minConfidence, limit: -1 }).filter((r) => !learntKeys.has(rowKey(r))), ...learnt.filter((r) => r.confidence >= q.minConfidence)]))
     : firstFaults(db, scope, q, learnt, learntKeys);
   const faults = [...new Set([...read.map((r) => r.fault_hash), ...(q.faults ?? [])])];
-  const seen = new Set(read.map(key));
-  const rows = [...read, ...withLearning(db, rowsOfFaults(db, scope, faults).filter((r) => !seen.has(key(r))))];
+  const seen = new Set(read.map(rowKey));
+  const rows = [...read, ...withLearning(db, rowsOfFaults(db, scope, faults).filter((r) => !seen.has(rowKey(r))))];
   return mergeFaults(rows, { eligible: q.showable, counted: q.live });
 }
 
@@ -78,11 +78,10 @@ function firstShowable(rows: IterableIterator<ErrorPatternRow>, max: number, sho
  * `readsAtMost`. The rows of the first `max` faults.
  */
 function firstFaults(db: DB, scope: ProjectScope, q: FaultRead, learnt: readonly ErrorPatternRow[], learntKeys: ReadonlySet<string>): FaultedPattern[] {
-  const key = (r: ErrorPatternRow) => `${r.project_id}\u0000${r.pattern_hash}`;
   const learntShown = learnt.filter((r) => r.confidence >= q.minConfidence && q.showable(r));
   for (let want = q.max; ; want *= 2) {
     // The learnt rows' stored figures stand aside (they are skipped, not counted).
-    const stored = firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want, (r) => !learntKeys.has(key(r)) && q.showable(r));
+    const stored = firstShowable(iterateErrorPatterns(db, { scope, minConfidence: q.minConfidence }), want, (r) => !learntKeys.has(rowKey(r)) && q.showable(r));
     // The learnt rows take their place among the stored ones by what they read now.
     const merged = [...stored, ...learntShown].sort(compareShownOrder).slice(0, want);
     const rows = withFaultKeys(db, merged);

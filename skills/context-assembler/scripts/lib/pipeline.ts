@@ -681,6 +681,8 @@ function blockInput(
   deps: Deps,
   artifacts = artifactsFor(purpose, pool, deps),
 ): BlockInput {
+  // How an agent runs this skill's launcher: the commands the block names start with it.
+  const launcher = deps.launcher ?? DEFAULT_LAUNCHER;
   const items: BlockInput['items'] = {
     package: pool.packages,
     reasoning,
@@ -698,9 +700,9 @@ function blockInput(
     totalCapped: doc.total_capped ?? false,
     priorityUsed: doc.priority_used,
     // At its widest: every candidate package named as given.
-    moreCommand: moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request, pool.packages.map((p) => p.id)),
-    launcher: deps.launcher ?? DEFAULT_LAUNCHER,
-    moreCommandOf: (shown) => moreCommand(deps.launcher ?? DEFAULT_LAUNCHER, doc.request, shown),
+    moreCommand: moreCommand(launcher, doc.request, pool.packages.map((p) => p.id)),
+    launcher,
+    moreCommandOf: (shown) => moreCommand(launcher, doc.request, shown),
     ...(doc.floor ? { floor: floorKeys(doc.floor), floorLine: floorLineOf(doc, budgetWidest(doc)) } : {}),
     items,
     essential: essentialRules(items, doc.request, purpose),

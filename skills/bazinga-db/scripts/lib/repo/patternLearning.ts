@@ -13,6 +13,7 @@ import { hasTable, stmt, type DB } from '../statements.ts';
 import type { ErrorPatternRow } from '../patternRow.ts';
 import type { ProjectScope } from './sessions.ts';
 import { round2 } from './errorPatterns.ts';
+import { rowKey } from './patternFaults.ts';
 
 interface LearningRow {
   project_id: string;
@@ -23,8 +24,6 @@ interface LearningRow {
   occurrences_delta: number;
   last_seen: string | null;
 }
-
-const keyOf = (r: { project_id: string; pattern_hash: string }) => `${r.project_id}\u0000${r.pattern_hash}`;
 
 /**
  * The confidence a row reads with a learnt delta, rounded to 2 decimals: at most 1, and not below
@@ -49,8 +48,8 @@ export function withLearning<R extends ErrorPatternRow>(db: DB, rows: readonly R
      CROSS JOIN ca_pattern_learning l ON l.project_id = json_extract(k.value, '$[0]') AND l.pattern_hash = json_extract(k.value, '$[1]')`,
   ).all(keys) as LearningRow[];
   if (learnt.length === 0) return [...rows];
-  const byKey = new Map(learnt.map((l) => [keyOf(l), l]));
-  return rows.map((r) => applied(r, byKey.get(keyOf(r))));
+  const byKey = new Map(learnt.map((l) => [rowKey(l), l]));
+  return rows.map((r) => applied(r, byKey.get(rowKey(r))));
 }
 
 /** Every row of the scope this layer learnt something of, as it reads them (few: the captured faults met again). */

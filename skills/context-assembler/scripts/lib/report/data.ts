@@ -222,12 +222,8 @@ function sessionReport(db: DB, sessionId: string, scope: ProjectScope, recordKep
     packages_delivered: packages.length - never.length,
     never_delivered: never.map((p) => ({ id: num(p.id), group_id: r(p.group_id), package_type: rs(p.package_type), priority: rs(p.priority), file_path: rs(p.file_path), summary: rs(p.summary) })),
     repeated_failures: failures.map((f) => {
-      let sig: { error_type?: unknown; message_pattern?: unknown } = {};
-      try {
-        sig = JSON.parse(f.signature_json) ?? {};
-      } catch {
-        // an unreadable signature: shown by its hash
-      }
+      // An unreadable signature: shown by its hash.
+      const sig = signatureFields(f.signature_json);
       return { pattern_hash: rs(f.pattern_hash), fault_hash: rs(f.fault_hash), error_type: rs(sig.error_type), message: rs(sig.message_pattern), occurrences: num(f.occurrences), last_seen: r(f.last_seen) };
     }),
     fallbacks: spawns.filter((sp) => sp.outcome === 'fallback' || sp.outcome === 'left').map((sp) => sp.id),
@@ -319,6 +315,15 @@ function detailOf(text: unknown): Partial<AssemblyDetail> {
   return out;
 }
 
+/** A stored signature's error type and message as the report reads them: none from one that does not parse. */
+function signatureFields(json: string): { error_type?: unknown; message_pattern?: unknown } {
+  try {
+    return JSON.parse(json) ?? {};
+  } catch {
+    return {};
+  }
+}
+
 /** How long an item's line may be in the report (code points; shortened, never cut blind). */
 const TITLE_CHARS = 160;
 
@@ -349,12 +354,7 @@ function withTitles(db: DB, spawns: readonly SpawnReport[]): void {
   for (const e of rows.reasoning) titles.set(`reasoning:${e.id}`, line(`${e.agent_type} ${e.reasoning_phase ?? 'reasoning'}${e.iteration === null ? '' : `, iteration ${e.iteration}`}: ${e.content}`));
   for (const p of rows.patterns) {
     if (titles.has(`error_pattern:${p.key}`)) continue;
-    let sig: { error_type?: unknown; message_pattern?: unknown } = {};
-    try {
-      sig = JSON.parse(p.signature_json) ?? {};
-    } catch {
-      // an unreadable signature: the fix alone
-    }
+    const sig = signatureFields(p.signature_json);
     const error = typeof sig.message_pattern === 'string' && sig.message_pattern !== '' ? `${String(sig.error_type ?? 'error')}: ${sig.message_pattern}` : '(its stored signature is unreadable)';
     titles.set(`error_pattern:${p.key}`, line(`${error} → fix: ${p.solution}`));
   }
