@@ -87,7 +87,7 @@ export { upsertStrategy } from './repo/strategies.ts';
 export { capturedPatternOf, consumptionScopeId, errorPatternHash, errorPatternOf, failureFaultKeys, faultKeyOf, faultKeyOfRow, type FaultKey } from './hashing.ts';
 export { faultSignature } from './faultSignature.ts';
 export { captureBeforeSpawn, captureOutcomes, failureTextOf, settleKnownVerdicts, type CaptureReport } from './capture.ts';
-export { capturesOfFault, listCaptures, type CaptureRow } from './repo/captures.ts';
+export { capturesOfFault, fixTallies, listCaptures, type CaptureRow } from './repo/captures.ts';
 export { listVerdicts, type ShownVerdict } from './repo/outcomes.ts';
 export { pyJsonDumps } from './pyjson.ts';
 export { REASONING_PHASES } from './enums.ts';

@@ -19,13 +19,17 @@ import {
 } from '../../../bazinga-db/scripts/lib/pure.ts';
 import type { ReasoningLevel } from './vocabulary.ts';
 import { PURPOSES, type Purpose } from './core/tiers.ts';
+import { STANDING_CHOICES, type StandingChoice, type StandingRules } from './core/standing.ts';
 
 export { ZONES, type Zone } from './vocabulary.ts';
+
+/** A standing's choice by agent: `default` answers for an agent no other key names. */
+export type StandingTable = { default: StandingChoice } & Record<string, StandingChoice>;
 
 /** A table by model name: `default` answers for a model no other key names (parseConfig keeps it). */
 export type ModelTable = { default: number } & Record<string, number>;
 
-type Shape = 'purpose' | 'split' | 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | `map:${string}`;
+type Shape = 'purpose' | 'split' | 'boolean' | 'number' | 'nonnegative' | 'fraction' | 'unit' | 'positive' | 'count' | 'positive-int' | 'index-bytes' | 'string[]' | 'regex[]' | 'mode' | 'standing' | `map:${string}`;
 
 /** One configurable key: what its value must look like (`map:<shape>`: an object of any keys with values of that shape) and its default. */
 class Key<T> {
@@ -204,6 +208,17 @@ const DECLARED = {
       subagent: key<[number, number, number]>('split', [65, 25, 10]),
     },
   },
+  /**
+   * Provenance and standing of what a block shows (core/standing.ts): the compact marks, and per
+   * agent (`default` for an agent not named) what a block does with a claim a later review failed
+   * (`contradicted`) and with what no review has passed yet (`unreviewed`): `shown` in place,
+   * `ranked` after the rest of its section, `left_out`. Every item shown is marked with its standing.
+   */
+  provenance: {
+    show: key('boolean', true),
+    contradicted: key<StandingTable>('map:standing', { default: 'ranked' }),
+    unreviewed: key<StandingTable>('map:standing', { default: 'shown' }),
+  },
   /** Caps of the files a user points the tools at (a larger file is refused, never read past the cap). */
   file_limits: {
     /** bazinga-db `save-reasoning --content-file` (bazinga-db reads it from bazinga/skills_config.json). */
@@ -305,6 +320,9 @@ function check(shape: Shape | ShapesOf, value: unknown, key: string, file: strin
       if (Math.abs(sum - 100) > 1e-9) throw configError(file, key, `the three percentages must add up to 100, got ${sum}`);
       return;
     }
+    case 'standing':
+      if (!(STANDING_CHOICES as readonly unknown[]).includes(value)) fail(`one of ${STANDING_CHOICES.map((c) => `"${c}"`).join(', ')}`);
+      return;
     case 'mode':
       if (value !== 'pattern_only' && value !== 'entropy' && value !== 'both') fail('one of "pattern_only", "entropy", "both"');
       return;
@@ -372,6 +390,12 @@ export function splitOf(config: Config, purpose: Purpose): [number, number, numb
 }
 
 /** The entry of `table` whose key is the longest one contained in `model` (case-insensitive), else `default`. */
+/** What this agent's blocks do with contradicted and unreviewed items (config `provenance`). */
+export function standingRulesOf(config: Config, agent: string): StandingRules {
+  const p = config.provenance;
+  return { contradicted: p.contradicted[agent] ?? p.contradicted.default, unreviewed: p.unreviewed[agent] ?? p.unreviewed.default };
+}
+
 export function lookupByModel(table: ModelTable, model: string): number {
   const m = model.toLowerCase();
   const key = Object.keys(table)

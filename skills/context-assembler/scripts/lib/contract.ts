@@ -15,7 +15,7 @@ export type Step = (typeof STEPS)[number];
 export { REASONING_LEVELS, type ReasoningLevel } from './vocabulary.ts';
 import { REASONING_LEVELS, type ReasoningLevel } from './vocabulary.ts';
 
-const EXCLUSION_REASONS = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied', 'expired'] as const;
+const EXCLUSION_REASONS = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied', 'expired', 'contradicted', 'unreviewed'] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 /** What the caller asked for, after validation and defaults that do not need the config. */
@@ -118,6 +118,8 @@ export interface RankedPackage {
   /** Who wrote it (its producer agent) and how long before the spawn (`3 h`), when known. */
   producer?: string;
   age?: string;
+  /** Its provenance as the block says it (core/standing.ts), when config `provenance.show` is on. */
+  provenance?: string;
   /** Its standing from the session's reviews (core/standing.ts): absent when unreviewed. */
   standing?: 'held' | 'contradicted';
   standing_by?: string;
@@ -190,6 +192,19 @@ export interface ErrorPatternItem {
    */
   other_task?: true;
   /**
+   * How it came to be (core/standing.ts patternOrigin): `captured` from a retry that passed,
+   * `saved` by an agent, or `learnt` (saved, then moved by verdicts or captures); absent in a
+   * document of a version before it.
+   */
+  origin?: 'captured' | 'saved' | 'learnt';
+  /** Retries the capture ledger saw pass, and fail, with its fault's fix. */
+  fix_passed?: number;
+  fix_failed?: number;
+  /** How long before the spawn it was last seen (`3 d`), when known. */
+  age?: string;
+  /** Its provenance as the block says it (core/standing.ts), when config `provenance.show` is on. */
+  provenance?: string;
+  /**
    * Present (true) when its fault is the one the failure that sent the spawn back signs (the
    * retry's feedback or --error, the group's newest failures report): shown first, and essential
    * (Tier 1) like a pattern matching --error.
@@ -212,6 +227,12 @@ export interface StrategyItem {
   relevance: number;
   /** Present (true) when the request has a text and the strategy shares none of its words: the block says it is not matched to this task. */
   other_task?: true;
+  /** How long before the spawn it was last seen helpful (`3 d`), when known. */
+  age?: string;
+  /** Its provenance as the block says it (core/standing.ts), when config `provenance.show` is on. */
+  provenance?: string;
+  /** Present (true) when the verdicts of spawns it was shown to move it (outcome feedback). */
+  learnt?: true;
   /** Set by pack. */
   tier?: Tier;
   /** Set by pack: tokens of its entry in the block (with its separator). */
@@ -251,6 +272,8 @@ export interface ReasoningItem {
   iteration?: number | null;
   /** How long before the spawn it was written (`3 h`), when known. */
   age?: string;
+  /** Its provenance as the block says it (core/standing.ts), when config `provenance.show` is on. */
+  provenance?: string;
   /** Its standing from the session's reviews (core/standing.ts): absent when unreviewed. */
   standing?: 'held' | 'contradicted';
   /** What held or contradicted it, in words. */

@@ -32,6 +32,7 @@ import {
   withLearning,
   withFaultKeys,
   listGroupReviews,
+  fixTallies,
   listPackageProducers,
   listReasoningByIds,
   listSessionFailures,
@@ -47,7 +48,7 @@ import {
   type ShownVerdict,
 } from '../../../bazinga-db/scripts/lib/index.ts';
 import { countsOf, outcomeTable, termOf, type OutcomeTable } from './core/outcomes.ts';
-import { purposeOf, splitOf, type Config, type Zone } from './config.ts';
+import { purposeOf, splitOf, standingRulesOf, type Config, type Zone } from './config.ts';
 import {
   DOC_VERSION,
   STEPS,
@@ -55,6 +56,7 @@ import {
   type AssemblyRequest,
   type BlockPool,
   type Counting,
+  type ErrorPatternItem,
   type Exclusion,
   type FloorItems,
   type MemoryItem,
@@ -78,7 +80,21 @@ import { preparePackages, packageSectionTokens } from './core/packages.ts';
 import { conclusionOf } from './core/text.ts';
 import { keepFailuresAbove, parseSqliteTime, rankPackages, recencyOf, type RankOutput } from './core/rank.ts';
 import { BUILDER_LIMITS, BUILDER_PATTERN_CONFIDENCE, BUILDER_PRODUCERS, BUILDER_SOFT_BUDGET, builderFloor } from './core/floor.ts';
-import { ageBefore, failureIteration, packageStanding, reasoningStanding, type Failure, type GroupReview } from './core/standing.ts';
+import {
+  ageBefore,
+  applyStanding,
+  failureIteration,
+  packageProvenance,
+  packageStanding,
+  patternOrigin,
+  patternProvenance,
+  reasoningProvenance,
+  reasoningStanding,
+  strategyProvenance,
+  type Failure,
+  type GroupReview,
+  type StandingRules,
+} from './core/standing.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
 import { selectReasoning } from './core/reasoning.ts';
@@ -270,7 +286,9 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const ranked = withPinnedPackages(db, keptFailures(db, selection.ranked, doc, deps, consumedIds), floor, doc, deps, consumedIds);
   const missing = unknownTargetWarning(db, r, plan.groupIds);
   if (missing !== undefined) deps.warn(missing);
-  const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, ranked.selected, deps.projectRoot, deps.config), new Map()) : new Map();
+  // Each package's provenance and standing, ordered (or left out) by the agent's rules.
+  const standing = packagesWithStanding(db, r.session, ranked.selected, nowMs, deps.config, r.agent);
+  const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, standing.shown, deps.projectRoot, deps.config), new Map()) : new Map();
   const ep = deps.config.error_patterns;
   // Error patterns by the error text and the task, strategies by the task, both also by the group's
   // name and component path: their words matched in memory on the project's rows (at most
@@ -360,15 +378,22 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
     total_capped: designated.capped,
     priority_used: ranked.priority_used,
     // Redacted here already: this document is printed too (rank.ts), not only the final block.
-    candidates: packagesWithStanding(db, r.session, ranked.selected, nowMs).map((p) => {
+    candidates: standing.shown.map((p) => {
       const match = matches.get(p.id);
       const shown = { ...p, summary: deps.redact(p.summary), file_path: deps.redact(p.file_path), ...(deps.explain ? { match: match ?? { terms: [], fields: [] } } : {}) };
       return explained<RankedPackage>('package', packageOutcomes, (x) => x.id)(shown);
     }),
-    error_patterns: patterns.map(explained('error_pattern', patternOutcomes, (x) => x.fault_hash)),
-    strategies: strategies.map(explained('strategy', strategyOutcomes, (x) => x.strategy_id)),
+    error_patterns: patternsWithProvenance(db, scope, patterns, patternOutcomes, nowMs, deps.config).map(explained('error_pattern', patternOutcomes, (x) => x.fault_hash)),
+    strategies: strategies
+      .map((s) => {
+        const row = strategyRows.find((x) => x.strategy_id === s.strategy_id);
+        const age = row ? ageBefore(row.last_seen, nowMs) : null;
+        const learnt = termOf(strategyOutcomes, 'strategy', s.strategy_id) !== 0;
+        return withProvenance({ ...s, ...(age !== null ? { age } : {}), ...(learnt ? { learnt: true as const } : {}) }, deps.config, strategyProvenance);
+      })
+      .map(explained('strategy', strategyOutcomes, (x) => x.strategy_id)),
     // The builder's faults not shown are past their TTL (it shows them stale; the block says so).
-    excluded: [...ranked.excluded, ...floor.error_patterns.filter((f) => !patterns.some((p) => p.fault_hash === f)).map((id): Exclusion => ({ kind: 'error_pattern', id, reason: 'expired' }))],
+    excluded: [...ranked.excluded, ...standingExclusions('package', standing.leftOut, (p) => p.id), ...floor.error_patterns.filter((f) => !patterns.some((p) => p.fault_hash === f)).map((id): Exclusion => ({ kind: 'error_pattern', id, reason: 'expired' }))],
     floor,
   };
 }
@@ -765,38 +790,75 @@ function artifactTexts(packages: readonly Pick<PackedPackage, 'id' | 'file_path'
 /** A ranked document, packed or not (the relevance eval reasons over rank's candidates without packing them). */
 type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?: RankedPackage[] };
 
-/** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
 /**
  * Reasoning entries with their standing (core/standing.ts) from the session's group reviews and
- * failures packages: held or contradicted marked, the contradicted ones after the rest (they are
- * claims a review answered; what answered them ranks above).
+ * failures packages, each marked, in the order the agent's rules (config `provenance`) show them:
+ * by default a claim a review answered goes after the rest (what answered it ranks above). Those
+ * the rules leave out are returned apart.
  */
-function withStanding(db: DB, sessionId: string, entries: ReasoningItem[]): ReasoningItem[] {
-  if (entries.length === 0) return entries;
+function withStanding(db: DB, sessionId: string, entries: ReasoningItem[], rules: StandingRules): { shown: ReasoningItem[]; leftOut: ReasoningItem[] } {
+  if (entries.length === 0) return { shown: entries, leftOut: [] };
   const { reviews, failures } = reviewState(db, sessionId);
   const marked = entries.map((e) => {
     const s = reasoningStanding(e, e.group_id ? reviews.get(String(e.group_id)) : undefined, failures);
     return s.standing === 'unreviewed' ? e : { ...e, standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) };
   });
-  return [...marked.filter((e) => e.standing !== 'contradicted'), ...marked.filter((e) => e.standing === 'contradicted')];
+  return applyStanding(marked, rules);
 }
 
-/** Packages with who wrote them, how long before the spawn, and their standing (core/standing.ts). */
-function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage[], nowMs: number): RankedPackage[] {
-  if (packages.length === 0) return packages;
+/**
+ * Packages with who wrote them, how long before the spawn (when provenance is shown) and their
+ * standing (core/standing.ts), in the order the agent's rules show them; those left out apart.
+ */
+function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage[], nowMs: number, config: Config, agent: string): { shown: RankedPackage[]; leftOut: RankedPackage[] } {
+  if (packages.length === 0) return { shown: packages, leftOut: [] };
   const { reviews, failures } = reviewState(db, sessionId);
   const producers = listPackageProducers(db, packages.map((p) => p.id));
-  return packages.map((p) => {
+  const marked = packages.map((p) => {
     const producer = producers.get(p.id);
     const age = ageBefore(p.created_at, nowMs);
     const s = producer === undefined ? { standing: 'unreviewed' as const, by: null } : packageStanding({ producer_agent: producer, package_type: p.package_type, group_id: p.group_id, created_at: p.created_at }, p.group_id ? reviews.get(String(p.group_id)) : undefined, failures);
-    return {
+    const item: RankedPackage = {
       ...p,
       ...(producer !== undefined ? { producer } : {}),
       ...(age !== null ? { age } : {}),
       ...(s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}),
     };
+    return withProvenance(item, config, packageProvenance);
   });
+  return applyStanding(marked, standingRulesOf(config, agent));
+}
+
+/** The item with its compact provenance (core/standing.ts) when config `provenance.show` is on. */
+function withProvenance<T extends { provenance?: string }>(item: T, config: Config, text: (item: T) => string | null): T {
+  const provenance = config.provenance.show ? text(item) : null;
+  return provenance === null ? item : { ...item, provenance };
+}
+
+/**
+ * Error patterns with how each came to be (the capture ledger: created from a retry that passed,
+ * retries that passed and failed with its fix; verdicts that moved it) and when last seen.
+ */
+function patternsWithProvenance(db: DB, scope: ProjectScope, patterns: ErrorPatternItem[], outcomes: OutcomeTable | undefined, nowMs: number, config: Config): ErrorPatternItem[] {
+  if (patterns.length === 0) return patterns;
+  const tallies = fixTallies(db, scope, patterns.map((p) => p.fault_hash));
+  return patterns.map((p) => {
+    const tally = tallies.get(p.fault_hash);
+    const age = ageBefore(p.last_seen, nowMs);
+    const item: ErrorPatternItem = {
+      ...p,
+      origin: patternOrigin(tally, termOf(outcomes, 'error_pattern', p.fault_hash) !== 0),
+      fix_passed: tally?.passed ?? 0,
+      fix_failed: tally?.failed ?? 0,
+      ...(age !== null ? { age } : {}),
+    };
+    return withProvenance(item, config, patternProvenance);
+  });
+}
+
+/** The exclusions of items the agent's standing rules left out (`contradicted`, `unreviewed`). */
+function standingExclusions<T extends { standing?: 'held' | 'contradicted' }>(kind: 'package' | 'reasoning', items: readonly T[], id: (item: T) => number): Exclusion[] {
+  return items.map((item) => ({ kind, id: id(item), reason: item.standing === 'contradicted' ? 'contradicted' : 'unreviewed' }));
 }
 
 /** The session's groups' review state and its failures packages, as core/standing.ts reads them. */
@@ -807,7 +869,7 @@ function reviewState(db: DB, sessionId: string): { reviews: Map<string, GroupRev
       {
         group_id: String(g.id),
         revision_count: Number(g.revision_count) || 0,
-        passed: g.last_review_status === 'APPROVED' || ['completed', 'approved_pending_merge', 'merging'].includes(String(g.status)),
+        passed: g.passed === 1,
         reviewed_at: g.updated_at,
       },
     ]),
@@ -816,6 +878,7 @@ function reviewState(db: DB, sessionId: string): { reviews: Map<string, GroupRev
   return { reviews, failures };
 }
 
+/** Step 4: prior agents' reasoning for this recipient, within the reasoning level's budget. */
 export function reasoningStep(doc: Ranked, deps: Deps): Ranked & ReasoningFields {
   const { block_pool: pooled, ...rest } = doc;
   return reasoningWithPool(rest, pooled, deps);
@@ -876,10 +939,12 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     ...(score ? { score } : {}),
     pinned: new Set(pinned),
   });
-  // Each entry's standing from the session's reviews; a claim a review answered goes after the rest.
-  selected.entries = withStanding(db, r.session, selected.entries).map((e) => {
+  // Each entry's standing from the session's reviews, ordered (or left out) by the agent's rules.
+  const standing = withStanding(db, r.session, selected.entries, standingRulesOf(deps.config, r.agent));
+  selected.excluded.push(...standingExclusions('reasoning', standing.leftOut, (e) => e.id));
+  selected.entries = standing.shown.map((e) => {
     const age = ageBefore(e.timestamp, nowMs);
-    return age === null ? e : { ...e, age };
+    return withProvenance(age === null ? e : { ...e, age }, deps.config, reasoningProvenance);
   });
   if (deps.explain && outcomes !== undefined) {
     selected.entries = selected.entries.map((e) => {

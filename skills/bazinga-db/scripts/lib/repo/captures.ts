@@ -8,6 +8,7 @@ import { hasTable, stmt, type DB } from '../statements.ts';
 import { RowFailure } from '../schemaSteps.ts';
 import { reviewPassed } from './taskGroups.ts';
 import { PRIORITIES } from '../enums.ts';
+import type { ProjectScope } from './sessions.ts';
 
 /** A text that says the group's work failed review. */
 export interface FailureRow {
@@ -175,6 +176,20 @@ export function listCaptures(db: DB, sessionId: string): CaptureRow[] {
 /** Where a fault's captures came from (newest first), for a pattern's provenance: by its fault key. */
 export function capturesOfFault(db: DB, projectId: string, faultHash: string, limit: number): CaptureRow[] {
   return stmt(db, 'SELECT * FROM ca_captures WHERE project_id = ? AND fault_hash = ? ORDER BY id DESC LIMIT ?').all(projectId, faultHash, limit) as CaptureRow[];
+}
+
+/**
+ * What the ledger saw of each given fault's fix: created by the capture (from a retry that passed
+ * with it), retries that passed with it (created or raised) and failed with it (lowered).
+ */
+export function fixTallies(db: DB, scope: ProjectScope, faultHashes: readonly string[]): Map<string, { created: boolean; passed: number; failed: number }> {
+  if (faultHashes.length === 0 || !hasTable(db, 'ca_captures')) return new Map();
+  const rows = stmt(
+    db,
+    `SELECT fault_hash, MAX(operation = 'created') AS created, SUM(operation IN ('created', 'raised')) AS passed, SUM(operation = 'lowered') AS failed
+     FROM ca_captures WHERE fault_hash IN (SELECT value FROM json_each(@faults)) AND (@whole = 1 OR project_id = @projectId) GROUP BY fault_hash`,
+  ).all({ faults: JSON.stringify(faultHashes), whole: scope.wholeDatabase ? 1 : 0, projectId: scope.projectId }) as { fault_hash: string; created: number; passed: number; failed: number }[];
+  return new Map(rows.map((r) => [r.fault_hash, { created: r.created === 1, passed: r.passed, failed: r.failed }]));
 }
 
 /**

@@ -4,12 +4,13 @@
  * reads an item's standing from them (context-assembler core/standing.ts).
  */
 import { stmt, type DB } from '../statements.ts';
+import { reviewPassed } from './taskGroups.ts';
 
 export interface GroupReviewRow {
   id: string;
   revision_count: number;
-  last_review_status: string | null;
-  status: string | null;
+  /** 1 when its review passed (taskGroups.ts reviewPassed: approved, completed or being merged). */
+  passed: number;
   updated_at: string | null;
 }
 
@@ -24,7 +25,7 @@ export interface FailureRow {
 export function listGroupReviews(db: DB, sessionId: string): GroupReviewRow[] {
   return stmt(
     db,
-    'SELECT id, COALESCE(revision_count, 0) AS revision_count, last_review_status, status, updated_at FROM task_groups WHERE session_id = ? ORDER BY id',
+    `SELECT id, COALESCE(revision_count, 0) AS revision_count, ${reviewPassed()} AS passed, updated_at FROM task_groups WHERE session_id = ? ORDER BY id`,
   ).all(sessionId) as GroupReviewRow[];
 }
 

@@ -447,7 +447,7 @@ function leftOutExclusions(ordered: readonly (FitItem & { id: number | string })
 const needsReport = (r: TruncationReport) => r.overrun > 0 || Object.values(r.left_out).some((n) => n > 0);
 
 /** Reasons in the order the report lists them. */
-export const REPORT_REASONS: readonly ExclusionReason[] = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied', 'expired'];
+export const REPORT_REASONS: readonly ExclusionReason[] = ['budget', 'tier', 'limit', 'zone', 'consumed', 'redaction-emptied', 'expired', 'contradicted', 'unreviewed'];
 
 /** How many items the report names (the most relevant of those left out). */
 export const REPORT_IDS = 5;

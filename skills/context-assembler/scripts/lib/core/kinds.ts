@@ -11,6 +11,7 @@
 import type { AssemblyDoc, AssemblyRequest, ErrorPatternItem, MemoryItem, RankedPackage, ReasoningItem, StrategyItem } from '../contract.ts';
 import { ITEM_KINDS, type ItemKind, type Tier, type TierSubject } from './tiers.ts';
 import { OMISSION_MARKER, reasoningLine, shorten } from '../../../../bazinga-db/scripts/lib/pure.ts';
+import { standingText } from './standing.ts';
 
 /** The item each kind is, as the block's fit takes it (a reasoning entry is sized by the fit: no tokens yet). */
 export interface ItemOf {
@@ -59,23 +60,23 @@ export interface KindRow<T> {
 
 // Each kind's entry and section heading: the same strings are what the fit sizes and what is emitted.
 
-export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary' | 'producer' | 'age' | 'standing' | 'standing_by'>): string {
-  // Provenance, compact (who wrote it, how long before this spawn), and its standing.
-  const provenance = [p.producer ? `by ${p.producer}` : null, p.age ? `${p.age} before` : null].filter((x) => x !== null).join(', ');
-  const standing = p.standing === 'contradicted' ? `a claim that failed review: ${p.standing_by ?? 'a later failure'}` : p.standing === 'held' ? `held: ${p.standing_by ?? 'a passing review'}` : null;
-  const mark = [provenance || null, standing].filter((x) => x !== null).join('; ');
+/** What follows an item's id or phase: its provenance and its standing (`by qa_expert, 20 h before; held: …`). */
+function marks(item: { provenance?: string; standing?: 'held' | 'contradicted'; standing_by?: string }): string | null {
+  const parts = [item.provenance ?? null, standingText(item)].filter((x) => x !== null);
+  return parts.length === 0 ? null : parts.join('; ');
+}
+
+export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'file_path' | 'summary' | 'provenance' | 'standing' | 'standing_by'>): string {
+  const mark = marks(p);
   return `**[${p.priority.toUpperCase()}]** ${p.file_path} (id ${p.id}${mark ? `; ${mark}` : ''})\n> ${p.summary}`;
 }
 
 /**
- * A reasoning entry's line; one with a standing says it after its phase: a claim a review answered
+ * A reasoning entry's line; its provenance and standing after its phase: a claim a review answered
  * is worded as such (never as fact), one a passing review held says by what.
  */
-export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content' | 'standing' | 'standing_by' | 'iteration' | 'age'>): string {
-  const standing = e.standing === 'contradicted' ? `a claim that failed review: ${e.standing_by ?? 'a later failure'}` : e.standing === 'held' ? `held: ${e.standing_by ?? 'a passing review'}` : null;
-  // Provenance, compact: the iteration it was written in and how long before this spawn.
-  const provenance = [e.iteration !== null && e.iteration !== undefined ? `it. ${e.iteration}` : null, e.age ? `${e.age} before` : null].filter((x) => x !== null).join(', ');
-  const mark = [provenance || null, standing].filter((x) => x !== null).join('; ');
+export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content' | 'provenance' | 'standing' | 'standing_by'>): string {
+  const mark = marks(e);
   return reasoningLine(e.agent_type, mark ? `${e.phase} (${mark})` : e.phase, e.content);
 }
 
@@ -83,12 +84,12 @@ export function renderErrorPattern(p: ErrorPatternItem): string {
   return [
     `⚠️ **Known Issue**: "${p.error_type}: ${p.message_pattern}"`,
     `> **Solution**: ${p.solution}`,
-    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} times${p.other_task ? `; ${OTHER_TASK}` : ''})`,
+    `> **Confidence**: ${p.confidence} (seen ${p.occurrences} times${p.provenance ? `, ${p.provenance}` : ''}${p.other_task ? `; ${OTHER_TASK}` : ''})`,
   ].join('\n');
 }
 
 export function renderStrategy(s: StrategyItem): string {
-  return `- **${s.topic}** (helpful ${s.helpfulness}×${s.other_task ? `; ${OTHER_TASK}` : ''}): ${s.insight}`;
+  return `- **${s.topic}** (helpful ${s.helpfulness}×${s.provenance ? `, ${s.provenance}` : ''}${s.other_task ? `; ${OTHER_TASK}` : ''}): ${s.insight}`;
 }
 
 /** What a pattern or strategy that shares no word with the request's text says of itself: shown for the project, not for this task. */

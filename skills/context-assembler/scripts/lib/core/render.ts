@@ -83,6 +83,8 @@ const REASON_TEXT: Readonly<Record<ExclusionReason, string>> = {
   consumed: 'already delivered',
   'redaction-emptied': 'emptied by redaction',
   expired: 'past their TTL',
+  contradicted: 'claims a later review failed',
+  unreviewed: 'not reviewed yet',
 };
 
 /** The line stating by how much the block passes its budget, and why: Tier 1's one item, or the block's own lines (headings, the `+N more` line, what names the builder's items not shown). */
@@ -146,6 +148,10 @@ function floorReasonText(reason: FloorReason, doc: AssemblyDoc): string {
       return 'emptied by redaction';
     case 'expired':
       return 'past its TTL: stale';
+    case 'contradicted':
+      return 'a claim a later review failed (provenance.contradicted: left_out)';
+    case 'unreviewed':
+      return 'not reviewed yet (provenance.unreviewed: left_out)';
     case 'reasoning-off':
       return 'reasoning is off for this request (--include-reasoning false)';
     case 'not-a-candidate':

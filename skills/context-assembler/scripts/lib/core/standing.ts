@@ -106,3 +106,98 @@ export function ageBefore(at: string | null, nowMs: number): string | null {
   const hours = Math.floor(minutes / 60);
   return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
 }
+
+/**
+ * What a block does with an item of a standing, per agent (config `provenance.contradicted` and
+ * `provenance.unreviewed`): `shown` in its place, `ranked` after the rest of its section (a
+ * contradicted claim then comes after what contradicted it), `left_out` of the block (the block's
+ * `### Left out` counts it, and names it when BAZINGA's own section would have shown it). Every
+ * item shown is marked with its standing. A held item is always shown in its place.
+ */
+export const STANDING_CHOICES = ['shown', 'ranked', 'left_out'] as const;
+export type StandingChoice = (typeof STANDING_CHOICES)[number];
+
+export interface StandingRules {
+  contradicted: StandingChoice;
+  unreviewed: StandingChoice;
+}
+
+/** Items in the order a section shows them, and those the rules leave out (in their order). Stable. */
+export function applyStanding<T extends { standing?: 'held' | 'contradicted' }>(items: readonly T[], rules: StandingRules): { shown: T[]; leftOut: T[] } {
+  const choiceOf = (item: T): StandingChoice => (item.standing === 'held' ? 'shown' : item.standing === 'contradicted' ? rules.contradicted : rules.unreviewed);
+  const inPlace: T[] = [];
+  const unreviewedDown: T[] = [];
+  const contradictedDown: T[] = [];
+  const leftOut: T[] = [];
+  for (const item of items) {
+    const choice = choiceOf(item);
+    if (choice === 'left_out') leftOut.push(item);
+    else if (choice === 'shown') inPlace.push(item);
+    else if (item.standing === 'contradicted') contradictedDown.push(item);
+    else unreviewedDown.push(item);
+  }
+  return { shown: [...inPlace, ...unreviewedDown, ...contradictedDown], leftOut };
+}
+
+/** What the project's capture ledger says of one fault's fix: retries that passed with it, and that failed with it. */
+export interface FixTally {
+  /** The product created the pattern from a retry that passed (ledger operation `created`). */
+  created: boolean;
+  passed: number;
+  failed: number;
+}
+
+/**
+ * How an error pattern came to be: `captured` when the product created it from a retry that
+ * passed; `learnt` when an agent saved it and the session's verdicts or captures since moved its
+ * confidence; `saved` when it stands as an agent saved it.
+ */
+export type PatternOrigin = 'captured' | 'saved' | 'learnt';
+
+export function patternOrigin(tally: FixTally | undefined, learnt: boolean): PatternOrigin {
+  if (tally?.created) return 'captured';
+  return learnt || (tally !== undefined && tally.passed + tally.failed > 0) ? 'learnt' : 'saved';
+}
+
+// Compact provenance, as the block says it (a few tokens each; the JSON holds each field whole).
+
+/** A package's: who wrote it, how long before the spawn (`by qa_expert, 20 h before`). */
+export function packageProvenance(p: { producer?: string; age?: string }): string | null {
+  return joined([p.producer ? `by ${p.producer}` : null, p.age ? `${p.age} before` : null]);
+}
+
+/** A reasoning entry's: the iteration it was written in, how long before the spawn (`it. 1, 21 h before`). */
+export function reasoningProvenance(e: { iteration?: number | null; age?: string }): string | null {
+  return joined([e.iteration !== null && e.iteration !== undefined ? `it. ${e.iteration}` : null, e.age ? `${e.age} before` : null]);
+}
+
+/**
+ * An error pattern's: when last seen, how it came to be, and whether its fix was seen to pass
+ * (`last seen 2 d before; captured from a retry that passed`, `saved by an agent, fix not seen to pass`).
+ */
+export function patternProvenance(p: { age?: string; origin?: PatternOrigin; fix_passed?: number; fix_failed?: number }): string | null {
+  if (p.origin === undefined) return joined([p.age ? `last seen ${p.age} before` : null]);
+  const passed = p.fix_passed ?? 0;
+  const failed = p.fix_failed ?? 0;
+  const fix =
+    passed > 0 ? `fix seen to pass ${passed}×${failed > 0 ? `, fail ${failed}×` : ''}` : failed > 0 ? `fix seen to fail ${failed}×` : 'fix not seen to pass';
+  const how = p.origin === 'captured' ? `captured from a retry that passed${passed > 1 || failed > 0 ? `; ${fix}` : ''}` : p.origin === 'learnt' && passed + failed === 0 ? 'saved by an agent, learnt from verdicts' : `saved by an agent, ${fix}`;
+  return [p.age ? `last seen ${p.age} before` : null, how].filter((x) => x !== null).join('; ');
+}
+
+/** A strategy's: when last seen helpful, and whether verdicts moved it (`last seen 3 d before, learnt from verdicts`). */
+export function strategyProvenance(s: { age?: string; learnt?: true }): string | null {
+  return joined([s.age ? `last seen ${s.age} before` : null, s.learnt ? 'learnt from verdicts' : null]);
+}
+
+/** A standing's words in the block: a contradicted claim is never worded as fact. */
+export function standingText(item: { standing?: 'held' | 'contradicted'; standing_by?: string }): string | null {
+  if (item.standing === 'contradicted') return `a claim that failed review: ${item.standing_by ?? 'a later failure'}`;
+  if (item.standing === 'held') return `held: ${item.standing_by ?? 'a passing review'}`;
+  return null;
+}
+
+const joined = (parts: readonly (string | null)[]): string | null => {
+  const text = parts.filter((x) => x !== null).join(', ');
+  return text === '' ? null : text;
+};

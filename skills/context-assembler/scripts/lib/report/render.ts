@@ -44,6 +44,10 @@ export function reasonWords(reason: string, sp: Pick<SpawnReport, 'budget' | 'zo
       return 'nothing left once secrets were removed';
     case 'expired':
       return 'past its time to live (stale)';
+    case 'contradicted':
+      return 'a claim a later review of its group failed (left out by provenance.contradicted)';
+    case 'unreviewed':
+      return 'no review has passed it yet (left out by provenance.unreviewed)';
     case 'reasoning-off':
       return 'reasoning was off for this request';
     case 'not-a-candidate':
