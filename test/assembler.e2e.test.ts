@@ -515,17 +515,19 @@ describe('reasoning (§3.6)', () => {
   it('reads the real reasoning_phase column: developer gets developer, qa_expert and tech_lead entries ordered by phase', () => {
     const doc = assembleJson(fx.get(), { agent: 'developer', iteration: 1 });
     const entries = doc.reasoning.entries as any[];
-    expect(entries.map((e) => e.id)).toEqual([3, 5, 4, 7]);
+    // The developer's completion of iteration 1, which QA's failures report (package 2) answered, comes last.
+    expect(entries.map((e) => e.id)).toEqual([5, 4, 7, 3]);
     expect(entries.map((e) => `${e.agent_type}:${e.phase}`)).toEqual([
-      'developer:completion',
       'developer:decisions',
       'qa_expert:decisions',
       'tech_lead:decisions',
+      'developer:completion',
     ]);
+    expect(entries[3]).toMatchObject({ standing: 'contradicted', standing_by: 'failures package 2' });
     const md = assembleMarkdown(fx.get(), { agent: 'developer', iteration: 1 });
     expect(md).toContain('### Prior Agent Reasoning (4 entries)');
-    expect(md).toContain('**[developer] completion:** Implemented token issue/verify');
-    expect(md).toContain('**[tech_lead] decisions:** All groups');
+    expect(md).toMatch(/\*\*\[developer\] completion \(it\. 1, \d+ [a-z]+ ago; a claim that failed review: failures package 2\):\*\* Implemented token issue\/verify/);
+    expect(md).toMatch(/\*\*\[tech_lead\] decisions \(\d+ [a-z]+ ago\):\*\* All groups/);
     expect(md).not.toMatch(/\*\*\[\w+\] (unknown|null|undefined):\*\*/);
   });
 
@@ -533,8 +535,9 @@ describe('reasoning (§3.6)', () => {
     const doc = assembleJson(fx.get(), { agent: 'qa_expert', iteration: 1 });
     expect(doc.include_reasoning).toBe(true);
     const entries = doc.reasoning.entries as any[];
-    // Completion first, then decisions, then the rest (the builder's five newest, past the two per producer).
-    expect(entries.map((e) => e.id)).toEqual([3, 5, 1, 2]);
+    // Decisions, then the rest (the builder's five newest, past the two per producer); the completion
+    // QA's failures report answered last.
+    expect(entries.map((e) => e.id)).toEqual([5, 1, 2, 3]);
     expect(doc.floor.reasoning).toEqual([5, 3, 2, 1]);
     expect(new Set(entries.map((e) => e.agent_type))).toEqual(new Set(['developer']));
     expect(assembleMarkdown(fx.get(), { agent: 'qa_expert', iteration: 1 })).not.toContain('[tech_lead]');
@@ -547,7 +550,7 @@ describe('reasoning (§3.6)', () => {
     expect(assembleMarkdown(fx.get(), { agent: 'developer', iteration: 0 })).not.toContain('### Prior Agent Reasoning');
     const on = assembleJson(fx.get(), { agent: 'developer', iteration: 0 }, ['--dry-run', '--include-reasoning', 'true']);
     expect(on.include_reasoning).toBe(true);
-    expect(on.reasoning.entries.map((e: any) => e.id)).toEqual([3, 5, 4, 7]);
+    expect(on.reasoning.entries.map((e: any) => e.id)).toEqual([5, 4, 7, 3]);
   });
 
   it('--include-reasoning false removes it for qa_expert', () => {
@@ -672,7 +675,7 @@ describe('error patterns (§3.4)', () => {
     expect(module[0]).toMatchObject({ message_pattern: "Cannot find module '...' at .../x.ts line N", confidence: 0.8, occurrences: 2 });
     expect(module[0].pattern_hash.slice(0, 8)).toBe('62e443af');
     expect(module[0].fault_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(assembleMarkdown(fx.get())).toContain('> **Confidence**: 0.8 (seen 2 times)');
+    expect(assembleMarkdown(fx.get())).toMatch(/> \*\*Confidence\*\*: 0\.8 \(seen 2 times, last \d+ [a-z]+ ago; saved by an agent, fix not seen to pass\)/);
   });
 
   it('--error outranks confidence: a more confident pattern drops behind the matching one', () => {

@@ -796,9 +796,9 @@ type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?:
  * by default a claim a review answered goes after the rest (what answered it ranks above). Those
  * the rules leave out are returned apart.
  */
-function withStanding(db: DB, sessionId: string, entries: ReasoningItem[], rules: StandingRules): { shown: ReasoningItem[]; leftOut: ReasoningItem[] } {
+function withStanding(db: DB, sessionId: string, entries: ReasoningItem[], rules: StandingRules, nowMs: number): { shown: ReasoningItem[]; leftOut: ReasoningItem[] } {
   if (entries.length === 0) return { shown: entries, leftOut: [] };
-  const { reviews, failures } = reviewState(db, sessionId);
+  const { reviews, failures } = reviewState(db, sessionId, nowMs);
   const marked = entries.map((e) => {
     const s = reasoningStanding(e, e.group_id ? reviews.get(String(e.group_id)) : undefined, failures);
     return s.standing === 'unreviewed' ? e : { ...e, standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) };
@@ -812,7 +812,7 @@ function withStanding(db: DB, sessionId: string, entries: ReasoningItem[], rules
  */
 function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage[], nowMs: number, config: Config, agent: string): { shown: RankedPackage[]; leftOut: RankedPackage[] } {
   if (packages.length === 0) return { shown: packages, leftOut: [] };
-  const { reviews, failures } = reviewState(db, sessionId);
+  const { reviews, failures } = reviewState(db, sessionId, nowMs);
   const producers = listPackageProducers(db, packages.map((p) => p.id));
   const marked = packages.map((p) => {
     const producer = producers.get(p.id);
@@ -862,19 +862,21 @@ function standingExclusions<T extends { standing?: 'held' | 'contradicted' }>(ki
 }
 
 /** The session's groups' review state and its failures packages, as core/standing.ts reads them. */
-function reviewState(db: DB, sessionId: string): { reviews: Map<string, GroupReview>; failures: Failure[] } {
+function reviewState(db: DB, sessionId: string, nowMs: number): { reviews: Map<string, GroupReview>; failures: Failure[] } {
+  // What the spawn could know: a review or failure stamped after its `now` has not happened for it.
+  const by = (at: string | null) => at === null || !(parseSqliteTime(at) > nowMs);
   const reviews = new Map(
     listGroupReviews(db, sessionId).map((g) => [
       String(g.id),
       {
         group_id: String(g.id),
         revision_count: Number(g.revision_count) || 0,
-        passed: g.passed === 1,
+        passed: g.passed === 1 && by(g.updated_at),
         reviewed_at: g.updated_at,
       },
     ]),
   );
-  const failures = listSessionFailures(db, sessionId).map((f) => ({ id: f.id, group_id: String(f.group_id), created_at: f.created_at, iteration: failureIteration(f.file_path) }));
+  const failures = listSessionFailures(db, sessionId).filter((f) => by(f.created_at)).map((f) => ({ id: f.id, group_id: String(f.group_id), created_at: f.created_at, iteration: failureIteration(f.file_path) }));
   return { reviews, failures };
 }
 
@@ -940,7 +942,7 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     pinned: new Set(pinned),
   });
   // Each entry's standing from the session's reviews, ordered (or left out) by the agent's rules.
-  const standing = withStanding(db, r.session, selected.entries, standingRulesOf(deps.config, r.agent));
+  const standing = withStanding(db, r.session, selected.entries, standingRulesOf(deps.config, r.agent), nowMs);
   selected.excluded.push(...standingExclusions('reasoning', standing.leftOut, (e) => e.id));
   selected.entries = standing.shown.map((e) => {
     const age = ageBefore(e.timestamp, nowMs);

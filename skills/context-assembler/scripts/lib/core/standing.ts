@@ -161,33 +161,33 @@ export function patternOrigin(tally: FixTally | undefined, learnt: boolean): Pat
 
 // Compact provenance, as the block says it (a few tokens each; the JSON holds each field whole).
 
-/** A package's: who wrote it, how long before the spawn (`by qa_expert, 20 h before`). */
+/** A package's: who wrote it, how long before the spawn (`qa_expert, 20 h ago`). */
 export function packageProvenance(p: { producer?: string; age?: string }): string | null {
-  return joined([p.producer ? `by ${p.producer}` : null, p.age ? `${p.age} before` : null]);
+  return joined([p.producer ?? null, p.age ? `${p.age} ago` : null]);
 }
 
-/** A reasoning entry's: the iteration it was written in, how long before the spawn (`it. 1, 21 h before`). */
+/** A reasoning entry's: the iteration it was written in, how long before the spawn (`it. 1, 21 h ago`). */
 export function reasoningProvenance(e: { iteration?: number | null; age?: string }): string | null {
-  return joined([e.iteration !== null && e.iteration !== undefined ? `it. ${e.iteration}` : null, e.age ? `${e.age} before` : null]);
+  return joined([e.iteration !== null && e.iteration !== undefined ? `it. ${e.iteration}` : null, e.age ? `${e.age} ago` : null]);
 }
 
 /**
  * An error pattern's: when last seen, how it came to be, and whether its fix was seen to pass
- * (`last seen 2 d before; captured from a retry that passed`, `saved by an agent, fix not seen to pass`).
+ * (`last 2 d ago; captured from a retry that passed`, `saved by an agent, fix not seen to pass`).
  */
 export function patternProvenance(p: { age?: string; origin?: PatternOrigin; fix_passed?: number; fix_failed?: number }): string | null {
-  if (p.origin === undefined) return joined([p.age ? `last seen ${p.age} before` : null]);
+  if (p.origin === undefined) return joined([p.age ? `last ${p.age} ago` : null]);
   const passed = p.fix_passed ?? 0;
   const failed = p.fix_failed ?? 0;
   const fix =
     passed > 0 ? `fix seen to pass ${passed}×${failed > 0 ? `, fail ${failed}×` : ''}` : failed > 0 ? `fix seen to fail ${failed}×` : 'fix not seen to pass';
   const how = p.origin === 'captured' ? `captured from a retry that passed${passed > 1 || failed > 0 ? `; ${fix}` : ''}` : p.origin === 'learnt' && passed + failed === 0 ? 'saved by an agent, learnt from verdicts' : `saved by an agent, ${fix}`;
-  return [p.age ? `last seen ${p.age} before` : null, how].filter((x) => x !== null).join('; ');
+  return [p.age ? `last ${p.age} ago` : null, how].filter((x) => x !== null).join('; ');
 }
 
-/** A strategy's: when last seen helpful, and whether verdicts moved it (`last seen 3 d before, learnt from verdicts`). */
+/** A strategy's: when last seen helpful, and whether verdicts moved it (`last 3 d ago, learnt from verdicts`). */
 export function strategyProvenance(s: { age?: string; learnt?: true }): string | null {
-  return joined([s.age ? `last seen ${s.age} before` : null, s.learnt ? 'learnt from verdicts' : null]);
+  return joined([s.age ? `last ${s.age} ago` : null, s.learnt ? 'learnt from verdicts' : null]);
 }
 
 /** A standing's words in the block: a contradicted claim is never worded as fact. */
