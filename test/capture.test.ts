@@ -197,6 +197,11 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     expect(ok(['capture-outcomes', SESSION]).decided.map((d: any) => d.operation)).toEqual(['raised']);
     expect(learnt()[0]).toMatchObject({ confidence: 0.8, occurrences: 2 });
     expect(patterns()[0]).toMatchObject({ confidence: 0.5, occurrences: 1 });
+    // The block says how it came to be and what its fix did: created from G1's passing retry, passed again in G2.
+    const run = capturingIo(['--project-root', p.root, '--session', SESSION, '--group', 'G2', '--agent', 'developer', '--error', TSC_A, '--now', '2026-01-03T12:20:00Z', '--dry-run', '--format', 'json'], { cwd: REPO_ROOT });
+    expect(runScript(ASSEMBLE_SPEC, run.io), run.err()).toBe(0);
+    const shown = JSON.parse(run.out()).error_patterns.find((e: any) => e.fault_hash === FAULT_A);
+    expect(shown).toMatchObject({ origin: 'captured', fix_passed: 2, fix_failed: 0, provenance: 'captured from a retry that passed; fix seen to pass 2×' });
     // A third group: the fault comes back after the fix.
     group('G3');
     failure('G3', TSC_A, '2026-01-01 13:00:00');

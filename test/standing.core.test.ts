@@ -70,3 +70,167 @@ describe('provenance', () => {
     expect(ageBefore(null, now)).toBeNull();
   });
 });
+
+describe('config provenance (the v19 fixture, in process): each key changes the block', () => {
+  const SESSION = 'bazinga_20251201_090000';
+  const NOW = '2025-12-02T12:00:00Z';
+  type Run = { md: string; doc: any };
+
+  async function withFixture(body: (assemble: (agent: string, config?: object) => Run, root: string) => void): Promise<void> {
+    const { copyIndexedFixture, capturingIo } = await import('./inProcess.ts');
+    const { runScript } = await import('../skills/context-assembler/scripts/lib/shell.ts');
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const p = copyIndexedFixture('ca-provenance-');
+    let n = 0;
+    const assemble = (agent: string, config?: object): Run => {
+      const flags = ['--project-root', p.root, '--session', SESSION, '--group', 'AUTH', '--agent', agent, '--iteration', '2', '--now', NOW, '--dry-run'];
+      if (config) {
+        const file = path.join(p.root, `provenance-${n++}.json`);
+        fs.writeFileSync(file, JSON.stringify({ context_engineering: { provenance: config } }));
+        flags.push('--config', file);
+      }
+      const one = (format: string) => {
+        const run = capturingIo([...flags, '--format', format], { cwd: p.root });
+        expect(runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' }, run.io), run.err()).toBe(0);
+        return run.out();
+      };
+      return { md: one('markdown'), doc: JSON.parse(one('json')) };
+    };
+    try {
+      body(assemble, p.root);
+    } finally {
+      p.cleanup();
+    }
+  }
+  const ids = (r: Run) => r.doc.reasoning.entries.map((e: { id: number }) => e.id);
+
+  it('defaults: provenance shown, the contradicted claim ranked after the rest and marked', () =>
+    withFixture((assemble) => {
+      const r = assemble('developer');
+      expect(ids(r)).toEqual([5, 4, 7, 3]);
+      expect(r.md).toContain('**[developer] completion (it. 1, 21 h ago; a claim that failed review: failures package 2):** Implemented token issue/verify');
+      expect(r.md).toContain('(id 2; qa_expert, 20 h ago)');
+      expect(r.doc.packages.find((p: any) => p.id === 2)).toMatchObject({ producer: 'qa_expert', age: '20 h', provenance: 'qa_expert, 20 h ago' });
+    }));
+
+  it('provenance.show false: no provenance marks (the standing mark stays; the JSON keeps who and when)', () =>
+    withFixture((assemble) => {
+      const r = assemble('developer', { show: false });
+      expect(r.md).not.toMatch(/ ago[;)]|\(it\. \d/);
+      expect(r.md).toContain('**[developer] completion (a claim that failed review: failures package 2):** Implemented');
+      expect(r.md).toContain('failures_AUTH_iter1.md (id 2)\n');
+      const pkg = r.doc.packages.find((p: any) => p.id === 2);
+      expect(pkg).toMatchObject({ producer: 'qa_expert', age: '20 h' });
+      expect(pkg.provenance).toBeUndefined();
+    }));
+
+  it('provenance.contradicted shown: the claim stays in its place, still worded as one that failed review', () =>
+    withFixture((assemble) => {
+      const r = assemble('developer', { contradicted: { default: 'shown' } });
+      expect(ids(r)).toEqual([3, 5, 4, 7]);
+      expect(r.doc.reasoning.entries[0]).toMatchObject({ standing: 'contradicted', standing_by: 'failures package 2' });
+    }));
+
+  it("provenance.contradicted left_out for one agent: that agent's block leaves the claim out and says so; another's keeps it", () =>
+    withFixture((assemble) => {
+      const config = { contradicted: { default: 'ranked', developer: 'left_out' } };
+      const r = assemble('developer', config);
+      expect(ids(r)).toEqual([5, 4, 7]);
+      expect(r.doc.excluded).toContainEqual({ kind: 'reasoning', id: 3, reason: 'contradicted' });
+      expect(r.md).toContain('1 claims a later review failed');
+      // A reviewer's block, where BAZINGA's own section shows the claim (the work under review): the block names it and why.
+      const qa = assemble('qa_expert', { contradicted: { qa_expert: 'left_out' } });
+      expect(qa.doc.floor.reasoning).toContain(3);
+      expect(ids(qa)).not.toContain(3);
+      expect(qa.md).toContain('reasoning 3 (a claim a later review failed: provenance.contradicted is left_out)');
+      expect(ids(assemble('qa_expert', config))).toContain(3);
+    }));
+
+  it("a passing review holds what was written before it: the tech lead's block marks it; provenance.unreviewed ranked and left_out move the rest", async () => {
+    const Database = (await import('better-sqlite3')).default;
+    await withFixture((assemble, root) => {
+      const path = `${root}/bazinga/bazinga.db`;
+      const db = new Database(path);
+      db.prepare("UPDATE task_groups SET last_review_status = 'APPROVED', updated_at = ? WHERE session_id = ? AND id = 'AUTH'").run('2025-12-02 11:00:00', SESSION);
+      db.close();
+      const r = assemble('tech_lead');
+      const byId = new Map(r.doc.reasoning.entries.map((e: any) => [e.id, e]));
+      expect(byId.get(5)).toMatchObject({ standing: 'held', standing_by: 'the passing review of AUTH' });
+      expect(byId.get(3)).toMatchObject({ standing: 'contradicted' });
+      expect(r.md).toMatch(/\*\*\[developer\] decisions \(it\. 2, 2 h ago; held: the passing review of AUTH\):\*\*/);
+      // The developer's: the tech lead's session-wide decision no review checks stays unreviewed.
+      const dev = assemble('developer');
+      const unreviewed = dev.doc.reasoning.entries.filter((e: any) => e.standing === undefined).map((e: any) => e.id);
+      expect(unreviewed).toEqual([7]);
+      // ranked: held first, then the unreviewed, then the contradicted.
+      const ranked = assemble('developer', { unreviewed: { default: 'ranked' } });
+      expect(ranked.doc.reasoning.entries.map((e: any) => e.standing ?? 'unreviewed')).toEqual(['held', 'held', 'unreviewed', 'contradicted']);
+      expect(ids(ranked)).toEqual([5, 4, 7, 3]);
+      // left_out: not shown, counted, and named where BAZINGA's own section would show it.
+      const out = assemble('developer', { unreviewed: { developer: 'left_out' } });
+      expect(ids(out)).toEqual([5, 4, 3]);
+      expect(out.doc.excluded).toContainEqual({ kind: 'reasoning', id: 7, reason: 'unreviewed' });
+      // The session-wide investigation package (no group, no review) is left out too, and BAZINGA's section has it.
+      expect(out.doc.excluded).toContainEqual({ kind: 'package', id: 4, reason: 'unreviewed' });
+      expect(out.md).toContain('- 2 not reviewed yet\n');
+      expect(out.md).toContain('package 4 (not reviewed yet: provenance.unreviewed is left_out)');
+      // The failures package, a review's own finding, stays.
+      expect(out.doc.packages.map((p: any) => p.id)).toContain(2);
+    });
+  });
+
+  it('a value that is not a choice is refused, naming the key and the allowed values', async () => {
+    const { parseConfig } = await import('../skills/context-assembler/scripts/lib/config.ts');
+    expect(() => parseConfig(JSON.stringify({ context_engineering: { provenance: { contradicted: { developer: 'hidden' } } } }), 'c.json')).toThrow(
+      'c.json: context_engineering.provenance.contradicted.developer: expected one of "shown", "ranked", "left_out", got "hidden"',
+    );
+    expect(() => parseConfig(JSON.stringify({ context_engineering: { provenance: { show: 'yes' } } }), 'c.json')).toThrow('context_engineering.provenance.show: expected true or false');
+  });
+});
+
+describe('applyStanding and the marks (table)', () => {
+  it.each([
+    { rules: { contradicted: 'ranked', unreviewed: 'shown' }, shown: ['c1', 'u1', 'h1', 'u2', 'c2'].filter((x) => x[0] !== 'c').concat(['c1', 'c2']), left: [] },
+    { rules: { contradicted: 'shown', unreviewed: 'shown' }, shown: ['c1', 'u1', 'h1', 'u2', 'c2'], left: [] },
+    { rules: { contradicted: 'left_out', unreviewed: 'ranked' }, shown: ['h1', 'u1', 'u2'], left: ['c1', 'c2'] },
+    { rules: { contradicted: 'ranked', unreviewed: 'ranked' }, shown: ['h1', 'u1', 'u2', 'c1', 'c2'], left: [] },
+    { rules: { contradicted: 'left_out', unreviewed: 'left_out' }, shown: ['h1'], left: ['c1', 'u1', 'u2', 'c2'] },
+  ] as const)('$rules', async ({ rules, shown, left }) => {
+    const { applyStanding } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
+    const items = ['c1', 'u1', 'h1', 'u2', 'c2'].map((id) => ({ id, ...(id[0] === 'c' ? { standing: 'contradicted' as const } : id[0] === 'h' ? { standing: 'held' as const } : {}) }));
+    const out = applyStanding(items, rules);
+    expect(out.shown.map((i) => i.id)).toEqual(shown);
+    expect(out.leftOut.map((i) => i.id)).toEqual(left);
+  });
+
+  it.each([
+    [{ origin: 'captured', fix_passed: 1, fix_failed: 0, age: '2 d' }, 'last 2 d ago; captured from a retry that passed'],
+    [{ origin: 'captured', fix_passed: 2, fix_failed: 1 }, 'captured from a retry that passed; fix seen to pass 2×, fail 1×'],
+    [{ origin: 'saved', fix_passed: 0, fix_failed: 0, age: '3 h' }, 'last 3 h ago; saved by an agent, fix not seen to pass'],
+    [{ origin: 'learnt', fix_passed: 1, fix_failed: 0 }, 'saved by an agent, fix seen to pass 1×'],
+    [{ origin: 'learnt', fix_passed: 0, fix_failed: 2 }, 'saved by an agent, fix seen to fail 2×'],
+    [{ origin: 'learnt', fix_passed: 0, fix_failed: 0 }, 'saved by an agent, learnt from verdicts'],
+  ] as const)('pattern %o: %s', async (p, text) => {
+    const { patternProvenance } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
+    expect(patternProvenance(p)).toBe(text);
+  });
+
+  it('how a pattern came to be', async () => {
+    const { patternOrigin } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
+    expect(patternOrigin(undefined, false)).toBe('saved');
+    expect(patternOrigin(undefined, true)).toBe('learnt');
+    expect(patternOrigin({ created: false, passed: 1, failed: 0 }, false)).toBe('learnt');
+    expect(patternOrigin({ created: true, passed: 1, failed: 0 }, false)).toBe('captured');
+  });
+});
+
+describe('a review finding is never left out by standing', () => {
+  it('a failures package stays in its place whatever provenance.unreviewed says', async () => {
+    const { applyStanding } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
+    const items = [{ id: 1, type: 'research' }, { id: 2, type: 'failures' }, { id: 3, type: 'handoff', standing: 'contradicted' as const }];
+    const out = applyStanding(items, { contradicted: 'left_out', unreviewed: 'left_out' }, (i) => i.type === 'failures');
+    expect(out.shown.map((i) => i.id)).toEqual([2]);
+    expect(out.leftOut.map((i) => i.id)).toEqual([1, 3]);
+  });
+});

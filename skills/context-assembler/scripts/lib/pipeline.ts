@@ -826,7 +826,7 @@ function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage
     };
     return withProvenance(item, config, packageProvenance);
   });
-  return applyStanding(marked, standingRulesOf(config, agent));
+  return applyStanding(marked, standingRulesOf(config, agent), (p) => p.package_type === 'failures');
 }
 
 /** The item with its compact provenance (core/standing.ts) when config `provenance.show` is on. */

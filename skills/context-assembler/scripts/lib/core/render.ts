@@ -149,9 +149,9 @@ function floorReasonText(reason: FloorReason, doc: AssemblyDoc): string {
     case 'expired':
       return 'past its TTL: stale';
     case 'contradicted':
-      return 'a claim a later review failed (provenance.contradicted: left_out)';
+      return 'a claim a later review failed: provenance.contradicted is left_out';
     case 'unreviewed':
-      return 'not reviewed yet (provenance.unreviewed: left_out)';
+      return 'not reviewed yet: provenance.unreviewed is left_out';
     case 'reasoning-off':
       return 'reasoning is off for this request (--include-reasoning false)';
     case 'not-a-candidate':

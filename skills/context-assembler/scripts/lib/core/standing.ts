@@ -122,9 +122,14 @@ export interface StandingRules {
   unreviewed: StandingChoice;
 }
 
-/** Items in the order a section shows them, and those the rules leave out (in their order). Stable. */
-export function applyStanding<T extends { standing?: 'held' | 'contradicted' }>(items: readonly T[], rules: StandingRules): { shown: T[]; leftOut: T[] } {
-  const choiceOf = (item: T): StandingChoice => (item.standing === 'held' ? 'shown' : item.standing === 'contradicted' ? rules.contradicted : rules.unreviewed);
+/**
+ * Items in the order a section shows them, and those the rules leave out (in their order). Stable.
+ * A review's own finding (`isVerdict`: a failures package) is what standing is read from: like a
+ * held item, always shown in its place.
+ */
+export function applyStanding<T extends { standing?: 'held' | 'contradicted' }>(items: readonly T[], rules: StandingRules, isVerdict: (item: T) => boolean = () => false): { shown: T[]; leftOut: T[] } {
+  const choiceOf = (item: T): StandingChoice =>
+    item.standing === 'held' || isVerdict(item) ? 'shown' : item.standing === 'contradicted' ? rules.contradicted : rules.unreviewed;
   const inPlace: T[] = [];
   const unreviewedDown: T[] = [];
   const contradictedDown: T[] = [];
