@@ -218,6 +218,18 @@ describe('report', () => {
     expect(md).toContain(`${first.kind === 'package' ? 'package' : first.kind.replace('_', ' ')} ${first.kind === 'error_pattern' ? String(first.id).slice(0, 12) : first.id} · `);
     for (const sp of s.spawns) for (const x of sp.shown) if (x.tier !== null) expect(md).toContain(` · Tier ${x.tier} · ${x.tokens} tokens: `);
 
+    // Each shown item with where it came from and its standing, as its spawn was given it.
+    const shownAll = s.spawns.flatMap((sp: any) => sp.shown);
+    const contradicted = shownAll.find((x: any) => x.standing === 'contradicted');
+    expect(contradicted).toMatchObject({ kind: 'reasoning', standing_by: expect.stringMatching(/^failures package \d+$/), provenance: expect.stringMatching(/^it\. \d+, \d+ (min|h|d) ago$/) });
+    expect(md).toContain(`${contradicted.title} — ${contradicted.provenance} · contradicted by ${contradicted.standing_by}`);
+    const pkg = shownAll.find((x: any) => x.kind === 'package' && x.standing === undefined);
+    expect(pkg.provenance).toMatch(/^[a-z_]+, \d+ (min|h|d) ago$/);
+    expect(md).toContain(`${pkg.title} — ${pkg.provenance} · unreviewed`);
+    const pattern = shownAll.find((x: any) => x.kind === 'error_pattern');
+    expect(pattern.provenance).toMatch(/(captured from a retry that passed|saved by an agent, fix (not seen to pass|seen to (pass|fail) \d+×))/);
+    expect(md).toContain(` — ${pattern.provenance}`);
+
     // The group table's counts agree with the spawns it lists.
     for (const g of s.groups) {
       const mine = s.spawns.filter((sp: any) => sp.group_id === g.id);

@@ -198,7 +198,7 @@ describe('applyStanding and the marks (table)', () => {
     { rules: { contradicted: 'left_out', unreviewed: 'left_out' }, shown: ['h1'], left: ['c1', 'u1', 'u2', 'c2'] },
   ] as const)('$rules', async ({ rules, shown, left }) => {
     const { applyStanding } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
-    const items = ['c1', 'u1', 'h1', 'u2', 'c2'].map((id) => ({ id, ...(id[0] === 'c' ? { standing: 'contradicted' as const } : id[0] === 'h' ? { standing: 'held' as const } : {}) }));
+    const items: { id: string; standing?: 'held' | 'contradicted' }[] = ['c1', 'u1', 'h1', 'u2', 'c2'].map((id) => ({ id, ...(id[0] === 'c' ? { standing: 'contradicted' as const } : id[0] === 'h' ? { standing: 'held' as const } : {}) }));
     const out = applyStanding(items, rules);
     expect(out.shown.map((i) => i.id)).toEqual(shown);
     expect(out.leftOut.map((i) => i.id)).toEqual(left);

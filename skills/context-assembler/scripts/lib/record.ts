@@ -13,6 +13,7 @@
  * server gave no answer, takes the place of what the server recorded (settleDelivery). So a
  * delivery is recorded once, by the run whose block was printed.
  */
+import { packageProvenance, patternProvenance, reasoningProvenance, strategyProvenance } from './core/standing.ts';
 import {
   deleteAssembly,
   findAssemblyByKey,
@@ -41,7 +42,17 @@ export interface AssemblyDetail {
   /** Tokens each section of the block used. */
   sections: { packages: number; reasoning: number; error_patterns: number; strategies: number; memories: number };
   /** Every item shown, in the block's order within its kind. */
-  shown: { kind: ItemKind; id: number | string; tier: Tier | null; tokens: number | null }[];
+  shown: {
+    kind: ItemKind;
+    id: number | string;
+    tier: Tier | null;
+    tokens: number | null;
+    /** Where it came from, compact (core/standing.ts), whether or not the block showed it; absent when nothing is known. */
+    provenance?: string;
+    /** Its standing when the spawn was given it (absent: unreviewed), and what held or contradicted it. */
+    standing?: 'held' | 'contradicted';
+    standing_by?: string;
+  }[];
   /** The first LEFT_OUT_LISTED items left out, with why. */
   left_out: { kind: ItemKind; id: number | string; reason: Exclusion['reason']; tier: Tier | null }[];
   /** Everything left out, counted per reason. */
@@ -79,6 +90,11 @@ export interface RecordMeta {
 
 const tierOf = (item: { tier?: Tier }): Tier | null => item.tier ?? null;
 
+/** An item's provenance and standing as its record keeps them (fields left out when not known). */
+function provenanceOf(text: string | null, s: { standing?: 'held' | 'contradicted'; standing_by?: string }): Pick<AssemblyDetail['shown'][number], 'provenance' | 'standing' | 'standing_by'> {
+  return { ...(text !== null ? { provenance: text } : {}), ...(s.standing ? { standing: s.standing } : {}), ...(s.standing_by ? { standing_by: s.standing_by } : {}) };
+}
+
 /** The record of a final (consume step) document. Pure. */
 export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyRecord {
   // A block the prompt hook did not place reached no agent: nothing of it is on record as shown.
@@ -102,10 +118,10 @@ export function assemblyRecord(doc: AssemblyDoc, meta: RecordMeta): AssemblyReco
       memories: sum(memories),
     },
     shown: [
-      ...packages.map((p) => ({ kind: 'package' as const, id: p.id, tier: tierOf(p), tokens: p.tokens })),
-      ...entries.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: tierOf(e), tokens: e.tokens })),
-      ...patterns.map((p) => ({ kind: 'error_pattern' as const, id: p.fault_hash, tier: tierOf(p), tokens: p.tokens ?? null })),
-      ...strategies.map((s) => ({ kind: 'strategy' as const, id: s.strategy_id, tier: tierOf(s), tokens: s.tokens ?? null })),
+      ...packages.map((p) => ({ kind: 'package' as const, id: p.id, tier: tierOf(p), tokens: p.tokens, ...provenanceOf(packageProvenance(p), p) })),
+      ...entries.map((e) => ({ kind: 'reasoning' as const, id: e.id, tier: tierOf(e), tokens: e.tokens, ...provenanceOf(reasoningProvenance(e), e) })),
+      ...patterns.map((p) => ({ kind: 'error_pattern' as const, id: p.fault_hash, tier: tierOf(p), tokens: p.tokens ?? null, ...provenanceOf(patternProvenance(p), {}) })),
+      ...strategies.map((s) => ({ kind: 'strategy' as const, id: s.strategy_id, tier: tierOf(s), tokens: s.tokens ?? null, ...provenanceOf(strategyProvenance(s), {}) })),
       ...memories.map((m) => ({ kind: 'memory' as const, id: m.id, tier: tierOf(m), tokens: m.tokens ?? null })),
     ],
     left_out: excluded.slice(0, LEFT_OUT_LISTED).map((e) => ({ kind: e.kind, id: e.id, reason: e.reason, tier: e.tier ?? null })),

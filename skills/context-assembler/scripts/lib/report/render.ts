@@ -18,9 +18,23 @@ const KIND_LABEL: Readonly<Record<string, string>> = { package: 'package', reaso
 /** An item's name: its kind and id (an error pattern's 64-digit key by its first 12 digits). */
 const itemName = (x: { kind: string; id: number | string }) => `${KIND_LABEL[x.kind] ?? x.kind} ${x.kind === 'error_pattern' ? String(x.id).slice(0, 12) : x.id}`;
 const titleOf = (x: Titled) => x.title ?? '(no longer stored)';
-/** A shown item: name · tier · tokens: its line. */
-const shownLine = (x: SpawnReport['shown'][number]) =>
-  `${itemName(x)}${x.tier !== null ? ` · Tier ${x.tier}` : ''}${x.tokens !== null ? ` · ${x.tokens} tokens` : ''}: ${titleOf(x)}`;
+/**
+ * A shown item: name · tier · tokens: its line, then where it came from and its standing
+ * (after the line: a mark such as `fix not seen to pass` before a colon would read as a secret's key).
+ */
+const shownLine = (x: SpawnReport['shown'][number]) => {
+  const marks = [x.provenance ?? null, standingWords(x)].filter((m) => m !== null && m !== '');
+  return `${itemName(x)}${x.tier !== null ? ` · Tier ${x.tier}` : ''}${x.tokens !== null ? ` · ${x.tokens} tokens` : ''}: ${titleOf(x)}${marks.length > 0 ? ` — ${marks.join(' · ')}` : ''}`;
+};
+/** A shown item's standing, in words (a package or reasoning entry a record of this version keeps with its provenance is unreviewed when it has none). */
+const standingWords = (x: SpawnReport['shown'][number]): string | null =>
+  x.standing === 'contradicted'
+    ? `contradicted by ${x.standing_by ?? 'a later failure'}`
+    : x.standing === 'held'
+      ? `held by ${x.standing_by ?? 'a passing review'}`
+      : x.provenance !== undefined && (x.kind === 'package' || x.kind === 'reasoning')
+        ? 'unreviewed'
+        : null;
 /** An item left out: name · why, in words: its line. */
 const leftLine = (x: { kind: string; id: number | string; reason: string } & Titled, sp: SpawnReport) => `${itemName(x)} · ${reasonWords(x.reason, sp)}: ${titleOf(x)}`;
 
