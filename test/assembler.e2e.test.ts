@@ -535,9 +535,10 @@ describe('reasoning (§3.6)', () => {
     const doc = assembleJson(fx.get(), { agent: 'qa_expert', iteration: 1 });
     expect(doc.include_reasoning).toBe(true);
     const entries = doc.reasoning.entries as any[];
-    // Decisions, then the rest (the builder's five newest, past the two per producer); the completion
-    // QA's failures report answered last.
-    expect(entries.map((e) => e.id)).toEqual([5, 1, 2, 3]);
+    // The completion QA's failures report answered yields its place among the developer's two: the
+    // two chosen (decisions 5, then 2), the builder's others past the two per producer after them,
+    // the answered claim last.
+    expect(entries.map((e) => e.id)).toEqual([5, 2, 1, 3]);
     expect(doc.floor.reasoning).toEqual([5, 3, 2, 1]);
     expect(new Set(entries.map((e) => e.agent_type))).toEqual(new Set(['developer']));
     expect(assembleMarkdown(fx.get(), { agent: 'qa_expert', iteration: 1 })).not.toContain('[tech_lead]');

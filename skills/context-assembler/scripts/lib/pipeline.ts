@@ -84,6 +84,7 @@ import {
   ageBefore,
   applyStanding,
   failureIteration,
+  standingBand,
   packageProvenance,
   packageStanding,
   patternOrigin,
@@ -93,7 +94,6 @@ import {
   strategyProvenance,
   type Failure,
   type GroupReview,
-  type StandingRules,
 } from './core/standing.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
@@ -791,22 +791,6 @@ function artifactTexts(packages: readonly Pick<PackedPackage, 'id' | 'file_path'
 type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?: RankedPackage[] };
 
 /**
- * Reasoning entries with their standing (core/standing.ts) from the session's group reviews and
- * failures packages, each marked, in the order the agent's rules (config `provenance`) show them:
- * by default a claim a review answered goes after the rest (what answered it ranks above). Those
- * the rules leave out are returned apart.
- */
-function withStanding(db: DB, sessionId: string, entries: ReasoningItem[], rules: StandingRules, nowMs: number): { shown: ReasoningItem[]; leftOut: ReasoningItem[] } {
-  if (entries.length === 0) return { shown: entries, leftOut: [] };
-  const { reviews, failures } = reviewState(db, sessionId, nowMs);
-  const marked = entries.map((e) => {
-    const s = reasoningStanding(e, e.group_id ? reviews.get(String(e.group_id)) : undefined, failures);
-    return s.standing === 'unreviewed' ? e : { ...e, standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) };
-  });
-  return applyStanding(marked, rules);
-}
-
-/**
  * Packages with who wrote them, how long before the spawn (when provenance is shown) and their
  * standing (core/standing.ts), in the order the agent's rules show them; those left out apart.
  */
@@ -929,6 +913,26 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     const base = score;
     score = new Map([...rows.values()].map((row) => [row.id, (base?.get(row.id) ?? recency(row)) + wOutcome * termOf(outcomes, 'reasoning', row.id)]));
   }
+  // Each entry's standing from the session's reviews (as of the spawn's now): the agent's rules
+  // leave some out, rank some down (the first a cap or the budget cuts), and every one shown is
+  // sized with its marks.
+  const rules = standingRulesOf(deps.config, r.agent);
+  const { reviews, failures } = reviewState(db, r.session, nowMs);
+  const standingOf = new Map(
+    [...rows.values()].map((row) => [
+      row.id,
+      reasoningStanding({ agent_type: row.agent_type, phase: row.reasoning_phase ?? '', group_id: row.group_id, iteration: row.iteration, timestamp: row.timestamp }, row.group_id ? reviews.get(String(row.group_id)) : undefined, failures),
+    ]),
+  );
+  const bands = new Map<number, number>();
+  const standingLeftOut: Exclusion[] = [];
+  for (const [id, s] of standingOf) {
+    const band = standingBand(s.standing === 'unreviewed' ? {} : { standing: s.standing }, rules);
+    if (band === 'left_out') {
+      rows.delete(id);
+      standingLeftOut.push({ kind: 'reasoning', id, reason: s.standing === 'contradicted' ? 'contradicted' : 'unreviewed' });
+    } else if (band > 0) bands.set(id, band);
+  }
   const selected = selectReasoning({
     rows: [...rows.values()],
     producers,
@@ -939,15 +943,16 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     redact: deps.redact,
     counter: deps.counter,
     ...(score ? { score } : {}),
-    pinned: new Set(pinned),
+    pinned: new Set(pinned.filter((id) => rows.has(id))),
+    bands,
+    marked: (e) => {
+      const s = standingOf.get(e.id);
+      const age = ageBefore(e.timestamp, nowMs);
+      const item = { ...e, ...(age !== null ? { age } : {}), ...(s && s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}) };
+      return withProvenance(item, deps.config, reasoningProvenance);
+    },
   });
-  // Each entry's standing from the session's reviews, ordered (or left out) by the agent's rules.
-  const standing = withStanding(db, r.session, selected.entries, standingRulesOf(deps.config, r.agent), nowMs);
-  selected.excluded.push(...standingExclusions('reasoning', standing.leftOut, (e) => e.id));
-  selected.entries = standing.shown.map((e) => {
-    const age = ageBefore(e.timestamp, nowMs);
-    return withProvenance(age === null ? e : { ...e, age }, deps.config, reasoningProvenance);
-  });
+  selected.excluded.push(...standingLeftOut);
   if (deps.explain && outcomes !== undefined) {
     selected.entries = selected.entries.map((e) => {
       const c = countsOf(outcomes, 'reasoning', e.id);

@@ -76,8 +76,13 @@ export function renderPackageEntry(p: Pick<RankedPackage, 'id' | 'priority' | 'f
  * is worded as such (never as fact), one a passing review held says by what.
  */
 export function renderReasoningEntry(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content' | 'provenance' | 'standing' | 'standing_by'>): string {
+  return reasoningLine(e.agent_type, markedPhase(e), e.content);
+}
+
+/** A reasoning entry's phase as its label says it: with its marks, when it has any (`completion (it. 1, 21 h ago)`). */
+export function markedPhase(e: Pick<ReasoningItem, 'phase' | 'provenance' | 'standing' | 'standing_by'>): string {
   const mark = marks(e);
-  return reasoningLine(e.agent_type, mark ? `${e.phase} (${mark})` : e.phase, e.content);
+  return mark ? `${e.phase} (${mark})` : e.phase;
 }
 
 export function renderErrorPattern(p: ErrorPatternItem): string {

@@ -7,7 +7,7 @@
 import type { Exclusion, ReasoningItem } from '../contract.ts';
 import { pack, type Sized, type TokenCounter } from './pack.ts';
 import { reasoningLine, shownTail } from '../../../../bazinga-db/scripts/lib/pure.ts';
-import { renderReasoningEntry } from './render.ts';
+import { markedPhase, renderReasoningEntry } from './render.ts';
 import { oneLine, shorten } from './text.ts';
 
 /** Most actionable first; phases not listed come after, in this order. */
@@ -43,6 +43,14 @@ export interface SelectReasoningInput {
    * work under review): packed first, beyond maxPerProducer and maxTotal.
    */
   pinned?: ReadonlySet<number>;
+  /**
+   * Entries (by id) ranked down by their standing (core/standing.ts standingBand: 1 unreviewed, 2
+   * contradicted): after the rest in the choice, the caps and the order shown, so they are the
+   * first a cap or the budget leaves out. Absent: band 0.
+   */
+  bands?: ReadonlyMap<number, number>;
+  /** Each entry as shown, before it is sized: its provenance and standing marks (they cost tokens too). */
+  marked?: (entry: Omit<ReasoningItem, 'tokens'>) => Omit<ReasoningItem, 'tokens'>;
 }
 
 export interface SelectReasoningOutput {
@@ -69,7 +77,10 @@ function newestFirst(a: ReasoningRowInput, b: ReasoningRowInput): number {
 export function selectReasoning(input: SelectReasoningInput): SelectReasoningOutput {
   const relevant = new Set(input.producers);
   const score = input.score;
-  const standing = score ? (a: ReasoningRowInput, b: ReasoningRowInput) => (score.get(b.id) ?? 0) - (score.get(a.id) ?? 0) || newestFirst(a, b) : newestFirst;
+  const band = (row: ReasoningRowInput) => input.bands?.get(row.id) ?? 0;
+  const standing = score
+    ? (a: ReasoningRowInput, b: ReasoningRowInput) => band(a) - band(b) || (score.get(b.id) ?? 0) - (score.get(a.id) ?? 0) || newestFirst(a, b)
+    : (a: ReasoningRowInput, b: ReasoningRowInput) => band(a) - band(b) || newestFirst(a, b);
   const pinned = input.pinned ?? new Set<number>();
   const perProducer = new Map<string, ReasoningRowInput[]>();
   for (const row of [...input.rows].sort(standing)) {
@@ -78,7 +89,7 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
     if (list.length < input.maxPerProducer) list.push(row);
     perProducer.set(row.agent_type, list);
   }
-  const byPhase = (a: ReasoningRowInput, b: ReasoningRowInput) => phaseRank(a.reasoning_phase) - phaseRank(b.reasoning_phase) || newestFirst(a, b);
+  const byPhase = (a: ReasoningRowInput, b: ReasoningRowInput) => band(a) - band(b) || phaseRank(a.reasoning_phase) - phaseRank(b.reasoning_phase) || newestFirst(a, b);
   const kept = [...perProducer.values()].flat();
   // Without a standing the phase order decides what is cut; with one, the best entries stay.
   const chosen = score ? kept.sort(standing).slice(0, input.maxTotal).sort(byPhase) : kept.sort(byPhase).slice(0, input.maxTotal);
@@ -89,7 +100,7 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
   const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => {
     const content = input.redact(oneLine(row.content));
     shown.set(row.id, content);
-    return {
+    const item = {
       id: row.id,
       agent_type: oneLine(row.agent_type),
       phase: row.reasoning_phase ?? 'unknown',
@@ -99,6 +110,7 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
       group_id: row.group_id ?? null,
       iteration: row.iteration ?? null,
     };
+    return input.marked ? input.marked(item) : item;
   });
   // Entries are emitted one per line; the newline is counted with each.
   const pinnedFirst = pinned.size === 0 ? items : [...items.filter((e) => pinned.has(e.id)), ...items.filter((e) => !pinned.has(e.id))];
@@ -127,10 +139,10 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
  * so the whole tail's count plus 4 bounds it, provided the cut fell between a letter or digit and
  * a character that is neither (tested against counting).
  */
-export function entryBound(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content'>, whole: string, counter: TokenCounter): Sized {
+export function entryBound(e: Pick<ReasoningItem, 'agent_type' | 'phase' | 'content' | 'provenance' | 'standing' | 'standing_by'>, whole: string, counter: TokenCounter): Sized {
   const line = counter.bound(renderReasoningEntry(e) + '\n');
   if (line.exact || !counter.additive) return line;
-  const label = counter.rawBound(reasoningLine(e.agent_type, e.phase, '').trimEnd());
+  const label = counter.rawBound(reasoningLine(e.agent_type, markedPhase(e), '').trimEnd());
   const tail = tailBound(e.content, whole, counter);
   return { tokens: counter.scale(label.tokens + tail.tokens), exact: label.exact && tail.exact };
 }

@@ -13,6 +13,7 @@ import { OMISSION_MARKER } from '../../../../bazinga-db/scripts/lib/pure.ts';
 
 export {
   errorPatternsHeader,
+  markedPhase,
   memoriesHeader,
   reasoningHeader,
   renderErrorPattern,

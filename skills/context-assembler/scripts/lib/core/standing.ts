@@ -123,25 +123,27 @@ export interface StandingRules {
 }
 
 /**
- * Items in the order a section shows them, and those the rules leave out (in their order). Stable.
- * A review's own finding (`isVerdict`: a failures package) is what standing is read from: like a
- * held item, always shown in its place.
+ * Where an item goes by the agent's rules: its band (0 in place, 1 an unreviewed item ranked down,
+ * 2 a contradicted one ranked down: a lower band first) or `left_out`. A review's own finding
+ * (`verdict`: a failures package) is what standing is read from: like a held item, always in place.
  */
+export function standingBand(item: { standing?: 'held' | 'contradicted' }, rules: StandingRules, verdict = false): 0 | 1 | 2 | 'left_out' {
+  const choice: StandingChoice = item.standing === 'held' || verdict ? 'shown' : item.standing === 'contradicted' ? rules.contradicted : rules.unreviewed;
+  if (choice === 'left_out') return 'left_out';
+  if (choice === 'shown') return 0;
+  return item.standing === 'contradicted' ? 2 : 1;
+}
+
+/** Items in the order a section shows them (by band, stable within one), and those the rules leave out (in their order). */
 export function applyStanding<T extends { standing?: 'held' | 'contradicted' }>(items: readonly T[], rules: StandingRules, isVerdict: (item: T) => boolean = () => false): { shown: T[]; leftOut: T[] } {
-  const choiceOf = (item: T): StandingChoice =>
-    item.standing === 'held' || isVerdict(item) ? 'shown' : item.standing === 'contradicted' ? rules.contradicted : rules.unreviewed;
-  const inPlace: T[] = [];
-  const unreviewedDown: T[] = [];
-  const contradictedDown: T[] = [];
+  const bands: T[][] = [[], [], []];
   const leftOut: T[] = [];
   for (const item of items) {
-    const choice = choiceOf(item);
-    if (choice === 'left_out') leftOut.push(item);
-    else if (choice === 'shown') inPlace.push(item);
-    else if (item.standing === 'contradicted') contradictedDown.push(item);
-    else unreviewedDown.push(item);
+    const band = standingBand(item, rules, isVerdict(item));
+    if (band === 'left_out') leftOut.push(item);
+    else bands[band]?.push(item);
   }
-  return { shown: [...inPlace, ...unreviewedDown, ...contradictedDown], leftOut };
+  return { shown: bands.flat(), leftOut };
 }
 
 /** What the project's capture ledger says of one fault's fix: retries that passed with it, and that failed with it. */
