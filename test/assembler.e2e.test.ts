@@ -523,10 +523,10 @@ describe('reasoning (§3.6)', () => {
       'tech_lead:decisions',
       'developer:completion',
     ]);
-    expect(entries[3]).toMatchObject({ standing: 'contradicted', standing_by: 'failures package 2' });
+    expect(entries[3]).toMatchObject({ standing: 'contradicted', standing_by: 'package 2' });
     const md = assembleMarkdown(fx.get(), { agent: 'developer', iteration: 1 });
     expect(md).toContain('### Prior Agent Reasoning (4 entries)');
-    expect(md).toMatch(/\*\*\[developer\] completion \(it\. 1, \d+ [a-z]+ ago; a claim that failed review: failures package 2\):\*\* Implemented token issue\/verify/);
+    expect(md).toMatch(/\*\*\[developer\] completion \(it\. 1, \d+ [a-z]+ ago; a claim that failed review: package 2\):\*\* Implemented token issue\/verify/);
     expect(md).toMatch(/\*\*\[tech_lead\] decisions \(\d+ [a-z]+ ago\):\*\* All groups/);
     expect(md).not.toMatch(/\*\*\[\w+\] (unknown|null|undefined):\*\*/);
   });
@@ -676,7 +676,7 @@ describe('error patterns (§3.4)', () => {
     expect(module[0]).toMatchObject({ message_pattern: "Cannot find module '...' at .../x.ts line N", confidence: 0.8, occurrences: 2 });
     expect(module[0].pattern_hash.slice(0, 8)).toBe('62e443af');
     expect(module[0].fault_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(assembleMarkdown(fx.get())).toMatch(/> \*\*Confidence\*\*: 0\.8 \(seen 2 times, last \d+ [a-z]+ ago; saved by an agent, fix not seen to pass\)/);
+    expect(assembleMarkdown(fx.get())).toMatch(/> \*\*Confidence\*\*: 0\.8 \(seen 2 times, last \d+ [a-z]+ ago; saved by an agent, fix unverified\)/);
   });
 
   it('--error outranks confidence: a more confident pattern drops behind the matching one', () => {

@@ -113,7 +113,7 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
     expect(stdout).toContain('\n### Prior Agent Reasoning (4 entries)\n');
     expect(stdout).toContain('\n### Error Patterns (2 matches)\n');
     expect(stdout).toContain('⚠️ **Known Issue**: "');
-    expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 2 times, last 23 h ago; saved by an agent, fix not seen to pass\)$/m);
+    expect(stdout).toMatch(/^> \*\*Solution\*\*: .+\n> \*\*Confidence\*\*: 0\.8 \(seen 2 times, last 23 h ago; saved by an agent, fix unverified\)$/m);
     // The LOW package the limit ranked out is the builder's too: shown, so nothing is left out.
     expect(stdout).toContain('**[LOW]** bazinga/artifacts/bazinga_20251201_090000/investigation_build.md (id 4; investigator, 25 h ago)');
     expect(stdout).not.toContain('📦');

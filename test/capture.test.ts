@@ -201,7 +201,7 @@ describe('capture-outcomes: a failure, its fix, the review after it', () => {
     const run = capturingIo(['--project-root', p.root, '--session', SESSION, '--group', 'G2', '--agent', 'developer', '--error', TSC_A, '--now', '2026-01-03T12:20:00Z', '--dry-run', '--format', 'json'], { cwd: REPO_ROOT });
     expect(runScript(ASSEMBLE_SPEC, run.io), run.err()).toBe(0);
     const shown = JSON.parse(run.out()).error_patterns.find((e: any) => e.fault_hash === FAULT_A);
-    expect(shown).toMatchObject({ origin: 'captured', fix_passed: 2, fix_failed: 0, provenance: 'captured from a retry that passed; fix seen to pass 2×' });
+    expect(shown).toMatchObject({ origin: 'captured', fix_passed: 2, fix_failed: 0, provenance: 'captured from a passing retry; fix passed 2×' });
     // A third group: the fault comes back after the fix.
     group('G3');
     failure('G3', TSC_A, '2026-01-01 13:00:00');

@@ -11,14 +11,14 @@ const entry = (agent: string, phase: string, iteration: number | null, at: strin
 
 describe('standing', () => {
   it.each([
-    ['a completion QA failed after, same iteration', entry('developer', 'completion', 1, '2026-01-01 10:00:00'), open, [failure(6, '2026-01-01 10:30:00', 1)], 'contradicted', 'failures package 6'],
+    ['a completion QA failed after, same iteration', entry('developer', 'completion', 1, '2026-01-01 10:00:00'), open, [failure(6, '2026-01-01 10:30:00', 1)], 'contradicted', 'package 6'],
     ['a completion QA failed for another iteration', entry('developer', 'completion', 2, '2026-01-01 10:00:00'), open, [failure(6, '2026-01-01 10:30:00', 1)], 'unreviewed', null],
-    ['a completion before a failure that names no iteration', entry('senior_software_engineer', 'decisions', 1, '2026-01-01 10:00:00'), open, [failure(7, '2026-01-01 11:00:00', null)], 'contradicted', 'failures package 7'],
+    ['a completion before a failure that names no iteration', entry('senior_software_engineer', 'decisions', 1, '2026-01-01 10:00:00'), open, [failure(7, '2026-01-01 11:00:00', null)], 'contradicted', 'package 7'],
     ['a completion written after the failure (the fix)', entry('developer', 'completion', 1, '2026-01-01 11:00:00'), open, [failure(6, '2026-01-01 10:30:00', 1)], 'unreviewed', null],
-    ['an iteration the review sent back', entry('developer', 'decisions', 0, '2026-01-01 09:00:00'), { ...open, revision_count: 1 }, [], 'contradicted', 'the review that sent iteration 0 back'],
-    ['a completion before the passing review', entry('developer', 'completion', 1, '2026-01-01 11:00:00'), passed, [], 'held', 'the passing review of AUTH'],
+    ['an iteration the review sent back', entry('developer', 'decisions', 0, '2026-01-01 09:00:00'), { ...open, revision_count: 1 }, [], 'contradicted', 'the review of it. 0'],
+    ['a completion before the passing review', entry('developer', 'completion', 1, '2026-01-01 11:00:00'), passed, [], 'held', "AUTH's passing review"],
     ['written after the passing review', entry('developer', 'completion', 1, '2026-01-01 13:00:00'), passed, [], 'unreviewed', null],
-    ["QA's diagnosis is no claim: held by the passing review", entry('qa_expert', 'decisions', 0, '2026-01-01 10:40:00'), passed, [failure(6, '2026-01-01 10:50:00', 0)], 'held', 'the passing review of AUTH'],
+    ["QA's diagnosis is no claim: held by the passing review", entry('qa_expert', 'decisions', 0, '2026-01-01 10:40:00'), passed, [failure(6, '2026-01-01 10:50:00', 0)], 'held', "AUTH's passing review"],
     ['an understanding entry is no claim', entry('developer', 'understanding', 1, '2026-01-01 10:00:00'), open, [failure(6, '2026-01-01 10:30:00', 1)], 'unreviewed', null],
   ])('%s', (_name, e, review, failures, standing, by) => {
     expect(reasoningStanding(e, review, failures)).toEqual({ standing, by });
@@ -30,9 +30,11 @@ describe('standing', () => {
 
   it("packages: the developer's handoff a later failure answered is contradicted; a failures package never is; research before a pass is held", () => {
     const f = [failure(9, '2026-01-01 10:30:00', 1)];
-    expect(packageStanding({ producer_agent: 'developer', package_type: 'handoff', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'contradicted', by: 'failures package 9' });
+    expect(packageStanding({ producer_agent: 'developer', package_type: 'handoff', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'contradicted', by: 'package 9' });
     expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'unreviewed', by: null });
-    expect(packageStanding({ producer_agent: 'requirements_engineer', package_type: 'research', group_id: 'AUTH', created_at: '2026-01-01 08:00:00' }, passed, f)).toEqual({ standing: 'held', by: 'the passing review of AUTH' });
+    // Nor held by the passing review after it: that review says it was fixed.
+    expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, passed, [])).toEqual({ standing: 'unreviewed', by: null });
+    expect(packageStanding({ producer_agent: 'requirements_engineer', package_type: 'research', group_id: 'AUTH', created_at: '2026-01-01 08:00:00' }, passed, f)).toEqual({ standing: 'held', by: "AUTH's passing review" });
   });
 
   it('the iteration a failures file names', () => {
@@ -51,7 +53,7 @@ describe('standing in a block (the v19 fixture, in process)', () => {
       expect(runScript({ name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' }, run.io)).toBe(0);
       const entries = JSON.parse(run.out()).reasoning.entries as { agent_type: string; phase: string; standing?: string; standing_by?: string }[];
       const claim = entries.find((e) => e.agent_type === 'developer' && e.phase === 'completion');
-      expect(claim).toMatchObject({ standing: 'contradicted', standing_by: 'failures package 2' });
+      expect(claim).toMatchObject({ standing: 'contradicted', standing_by: 'package 2' });
       expect(entries.at(-1)).toBe(claim);
     } finally {
       p.cleanup();
@@ -109,7 +111,7 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
     withFixture((assemble) => {
       const r = assemble('developer');
       expect(ids(r)).toEqual([5, 4, 7, 3]);
-      expect(r.md).toContain('**[developer] completion (it. 1, 21 h ago; a claim that failed review: failures package 2):** Implemented token issue/verify');
+      expect(r.md).toContain('**[developer] completion (it. 1, 21 h ago; a claim that failed review: package 2):** Implemented token issue/verify');
       expect(r.md).toContain('(id 2; qa_expert, 20 h ago)');
       expect(r.doc.packages.find((p: any) => p.id === 2)).toMatchObject({ producer: 'qa_expert', age: '20 h', provenance: 'qa_expert, 20 h ago' });
     }));
@@ -118,7 +120,7 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
     withFixture((assemble) => {
       const r = assemble('developer', { show: false });
       expect(r.md).not.toMatch(/ ago[;)]|\(it\. \d/);
-      expect(r.md).toContain('**[developer] completion (a claim that failed review: failures package 2):** Implemented');
+      expect(r.md).toContain('**[developer] completion (a claim that failed review: package 2):** Implemented');
       expect(r.md).toContain('failures_AUTH_iter1.md (id 2)\n');
       const pkg = r.doc.packages.find((p: any) => p.id === 2);
       expect(pkg).toMatchObject({ producer: 'qa_expert', age: '20 h' });
@@ -129,7 +131,7 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
     withFixture((assemble) => {
       const r = assemble('developer', { contradicted: { default: 'shown' } });
       expect(ids(r)).toEqual([3, 5, 4, 7]);
-      expect(r.doc.reasoning.entries[0]).toMatchObject({ standing: 'contradicted', standing_by: 'failures package 2' });
+      expect(r.doc.reasoning.entries[0]).toMatchObject({ standing: 'contradicted', standing_by: 'package 2' });
     }));
 
   it("provenance.contradicted left_out for one agent: that agent's block leaves the claim out and says so; another's keeps it", () =>
@@ -156,9 +158,9 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
       db.close();
       const r = assemble('tech_lead');
       const byId = new Map(r.doc.reasoning.entries.map((e: any) => [e.id, e]));
-      expect(byId.get(5)).toMatchObject({ standing: 'held', standing_by: 'the passing review of AUTH' });
+      expect(byId.get(5)).toMatchObject({ standing: 'held', standing_by: "AUTH's passing review" });
       expect(byId.get(3)).toMatchObject({ standing: 'contradicted' });
-      expect(r.md).toMatch(/\*\*\[developer\] decisions \(it\. 2, 2 h ago; held: the passing review of AUTH\):\*\*/);
+      expect(r.md).toMatch(/\*\*\[developer\] decisions \(it\. 2, 2 h ago; held: AUTH's passing review\):\*\*/);
       // The developer's: the tech lead's session-wide decision no review checks stays unreviewed.
       const dev = assemble('developer');
       const unreviewed = dev.doc.reasoning.entries.filter((e: any) => e.standing === undefined).map((e: any) => e.id);
@@ -205,11 +207,11 @@ describe('applyStanding and the marks (table)', () => {
   });
 
   it.each([
-    [{ origin: 'captured', fix_passed: 1, fix_failed: 0, age: '2 d' }, 'last 2 d ago; captured from a retry that passed'],
-    [{ origin: 'captured', fix_passed: 2, fix_failed: 1 }, 'captured from a retry that passed; fix seen to pass 2×, fail 1×'],
-    [{ origin: 'saved', fix_passed: 0, fix_failed: 0, age: '3 h' }, 'last 3 h ago; saved by an agent, fix not seen to pass'],
-    [{ origin: 'learnt', fix_passed: 1, fix_failed: 0 }, 'saved by an agent, fix seen to pass 1×'],
-    [{ origin: 'learnt', fix_passed: 0, fix_failed: 2 }, 'saved by an agent, fix seen to fail 2×'],
+    [{ origin: 'captured', fix_passed: 1, fix_failed: 0, age: '2 d' }, 'last 2 d ago; captured from a passing retry'],
+    [{ origin: 'captured', fix_passed: 2, fix_failed: 1 }, 'captured from a passing retry; fix passed 2×, failed 1×'],
+    [{ origin: 'saved', fix_passed: 0, fix_failed: 0, age: '3 h' }, 'last 3 h ago; saved by an agent, fix unverified'],
+    [{ origin: 'learnt', fix_passed: 1, fix_failed: 0 }, 'saved by an agent, fix passed 1×'],
+    [{ origin: 'learnt', fix_passed: 0, fix_failed: 2 }, 'saved by an agent, fix failed 2×'],
     [{ origin: 'learnt', fix_passed: 0, fix_failed: 0 }, 'saved by an agent, learnt from verdicts'],
   ] as const)('pattern %o: %s', async (p, text) => {
     const { patternProvenance } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');

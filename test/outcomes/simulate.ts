@@ -92,7 +92,7 @@ export type WorldResult = Record<Arm, ArmResult>;
 // ------------------------------------------------------------------------------- the world
 
 /** A draw that depends only on its key (the same in every arm). */
-function drawOf(seed: number, key: string): number {
+export function drawOf(seed: number, key: string): number {
   let h = seed >>> 0;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 2654435761) >>> 0;
   return mulberry32(h)();
@@ -126,7 +126,7 @@ interface TaskType {
 const SPEC = { name: 'assemble.ts', step: 'consume', defaultFormat: 'json', readsStdin: false, summary: '' } as const;
 const PROJECT = 'sim';
 
-function cli(root: string, dbPath: string, args: string[]): any {
+export function cli(root: string, dbPath: string, args: string[]): any {
   let out = '';
   let err = '';
   const code = runCli(['--quiet', '--db', dbPath, '--project-root', root, ...args], { cwd: root, env: {}, stdout: (t) => (out += t), stderr: (t) => (err += t) });
@@ -139,12 +139,12 @@ function writeConfig(root: string, outcome: Record<string, unknown>): void {
   fs.writeFileSync(path.join(root, 'bazinga', 'skills_config.json'), JSON.stringify({ context_engineering: { strategies: { max: 5 }, outcome_feedback: outcome } }));
 }
 
-interface Project {
+export interface Project {
   root: string;
   dbPath: string;
 }
 
-function newProject(base: string, name: string): Project {
+export function newProject(base: string, name: string): Project {
   const root = path.join(base, name);
   fs.mkdirSync(path.join(root, 'bazinga'), { recursive: true });
   return { root, dbPath: path.join(root, 'bazinga', 'bazinga.db') };
@@ -271,7 +271,7 @@ function runSession(
   }
 }
 
-const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+export const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /** One world (one seed): trained with feedback on, then the held-out sessions under each arm. */
 export function simulateWorld(seed: number, settings: Partial<Settings> = {}): WorldResult {

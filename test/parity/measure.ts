@@ -155,7 +155,7 @@ export interface BlockKinds {
   memories: number;
 }
 
-/** Counts the block's entries by kind: package lines `**[PRIORITY]** path (id N)`, reasoning `**[agent] phase:**`, patterns `⚠️ **Known Issue**`, and the `- ` entries under the strategies and memory headings. */
+/** Counts the block's entries by kind: package lines `**[PRIORITY]** path (id N…)`, reasoning `**[agent] phase (…):**`, patterns `⚠️ **Known Issue**`, and the `- ` entries under the strategies and memory headings. */
 export function blockKinds(blockText: string): BlockKinds {
   const count = (re: RegExp) => (blockText.match(re) ?? []).length;
   const under = (heading: RegExp) => {
@@ -166,10 +166,40 @@ export function blockKinds(blockText: string): BlockKinds {
     return (end < 0 ? rest : rest.slice(0, end)).filter((l) => l.startsWith('- ')).length;
   };
   return {
-    packages: count(/^\*\*\[(?:CRITICAL|HIGH|MEDIUM|LOW)\]\*\* .* \(id \d+\)$/gm),
-    reasoning: count(/^\*\*\[[a-z_]+\] [A-Za-z_]+:\*\* /gm),
+    packages: count(/^\*\*\[(?:CRITICAL|HIGH|MEDIUM|LOW)\]\*\* .* \(id \d+(?:; [^)]*)?\)$/gm),
+    reasoning: count(/^\*\*\[[a-z_]+\] [A-Za-z_]+(?: \([^)]*\))?:\*\* /gm),
     error_patterns: count(/^⚠️ \*\*Known Issue\*\*/gm),
     strategies: under(/^### Strategies That Worked/m),
     memories: under(/^### Project Memory/m),
   };
+}
+
+export interface BlockStanding {
+  /** Packages and reasoning entries the block shows, by the standing it marks. */
+  held: number;
+  contradicted: number;
+  unreviewed: number;
+  /** Tokens (cl100k) of the block, and of its provenance and standing marks. */
+  tokens: number;
+  markTokens: number;
+}
+
+/** The block with its provenance and standing marks taken out: what it would be without them. */
+export function withoutMarks(blockText: string): string {
+  return blockText
+    .replace(/^(\*\*\[(?:CRITICAL|HIGH|MEDIUM|LOW)\]\*\* .* \(id \d+); [^)]*\)$/gm, '$1)')
+    .replace(/^(\*\*\[[a-z_]+\] [A-Za-z_]+) \([^)]*\):\*\* /gm, '$1:** ')
+    .replace(/\(seen (\d+) times, [^)]*?(; not matched to this task)?\)$/gm, '(seen $1 times$2)')
+    .replace(/^(- \*\*[^*]+\*\* \(helpful \d+×), [^)]*?(; not matched to this task)?\):/gm, '$1$2):');
+}
+
+/** Held, contradicted and unreviewed items the block shows, and what its marks cost in tokens. */
+export function blockStanding(blockText: string, count: (text: string) => number): BlockStanding {
+  const k = blockKinds(blockText);
+  const marked = (re: RegExp) => (blockText.match(re) ?? []).length;
+  const line = String.raw`^(?:\*\*\[(?:CRITICAL|HIGH|MEDIUM|LOW)\]\*\* .* \(id \d+; |\*\*\[[a-z_]+\] [A-Za-z_]+ \()[^)\n]*`;
+  const held = marked(new RegExp(`${line}held: `, 'gm'));
+  const contradicted = marked(new RegExp(`${line}a claim that failed review: `, 'gm'));
+  const tokens = count(blockText);
+  return { held, contradicted, unreviewed: k.packages + k.reasoning - held - contradicted, tokens, markTokens: tokens - count(withoutMarks(blockText)) };
 }

@@ -7,7 +7,7 @@
  * the pieces of its parts and its count is the sum of their counts (tested). A figure made of
  * bounds is itself an upper bound; only when it would not fit is the section counted as emitted.
  */
-import type { Exclusion, PackedPackage, RankedPackage } from '../contract.ts';
+import type { Exclusion, RankedPackage } from '../contract.ts';
 import { type Sized, type TokenCounter } from './pack.ts';
 import { renderPackageEntry, renderPackageSection } from './render.ts';
 import { isRedactionEmptied, oneLine, withConclusion } from './text.ts';
@@ -37,7 +37,7 @@ export function preparePackages(
 }
 
 /** The section's tokens: its figure while that fits the budget, else its count as emitted. */
-export function packageSectionTokens(header: string, admitted: readonly Pick<PackedPackage, 'id' | 'priority' | 'file_path' | 'summary'>[], counter: TokenCounter, budget: number): Sized {
+export function packageSectionTokens(header: string, admitted: readonly Parameters<typeof renderPackageEntry>[0][], counter: TokenCounter, budget: number): Sized {
   const figure = packageSectionFigure(header, admitted, counter);
   if (figure.tokens <= budget || figure.exact) return figure;
   return { tokens: counter.count(renderPackageSection(header, admitted.map(renderPackageEntry))), exact: true };
@@ -47,7 +47,7 @@ export function packageSectionTokens(header: string, admitted: readonly Pick<Pac
  * The section's figure from its parts: the header and each entry with its separator, the last
  * entry as emitted (a counter that does not add up is asked for the whole section).
  */
-function packageSectionFigure(header: string, admitted: readonly Pick<PackedPackage, 'id' | 'priority' | 'file_path' | 'summary'>[], counter: TokenCounter): Sized {
+function packageSectionFigure(header: string, admitted: readonly Parameters<typeof renderPackageEntry>[0][], counter: TokenCounter): Sized {
   const texts = admitted.length === 0 ? [header] : [header + '\n\n', ...admitted.map((p, i) => renderPackageEntry(p) + (i < admitted.length - 1 ? '\n\n' : ''))];
   if (!counter.additive) return { tokens: counter.count(texts.join('')), exact: true };
   const parts = texts.map((t) => counter.rawBound(t));

@@ -68,12 +68,12 @@ function standingOfClaim(c: Claim, review: GroupReview | undefined, failures: re
     const answered = failures
       .filter((f) => f.group_id === c.group_id && !Number.isNaN(at) && ms(f.created_at) > at && (f.iteration === null || c.iteration === null || f.iteration === c.iteration))
       .sort((a, b) => ms(a.created_at) - ms(b.created_at))[0];
-    if (answered) return { standing: 'contradicted', by: `failures package ${answered.id}` };
-    if (review && c.iteration !== null && c.iteration < review.revision_count) return { standing: 'contradicted', by: `the review that sent iteration ${c.iteration} back` };
+    if (answered) return { standing: 'contradicted', by: `package ${answered.id}` };
+    if (review && c.iteration !== null && c.iteration < review.revision_count) return { standing: 'contradicted', by: `the review of it. ${c.iteration}` };
   }
   if (review?.passed) {
     const before = c.at === null || review.reviewed_at === null || ms(c.at) <= ms(review.reviewed_at);
-    if (before) return { standing: 'held', by: `the passing review of ${review.group_id}` };
+    if (before) return { standing: 'held', by: `${review.group_id}'s passing review` };
   }
   return { standing: 'unreviewed', by: null };
 }
@@ -87,12 +87,17 @@ export function reasoningStanding(
   return standingOfClaim({ agent: e.agent_type, claim: CLAIM_PHASES.has(e.phase), group_id: e.group_id ?? null, iteration: e.iteration ?? null, at: e.timestamp }, review, failures);
 }
 
-/** A package's standing (a failures package is a review's own finding: never a claim). */
+/**
+ * A package's standing. A failures package is a review's own finding, what standing is read from:
+ * it has none (neither a claim to contradict nor one a later passing review held: that review
+ * says the failure was fixed, not that it still holds).
+ */
 export function packageStanding(
   p: { producer_agent: string; package_type: string; group_id: string | null; created_at: string | null },
   review: GroupReview | undefined,
   failures: readonly Failure[],
 ): StandingOf {
+  if (p.package_type === 'failures') return { standing: 'unreviewed', by: null };
   return standingOfClaim({ agent: p.producer_agent, claim: CLAIM_PACKAGES.has(p.package_type), group_id: p.group_id, iteration: null, at: p.created_at }, review, failures);
 }
 
@@ -180,15 +185,15 @@ export function reasoningProvenance(e: { iteration?: number | null; age?: string
 
 /**
  * An error pattern's: when last seen, how it came to be, and whether its fix was seen to pass
- * (`last 2 d ago; captured from a retry that passed`, `saved by an agent, fix not seen to pass`).
+ * (`last 2 d ago; captured from a passing retry`, `saved by an agent, fix unverified`).
  */
 export function patternProvenance(p: { age?: string; origin?: PatternOrigin; fix_passed?: number; fix_failed?: number }): string | null {
   if (p.origin === undefined) return joined([p.age ? `last ${p.age} ago` : null]);
   const passed = p.fix_passed ?? 0;
   const failed = p.fix_failed ?? 0;
   const fix =
-    passed > 0 ? `fix seen to pass ${passed}×${failed > 0 ? `, fail ${failed}×` : ''}` : failed > 0 ? `fix seen to fail ${failed}×` : 'fix not seen to pass';
-  const how = p.origin === 'captured' ? `captured from a retry that passed${passed > 1 || failed > 0 ? `; ${fix}` : ''}` : p.origin === 'learnt' && passed + failed === 0 ? 'saved by an agent, learnt from verdicts' : `saved by an agent, ${fix}`;
+    passed > 0 ? `fix passed ${passed}×${failed > 0 ? `, failed ${failed}×` : ''}` : failed > 0 ? `fix failed ${failed}×` : 'fix unverified';
+  const how = p.origin === 'captured' ? `captured from a passing retry${passed > 1 || failed > 0 ? `; ${fix}` : ''}` : p.origin === 'learnt' && passed + failed === 0 ? 'saved by an agent, learnt from verdicts' : `saved by an agent, ${fix}`;
   return [p.age ? `last ${p.age} ago` : null, how].filter((x) => x !== null).join('; ');
 }
 

@@ -19,8 +19,9 @@ const KIND_LABEL: Readonly<Record<string, string>> = { package: 'package', reaso
 const itemName = (x: { kind: string; id: number | string }) => `${KIND_LABEL[x.kind] ?? x.kind} ${x.kind === 'error_pattern' ? String(x.id).slice(0, 12) : x.id}`;
 const titleOf = (x: Titled) => x.title ?? '(no longer stored)';
 /**
- * A shown item: name · tier · tokens: its line, then where it came from and its standing
- * (after the line: a mark such as `fix not seen to pass` before a colon would read as a secret's key).
+ * A shown item: name · tier · tokens: its line, then where it came from and its standing (after
+ * the line, so that no mark ends before a colon: the printed text is redacted, and a word such as
+ * `pass` before a colon reads as a secret's key).
  */
 const shownLine = (x: SpawnReport['shown'][number]) => {
   const marks = [x.provenance ?? null, standingWords(x)].filter((m) => m !== null && m !== '');
