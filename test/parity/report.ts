@@ -3,7 +3,8 @@
  * not show, and what else was seen) and as one JSON document. Pure.
  */
 import type { FloorItem } from './builderSection.ts';
-import { blockKinds, totalsOf, type SpawnMeasure, type Totals } from './measure.ts';
+import { countCl100k } from '../../skills/bazinga-db/scripts/lib/tokens.ts';
+import { blockKinds, blockStanding, totalsOf, type SpawnMeasure, type Totals } from './measure.ts';
 
 const size = (s: { chars: number; tokens: number } | null) => (s === null ? '—' : `${s.chars} ≈ ${s.tokens}`);
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -39,6 +40,7 @@ export function renderMarkdown(measures: readonly SpawnMeasure[], runNotes: read
   }
   out.push('', totalsLine(totalsOf(measures)), '', 'Tokens are the builder\'s own estimate (estimate_tokens: code points ÷ 3.85, plus 2 %); the section is the builder\'s `## Context from Prior Work` through its last line, the block the text between the markers.');
   out.push('', aboveTheFloor(measures));
+  out.push('', standingTable(measures));
   const absent = measures.flatMap((m) => m.items.filter((i) => i.verdict.status !== 'present').map((i) => ({ m, i })));
   if (absent.length > 0) {
     out.push('', '| Spawn | Builder item not in the block | How |', '|---|---|---|');
@@ -93,5 +95,33 @@ export function aboveTheFloor(measures: readonly SpawnMeasure[]): string {
     const beyond = [k.packages - builder('package'), k.reasoning - builder('reasoning'), k.error_patterns - builder('error_pattern'), k.strategies, k.memories];
     out.push(`| ${m.id} | ${cell(`${m.agent}: ${m.what}`)} | ${k.packages}/${k.reasoning}/${k.error_patterns}/${k.strategies}/${k.memories} | ${beyond.map((n) => `+${Math.max(0, n)}`).join('/')} | ${(m.block.tokens / Math.max(1, m.section.tokens)).toFixed(2)} |`);
   }
+  return out.join('\n');
+}
+
+/**
+ * Per spawn, the packages and reasoning entries its block shows by standing (held, contradicted,
+ * unreviewed) and what the provenance and standing marks cost (cl100k tokens of the block with and
+ * without them); the totals after.
+ */
+export function standingTable(measures: readonly SpawnMeasure[]): string {
+  const out = ['| Spawn | Agent: what | Held / contradicted / unreviewed | Marks, tokens (of the block) |', '|---|---|---|---|'];
+  const all = { held: 0, contradicted: 0, unreviewed: 0, marks: 0, tokens: 0, blocks: 0 };
+  for (const m of measures) {
+    if (m.blockText === null) continue;
+    const s = blockStanding(m.blockText, countCl100k);
+    all.held += s.held;
+    all.contradicted += s.contradicted;
+    all.unreviewed += s.unreviewed;
+    all.marks += s.markTokens;
+    all.tokens += s.tokens;
+    all.blocks++;
+    out.push(`| ${m.id} | ${cell(`${m.agent}: ${m.what}`)} | ${s.held} / ${s.contradicted} / ${s.unreviewed} | ${s.markTokens} (${s.tokens}) |`);
+  }
+  const items = all.held + all.contradicted + all.unreviewed;
+  out.push(
+    '',
+    `Standing of the ${items} packages and reasoning entries the ${all.blocks} blocks show: held ${pct(all.held, items)}, contradicted ${pct(all.contradicted, items)}, unreviewed ${pct(all.unreviewed, items)}. ` +
+      `Provenance and standing marks: ${all.blocks === 0 ? 0 : Math.round(all.marks / all.blocks)} tokens a block on average, ${pct(all.marks, all.tokens)} of the blocks' tokens.`,
+  );
   return out.join('\n');
 }
