@@ -515,15 +515,16 @@ describe('reasoning (§3.6)', () => {
   it('reads the real reasoning_phase column: developer gets developer, qa_expert and tech_lead entries ordered by phase', () => {
     const doc = assembleJson(fx.get(), { agent: 'developer', iteration: 1 });
     const entries = doc.reasoning.entries as any[];
-    // The developer's completion of iteration 1, which QA's failures report (package 2) answered, comes last.
-    expect(entries.map((e) => e.id)).toEqual([5, 4, 7, 3]);
+    // The developer's completion of iteration 1, which QA's failures report (package 2) answered,
+    // comes below QA's entry of the group.
+    expect(entries.map((e) => e.id)).toEqual([5, 4, 3, 7]);
     expect(entries.map((e) => `${e.agent_type}:${e.phase}`)).toEqual([
       'developer:decisions',
       'qa_expert:decisions',
-      'tech_lead:decisions',
       'developer:completion',
+      'tech_lead:decisions',
     ]);
-    expect(entries[3]).toMatchObject({ standing: 'contradicted', standing_by: 'package 2' });
+    expect(entries[2]).toMatchObject({ standing: 'contradicted', standing_by: 'package 2' });
     const md = assembleMarkdown(fx.get(), { agent: 'developer', iteration: 1 });
     expect(md).toContain('### Prior Agent Reasoning (4 entries)');
     expect(md).toMatch(/\*\*\[developer\] completion \(it\. 1, \d+ [a-z]+ ago; a claim that failed review: package 2\):\*\* Implemented token issue\/verify/);
@@ -536,9 +537,8 @@ describe('reasoning (§3.6)', () => {
     expect(doc.include_reasoning).toBe(true);
     const entries = doc.reasoning.entries as any[];
     // The completion QA's failures report answered yields its place among the developer's two: the
-    // two chosen (decisions 5, then 2), the builder's others past the two per producer after them,
-    // the answered claim last.
-    expect(entries.map((e) => e.id)).toEqual([5, 2, 1, 3]);
+    // two chosen (decisions 5, then 2), then the builder's others past the two per producer, by phase.
+    expect(entries.map((e) => e.id)).toEqual([5, 2, 3, 1]);
     expect(doc.floor.reasoning).toEqual([5, 3, 2, 1]);
     expect(new Set(entries.map((e) => e.agent_type))).toEqual(new Set(['developer']));
     expect(assembleMarkdown(fx.get(), { agent: 'qa_expert', iteration: 1 })).not.toContain('[tech_lead]');
@@ -551,7 +551,7 @@ describe('reasoning (§3.6)', () => {
     expect(assembleMarkdown(fx.get(), { agent: 'developer', iteration: 0 })).not.toContain('### Prior Agent Reasoning');
     const on = assembleJson(fx.get(), { agent: 'developer', iteration: 0 }, ['--dry-run', '--include-reasoning', 'true']);
     expect(on.include_reasoning).toBe(true);
-    expect(on.reasoning.entries.map((e: any) => e.id)).toEqual([5, 4, 7, 3]);
+    expect(on.reasoning.entries.map((e: any) => e.id)).toEqual([5, 4, 3, 7]);
   });
 
   it('--include-reasoning false removes it for qa_expert', () => {

@@ -308,6 +308,8 @@ describe('rank step: the bucket-head read equals the full ranking of every eligi
           for (const [i, r] of requests.entries()) {
             const config: Config = structuredClone(DEFAULT_CONFIG);
             Object.assign(config.ranking.weights, r.weights);
+            // The ranking's own order: a claim a failure answered is not moved below it (standing, tested on its own).
+            config.provenance.contradicted = { default: 'shown' };
             // Every other request without the full-text index: the scope is then never searched.
             config.enable_fts5 = i % 2 === 0;
             const fast = fastRanking(db, r, config);

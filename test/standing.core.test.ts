@@ -21,7 +21,7 @@ describe('standing', () => {
     ["QA's diagnosis is no claim: held by the passing review", entry('qa_expert', 'decisions', 0, '2026-01-01 10:40:00'), passed, [failure(6, '2026-01-01 10:50:00', 0)], 'held', "AUTH's passing review"],
     ['an understanding entry is no claim', entry('developer', 'understanding', 1, '2026-01-01 10:00:00'), open, [failure(6, '2026-01-01 10:30:00', 1)], 'unreviewed', null],
   ])('%s', (_name, e, review, failures, standing, by) => {
-    expect(reasoningStanding(e, review, failures)).toEqual({ standing, by });
+    expect(reasoningStanding(e, review, failures)).toMatchObject({ standing, by });
   });
 
   it('a session-wide entry has no group to review it', () => {
@@ -30,7 +30,7 @@ describe('standing', () => {
 
   it("packages: the developer's handoff a later failure answered is contradicted; a failures package never is; research before a pass is held", () => {
     const f = [failure(9, '2026-01-01 10:30:00', 1)];
-    expect(packageStanding({ producer_agent: 'developer', package_type: 'handoff', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'contradicted', by: 'package 9' });
+    expect(packageStanding({ producer_agent: 'developer', package_type: 'handoff', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'contradicted', by: 'package 9', by_package: 9 });
     expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'unreviewed', by: null });
     // Nor held by the passing review after it: that review says it was fixed.
     expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, passed, [])).toEqual({ standing: 'unreviewed', by: null });
@@ -44,7 +44,7 @@ describe('standing', () => {
 });
 
 describe('standing in a block (the v19 fixture, in process)', () => {
-  it("the retrying developer's block words the earlier completion as a claim that failed review, after the rest", async () => {
+  it("the retrying developer's block words the earlier completion as a claim that failed review, below QA's diagnosis", async () => {
     const { copyIndexedFixture, capturingIo } = await import('./inProcess.ts');
     const { runScript } = await import('../skills/context-assembler/scripts/lib/shell.ts');
     const p = copyIndexedFixture('ca-standing-');
@@ -54,7 +54,10 @@ describe('standing in a block (the v19 fixture, in process)', () => {
       const entries = JSON.parse(run.out()).reasoning.entries as { agent_type: string; phase: string; standing?: string; standing_by?: string }[];
       const claim = entries.find((e) => e.agent_type === 'developer' && e.phase === 'completion');
       expect(claim).toMatchObject({ standing: 'contradicted', standing_by: 'package 2' });
-      expect(entries.at(-1)).toBe(claim);
+      // Below QA's diagnosis of that iteration, the review's own words.
+      const qa = entries.findIndex((e) => e.agent_type === 'qa_expert');
+      expect(qa).toBeGreaterThanOrEqual(0);
+      expect(entries.indexOf(claim as never)).toBe(qa + 1);
     } finally {
       p.cleanup();
     }
@@ -107,10 +110,10 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
   }
   const ids = (r: Run) => r.doc.reasoning.entries.map((e: { id: number }) => e.id);
 
-  it('defaults: provenance shown, the contradicted claim ranked after the rest and marked', () =>
+  it("defaults: provenance shown, the contradicted claim ranked below QA's entry of its group and marked", () =>
     withFixture((assemble) => {
       const r = assemble('developer');
-      expect(ids(r)).toEqual([5, 4, 7, 3]);
+      expect(ids(r)).toEqual([5, 4, 3, 7]);
       expect(r.md).toContain('**[developer] completion (it. 1, 21 h ago; a claim that failed review: package 2):** Implemented token issue/verify');
       expect(r.md).toContain('(id 2; qa_expert, 20 h ago)');
       expect(r.doc.packages.find((p: any) => p.id === 2)).toMatchObject({ producer: 'qa_expert', age: '20 h', provenance: 'qa_expert, 20 h ago' });
@@ -165,10 +168,10 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
       const dev = assemble('developer');
       const unreviewed = dev.doc.reasoning.entries.filter((e: any) => e.standing === undefined).map((e: any) => e.id);
       expect(unreviewed).toEqual([7]);
-      // ranked: held first, then the unreviewed, then the contradicted.
+      // ranked: the unreviewed after the rest (the contradicted claim stays below QA's entry).
       const ranked = assemble('developer', { unreviewed: { default: 'ranked' } });
-      expect(ranked.doc.reasoning.entries.map((e: any) => e.standing ?? 'unreviewed')).toEqual(['held', 'held', 'unreviewed', 'contradicted']);
-      expect(ids(ranked)).toEqual([5, 4, 7, 3]);
+      expect(ranked.doc.reasoning.entries.map((e: any) => e.standing ?? 'unreviewed')).toEqual(['held', 'held', 'contradicted', 'unreviewed']);
+      expect(ids(ranked)).toEqual([5, 4, 3, 7]);
       // left_out: not shown, counted, and named where BAZINGA's own section would show it.
       const out = assemble('developer', { unreviewed: { developer: 'left_out' } });
       expect(ids(out)).toEqual([5, 4, 3]);
@@ -193,17 +196,31 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
 
 describe('applyStanding and the marks (table)', () => {
   it.each([
-    { rules: { contradicted: 'ranked', unreviewed: 'shown' }, shown: ['c1', 'u1', 'h1', 'u2', 'c2'].filter((x) => x[0] !== 'c').concat(['c1', 'c2']), left: [] },
+    { rules: { contradicted: 'ranked', unreviewed: 'shown' }, shown: ['c1', 'u1', 'h1', 'u2', 'c2'], left: [] },
     { rules: { contradicted: 'shown', unreviewed: 'shown' }, shown: ['c1', 'u1', 'h1', 'u2', 'c2'], left: [] },
     { rules: { contradicted: 'left_out', unreviewed: 'ranked' }, shown: ['h1', 'u1', 'u2'], left: ['c1', 'c2'] },
-    { rules: { contradicted: 'ranked', unreviewed: 'ranked' }, shown: ['h1', 'u1', 'u2', 'c1', 'c2'], left: [] },
+    { rules: { contradicted: 'ranked', unreviewed: 'ranked' }, shown: ['c1', 'h1', 'c2', 'u1', 'u2'], left: [] },
     { rules: { contradicted: 'left_out', unreviewed: 'left_out' }, shown: ['h1'], left: ['c1', 'u1', 'u2', 'c2'] },
-  ] as const)('$rules', async ({ rules, shown, left }) => {
+  ] as const)('$rules (no answer in the section: a contradicted item stays in place)', async ({ rules, shown, left }) => {
     const { applyStanding } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
     const items: { id: string; standing?: 'held' | 'contradicted' }[] = ['c1', 'u1', 'h1', 'u2', 'c2'].map((id) => ({ id, ...(id[0] === 'c' ? { standing: 'contradicted' as const } : id[0] === 'h' ? { standing: 'held' as const } : {}) }));
     const out = applyStanding(items, rules);
     expect(out.shown.map((i) => i.id)).toEqual(shown);
     expect(out.leftOut.map((i) => i.id)).toEqual(left);
+  });
+
+  it('ranked: a contradicted item goes right below what answered it when that ranks below it; shown: it stays', async () => {
+    const { applyStanding } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
+    const items = [
+      { id: 1, standing: 'contradicted' as const, by: 3 },
+      { id: 2 },
+      { id: 3 },
+      { id: 4 },
+      { id: 5, standing: 'contradicted' as const, by: 2 },
+    ];
+    const options = { key: (i: { id: number }) => i.id, answers: (i: { by?: number }) => (i.by === undefined ? [] : [i.by]) };
+    expect(applyStanding(items, { contradicted: 'ranked', unreviewed: 'shown' }, options).shown.map((i) => i.id)).toEqual([2, 3, 1, 4, 5]);
+    expect(applyStanding(items, { contradicted: 'shown', unreviewed: 'shown' }, options).shown.map((i) => i.id)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it.each([
@@ -231,7 +248,7 @@ describe('a review finding is never left out by standing', () => {
   it('a failures package stays in its place whatever provenance.unreviewed says', async () => {
     const { applyStanding } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
     const items = [{ id: 1, type: 'research' }, { id: 2, type: 'failures' }, { id: 3, type: 'handoff', standing: 'contradicted' as const }];
-    const out = applyStanding(items, { contradicted: 'left_out', unreviewed: 'left_out' }, (i) => i.type === 'failures');
+    const out = applyStanding(items, { contradicted: 'left_out', unreviewed: 'left_out' }, { isVerdict: (i) => i.type === 'failures' });
     expect(out.shown.map((i) => i.id)).toEqual([2]);
     expect(out.leftOut.map((i) => i.id)).toEqual([1, 3]);
   });

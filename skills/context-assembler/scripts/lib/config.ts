@@ -19,7 +19,7 @@ import {
 } from '../../../bazinga-db/scripts/lib/pure.ts';
 import type { ReasoningLevel } from './vocabulary.ts';
 import { PURPOSES, type Purpose } from './core/tiers.ts';
-import { STANDING_CHOICES, type StandingChoice, type StandingRules } from './core/standing.ts';
+import { STANDING_CHOICES, type StandingChoice, type StandingRules } from './vocabulary.ts';
 
 export { ZONES, type Zone } from './vocabulary.ts';
 

@@ -798,10 +798,12 @@ function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage
   if (packages.length === 0) return { shown: packages, leftOut: [] };
   const { reviews, failures } = reviewState(db, sessionId, nowMs);
   const producers = listPackageProducers(db, packages.map((p) => p.id));
+  const answeredBy = new Map<number, number>();
   const marked = packages.map((p) => {
     const producer = producers.get(p.id);
     const age = ageBefore(p.created_at, nowMs);
     const s = producer === undefined ? { standing: 'unreviewed' as const, by: null } : packageStanding({ producer_agent: producer, package_type: p.package_type, group_id: p.group_id, created_at: p.created_at }, p.group_id ? reviews.get(String(p.group_id)) : undefined, failures);
+    if ('by_package' in s && s.by_package !== undefined) answeredBy.set(p.id, s.by_package);
     const item: RankedPackage = {
       ...p,
       ...(producer !== undefined ? { producer } : {}),
@@ -810,7 +812,15 @@ function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage
     };
     return withProvenance(item, config, packageProvenance);
   });
-  return applyStanding(marked, standingRulesOf(config, agent), (p) => p.package_type === 'failures');
+  // A claim ranked down goes below the failures package that answered it, when that ranks below it.
+  return applyStanding(marked, standingRulesOf(config, agent), {
+    isVerdict: (p) => p.package_type === 'failures',
+    key: (p) => p.id,
+    answers: (p) => {
+      const by = answeredBy.get(p.id);
+      return by === undefined ? [] : [by];
+    },
+  });
 }
 
 /** The item with its compact provenance (core/standing.ts) when config `provenance.show` is on. */
@@ -924,14 +934,25 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
       reasoningStanding({ agent_type: row.agent_type, phase: row.reasoning_phase ?? '', group_id: row.group_id, iteration: row.iteration, timestamp: row.timestamp }, row.group_id ? reviews.get(String(row.group_id)) : undefined, failures),
     ]),
   );
-  const bands = new Map<number, number>();
+  const yields = new Set<number>();
+  const after = new Set<number>();
+  const below = new Map<number, number[]>();
   const standingLeftOut: Exclusion[] = [];
   for (const [id, s] of standingOf) {
     const band = standingBand(s.standing === 'unreviewed' ? {} : { standing: s.standing }, rules);
     if (band === 'left_out') {
       rows.delete(id);
       standingLeftOut.push({ kind: 'reasoning', id, reason: s.standing === 'contradicted' ? 'contradicted' : 'unreviewed' });
-    } else if (band > 0) bands.set(id, band);
+    } else if (band > 0) yields.add(id);
+    if (band === 1) after.add(id);
+  }
+  // A claim ranked down is shown below the review's entries of its group written after it.
+  for (const id of yields) {
+    const claim = rows.get(id);
+    if (claim === undefined || after.has(id)) continue;
+    const at = parseSqliteTime(claim.timestamp);
+    const answers = [...rows.values()].filter((r) => r.group_id === claim.group_id && REVIEWERS.includes(r.agent_type) && parseSqliteTime(r.timestamp) > at).map((r) => r.id);
+    if (answers.length > 0) below.set(id, answers);
   }
   const selected = selectReasoning({
     rows: [...rows.values()],
@@ -944,7 +965,9 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     counter: deps.counter,
     ...(score ? { score } : {}),
     pinned: new Set(pinned.filter((id) => rows.has(id))),
-    bands,
+    yields,
+    after,
+    below,
     marked: (e) => {
       const s = standingOf.get(e.id);
       const age = ageBefore(e.timestamp, nowMs);

@@ -23,3 +23,15 @@ export type ItemKind = (typeof ITEM_KINDS)[number];
 /** --reasoning-level: the reasoning budget (reasoning.level_budgets). */
 export const REASONING_LEVELS = ['minimal', 'medium', 'full'] as const;
 export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+
+/**
+ * What a block does with an item of a standing, per agent (config provenance.contradicted and
+ * provenance.unreviewed; the rule: core/standing.ts standingBand).
+ */
+export const STANDING_CHOICES = ['shown', 'ranked', 'left_out'] as const;
+export type StandingChoice = (typeof STANDING_CHOICES)[number];
+
+export interface StandingRules {
+  contradicted: StandingChoice;
+  unreviewed: StandingChoice;
+}

@@ -8,6 +8,7 @@ import type { Exclusion, ReasoningItem } from '../contract.ts';
 import { pack, type Sized, type TokenCounter } from './pack.ts';
 import { reasoningLine, shownTail } from '../../../../bazinga-db/scripts/lib/pure.ts';
 import { markedPhase, renderReasoningEntry } from './render.ts';
+import { placeBelow } from './standing.ts';
 import { oneLine, shorten } from './text.ts';
 
 /** Most actionable first; phases not listed come after, in this order. */
@@ -44,11 +45,14 @@ export interface SelectReasoningInput {
    */
   pinned?: ReadonlySet<number>;
   /**
-   * Entries (by id) ranked down by their standing (core/standing.ts standingBand: 1 unreviewed, 2
-   * contradicted): after the rest in the choice, the caps and the order shown, so they are the
-   * first a cap or the budget leaves out. Absent: band 0.
+   * Entries (by id) ranked down by their standing (config provenance): they yield their place to
+   * the others in each producer's choice and in the total, so a cap or the budget leaves them out
+   * first; `after` (an unreviewed item ranked down) also shows them after the rest.
    */
-  bands?: ReadonlyMap<number, number>;
+  yields?: ReadonlySet<number>;
+  after?: ReadonlySet<number>;
+  /** Per entry, the ids of the entries that answered it (a review's, after a claim it failed): it is shown below the last of them. */
+  below?: ReadonlyMap<number, readonly number[]>;
   /** Each entry as shown, before it is sized: its provenance and standing marks (they cost tokens too). */
   marked?: (entry: Omit<ReasoningItem, 'tokens'>) => Omit<ReasoningItem, 'tokens'>;
 }
@@ -77,7 +81,8 @@ function newestFirst(a: ReasoningRowInput, b: ReasoningRowInput): number {
 export function selectReasoning(input: SelectReasoningInput): SelectReasoningOutput {
   const relevant = new Set(input.producers);
   const score = input.score;
-  const band = (row: ReasoningRowInput) => input.bands?.get(row.id) ?? 0;
+  const band = (row: ReasoningRowInput) => (input.yields?.has(row.id) ? 1 : 0);
+  const last = (row: ReasoningRowInput) => (input.after?.has(row.id) ? 1 : 0);
   const standing = score
     ? (a: ReasoningRowInput, b: ReasoningRowInput) => band(a) - band(b) || (score.get(b.id) ?? 0) - (score.get(a.id) ?? 0) || newestFirst(a, b)
     : (a: ReasoningRowInput, b: ReasoningRowInput) => band(a) - band(b) || newestFirst(a, b);
@@ -89,13 +94,13 @@ export function selectReasoning(input: SelectReasoningInput): SelectReasoningOut
     if (list.length < input.maxPerProducer) list.push(row);
     perProducer.set(row.agent_type, list);
   }
-  const byPhase = (a: ReasoningRowInput, b: ReasoningRowInput) => band(a) - band(b) || phaseRank(a.reasoning_phase) - phaseRank(b.reasoning_phase) || newestFirst(a, b);
+  const byPhase = (a: ReasoningRowInput, b: ReasoningRowInput) => last(a) - last(b) || phaseRank(a.reasoning_phase) - phaseRank(b.reasoning_phase) || newestFirst(a, b);
   const kept = [...perProducer.values()].flat();
   // Without a standing the phase order decides what is cut; with one, the best entries stay.
   const chosen = score ? kept.sort(standing).slice(0, input.maxTotal).sort(byPhase) : kept.sort(byPhase).slice(0, input.maxTotal);
   // The pinned entries the choice left out follow it; all of them are packed first.
   const extra = input.rows.filter((row) => pinned.has(row.id) && !chosen.includes(row)).sort(byPhase);
-  const ordered = [...chosen, ...extra];
+  const ordered = placeBelow([...chosen, ...extra], (row) => row.id, (row) => input.below?.get(row.id) ?? []);
   const shown = new Map<number, string>();
   const items: Omit<ReasoningItem, 'tokens'>[] = ordered.map((row) => {
     const content = input.redact(oneLine(row.content));

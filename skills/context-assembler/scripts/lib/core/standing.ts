@@ -12,6 +12,11 @@
  * Pure: the caller reads the group's review state and failures (bazinga-db) and passes them in.
  */
 
+import { parseSqliteTime } from './rank.ts';
+import type { StandingChoice, StandingRules } from '../vocabulary.ts';
+
+export { STANDING_CHOICES, type StandingChoice, type StandingRules } from '../vocabulary.ts';
+
 export type Standing = 'held' | 'contradicted' | 'unreviewed';
 
 /** A group's review state, as BAZINGA's task_groups row says it. */
@@ -37,6 +42,8 @@ export interface StandingOf {
   standing: Standing;
   /** What held or contradicted it, in words (null: unreviewed). */
   by: string | null;
+  /** The failures package that contradicted it, when one did. */
+  by_package?: number;
 }
 
 /** The agents whose completion and decisions are claims a review checks. */
@@ -45,13 +52,14 @@ const CLAIM_PHASES: ReadonlySet<string> = new Set(['completion', 'decisions']);
 const CLAIM_PACKAGES: ReadonlySet<string> = new Set(['handoff', 'decisions']);
 
 /** The iteration a failures package's file names (`failures_AUTH_iter2.md` → 2), or null. */
-export function failureIteration(filePath: string): number | null {
+export function failureIteration(filePath: unknown): number | null {
+  if (typeof filePath !== 'string') return null;
   const m = /_iter(\d+)\b/i.exec(filePath.split('/').at(-1) ?? '');
   return m ? Number(m[1]) : null;
 }
 
-/** SQLite's and ISO times compared as instants (`2025-12-01 10:00:00` is UTC). */
-const ms = (t: string) => Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(t) ? t.replace(' ', 'T') : `${t.replace(' ', 'T')}Z`);
+/** SQLite's and ISO times compared as instants (`2025-12-01 10:00:00` is UTC; a number or a BLOB a foreign writer left is read as rank.ts reads it; NaN: unreadable). */
+const ms = (t: unknown) => parseSqliteTime(t);
 
 interface Claim {
   agent: string;
@@ -64,15 +72,16 @@ interface Claim {
 function standingOfClaim(c: Claim, review: GroupReview | undefined, failures: readonly Failure[]): StandingOf {
   if (c.group_id === null || c.group_id === 'global') return { standing: 'unreviewed', by: null };
   if (c.claim && CLAIMANTS.has(c.agent)) {
-    const at = c.at === null ? Number.NaN : ms(c.at);
+    const at = ms(c.at);
     const answered = failures
-      .filter((f) => f.group_id === c.group_id && !Number.isNaN(at) && ms(f.created_at) > at && (f.iteration === null || c.iteration === null || f.iteration === c.iteration))
+      .filter((f) => f.group_id === c.group_id && ms(f.created_at) > at && (f.iteration === null || c.iteration === null || f.iteration === c.iteration))
       .sort((a, b) => ms(a.created_at) - ms(b.created_at))[0];
-    if (answered) return { standing: 'contradicted', by: `package ${answered.id}` };
+    if (answered) return { standing: 'contradicted', by: `package ${answered.id}`, by_package: answered.id };
     if (review && c.iteration !== null && c.iteration < review.revision_count) return { standing: 'contradicted', by: `the review of it. ${c.iteration}` };
   }
   if (review?.passed) {
-    const before = c.at === null || review.reviewed_at === null || ms(c.at) <= ms(review.reviewed_at);
+    // An unknown time on either side is taken as before: the review is the newest word on the group.
+    const before = !(ms(c.at) > ms(review.reviewed_at));
     if (before) return { standing: 'held', by: `${review.group_id}'s passing review` };
   }
   return { standing: 'unreviewed', by: null };
@@ -102,8 +111,8 @@ export function packageStanding(
 }
 
 /** How long before `nowMs` a time was, in the largest whole unit (`40 min`, `3 h`, `2 d`); null when not known. */
-export function ageBefore(at: string | null, nowMs: number): string | null {
-  if (at === null) return null;
+export function ageBefore(at: unknown, nowMs: number): string | null {
+  if (at === null || at === undefined) return null;
   const t = ms(at);
   if (Number.isNaN(t) || t > nowMs) return null;
   const minutes = Math.floor((nowMs - t) / 60_000);
@@ -113,24 +122,10 @@ export function ageBefore(at: string | null, nowMs: number): string | null {
 }
 
 /**
- * What a block does with an item of a standing, per agent (config `provenance.contradicted` and
- * `provenance.unreviewed`): `shown` in its place, `ranked` after the rest of its section (a
- * contradicted claim then comes after what contradicted it), `left_out` of the block (the block's
- * `### Left out` counts it, and names it when BAZINGA's own section would have shown it). Every
- * item shown is marked with its standing. A held item is always shown in its place.
- */
-export const STANDING_CHOICES = ['shown', 'ranked', 'left_out'] as const;
-export type StandingChoice = (typeof STANDING_CHOICES)[number];
-
-export interface StandingRules {
-  contradicted: StandingChoice;
-  unreviewed: StandingChoice;
-}
-
-/**
- * Where an item goes by the agent's rules: its band (0 in place, 1 an unreviewed item ranked down,
- * 2 a contradicted one ranked down: a lower band first) or `left_out`. A review's own finding
- * (`verdict`: a failures package) is what standing is read from: like a held item, always in place.
+ * Where an item goes by the agent's rules: in place (0), after the rest of its section (1: an
+ * unreviewed item ranked down), below what contradicted it (2: a contradicted one ranked down), or
+ * `left_out`. A review's own finding (`verdict`: a failures package) is what standing is read from:
+ * like a held item, always in place.
  */
 export function standingBand(item: { standing?: 'held' | 'contradicted' }, rules: StandingRules, verdict = false): 0 | 1 | 2 | 'left_out' {
   const choice: StandingChoice = item.standing === 'held' || verdict ? 'shown' : item.standing === 'contradicted' ? rules.contradicted : rules.unreviewed;
@@ -139,16 +134,54 @@ export function standingBand(item: { standing?: 'held' | 'contradicted' }, rules
   return item.standing === 'contradicted' ? 2 : 1;
 }
 
-/** Items in the order a section shows them (by band, stable within one), and those the rules leave out (in their order). */
-export function applyStanding<T extends { standing?: 'held' | 'contradicted' }>(items: readonly T[], rules: StandingRules, isVerdict: (item: T) => boolean = () => false): { shown: T[]; leftOut: T[] } {
-  const bands: T[][] = [[], [], []];
+/**
+ * Items in the order a section shows them, and those the rules leave out (in their order): band 1
+ * after the rest; a band 2 item right after the last of what answered it (`answers`: the keys of the
+ * items that contradicted it, those of this section) when that ranks below it, else in its place
+ * (what answered it is in another section, or already above it). Stable.
+ */
+export function applyStanding<T extends { standing?: 'held' | 'contradicted' }>(
+  items: readonly T[],
+  rules: StandingRules,
+  options: { isVerdict?: (item: T) => boolean; key?: (item: T) => number | string; answers?: (item: T) => readonly (number | string)[] } = {},
+): { shown: T[]; leftOut: T[] } {
+  const inPlace: T[] = [];
+  const down: T[] = [];
   const leftOut: T[] = [];
+  const below = new Set<T>();
   for (const item of items) {
-    const band = standingBand(item, rules, isVerdict(item));
+    const band = standingBand(item, rules, options.isVerdict?.(item) ?? false);
     if (band === 'left_out') leftOut.push(item);
-    else bands[band]?.push(item);
+    else if (band === 1) down.push(item);
+    else {
+      inPlace.push(item);
+      if (band === 2) below.add(item);
+    }
   }
-  return { shown: bands.flat(), leftOut };
+  const order = placeBelow(inPlace, options.key ?? (() => Number.NaN), (item) => (below.has(item) ? (options.answers?.(item) ?? []) : []));
+  return { shown: [...order, ...down], leftOut };
+}
+
+/**
+ * Moves each item that names answers (`answers`, by `key`) to just after the last of them that
+ * follows it in the list; the rest keep their order. An item whose answers are all above it, or not
+ * in the list, stays where it is.
+ */
+export function placeBelow<T>(items: readonly T[], key: (item: T) => number | string, answers: (item: T) => readonly (number | string)[]): T[] {
+  const out = [...items];
+  for (const item of items) {
+    const wanted = new Set(answers(item));
+    if (wanted.size === 0) continue;
+    const from = out.indexOf(item);
+    let last = -1;
+    out.forEach((x, i) => {
+      if (i > from && wanted.has(key(x))) last = i;
+    });
+    if (last < 0) continue;
+    out.splice(from, 1);
+    out.splice(last, 0, item);
+  }
+  return out;
 }
 
 /** What the project's capture ledger says of one fault's fix: retries that passed with it, and that failed with it. */
