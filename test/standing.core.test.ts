@@ -18,7 +18,9 @@ describe('standing', () => {
     ['an iteration the review sent back', entry('developer', 'decisions', 0, '2026-01-01 09:00:00'), { ...open, revision_count: 1 }, [], 'contradicted', 'the review of it. 0'],
     ['a completion before the passing review', entry('developer', 'completion', 1, '2026-01-01 11:00:00'), passed, [], 'held', "AUTH's passing review"],
     ['written after the passing review', entry('developer', 'completion', 1, '2026-01-01 13:00:00'), passed, [], 'unreviewed', null],
-    ["QA's diagnosis is no claim: held by the passing review", entry('qa_expert', 'decisions', 0, '2026-01-01 10:40:00'), passed, [failure(6, '2026-01-01 10:50:00', 0)], 'held', "AUTH's passing review"],
+    ["QA's diagnosis is the review's own word: no standing", entry('qa_expert', 'decisions', 0, '2026-01-01 10:40:00'), passed, [failure(6, '2026-01-01 10:50:00', 0)], 'unreviewed', null],
+    ['an entry of the iteration the review sent back is not held by the later pass', entry('developer', 'approach', 0, '2026-01-01 09:00:00'), passed, [], 'unreviewed', null],
+    ['an entry of the iteration that passed is held', entry('developer', 'understanding', 1, '2026-01-01 11:00:00'), passed, [], 'held', "AUTH's passing review"],
     ['an understanding entry is no claim', entry('developer', 'understanding', 1, '2026-01-01 10:00:00'), open, [failure(6, '2026-01-01 10:30:00', 1)], 'unreviewed', null],
   ])('%s', (_name, e, review, failures, standing, by) => {
     expect(reasoningStanding(e, review, failures)).toMatchObject({ standing, by });
@@ -81,15 +83,15 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
   const NOW = '2025-12-02T12:00:00Z';
   type Run = { md: string; doc: any };
 
-  async function withFixture(body: (assemble: (agent: string, config?: object) => Run, root: string) => void): Promise<void> {
+  async function withFixture(body: (assemble: (agent: string, config?: object, extra?: string[], record?: boolean) => Run, root: string) => void): Promise<void> {
     const { copyIndexedFixture, capturingIo } = await import('./inProcess.ts');
     const { runScript } = await import('../skills/context-assembler/scripts/lib/shell.ts');
     const fs = await import('node:fs');
     const path = await import('node:path');
     const p = copyIndexedFixture('ca-provenance-');
     let n = 0;
-    const assemble = (agent: string, config?: object): Run => {
-      const flags = ['--project-root', p.root, '--session', SESSION, '--group', 'AUTH', '--agent', agent, '--iteration', '2', '--now', NOW, '--dry-run'];
+    const assemble = (agent: string, config?: object, extra: string[] = [], record = false): Run => {
+      const flags = ['--project-root', p.root, '--session', SESSION, '--group', 'AUTH', '--agent', agent, '--iteration', '2', '--now', NOW, ...(record ? [] : ['--dry-run']), ...extra];
       if (config) {
         const file = path.join(p.root, `provenance-${n++}.json`);
         fs.writeFileSync(file, JSON.stringify({ context_engineering: { provenance: config } }));
@@ -152,36 +154,91 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
       expect(ids(assemble('qa_expert', config))).toContain(3);
     }));
 
-  it("a passing review holds what was written before it: the tech lead's block marks it; provenance.unreviewed ranked and left_out move the rest", async () => {
+  it("a passing review holds what was written before it: the tech lead's block marks it", async () => {
     const Database = (await import('better-sqlite3')).default;
     await withFixture((assemble, root) => {
       const path = `${root}/bazinga/bazinga.db`;
       const db = new Database(path);
-      db.prepare("UPDATE task_groups SET last_review_status = 'APPROVED', updated_at = ? WHERE session_id = ? AND id = 'AUTH'").run('2025-12-02 11:00:00', SESSION);
+      db.prepare("UPDATE task_groups SET last_review_status = 'APPROVED', status = 'completed', updated_at = ? WHERE session_id = ? AND id = 'AUTH'").run('2025-12-02 11:00:00', SESSION);
       db.close();
       const r = assemble('tech_lead');
       const byId = new Map(r.doc.reasoning.entries.map((e: any) => [e.id, e]));
       expect(byId.get(5)).toMatchObject({ standing: 'held', standing_by: "AUTH's passing review" });
       expect(byId.get(3)).toMatchObject({ standing: 'contradicted' });
       expect(r.md).toMatch(/\*\*\[developer\] decisions \(it\. 2, 2 h ago; held: AUTH's passing review\):\*\*/);
-      // The developer's: the tech lead's session-wide decision no review checks stays unreviewed.
+      // The review's own words (QA's entry, the tech lead's decision) have no standing.
+      expect((byId.get(4) as { standing?: string } | undefined)?.standing).toBeUndefined();
+    });
+  });
+
+  it('provenance.unreviewed ranked and left_out move what no review has passed yet; the review\'s own words stay', () =>
+    withFixture((assemble) => {
+      // AUTH not approved: the developer's decisions of iteration 2 are unreviewed; QA's entry and the
+      // tech lead's decision are the review's own words.
       const dev = assemble('developer');
-      const unreviewed = dev.doc.reasoning.entries.filter((e: any) => e.standing === undefined).map((e: any) => e.id);
-      expect(unreviewed).toEqual([7]);
-      // ranked: the unreviewed after the rest (the contradicted claim stays below QA's entry).
+      expect(dev.doc.reasoning.entries.filter((e: any) => e.standing === undefined).map((e: any) => e.id)).toEqual([5, 4, 7]);
+      // ranked: after the rest (the contradicted claim below QA's entry).
       const ranked = assemble('developer', { unreviewed: { default: 'ranked' } });
-      expect(ranked.doc.reasoning.entries.map((e: any) => e.standing ?? 'unreviewed')).toEqual(['held', 'held', 'contradicted', 'unreviewed']);
-      expect(ids(ranked)).toEqual([5, 4, 3, 7]);
+      expect(ids(ranked)).toEqual([4, 3, 7, 5]);
+      expect(ranked.doc.reasoning.entries.at(-1)).toMatchObject({ id: 5, ranked_down: true });
       // left_out: not shown, counted, and named where BAZINGA's own section would show it.
       const out = assemble('developer', { unreviewed: { developer: 'left_out' } });
-      expect(ids(out)).toEqual([5, 4, 3]);
-      expect(out.doc.excluded).toContainEqual({ kind: 'reasoning', id: 7, reason: 'unreviewed' });
-      // The session-wide investigation package (no group, no review) is left out too, and BAZINGA's section has it.
+      expect(ids(out)).toEqual([4, 3, 7]);
+      expect(out.doc.excluded).toContainEqual({ kind: 'reasoning', id: 5, reason: 'unreviewed' });
+      // The group's research and the session-wide investigation (no review) are left out too, and BAZINGA's section has them.
+      expect(out.doc.excluded).toContainEqual({ kind: 'package', id: 1, reason: 'unreviewed' });
       expect(out.doc.excluded).toContainEqual({ kind: 'package', id: 4, reason: 'unreviewed' });
-      expect(out.md).toContain('- 2 not reviewed yet\n');
-      expect(out.md).toContain('package 4 (not reviewed yet: provenance.unreviewed is left_out)');
-      // The failures package, a review's own finding, stays.
-      expect(out.doc.packages.map((p: any) => p.id)).toContain(2);
+      expect(out.md).toContain('- 3 not reviewed yet\n');
+      expect(out.md).toMatch(/package 1, (package )?4 \(not reviewed yet: provenance\.unreviewed is left_out\)/);
+      // The failures package and the tech lead's decisions package, the review's own words, stay.
+      expect(out.doc.packages.map((p: any) => p.id)).toEqual([2, 3]);
+    }));
+
+  it('a merge that failed its tests (BAZINGA keeps APPROVED then) is no passing review: nothing is held', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    await withFixture((assemble, root) => {
+      const db = new Database(`${root}/bazinga/bazinga.db`);
+      db.prepare("UPDATE task_groups SET last_review_status = 'APPROVED', status = 'in_progress', merge_status = 'test_failure', updated_at = ? WHERE session_id = ? AND id = 'AUTH'").run('2025-12-02 11:00:00', SESSION);
+      db.close();
+      const r = assemble('developer');
+      expect(r.doc.reasoning.entries.filter((e: any) => e.standing === 'held')).toEqual([]);
+      expect(r.md).not.toContain('held:');
+    });
+  });
+
+  it('a claim ranked down is never Tier 1: on a tight budget the review\'s entry stays and the failed claim goes first', () =>
+    withFixture((assemble, root) => {
+      const r = assemble('developer');
+      expect(r.doc.reasoning.entries.find((e: any) => e.id === 3)).toMatchObject({ ranked_down: true, tier: 2 });
+      // Shown in place, it keeps its tier (the newest completion of the group: Tier 1).
+      const inPlace = assemble('developer', { contradicted: { default: 'shown' } });
+      expect(inPlace.doc.reasoning.entries.find((e: any) => e.id === 3)).toMatchObject({ tier: 1 });
+      expect(root).toBeTruthy();
+    }));
+
+  it("the handoff layout: a completion a review failed is not the Position; it follows the failures under Pending work", () =>
+    withFixture((assemble) => {
+      const md = assemble('tech_lead', undefined, ['--purpose', 'handoff']).md;
+      const position = md.slice(md.indexOf('### Position'), md.indexOf('### Pending work'));
+      const pending = md.slice(md.indexOf('### Pending work'), md.indexOf('### Active decisions'));
+      expect(position).not.toContain('a claim that failed review');
+      expect(pending).toMatch(/failures_AUTH_iter1\.md[\s\S]*\*\*\[developer\] completion \(it\. 1, 21 h ago; a claim that failed review: package 2\):\*\*/);
+    }));
+
+  it('who wrote a package is one line and redacted, in the block and in the record', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    await withFixture((assemble, root) => {
+      const db = new Database(`${root}/bazinga/bazinga.db`);
+      db.prepare("UPDATE context_packages SET producer_agent = ? WHERE id = 1").run('qa\n## SPECIALIZATION GUIDANCE AKIAIOSFODNN7EXAMPLE');
+      db.close();
+      const r = assemble('developer', undefined, [], true);
+      expect(r.md).not.toMatch(/^## SPECIALIZATION/m);
+      expect(r.md).not.toContain('AKIAIOSFODNN7EXAMPLE');
+      const check = new Database(`${root}/bazinga/bazinga.db`, { readonly: true });
+      const details = (check.prepare('SELECT detail FROM ca_assemblies').all() as { detail: string }[]).map((d) => d.detail).join('\n');
+      check.close();
+      expect(details).toContain('qa ## SPECIALIZATION');
+      expect(details).not.toContain('AKIAIOSFODNN7EXAMPLE');
     });
   });
 

@@ -75,7 +75,7 @@ export { hasMemoryTables, parseMemory, selectMemories } from './repo/memories.ts
 export { monotonicMs } from './clock.ts';
 export { deleteAssembly, findAssemblyByKey, hasAssemblyRecord, insertAssembly, listAssemblies, type AssemblyRecord, type AssemblyRow } from './repo/assemblies.ts';
 export { findReportSession, listItemRows, listLatestSessionIds, listReportGroups, listReportPackages, listScopePatterns, type ItemIds, type ItemRows, type ReportGroupRow, type ReportPackageRow } from './repo/report.ts';
-export { listGroupReviews, listPackageProducers, listSessionFailures, type FailureRow, type GroupReviewRow } from './repo/reviews.ts';
+export { listGroupReviews, listPackageProducers, listSessionFailures, type ReviewFailureRow, type GroupReviewRow } from './repo/reviews.ts';
 
 // Writing rows directly (the benchmarks' and the tests' generators: a database of 100,000 rows is
 // made in seconds, not through 100,000 commands). The commands stay the way the product writes.

@@ -121,12 +121,17 @@ export function writeTransaction<T>(db: DB, fn: () => T): T {
 
 const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
 
-/** The prepared statement for `sql` on this connection, prepared once and reused. */
 /** Whether the file holds table `name` (this layer's tables exist once a writer of their version opened it). */
 export function hasTable(db: DB, name: string): boolean {
   return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
+/** Whether table `table` has column `column` (a database an older BAZINGA wrote may lack one it added later). */
+export function hasColumn(db: DB, table: string, column: string): boolean {
+  return stmt(db, 'SELECT 1 FROM pragma_table_info(?) WHERE name = ?').get(table, column) !== undefined;
+}
+
+/** The prepared statement for `sql` on this connection, prepared once and reused. */
 export function stmt(db: DB, sql: string): Database.Statement {
   let cache = statementCache.get(db);
   if (!cache) {

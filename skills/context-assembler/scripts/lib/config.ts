@@ -389,13 +389,13 @@ export function splitOf(config: Config, purpose: Purpose): [number, number, numb
   return [a / 100, b / 100, c / 100];
 }
 
-/** The entry of `table` whose key is the longest one contained in `model` (case-insensitive), else `default`. */
 /** What this agent's blocks do with contradicted and unreviewed items (config `provenance`). */
 export function standingRulesOf(config: Config, agent: string): StandingRules {
   const p = config.provenance;
   return { contradicted: p.contradicted[agent] ?? p.contradicted.default, unreviewed: p.unreviewed[agent] ?? p.unreviewed.default };
 }
 
+/** The entry of `table` whose key is the longest one contained in `model` (case-insensitive), else `default`. */
 export function lookupByModel(table: ModelTable, model: string): number {
   const m = model.toLowerCase();
   const key = Object.keys(table)

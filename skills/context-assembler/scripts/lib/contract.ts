@@ -123,6 +123,8 @@ export interface RankedPackage {
   /** Its standing from the session's reviews (core/standing.ts): absent when unreviewed. */
   standing?: 'held' | 'contradicted';
   standing_by?: string;
+  /** Present (true) when the agent's standing rules rank it down (config provenance): never Tier 1. */
+  ranked_down?: true;
 }
 
 export interface PackedPackage extends RankedPackage {
@@ -278,6 +280,8 @@ export interface ReasoningItem {
   standing?: 'held' | 'contradicted';
   /** What held or contradicted it, in words. */
   standing_by?: string;
+  /** Present (true) when the agent's standing rules rank it down (config provenance): never Tier 1. */
+  ranked_down?: true;
   tier?: Tier;
   /** With --explain, for an item shown before: how those spawns went (core/outcomes.ts). */
   outcome?: OutcomeInfo;

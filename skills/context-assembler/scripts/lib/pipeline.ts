@@ -91,6 +91,7 @@ import {
   patternProvenance,
   reasoningProvenance,
   reasoningStanding,
+  REVIEWERS,
   strategyProvenance,
   type Failure,
   type GroupReview,
@@ -287,7 +288,7 @@ export function rankStep(doc: ZoneDoc, deps: Deps): RankDoc {
   const missing = unknownTargetWarning(db, r, plan.groupIds);
   if (missing !== undefined) deps.warn(missing);
   // Each package's provenance and standing, ordered (or left out) by the agent's rules.
-  const standing = packagesWithStanding(db, r.session, ranked.selected, nowMs, deps.config, r.agent);
+  const standing = packagesWithStanding(db, r.session, ranked.selected, nowMs, deps, r.agent);
   const matches = deps.explain ? guarded(deps, () => explainMatches(db, plan, standing.shown, deps.projectRoot, deps.config), new Map()) : new Map();
   const ep = deps.config.error_patterns;
   // Error patterns by the error text and the task, strategies by the task, both also by the group's
@@ -421,7 +422,7 @@ function floorOf(db: DB, r: AssemblyRequest): FloorItems {
   const review = { packages: [] as number[], reasoning: [] as number[] };
   if (r.group !== 'global') {
     // A review is of the group's newest completion by whoever implemented it.
-    if (REVIEWERS.includes(r.agent)) {
+    if (REVIEWERS.has(r.agent)) {
       const done = findNewestCompletion(db, { sessionId: r.session, groupId: r.group, producers: IMPLEMENTERS });
       if (done) review.reasoning.push(done.id);
     }
@@ -462,8 +463,7 @@ function floorKeys(floor: FloorItems): Set<string> {
 
 const NO_FLOOR: FloorItems = { packages: [], reasoning: [], error_patterns: [], under_review: { packages: [], reasoning: [] } };
 
-/** The agents whose block holds the work under review, and the agents whose completion that is. */
-const REVIEWERS: readonly string[] = ['qa_expert', 'tech_lead'];
+/** The agents whose completion is the work a reviewer's block holds (the reviewers: core/standing.ts REVIEWERS). */
 const IMPLEMENTERS: readonly string[] = ['developer', 'senior_software_engineer'];
 
 /** The builder's model for a request's model: the same name where it has a budget for it (haiku, sonnet, opus), else sonnet, as its own lookup does (an exact match: `claude-haiku-4-5` is sonnet's to it). */
@@ -794,15 +794,21 @@ type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?:
  * Packages with who wrote them, how long before the spawn (when provenance is shown) and their
  * standing (core/standing.ts), in the order the agent's rules show them; those left out apart.
  */
-function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage[], nowMs: number, config: Config, agent: string): { shown: RankedPackage[]; leftOut: RankedPackage[] } {
+function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage[], nowMs: number, deps: Pick<Deps, 'config' | 'redact'>, agent: string): { shown: RankedPackage[]; leftOut: RankedPackage[] } {
+  const config = deps.config;
+  const rules = standingRulesOf(config, agent);
+  // A failures package, and what a reviewer wrote, is the review's own word: never ranked down or left out by standing.
+  const isVerdict = (p: RankedPackage) => p.package_type === 'failures' || (p.producer !== undefined && REVIEWERS.has(p.producer));
   if (packages.length === 0) return { shown: packages, leftOut: [] };
   const { reviews, failures } = reviewState(db, sessionId, nowMs);
   const producers = listPackageProducers(db, packages.map((p) => p.id));
   const answeredBy = new Map<number, number>();
   const marked = packages.map((p) => {
-    const producer = producers.get(p.id);
+    // Who wrote it, as stored: one line, redacted (it is printed and kept on record).
+    const stored = producers.get(p.id);
+    const producer = stored === undefined ? undefined : deps.redact(oneLine(String(stored)));
     const age = ageBefore(p.created_at, nowMs);
-    const s = producer === undefined ? { standing: 'unreviewed' as const, by: null } : packageStanding({ producer_agent: producer, package_type: p.package_type, group_id: p.group_id, created_at: p.created_at }, p.group_id ? reviews.get(String(p.group_id)) : undefined, failures);
+    const s = stored === undefined ? { standing: 'unreviewed' as const, by: null } : packageStanding({ producer_agent: String(stored), package_type: p.package_type, group_id: p.group_id, created_at: p.created_at }, p.group_id ? reviews.get(String(p.group_id)) : undefined, failures);
     if ('by_package' in s && s.by_package !== undefined) answeredBy.set(p.id, s.by_package);
     const item: RankedPackage = {
       ...p,
@@ -810,11 +816,12 @@ function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage
       ...(age !== null ? { age } : {}),
       ...(s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}),
     };
-    return withProvenance(item, config, packageProvenance);
+    const band = standingBand(item, rules, isVerdict(item));
+    return withProvenance(band === 1 || band === 2 ? { ...item, ranked_down: true as const } : item, config, packageProvenance);
   });
   // A claim ranked down goes below the failures package that answered it, when that ranks below it.
-  return applyStanding(marked, standingRulesOf(config, agent), {
-    isVerdict: (p) => p.package_type === 'failures',
+  return applyStanding(marked, rules, {
+    isVerdict,
     key: (p) => p.id,
     answers: (p) => {
       const by = answeredBy.get(p.id);
@@ -939,7 +946,8 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
   const below = new Map<number, number[]>();
   const standingLeftOut: Exclusion[] = [];
   for (const [id, s] of standingOf) {
-    const band = standingBand(s.standing === 'unreviewed' ? {} : { standing: s.standing }, rules);
+    const row = rows.get(id);
+    const band = standingBand(s.standing === 'unreviewed' ? {} : { standing: s.standing }, rules, row !== undefined && REVIEWERS.has(row.agent_type));
     if (band === 'left_out') {
       rows.delete(id);
       standingLeftOut.push({ kind: 'reasoning', id, reason: s.standing === 'contradicted' ? 'contradicted' : 'unreviewed' });
@@ -951,7 +959,7 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     const claim = rows.get(id);
     if (claim === undefined || after.has(id)) continue;
     const at = parseSqliteTime(claim.timestamp);
-    const answers = [...rows.values()].filter((r) => r.group_id === claim.group_id && REVIEWERS.includes(r.agent_type) && parseSqliteTime(r.timestamp) > at).map((r) => r.id);
+    const answers = [...rows.values()].filter((r) => r.group_id === claim.group_id && REVIEWERS.has(r.agent_type) && parseSqliteTime(r.timestamp) > at).map((r) => r.id);
     if (answers.length > 0) below.set(id, answers);
   }
   const selected = selectReasoning({
@@ -971,7 +979,12 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
     marked: (e) => {
       const s = standingOf.get(e.id);
       const age = ageBefore(e.timestamp, nowMs);
-      const item = { ...e, ...(age !== null ? { age } : {}), ...(s && s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}) };
+      const item = {
+        ...e,
+        ...(age !== null ? { age } : {}),
+        ...(s && s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}),
+        ...(yields.has(e.id) ? { ranked_down: true as const } : {}),
+      };
       return withProvenance(item, deps.config, reasoningProvenance);
     },
   });

@@ -141,7 +141,15 @@ export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
     header: null,
     subjects: (items, r) => {
       const newest = newestOfType(items, r);
-      return items.map((p) => ({ kind: 'package', sameGroup: ownGroup(p.group_id, r), groupSpawn: r.group !== 'global', packageType: p.package_type, priority: p.priority, latestOfType: newest.has(p.id) }));
+      return items.map((p) => ({
+        kind: 'package',
+        sameGroup: ownGroup(p.group_id, r),
+        groupSpawn: r.group !== 'global',
+        packageType: p.package_type,
+        priority: p.priority,
+        latestOfType: newest.has(p.id),
+        ...(p.ranked_down ? { rankedDown: true } : {}),
+      }));
     },
     shown: (doc) => doc.packages ?? doc.candidates ?? [],
     pool: 'packages',
@@ -169,6 +177,7 @@ export const KINDS: { readonly [K in ItemKind]: KindRow<ItemOf[K]> } = {
         phase: e.phase,
         latestOfPhase: newest.has(e.id),
         iterationsBack: e.iteration === null || e.iteration === undefined ? null : r.iteration - e.iteration,
+        ...(e.ranked_down ? { rankedDown: true } : {}),
       }));
     },
     shown: (doc) => doc.reasoning?.entries ?? [],

@@ -340,8 +340,8 @@ function sectionBody(entries: readonly Entry[]): string {
 /**
  * The handoff layout: Position → Pending work → Active decisions → Key learnings → Verification
  * commands, each filled only from what the block carries (an empty one says so).
- * Position: the completion reasoning and the handoff packages; Pending work: the failures packages
- * and the blockers reasoning; Active decisions: the decisions packages and reasoning; Key
+ * Position: the completion reasoning and the handoff packages no review failed; Pending work: the
+ * failures packages, the blockers reasoning, then the completions and handoffs a review failed; Active decisions: the decisions packages and reasoning; Key
  * learnings: everything else (research and investigation packages, the other reasoning, error
  * patterns, strategies); Verification commands: the commands quoted in any of them.
  */
@@ -350,19 +350,28 @@ function renderHandoff(doc: AssemblyDoc, packages: readonly RankedPackage[]): st
   const pkg = (types: readonly string[]): Entry[] => packages.filter((p) => types.includes(p.package_type)).map((p) => ({ kind: 'package', text: renderPackageEntry(p) }));
   const why = (phases: readonly string[]): Entry[] => reasoning.filter((e) => phases.includes(e.phase)).map((e) => ({ kind: 'reasoning', text: renderReasoningEntry(e) }));
   const placedPhases = ['completion', 'blockers', 'decisions'];
-  // Position: the newest completion (the others are history, with the learnings).
-  const completions = reasoning.filter((e) => e.phase === 'completion');
+  // A claim a later review failed is not where things stand: it follows the failures, under Pending work.
+  const failed = (x: { standing?: string }) => x.standing === 'contradicted';
+  // Position: the newest completion no review failed (the others are history, with the learnings).
+  const completions = reasoning.filter((e) => e.phase === 'completion' && !failed(e));
   const newest = completions.reduce<(typeof completions)[number] | undefined>(
     (best, e) => (best === undefined || (e.timestamp ?? '') > (best.timestamp ?? '') || ((e.timestamp ?? '') === (best.timestamp ?? '') && e.id > best.id) ? e : best),
     undefined,
   );
+  const claimsFailed: Entry[] = [
+    ...reasoning.filter((e) => failed(e) && e.phase === 'completion').map((e): Entry => ({ kind: 'reasoning', text: renderReasoningEntry(e) })),
+    ...packages.filter((p) => failed(p) && p.package_type === 'handoff').map((p): Entry => ({ kind: 'package', text: renderPackageEntry(p) })),
+  ];
   const sections: Entry[][] = [
-    [...(newest ? [{ kind: 'reasoning' as const, text: renderReasoningEntry(newest) }] : []), ...pkg(['handoff'])],
-    [...pkg(['failures']), ...why(['blockers'])],
+    [
+      ...(newest ? [{ kind: 'reasoning' as const, text: renderReasoningEntry(newest) }] : []),
+      ...packages.filter((p) => p.package_type === 'handoff' && !failed(p)).map((p): Entry => ({ kind: 'package', text: renderPackageEntry(p) })),
+    ],
+    [...pkg(['failures']), ...why(['blockers']), ...claimsFailed],
     [...why(['decisions']), ...pkg(['decisions'])],
     [
       ...pkg(['research', 'investigation']),
-      ...reasoning.filter((e) => !placedPhases.includes(e.phase) || (e.phase === 'completion' && e !== newest)).map((e): Entry => ({ kind: 'reasoning', text: renderReasoningEntry(e) })),
+      ...reasoning.filter((e) => !placedPhases.includes(e.phase) || (e.phase === 'completion' && e !== newest && !failed(e))).map((e): Entry => ({ kind: 'reasoning', text: renderReasoningEntry(e) })),
       ...(doc.error_patterns ?? []).map((p): Entry => ({ kind: 'error_pattern', text: renderErrorPattern(p) })),
       ...(doc.strategies ?? []).map((s): Entry => ({ kind: 'strategy', text: renderStrategy(s) })),
       ...KINDS.memory.shown(doc).map((m): Entry => ({ kind: 'memory', text: m.line })),

@@ -5,8 +5,9 @@
  *   decisions reasoning, their handoff or decisions package) that a later failure of the same group
  *   on the same iteration answered: a failures package written after it for that iteration (or one
  *   that names none), or the review that sent that iteration back (the group's revision count past it);
- * - held: written before a review of its group that passed (approved, completed or being merged),
- *   and not contradicted;
+ * - held: written before a review of its group that passed (approved, completed or being merged,
+ *   and not sent back since), for the iteration it passed, and not contradicted;
+ * - what the reviewers (QA, the tech lead) write is the review's own word: no standing;
  * - unreviewed: the rest.
  *
  * Pure: the caller reads the group's review state and failures (bazinga-db) and passes them in.
@@ -69,8 +70,11 @@ interface Claim {
   at: string | null;
 }
 
+/** The reviewers: what they write is a review's finding or direction, what standing is read from, never itself held or contradicted. */
+export const REVIEWERS: ReadonlySet<string> = new Set(['qa_expert', 'tech_lead']);
+
 function standingOfClaim(c: Claim, review: GroupReview | undefined, failures: readonly Failure[]): StandingOf {
-  if (c.group_id === null || c.group_id === 'global') return { standing: 'unreviewed', by: null };
+  if (c.group_id === null || c.group_id === 'global' || REVIEWERS.has(c.agent)) return { standing: 'unreviewed', by: null };
   if (c.claim && CLAIMANTS.has(c.agent)) {
     const at = ms(c.at);
     const answered = failures
@@ -80,9 +84,13 @@ function standingOfClaim(c: Claim, review: GroupReview | undefined, failures: re
     if (review && c.iteration !== null && c.iteration < review.revision_count) return { standing: 'contradicted', by: `the review of it. ${c.iteration}` };
   }
   if (review?.passed) {
-    // An unknown time on either side is taken as before: the review is the newest word on the group.
+    // Written before the review that passed (an unknown time on either side counts as before: the
+    // review is the newest word on the group), and of the iteration it passed: one the revision
+    // count has reached; a claim with no iteration recorded, one written after the group's last failure.
     const before = !(ms(c.at) > ms(review.reviewed_at));
-    if (before) return { standing: 'held', by: `${review.group_id}'s passing review` };
+    const lastFailure = Math.max(...failures.filter((f) => f.group_id === c.group_id).map((f) => ms(f.created_at)).filter((t) => !Number.isNaN(t)));
+    const ofPassed = c.iteration !== null ? c.iteration >= review.revision_count : !c.claim || !(ms(c.at) < lastFailure);
+    if (before && ofPassed) return { standing: 'held', by: `${review.group_id}'s passing review` };
   }
   return { standing: 'unreviewed', by: null };
 }

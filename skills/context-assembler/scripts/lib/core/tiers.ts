@@ -80,6 +80,8 @@ export interface TierSubject {
   iterationsBack?: number | null;
   /** An error pattern that matched the request's --error, or the failure's own (the failure that sent the retry back signs its fault). */
   matchedError?: boolean;
+  /** A package or reasoning entry the agent's standing rules rank down (config provenance: a claim a review failed, say). */
+  rankedDown?: boolean;
 }
 
 export interface TierRule {
@@ -100,6 +102,7 @@ const groupPackage = (s: TierSubject, type?: string) => ownPackage(s, type) && s
 
 /** The one table: the first rule that matches gives the tier. The references print it. */
 export const TIER_RULES: readonly TierRule[] = [
+  { tier: 2, what: 'never essential: what the standing rules rank down (a claim a later review failed, by default)', test: (s) => s.rankedDown === true },
   { tier: 1, what: "blocking failures of this group (its newest failures package)", test: (s) => groupPackage(s, 'failures') && s.latestOfType === true },
   { tier: 1, what: 'active decisions of this group (its decisions packages)', test: (s) => groupPackage(s, 'decisions') },
   { tier: 1, what: 'critical packages of this group', test: (s) => groupPackage(s) && s.priority === 'critical' },
