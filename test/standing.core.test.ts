@@ -1,6 +1,7 @@
 /**
  * core/standing.ts: held, contradicted, unreviewed, read from a group's review state and failures.
  */
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { failureIteration, packageStanding, reasoningStanding, type Failure, type GroupReview } from '../skills/context-assembler/scripts/lib/core/standing.ts';
 
@@ -241,6 +242,19 @@ describe('config provenance (the v19 fixture, in process): each key changes the 
       expect(details).not.toContain('AKIAIOSFODNN7EXAMPLE');
     });
   });
+
+  it("under budget pressure the packages' provenance marks go first; their standing and the JSON's fields stay", () =>
+    withFixture((assemble, root) => {
+      const tight = `${root}/tight.json`;
+      fs.writeFileSync(tight, JSON.stringify({ context_engineering: { context_budget_share: { developer: 0.002, other: 0.2 } } }));
+      const r = assemble('developer', undefined, ['--config', tight]);
+      expect(r.doc.excluded.some((e: any) => e.kind === 'package' && (e.reason === 'budget' || e.reason === 'tier'))).toBe(true);
+      expect(r.md).toContain('failures_AUTH_iter1.md (id 2)\n');
+      expect(r.doc.packages.find((p: any) => p.id === 2)).toMatchObject({ producer: 'qa_expert', age: '20 h' });
+      expect(r.doc.packages.every((p: any) => p.provenance === undefined)).toBe(true);
+      // With room, the same package says who wrote it and when.
+      expect(assemble('developer').md).toContain('failures_AUTH_iter1.md (id 2; qa_expert, 20 h ago)\n');
+    }));
 
   it('a value that is not a choice is refused, naming the key and the allowed values', async () => {
     const { parseConfig } = await import('../skills/context-assembler/scripts/lib/config.ts');

@@ -615,8 +615,13 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   // Every candidate, tiered: the block is fitted from these once more when reasoning adds its
   // entries, so what pack leaves out can still come back (one fit of everything, not two).
   // Each cap tried prepares the same summaries again: deps.redact remembers what it redacted.
+  // The packages' provenance marks (who wrote each, how long ago; never their standing) are the
+  // first thing budget pressure takes: with a package left out for the budget or its tier's share,
+  // every package is shown without them (the shorter summaries come next).
+  let marks = true;
+  const unmarked = candidates.map(({ provenance: _provenance, ...p }) => p);
   const poolAt = (cap: number): BlockPool => {
-    const prepared = preparePackages(candidates, cap, deps.redact, conclusions);
+    const prepared = preparePackages(marks ? candidates : unmarked, cap, deps.redact, conclusions);
     return {
       packages: tiered('package', prepared.packages, r, purpose),
       error_patterns: tiered('error_pattern', doc.error_patterns, r, purpose),
@@ -632,9 +637,15 @@ export function packStep(doc: RankDoc, deps: Deps): PackDoc {
   const artifacts = artifactsFor(purpose, pool, deps);
   const fitAt = (p: typeof pool) => fitBlock(blockInput(doc, purpose, p, [], p.excluded, deps, artifacts));
   let block = fitAt(pool);
+  const budgetLeftOut = (b: typeof block) => b.excluded.some((e) => e.kind === 'package' && e.reason === 'budget');
+  if (block.excluded.some((e) => e.kind === 'package' && (e.reason === 'budget' || e.reason === 'tier')) && candidates.some((p) => p.provenance !== undefined)) {
+    marks = false;
+    pool = poolAt(cap);
+    block = fitAt(pool);
+  }
   // Under budget pressure (packages left out for it), the next zone's shorter summaries, when they let more packages in.
   for (let tighter = tighterSummaryCap(deps.config, doc.zone, cap); tighter !== null; tighter = tighterSummaryCap(deps.config, doc.zone, cap)) {
-    if (!block.excluded.some((e) => e.kind === 'package' && e.reason === 'budget')) break;
+    if (!budgetLeftOut(block)) break;
     const shorter = poolAt(tighter);
     const fit = fitAt(shorter);
     if (fit.items.package.length <= block.items.package.length) break;
