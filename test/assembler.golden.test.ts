@@ -109,7 +109,7 @@ describe('zone blocks (spec §6, seed 000 Step 5)', () => {
     expect(stdout.startsWith('## Context for developer\n\n### Relevant Packages (4/4)\n\n**[CRITICAL]** ')).toBe(true);
     expect(stdout).not.toMatch(/🔶|🚨/);
     // Each package with its id, who wrote it and how long before the spawn.
-    expect(stdout).toMatch(/^\*\*\[(CRITICAL|HIGH|MEDIUM|LOW)\]\*\* bazinga\/artifacts\/\S+ \(id \d+; [a-z_]+, \d+ (min|h|d) ago\)\n> \S/m);
+    expect(stdout).toMatch(/^\*\*\[(CRITICAL|HIGH|MEDIUM|LOW)\]\*\* bazinga\/artifacts\/\S+ \(id \d+; [a-z_]+, (?:<1 h|\d+ [hd]) ago\)\n> \S/m);
     expect(stdout).toContain('\n### Prior Agent Reasoning (4 entries)\n');
     expect(stdout).toContain('\n### Error Patterns (2 matches)\n');
     expect(stdout).toContain('⚠️ **Known Issue**: "');

@@ -209,7 +209,7 @@ describe.skipIf(SKIP_COMPILE)("the client's install state (npm ci --ignore-scrip
     const r = await assembleFrom(plugin, fixture, { CONTEXT_ASSEMBLER_LAUNCH_TRACE: '1' });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith('## Context for developer')).toBe(true);
-    expect(r.stdout).toMatch(/\(id 2; qa_expert, \d+ (min|h|d) ago\)/);
+    expect(r.stdout).toMatch(/\(id 2; qa_expert, (?:<1 h|\d+ [hd]) ago\)/);
     expect(r.stdout).not.toContain('Fallback Mode');
     expect(r.stderr).toMatch(/^launch: assemble\.cjs \(bundle\)/m);
   });

@@ -309,7 +309,7 @@ describe('the installed skills run from another working directory', () => {
     expect(ca.code, ca.stderr).toBe(0);
     expect(ca.stdout).toMatch(/^## Context for developer/);
     expect(ca.stdout).not.toContain('Fallback Mode');
-    expect(ca.stdout).toMatch(/\(id 2; qa_expert, \d+ (min|h|d) ago\)/);
+    expect(ca.stdout).toMatch(/\(id 2; qa_expert, (?:<1 h|\d+ [hd]) ago\)/);
 
     const db = node([path.join(p.root, '.claude', 'skills', 'bazinga-db', 'bin', 'bazinga-db.cjs'), '--quiet', 'list-sessions'], { cwd, env });
     expect(db.code, db.stderr).toBe(0);

@@ -221,10 +221,10 @@ describe('report', () => {
     // Each shown item with where it came from and its standing, as its spawn was given it.
     const shownAll = s.spawns.flatMap((sp: any) => sp.shown);
     const contradicted = shownAll.find((x: any) => x.standing === 'contradicted');
-    expect(contradicted).toMatchObject({ kind: 'reasoning', standing_by: expect.stringMatching(/^package \d+$/), provenance: expect.stringMatching(/^it\. \d+, \d+ (min|h|d) ago$/) });
+    expect(contradicted).toMatchObject({ kind: 'reasoning', standing_by: expect.stringMatching(/^package \d+$/), provenance: expect.stringMatching(/^it\. \d+, (?:<1 h|\d+ [hd]) ago$/) });
     expect(md).toContain(`${contradicted.title} — ${contradicted.provenance} · contradicted by ${contradicted.standing_by}`);
     const pkg = shownAll.find((x: any) => x.kind === 'package' && x.standing === undefined);
-    expect(pkg.provenance).toMatch(/^[a-z_]+, \d+ (min|h|d) ago$/);
+    expect(pkg.provenance).toMatch(/^[a-z_]+, (?:<1 h|\d+ [hd]) ago$/);
     expect(md).toContain(`${pkg.title} — ${pkg.provenance} · unreviewed`);
     const pattern = shownAll.find((x: any) => x.kind === 'error_pattern');
     expect(pattern.provenance).toMatch(/(captured from a passing retry|saved by an agent, fix (unverified|passed \d+×|failed \d+×))/);

@@ -71,7 +71,8 @@ describe('provenance', () => {
   it('how long before the spawn, in the largest whole unit', async () => {
     const { ageBefore } = await import('../skills/context-assembler/scripts/lib/core/standing.ts');
     const now = Date.parse('2026-01-03T12:00:00Z');
-    expect(ageBefore('2026-01-03 11:20:00', now)).toBe('40 min');
+    expect(ageBefore('2026-01-03 11:20:00', now)).toBe('<1 h');
+    expect(ageBefore('2026-01-03 10:59:59', now)).toBe('1 h');
     expect(ageBefore('2026-01-03T09:00:00Z', now)).toBe('3 h');
     expect(ageBefore('2025-12-30 12:00:00', now)).toBe('4 d');
     expect(ageBefore('2026-01-04 12:00:00', now)).toBeNull();

@@ -118,13 +118,17 @@ export function packageStanding(
   return standingOfClaim({ agent: p.producer_agent, claim: CLAIM_PACKAGES.has(p.package_type), group_id: p.group_id, iteration: null, at: p.created_at }, review, failures);
 }
 
-/** How long before `nowMs` a time was, in the largest whole unit (`40 min`, `3 h`, `2 d`); null when not known. */
+/**
+ * How long before `nowMs` a time was, in the largest whole unit (`<1 h`, `3 h`, `2 d`); null when
+ * not known. Within the hour it says `<1 h`: a mark's text then stays the same for an hour, so its
+ * token count is read from ca_token_counts instead of loading the tokenizer on every spawn.
+ */
 export function ageBefore(at: unknown, nowMs: number): string | null {
   if (at === null || at === undefined) return null;
   const t = ms(at);
   if (Number.isNaN(t) || t > nowMs) return null;
   const minutes = Math.floor((nowMs - t) / 60_000);
-  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 60) return '<1 h';
   const hours = Math.floor(minutes / 60);
   return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
 }
