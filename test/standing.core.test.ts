@@ -27,6 +27,12 @@ describe('standing', () => {
     expect(reasoningStanding(e, review, failures)).toMatchObject({ standing, by });
   });
 
+  it("what a reviewer writes is the review's own word, in its group or session-wide; a developer's is not", () => {
+    expect(reasoningStanding(entry('qa_expert', 'decisions', 0, '2026-01-01 10:40:00'), passed, [])).toEqual({ standing: 'unreviewed', by: null, review: true });
+    expect(reasoningStanding({ ...entry('tech_lead', 'decisions', null, '2026-01-01 10:40:00'), group_id: 'global' }, passed, [])).toEqual({ standing: 'unreviewed', by: null, review: true });
+    expect(reasoningStanding({ ...entry('developer', 'decisions', null, '2026-01-01 10:40:00'), group_id: 'global' }, passed, [])).toEqual({ standing: 'unreviewed', by: null });
+  });
+
   it('a session-wide entry has no group to review it', () => {
     expect(reasoningStanding({ ...entry('developer', 'completion', 1, '2026-01-01 10:00:00'), group_id: 'global' }, passed, [])).toEqual({ standing: 'unreviewed', by: null });
   });
@@ -34,9 +40,9 @@ describe('standing', () => {
   it("packages: the developer's handoff a later failure answered is contradicted; a failures package never is; research before a pass is held", () => {
     const f = [failure(9, '2026-01-01 10:30:00', 1)];
     expect(packageStanding({ producer_agent: 'developer', package_type: 'handoff', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'contradicted', by: 'package 9', by_package: 9 });
-    expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'unreviewed', by: null });
+    expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, open, f)).toEqual({ standing: 'unreviewed', by: null, review: true });
     // Nor held by the passing review after it: that review says it was fixed.
-    expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, passed, [])).toEqual({ standing: 'unreviewed', by: null });
+    expect(packageStanding({ producer_agent: 'qa_expert', package_type: 'failures', group_id: 'AUTH', created_at: '2026-01-01 10:00:00' }, passed, [])).toEqual({ standing: 'unreviewed', by: null, review: true });
     expect(packageStanding({ producer_agent: 'requirements_engineer', package_type: 'research', group_id: 'AUTH', created_at: '2026-01-01 08:00:00' }, passed, f)).toEqual({ standing: 'held', by: "AUTH's passing review" });
   });
 

@@ -92,9 +92,12 @@ import {
   reasoningProvenance,
   reasoningStanding,
   REVIEWERS,
+  standingFields,
+  standingReason,
   strategyProvenance,
   type Failure,
   type GroupReview,
+  type StandingOf,
 } from './core/standing.ts';
 import { availableText, DEFAULT_LAUNCHER, moreCommand, renderFloorLeftOut, renderPackageHeader } from './core/render.ts';
 import { normaliseBm25, parseStringList, scopeSignal, wordMatches, wordScores } from './core/relevance.ts';
@@ -808,31 +811,27 @@ type Ranked = Omit<RankDoc, 'candidates'> & Partial<PackFields> & { candidates?:
 function packagesWithStanding(db: DB, sessionId: string, packages: RankedPackage[], nowMs: number, deps: Pick<Deps, 'config' | 'redact'>, agent: string): { shown: RankedPackage[]; leftOut: RankedPackage[] } {
   const config = deps.config;
   const rules = standingRulesOf(config, agent);
-  // A failures package, and what a reviewer wrote, is the review's own word: never ranked down or left out by standing.
-  const isVerdict = (p: RankedPackage) => p.package_type === 'failures' || (p.producer !== undefined && REVIEWERS.has(p.producer));
   if (packages.length === 0) return { shown: packages, leftOut: [] };
   const { reviews, failures } = reviewState(db, sessionId, nowMs);
   const producers = listPackageProducers(db, packages.map((p) => p.id));
   const answeredBy = new Map<number, number>();
+  // The review's own word (a failures package, what a reviewer wrote): never ranked down or left out by standing.
+  const reviewWords = new Set<number>();
   const marked = packages.map((p) => {
     // Who wrote it, as stored: one line, redacted (it is printed and kept on record).
     const stored = producers.get(p.id);
     const producer = stored === undefined ? undefined : deps.redact(oneLine(String(stored)));
     const age = ageBefore(p.created_at, nowMs);
-    const s = stored === undefined ? { standing: 'unreviewed' as const, by: null } : packageStanding({ producer_agent: String(stored), package_type: p.package_type, group_id: p.group_id, created_at: p.created_at }, p.group_id ? reviews.get(String(p.group_id)) : undefined, failures);
-    if ('by_package' in s && s.by_package !== undefined) answeredBy.set(p.id, s.by_package);
-    const item: RankedPackage = {
-      ...p,
-      ...(producer !== undefined ? { producer } : {}),
-      ...(age !== null ? { age } : {}),
-      ...(s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}),
-    };
-    const band = standingBand(item, rules, isVerdict(item));
+    const s: StandingOf = stored === undefined ? { standing: 'unreviewed', by: null } : packageStanding({ producer_agent: String(stored), package_type: p.package_type, group_id: p.group_id, created_at: p.created_at }, p.group_id ? reviews.get(String(p.group_id)) : undefined, failures);
+    if (s.by_package !== undefined) answeredBy.set(p.id, s.by_package);
+    if (s.review) reviewWords.add(p.id);
+    const item: RankedPackage = { ...p, ...(producer !== undefined ? { producer } : {}), ...(age !== null ? { age } : {}), ...standingFields(s) };
+    const band = standingBand(item, rules, s.review === true);
     return withProvenance(band === 1 || band === 2 ? { ...item, ranked_down: true as const } : item, config, packageProvenance);
   });
   // A claim ranked down goes below the failures package that answered it, when that ranks below it.
   return applyStanding(marked, rules, {
-    isVerdict,
+    isVerdict: (p) => reviewWords.has(p.id),
     key: (p) => p.id,
     answers: (p) => {
       const by = answeredBy.get(p.id);
@@ -870,7 +869,7 @@ function patternsWithProvenance(db: DB, scope: ProjectScope, patterns: ErrorPatt
 
 /** The exclusions of items the agent's standing rules left out (`contradicted`, `unreviewed`). */
 function standingExclusions<T extends { standing?: 'held' | 'contradicted' }>(kind: 'package' | 'reasoning', items: readonly T[], id: (item: T) => number): Exclusion[] {
-  return items.map((item) => ({ kind, id: id(item), reason: item.standing === 'contradicted' ? 'contradicted' : 'unreviewed' }));
+  return items.map((item) => ({ kind, id: id(item), reason: standingReason(item) }));
 }
 
 /** The session's groups' review state and its failures packages, as core/standing.ts reads them. */
@@ -957,11 +956,10 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
   const below = new Map<number, number[]>();
   const standingLeftOut: Exclusion[] = [];
   for (const [id, s] of standingOf) {
-    const row = rows.get(id);
-    const band = standingBand(s.standing === 'unreviewed' ? {} : { standing: s.standing }, rules, row !== undefined && REVIEWERS.has(row.agent_type));
+    const band = standingBand(standingFields(s), rules, s.review === true);
     if (band === 'left_out') {
       rows.delete(id);
-      standingLeftOut.push({ kind: 'reasoning', id, reason: s.standing === 'contradicted' ? 'contradicted' : 'unreviewed' });
+      standingLeftOut.push({ kind: 'reasoning', id, reason: standingReason(s) });
     } else if (band > 0) yields.add(id);
     if (band === 1) after.add(id);
   }
@@ -993,7 +991,7 @@ function reasoningWithPool(doc: Omit<Ranked, 'block_pool'>, pooled: BlockPool | 
       const item = {
         ...e,
         ...(age !== null ? { age } : {}),
-        ...(s && s.standing !== 'unreviewed' ? { standing: s.standing, ...(s.by ? { standing_by: s.by } : {}) } : {}),
+        ...(s ? standingFields(s) : {}),
         ...(yields.has(e.id) ? { ranked_down: true as const } : {}),
       };
       return withProvenance(item, deps.config, reasoningProvenance);

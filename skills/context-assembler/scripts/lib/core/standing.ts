@@ -45,6 +45,21 @@ export interface StandingOf {
   by: string | null;
   /** The failures package that contradicted it, when one did. */
   by_package?: number;
+  /**
+   * Present (true) when it is the review's own word (a reviewer wrote it, or it is a failures
+   * package): what standing is read from, never ranked down or left out by it.
+   */
+  review?: true;
+}
+
+/** An item's standing fields for the document (none for an unreviewed one). */
+export function standingFields(s: StandingOf): { standing?: 'held' | 'contradicted'; standing_by?: string } {
+  return s.standing === 'unreviewed' ? {} : { standing: s.standing, ...(s.by !== null ? { standing_by: s.by } : {}) };
+}
+
+/** Why the agent's standing rules left an item out, as its exclusion says it. */
+export function standingReason(standing: { standing?: 'held' | 'contradicted' | 'unreviewed' }): 'contradicted' | 'unreviewed' {
+  return standing.standing === 'contradicted' ? 'contradicted' : 'unreviewed';
 }
 
 /** The agents whose completion and decisions are claims a review checks. */
@@ -74,7 +89,8 @@ interface Claim {
 export const REVIEWERS: ReadonlySet<string> = new Set(['qa_expert', 'tech_lead']);
 
 function standingOfClaim(c: Claim, review: GroupReview | undefined, failures: readonly Failure[]): StandingOf {
-  if (c.group_id === null || c.group_id === 'global' || REVIEWERS.has(c.agent)) return { standing: 'unreviewed', by: null };
+  if (REVIEWERS.has(c.agent)) return { standing: 'unreviewed', by: null, review: true };
+  if (c.group_id === null || c.group_id === 'global') return { standing: 'unreviewed', by: null };
   if (c.claim && CLAIMANTS.has(c.agent)) {
     const at = ms(c.at);
     const answered = failures
@@ -114,14 +130,14 @@ export function packageStanding(
   review: GroupReview | undefined,
   failures: readonly Failure[],
 ): StandingOf {
-  if (p.package_type === 'failures') return { standing: 'unreviewed', by: null };
+  if (p.package_type === 'failures') return { standing: 'unreviewed', by: null, review: true };
   return standingOfClaim({ agent: p.producer_agent, claim: CLAIM_PACKAGES.has(p.package_type), group_id: p.group_id, iteration: null, at: p.created_at }, review, failures);
 }
 
 /**
  * How long before `nowMs` a time was, in the largest whole unit (`<1 h`, `3 h`, `2 d`); null when
- * not known. Within the hour it says `<1 h`: a mark's text then stays the same for an hour, so its
- * token count is read from ca_token_counts instead of loading the tokenizer on every spawn.
+ * not known. Within the hour it says `<1 h`: a mark's text then stays the same for an hour, and so
+ * does the count ca_token_counts keeps of it (a spawn that meets new items still counts their marks).
  */
 export function ageBefore(at: unknown, nowMs: number): string | null {
   if (at === null || at === undefined) return null;
